@@ -1,0 +1,194 @@
+package builtins
+
+import (
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+)
+
+// CELLibrary returns the CEL library "ome.version", which adds OME model
+// versions to a CEL environment:
+//
+// # omeVersion
+//
+// Parses a version; text that is not an OME version is an error.
+//
+//	omeVersion(<string>) -> <ome.Version>
+//
+//	omeVersion('4.45.0.dev0')            // an ome.Version
+//	omeVersion('1.0-rc1')                // error: a suffix may only follow the third number
+//
+// # isOmeVersion
+//
+// Reports whether a string parses as a version. It never errors.
+//
+//	isOmeVersion(<string>) -> <bool>
+//
+//	isOmeVersion('v1.2.3')               // true
+//	isOmeVersion('01.0.0')               // false
+//	isOmeVersion('')                     // false
+//
+// # hasSuffix
+//
+// Reports whether the version has a dev, pre-release or build suffix.
+//
+//	<ome.Version>.hasSuffix() -> <bool>
+//
+//	omeVersion('4.45.0.dev0').hasSuffix() // true
+//	omeVersion('4.45.0').hasSuffix()      // false
+//
+// # parts
+//
+// The number of numbers written: 1, 2 or 3.
+//
+//	<ome.Version>.parts() -> <int>
+//
+//	omeVersion('4.46').parts()           // 2
+//	omeVersion('v1.2.3-rc.1').parts()    // 3
+//
+// # hasV
+//
+// Reports whether the version starts with a lowercase "v".
+//
+//	<ome.Version>.hasV() -> <bool>
+//
+//	omeVersion('v4.46.0').hasV()         // true
+//
+// # major, minor, patch
+//
+// The numbers; a number not written is 0.
+//
+//	<ome.Version>.major() -> <uint>
+//
+//	omeVersion('4.46').patch()           // 0u
+//
+// # dev, pre, build
+//
+// The suffix parts, empty when absent.
+//
+//	<ome.Version>.dev() -> <list(string)>
+//
+//	omeVersion('1.2.3.a-b.c+d.e').pre()  // ['b', 'c']
+//
+// # isEqualTo
+//
+// OME's equality: the same numbers (missing ones are 0) and the same dev,
+// pre-release and build parts; the "v" and the number of parts do not count.
+// The == operator on two versions means the same.
+//
+//	<ome.Version>.isEqualTo(<ome.Version>) -> <bool>
+//
+//	omeVersion('1.0').isEqualTo(omeVersion('v1.0.0'))               // true
+//	omeVersion('4.45.0.dev0').isEqualTo(omeVersion('4.45.0-dev0'))  // false
+//
+// # compareTo
+//
+// Orders major, then minor, then patch, numerically: -1, 0 or 1. Suffixes, the
+// "v" and the number of parts are not looked at.
+//
+//	<ome.Version>.compareTo(<ome.Version>) -> <int>
+//
+//	omeVersion('4.10.0').compareTo(omeVersion('4.9.0'))   // 1
+//	omeVersion('1.0').compareTo(omeVersion('1.0.0'))      // 0
+//
+// # omeSizeCompare
+//
+// Orders two model parameter sizes ("3.21B", "500M", "1.5T": a decimal
+// number with an optional T, B or M suffix; anything else counts as 0): -1,
+// 0 or 1.
+//
+//	omeSizeCompare(<string>, <string>) -> <int>
+//
+//	omeSizeCompare('8B', '7B')            // 1
+//	omeSizeCompare('500M', '0.5B')        // 0
+//	omeSizeCompare('huge', '0')           // 0
+func CELLibrary() cel.EnvOption {
+	return cel.Lib(celVersionLib{})
+}
+
+type celVersionLib struct{}
+
+// LibraryName implements cel.SingletonLibrary, so adding the library twice
+// is harmless.
+func (celVersionLib) LibraryName() string { return "ome.version" }
+
+func (celVersionLib) ProgramOptions() []cel.ProgramOption { return nil }
+
+func (celVersionLib) CompileOptions() []cel.EnvOption {
+	member := func(name, id string, result *cel.Type, fn func(Version) ref.Val) cel.EnvOption {
+		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{VersionType}, result,
+			cel.UnaryBinding(func(arg ref.Val) ref.Val {
+				v, ok := arg.(CELVersion)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(arg)
+				}
+				return fn(v.Version)
+			})))
+	}
+	binary := func(name, id string, result *cel.Type, fn func(a, b Version) ref.Val) cel.EnvOption {
+		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{VersionType, VersionType}, result,
+			cel.BinaryBinding(func(lhs, rhs ref.Val) ref.Val {
+				a, ok := lhs.(CELVersion)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(lhs)
+				}
+				b, ok := rhs.(CELVersion)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(rhs)
+				}
+				return fn(a.Version, b.Version)
+			})))
+	}
+	stringList := func(parts []string) ref.Val {
+		if parts == nil {
+			parts = []string{}
+		}
+		return types.DefaultTypeAdapter.NativeToValue(parts)
+	}
+	return []cel.EnvOption{
+		cel.Function("omeVersion", cel.Overload("string_to_ome_version", []*cel.Type{cel.StringType}, VersionType,
+			cel.UnaryBinding(func(arg ref.Val) ref.Val {
+				s, ok := arg.(types.String)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(arg)
+				}
+				v, err := ParseCached(string(s))
+				if err != nil {
+					return types.WrapErr(err)
+				}
+				return CELVersion{v}
+			}))),
+		cel.Function("isOmeVersion", cel.Overload("is_ome_version_string", []*cel.Type{cel.StringType}, cel.BoolType,
+			cel.UnaryBinding(func(arg ref.Val) ref.Val {
+				s, ok := arg.(types.String)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(arg)
+				}
+				_, err := ParseCached(string(s))
+				return types.Bool(err == nil)
+			}))),
+		cel.Function("omeSizeCompare", cel.Overload("ome_size_compare_string_string", []*cel.Type{cel.StringType, cel.StringType}, cel.IntType,
+			cel.BinaryBinding(func(lhs, rhs ref.Val) ref.Val {
+				a, ok := lhs.(types.String)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(lhs)
+				}
+				b, ok := rhs.(types.String)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(rhs)
+				}
+				return types.Int(CompareSizes(string(a), string(b)))
+			}))),
+		member("hasSuffix", "ome_version_has_suffix", cel.BoolType, func(v Version) ref.Val { return types.Bool(v.HasSuffix()) }),
+		member("parts", "ome_version_parts", cel.IntType, func(v Version) ref.Val { return types.Int(v.Parts) }),
+		member("hasV", "ome_version_has_v", cel.BoolType, func(v Version) ref.Val { return types.Bool(v.V) }),
+		member("major", "ome_version_major", cel.UintType, func(v Version) ref.Val { return types.Uint(v.Major) }),
+		member("minor", "ome_version_minor", cel.UintType, func(v Version) ref.Val { return types.Uint(v.Minor) }),
+		member("patch", "ome_version_patch", cel.UintType, func(v Version) ref.Val { return types.Uint(v.Patch) }),
+		member("dev", "ome_version_dev", cel.ListType(cel.StringType), func(v Version) ref.Val { return stringList(v.Dev) }),
+		member("pre", "ome_version_pre", cel.ListType(cel.StringType), func(v Version) ref.Val { return stringList(v.Pre) }),
+		member("build", "ome_version_build", cel.ListType(cel.StringType), func(v Version) ref.Val { return stringList(v.Build) }),
+		binary("isEqualTo", "ome_version_is_equal_to_ome_version", cel.BoolType, func(a, b Version) ref.Val { return types.Bool(Equal(a, b)) }),
+		binary("compareTo", "ome_version_compare_to_ome_version", cel.IntType, func(a, b Version) ref.Val { return types.Int(Compare(a, b)) }),
+	}
+}

@@ -1,0 +1,248 @@
+package builtins
+
+import (
+	"strconv"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/tester"
+	"github.com/open-policy-agent/opa/v1/types"
+)
+
+// RegoBuiltin is one Rego builtin of the ome.version namespace: its
+// declaration (name, described arguments and result) and its
+// implementation, side by side.
+type RegoBuiltin struct {
+	Decl *rego.Function
+	// Exactly one of Impl1 and Impl2 is set.
+	Impl1 rego.Builtin1
+	Impl2 rego.Builtin2
+}
+
+var versionArg = types.Named("version", types.S).Description("an OME version such as 4.45.0.dev0")
+
+// Every builtin takes version strings. A string that does not parse makes
+// the result undefined (is_valid is false instead), never an error, so a
+// policy can test for validity with `not`.
+var regoBuiltins = []RegoBuiltin{
+	{
+		Decl: &rego.Function{
+			Name:        "ome.version.is_valid",
+			Description: "Reports whether a string is an OME version: an optional lowercase v, one to three numbers without leading zeros, and dev (.), pre-release (-) or build (+) suffixes after the third number only. Anything that is not a string is not valid.",
+			Decl: types.NewFunction(
+				types.Args(types.Named("version", types.A).Description("the value to check")),
+				types.Named("result", types.B).Description("true when the value parses as an OME version"),
+			),
+			Memoize: true,
+		},
+		Impl1: func(_ rego.BuiltinContext, a *ast.Term) (*ast.Term, error) {
+			s, ok := a.Value.(ast.String)
+			if !ok {
+				return ast.BooleanTerm(false), nil
+			}
+			_, err := ParseCached(string(s))
+			return ast.BooleanTerm(err == nil), nil
+		},
+	},
+	{
+		Decl: &rego.Function{
+			Name:        "ome.version.parse",
+			Description: "Parses an OME version into an object with the keys original, v, parts, major, minor, patch, dev, pre and build. Undefined when the string does not parse.",
+			Decl: types.NewFunction(
+				types.Args(versionArg),
+				types.Named("result", types.NewObject(nil, types.NewDynamicProperty(types.S, types.A))).Description("the parsed version"),
+			),
+			Memoize: true,
+		},
+		Impl1: withVersion(func(v Version) *ast.Term {
+			parts := func(p []string) *ast.Term {
+				terms := make([]*ast.Term, len(p))
+				for i, s := range p {
+					terms[i] = ast.StringTerm(s)
+				}
+				return ast.ArrayTerm(terms...)
+			}
+			num := func(n uint64) *ast.Term { return ast.NewTerm(ast.Number(strconv.FormatUint(n, 10))) }
+			return ast.ObjectTerm(
+				ast.Item(ast.StringTerm("original"), ast.StringTerm(v.Original)),
+				ast.Item(ast.StringTerm("v"), ast.BooleanTerm(v.V)),
+				ast.Item(ast.StringTerm("parts"), ast.IntNumberTerm(v.Parts)),
+				ast.Item(ast.StringTerm("major"), num(v.Major)),
+				ast.Item(ast.StringTerm("minor"), num(v.Minor)),
+				ast.Item(ast.StringTerm("patch"), num(v.Patch)),
+				ast.Item(ast.StringTerm("dev"), parts(v.Dev)),
+				ast.Item(ast.StringTerm("pre"), parts(v.Pre)),
+				ast.Item(ast.StringTerm("build"), parts(v.Build)),
+			)
+		}),
+	},
+	{
+		Decl: &rego.Function{
+			Name:        "ome.version.has_suffix",
+			Description: "Reports whether an OME version has a dev, pre-release or build suffix. Undefined when the string does not parse.",
+			Decl:        types.NewFunction(types.Args(versionArg), types.Named("result", types.B).Description("true when a suffix is present")),
+			Memoize:     true,
+		},
+		Impl1: withVersion(func(v Version) *ast.Term { return ast.BooleanTerm(v.HasSuffix()) }),
+	},
+	{
+		Decl: &rego.Function{
+			Name:        "ome.version.parts",
+			Description: "The number of numbers written in an OME version: 1, 2 or 3. Undefined when the string does not parse.",
+			Decl:        types.NewFunction(types.Args(versionArg), types.Named("result", types.N).Description("1, 2 or 3")),
+			Memoize:     true,
+		},
+		Impl1: withVersion(func(v Version) *ast.Term { return ast.IntNumberTerm(v.Parts) }),
+	},
+	{
+		Decl: &rego.Function{
+			Name:        "ome.version.has_v",
+			Description: "Reports whether an OME version starts with a lowercase v. Undefined when the string does not parse.",
+			Decl:        types.NewFunction(types.Args(versionArg), types.Named("result", types.B).Description("true when the version starts with v")),
+			Memoize:     true,
+		},
+		Impl1: withVersion(func(v Version) *ast.Term { return ast.BooleanTerm(v.V) }),
+	},
+	{
+		Decl: &rego.Function{
+			Name:        "ome.version.equal",
+			Description: "Reports whether two OME versions are equal: the same numbers (missing ones count as 0) and the same dev, pre-release and build parts; the v and the number of parts do not count. Undefined when either does not parse.",
+			Decl: types.NewFunction(
+				types.Args(
+					types.Named("a", types.S).Description("the first version"),
+					types.Named("b", types.S).Description("the second version"),
+				),
+				types.Named("result", types.B).Description("true when a equals b"),
+			),
+			Memoize: true,
+		},
+		Impl2: withVersions(func(a, b Version) *ast.Term { return ast.BooleanTerm(Equal(a, b)) }),
+	},
+	{
+		Decl: &rego.Function{
+			Name:        "ome.version.compare",
+			Description: "Orders two OME versions by major, then minor, then patch, numerically; suffixes, the v and the number of parts are not looked at. Undefined when either does not parse.",
+			Decl: types.NewFunction(
+				types.Args(
+					types.Named("a", types.S).Description("the first version"),
+					types.Named("b", types.S).Description("the second version"),
+				),
+				types.Named("result", types.N).Description("-1 when a < b, 0 when equal, 1 when a > b"),
+			),
+			Memoize: true,
+		},
+		Impl2: withVersions(func(a, b Version) *ast.Term { return ast.IntNumberTerm(Compare(a, b)) }),
+	},
+	{
+		Decl: &rego.Function{
+			Name:        "ome.size.compare",
+			Description: "Orders two model parameter sizes such as 3.21B, 500M or 1.5T (a decimal number with an optional T, B or M suffix; anything else counts as 0).",
+			Decl: types.NewFunction(
+				types.Args(
+					types.Named("a", types.S).Description("the first size"),
+					types.Named("b", types.S).Description("the second size"),
+				),
+				types.Named("result", types.N).Description("-1 when a < b, 1 when a > b, otherwise 0"),
+			),
+			Memoize: true,
+		},
+		Impl2: func(_ rego.BuiltinContext, a, b *ast.Term) (*ast.Term, error) {
+			x, ok := a.Value.(ast.String)
+			if !ok {
+				return nil, nil
+			}
+			y, ok := b.Value.(ast.String)
+			if !ok {
+				return nil, nil
+			}
+			return ast.IntNumberTerm(CompareSizes(string(x), string(y))), nil
+		},
+	},
+}
+
+// withVersion adapts a function of one parsed version into a Rego builtin
+// that is undefined for anything that is not a version string.
+func withVersion(f func(Version) *ast.Term) rego.Builtin1 {
+	return func(_ rego.BuiltinContext, a *ast.Term) (*ast.Term, error) {
+		v, ok := termVersion(a)
+		if !ok {
+			return nil, nil
+		}
+		return f(v), nil
+	}
+}
+
+func withVersions(f func(a, b Version) *ast.Term) rego.Builtin2 {
+	return func(_ rego.BuiltinContext, a, b *ast.Term) (*ast.Term, error) {
+		va, ok := termVersion(a)
+		if !ok {
+			return nil, nil
+		}
+		vb, ok := termVersion(b)
+		if !ok {
+			return nil, nil
+		}
+		return f(va, vb), nil
+	}
+}
+
+func termVersion(t *ast.Term) (Version, bool) {
+	s, ok := t.Value.(ast.String)
+	if !ok {
+		return Version{}, false
+	}
+	v, err := ParseCached(string(s))
+	return v, err == nil
+}
+
+// RegoBuiltins returns the declarations and implementations of every
+// ome.version builtin, in a fixed order.
+func RegoBuiltins() []RegoBuiltin { return regoBuiltins }
+
+// Option registers the builtin with one rego.Rego query.
+func (b RegoBuiltin) Option() func(*rego.Rego) {
+	if b.Impl2 != nil {
+		return rego.Function2(b.Decl, b.Impl2)
+	}
+	return rego.Function1(b.Decl, b.Impl1)
+}
+
+// AST is the builtin's declaration as OPA's compiler and capabilities
+// files know it.
+func (b RegoBuiltin) AST() *ast.Builtin {
+	return &ast.Builtin{
+		Name:        b.Decl.Name,
+		Description: b.Decl.Description,
+		Decl:        b.Decl.Decl,
+		Categories:  []string{"ome"},
+	}
+}
+
+// RegoOptions registers every ome.version builtin with a rego.Rego query.
+func RegoOptions() []func(*rego.Rego) {
+	opts := make([]func(*rego.Rego), 0, len(regoBuiltins))
+	for _, b := range regoBuiltins {
+		opts = append(opts, b.Option())
+	}
+	return opts
+}
+
+// TesterBuiltins returns the builtins for OPA's test runner, so Rego unit
+// tests call the same Go code as the product.
+func TesterBuiltins() []*tester.Builtin {
+	out := make([]*tester.Builtin, 0, len(regoBuiltins))
+	for _, b := range regoBuiltins {
+		out = append(out, &tester.Builtin{Decl: b.AST(), Func: b.Option()})
+	}
+	return out
+}
+
+// Capabilities returns OPA's capabilities for this OPA version with the
+// ome.version builtins added, for `opa check --capabilities`.
+func Capabilities() *ast.Capabilities {
+	caps := ast.CapabilitiesForThisVersion()
+	for _, b := range regoBuiltins {
+		caps.Builtins = append(caps.Builtins, b.AST())
+	}
+	return caps
+}

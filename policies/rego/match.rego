@@ -1,0 +1,241 @@
+# OME runtime matching, in Rego.
+#
+# input.model is the model's spec, input.runtime the runtime's spec.
+# data.ome.match.result is {"compatible", "reason", "entries"}, where each
+# entry is {"index", "matched", "differences"} and reason is OME's text.
+#
+# The ome.version.* and ome.size.* functions are the Go builtins (see
+# `evaluate policies --functions`); everything else is here.
+package ome.match
+
+result := runtime_result(input.model, input.runtime)
+
+# runtime_result evaluates one model (spec) against one runtime (spec).
+runtime_result(model, runtime) := {
+	"compatible": count(failures) == 0,
+	"reason": reason,
+	"entries": entries,
+} if {
+	entries := [entry_result(model, e, i) |
+		some i, e in object.get(runtime, "supportedModelFormats", [])
+	]
+	failures := runtime_failures(model, runtime, entries)
+	reason := first(failures)
+}
+
+first(list) := list[0] if count(list) > 0
+else := ""
+
+# Spec 9: the runtime's checks in OME's order; the first failure is the reason.
+runtime_failures(model, runtime, entries) := [f |
+	some f in [
+		disabled_failure(runtime),
+		formats_failure(model, entries),
+		size_failure(model, runtime),
+	]
+	f != ""
+]
+
+disabled_failure(runtime) := "runtime is disabled" if runtime.disabled == true
+else := ""
+
+formats_failure(model, entries) := "" if {
+	some e in entries
+	e.matched
+} else := concat("", ["model format '", label(model), "' not in supported formats: ", format_details(entries)])
+
+format_details(entries) := "no supported formats defined" if count(entries) == 0
+else := concat("; ", [concat(", ", e.differences) | some e in entries])
+
+# Spec 9: a range with one bound missing leaves that side unbounded.
+size_failure(model, runtime) := "" if {
+	not has(model, "modelParameterSize")
+} else := "" if {
+	not has(runtime, "modelSizeRange")
+} else := "" if {
+	not below_min(model.modelParameterSize, runtime.modelSizeRange)
+	not above_max(model.modelParameterSize, runtime.modelSizeRange)
+} else := concat("", [
+	"model size ", model.modelParameterSize, " is outside supported range [",
+	object.get(runtime.modelSizeRange, "min", ""), ", ",
+	object.get(runtime.modelSizeRange, "max", ""), "]",
+])
+
+below_min(size, range) if ome.size.compare(size, range.min) < 0
+
+above_max(size, range) if ome.size.compare(size, range.max) > 0
+
+# Spec 7: mt:<format name>, then each that is set: format version,
+# architecture, quantization, framework name and framework version.
+label(model) := concat(":", array.concat(
+	[concat("", ["mt:", object.get(object.get(model, "modelFormat", {}), "name", "")])],
+	[v |
+		some v in [
+			object.get(object.get(model, "modelFormat", {}), "version", null),
+			object.get(model, "modelArchitecture", null),
+			object.get(model, "quantization", null),
+			framework_name(model),
+			object.get(object.get(model, "modelFramework", {}), "version", null),
+		]
+		v != null
+	],
+))
+
+framework_name(model) := object.get(model.modelFramework, "name", "") if has(model, "modelFramework")
+else := null
+
+entry_result(model, entry, index) := {
+	"index": index,
+	"matched": count(differences) == 0,
+	"differences": differences,
+} if {
+	found := [d |
+		some d in [
+			pipeline_difference(model, entry),
+			pair_difference(model, entry, "architecture", "modelArchitecture"),
+			pair_difference(model, entry, "quantization", "quantization"),
+			format_difference(model, entry),
+			framework_difference(model, entry),
+		]
+		d != ""
+	]
+	differences := with_unknown(found, entry)
+}
+
+# An entry without modelFormat never matches; when nothing else differs OME
+# calls it an unknown mismatch.
+with_unknown(found, entry) := ["unknown mismatch"] if {
+	count(found) == 0
+	not has(entry, "modelFormat")
+} else := found
+
+has(obj, key) if _ = obj[key]
+
+# Spec 6: architecture and quantization: both unset, or both set and equal.
+pair_difference(model, entry, what, key) := "" if {
+	not has(model, key)
+	not has(entry, key)
+} else := concat("", ["model has no ", what, " but runtime requires ", entry[key]]) if {
+	not has(model, key)
+} else := concat("", ["model has ", what, " ", model[key], " but runtime has no ", what, " requirement"]) if {
+	not has(entry, key)
+} else := concat("", [what, " mismatch (model=", model[key], ", runtime=", entry[key], ")"]) if {
+	model[key] != entry[key]
+} else := ""
+
+# Spec 5: names are compared exactly; then the versions.
+format_difference(model, entry) := "" if {
+	not has(entry, "modelFormat")
+} else := concat("", ["format name mismatch (model=", model_name, ", runtime=", entry_name, ")"]) if {
+	model_name := object.get(object.get(model, "modelFormat", {}), "name", "")
+	entry_name := object.get(entry.modelFormat, "name", "")
+	model_name != entry_name
+} else := version_difference("format", entry.modelFormat, object.get(model, "modelFormat", {}))
+
+framework_difference(model, entry) := "" if {
+	not has(model, "modelFramework")
+	not has(entry, "modelFramework")
+} else := concat("", ["model has no framework but runtime requires ", object.get(entry.modelFramework, "name", "")]) if {
+	not has(model, "modelFramework")
+} else := concat("", ["model has framework ", object.get(model.modelFramework, "name", ""), " but runtime has no framework requirement"]) if {
+	not has(entry, "modelFramework")
+} else := concat("", ["framework name mismatch (model=", model_name, ", runtime=", entry_name, ")"]) if {
+	model_name := object.get(model.modelFramework, "name", "")
+	entry_name := object.get(entry.modelFramework, "name", "")
+	model_name != entry_name
+} else := version_difference("framework", entry.modelFramework, model.modelFramework)
+
+# Spec 2: a version is set when the field is present, whatever its value.
+version_difference(what, want, got) := "" if {
+	not has(want, "version")
+	not has(got, "version")
+} else := concat("", ["model has no ", what, " version but runtime requires ", want.version]) if {
+	not has(got, "version")
+} else := concat("", ["model has ", what, " version but runtime has no version requirement"]) if {
+	not has(want, "version")
+} else := "" if {
+	version_accepted(object.get(want, "operator", "Equal"), want.version, got.version)
+} else := concat("", [what, " version mismatch (model=", got.version, ", runtime=", want.version, ")"])
+
+# Spec 4.1: the entry's operator compares the entry's version (left) with the
+# model's (right).
+version_accepted(op, entry_version, model_version) if {
+	ome.version.is_valid(entry_version)
+	ome.version.is_valid(model_version)
+	operator_accepts(op, entry_version, model_version)
+}
+
+# Step 2: a suffix on either side, or Equal, means equality.
+operator_accepts(op, a, b) if {
+	equality_forced(op, a, b)
+	ome.version.equal(a, b)
+}
+
+# Steps 3 and 4: the same number of parts and the v on both or neither, then
+# the operator; an operator that is none of the three means equality.
+operator_accepts(op, a, b) if {
+	not equality_forced(op, a, b)
+	ome.version.parts(a) == ome.version.parts(b)
+	ome.version.has_v(a) == ome.version.has_v(b)
+	ordered(op, ome.version.compare(a, b))
+}
+
+equality_forced("Equal", _, _)
+
+equality_forced(_, a, _) if ome.version.has_suffix(a)
+
+equality_forced(_, _, b) if ome.version.has_suffix(b)
+
+ordered("GreaterThan", c) if c > 0
+
+ordered("GreaterThanOrEqual", c) if c >= 0
+
+ordered(op, 0) if not op in {"GreaterThan", "GreaterThanOrEqual"}
+
+# Spec 6: the diffusion pipeline; only the first difference is reported.
+pipeline_difference(model, entry) := "" if {
+	not has(entry, "diffusionPipeline")
+} else := "diffusion pipeline required by runtime but not specified in model" if {
+	not has(model, "diffusionPipeline")
+} else := first([d |
+	some d in pipeline_checks(model.diffusionPipeline, entry.diffusionPipeline)
+	d != ""
+])
+
+pipeline_checks(got, want) := array.concat(
+	array.concat([class_check(got, want)], [component_check(c, object.get(got, c, {}), want[c], missing_component(c, got)) |
+		some c in ["scheduler", "textEncoder", "tokenizer", "transformer", "vae"]
+		has(want, c)
+	]),
+	additional_checks(got, want),
+)
+
+class_check(got, want) := concat("", ["pipeline class mismatch (model=", object.get(got, "className", "<nil>"), ", runtime=", want.className, ")"]) if {
+	has(want, "className")
+	object.get(got, "className", null) != want.className
+} else := ""
+
+missing_component(c, got) := "" if has(got, c)
+else := concat("", ["component ", c, " required by runtime but not specified in model"])
+
+# Additional components are visited in sorted key order, so the first
+# difference is always the same.
+additional_checks(got, want) := [] if {
+	count(object.get(want, "additionalComponents", {})) == 0
+} else := ["diffusion pipeline missing required additional components"] if {
+	count(object.get(got, "additionalComponents", {})) == 0
+} else := [component_check(k, object.get(got.additionalComponents, k, {}), want.additionalComponents[k], missing_additional(k, got)) |
+	some k in sort(object.keys(want.additionalComponents))
+]
+
+missing_additional(k, got) := "" if has(got.additionalComponents, k)
+else := concat("", ["diffusion component ", k, " missing in model"])
+
+component_check(name, got, want, missing) := missing if missing != ""
+else := concat("", [name, " library mismatch (model=", object.get(got, "library", ""), ", runtime=", want.library, ")"]) if {
+	object.get(want, "library", "") != ""
+	want.library != object.get(got, "library", "")
+} else := concat("", [name, " type mismatch (model=", object.get(got, "type", ""), ", runtime=", want.type, ")"]) if {
+	object.get(want, "type", "") != ""
+	want.type != object.get(got, "type", "")
+} else := ""
