@@ -1,0 +1,45 @@
+package builtins
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/google/cel-go/cel"
+)
+
+// CELSignatures lists the functions of the ome.version CEL library as
+// signature lines ("omeVersion(string) -> ome.Version",
+// "<ome.Version>.parts() -> int"), sorted, read from the library's own
+// declarations.
+func CELSignatures() []string {
+	base, err := cel.NewEnv()
+	if err != nil {
+		return nil
+	}
+	env, err := cel.NewEnv(CELLibrary())
+	if err != nil {
+		return nil
+	}
+	known := base.Functions()
+	var out []string
+	for name, fn := range env.Functions() {
+		if _, std := known[name]; std {
+			continue
+		}
+		for _, o := range fn.OverloadDecls() {
+			args := o.ArgTypes()
+			var recv string
+			if o.IsMemberFunction() && len(args) > 0 {
+				recv = "<" + args[0].String() + ">."
+				args = args[1:]
+			}
+			names := make([]string, len(args))
+			for i, a := range args {
+				names[i] = a.String()
+			}
+			out = append(out, recv+name+"("+strings.Join(names, ", ")+") -> "+o.ResultType().String())
+		}
+	}
+	sort.Strings(out)
+	return out
+}

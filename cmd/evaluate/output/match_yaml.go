@@ -1,0 +1,41 @@
+package output
+
+import (
+	"io"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/engine"
+)
+
+// matchYAML writes the same document as -o json, in YAML, one result at a
+// time.
+type matchYAML struct {
+	w     io.Writer
+	count int
+}
+
+func (m *matchYAML) Begin(_, _ []*engine.Object) error { return nil }
+
+func (m *matchYAML) Result(r engine.Result) error {
+	if m.count == 0 {
+		if _, err := io.WriteString(m.w, "results:\n"); err != nil {
+			return err
+		}
+	}
+	m.count++
+	b, err := yaml.Marshal([]engine.Result{normalise(r)})
+	if err != nil {
+		return err
+	}
+	_, err = m.w.Write(b)
+	return err
+}
+
+func (m *matchYAML) End() error {
+	if m.count == 0 {
+		_, err := io.WriteString(m.w, "results: []\n")
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+// Package output writes the results of evaluate's commands in each format
+// the user can ask for with -o. Each format lives in its own file behind the
+// same small interfaces, so adding one touches nothing else.
+package output
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/ome-policy/evaluator/engine"
+)
+
+// MatchWriter writes the results of `evaluate match` as they come: Begin
+// once, Result for each pair (ordered by model, then runtime), End once.
+type MatchWriter interface {
+	Begin(models, runtimes []*engine.Object) error
+	Result(r engine.Result) error
+	End() error
+}
+
+// TestReport is the outcome of `evaluate test`.
+type TestReport struct {
+	Passed int          `json:"passed" yaml:"passed"`
+	Failed int          `json:"failed" yaml:"failed"`
+	Cases  []CaseReport `json:"cases" yaml:"cases"`
+}
+
+// CaseReport is one case (or one Rego unit test) of `evaluate test`.
+type CaseReport struct {
+	File     string `json:"file" yaml:"file"`
+	Name     string `json:"name" yaml:"name"`
+	Engine   string `json:"engine" yaml:"engine"`
+	Passed   bool   `json:"passed" yaml:"passed"`
+	Expected any    `json:"expected" yaml:"expected"`
+	Got      any    `json:"got" yaml:"got"`
+	// Detail says more about a failure (an error, or how the engines
+	// disagreed); empty when it passed.
+	Detail string `json:"detail,omitempty" yaml:"detail,omitempty"`
+}
+
+// TestWriter writes a whole test report.
+type TestWriter interface {
+	Write(r TestReport) error
+}
+
+// Formats lists the -o values of each command.
+var (
+	MatchFormats = []string{"text", "json", "yaml"}
+	TestFormats  = []string{"text", "json"}
+)
+
+// NewMatchWriter returns the writer for format.
+func NewMatchWriter(format string, w io.Writer) (MatchWriter, error) {
+	switch format {
+	case "text":
+		return &matchText{w: w}, nil
+	case "json":
+		return &matchJSON{w: w}, nil
+	case "yaml":
+		return &matchYAML{w: w}, nil
+	}
+	return nil, unknownFormat(format, MatchFormats)
+}
+
+// NewTestWriter returns the writer for format.
+func NewTestWriter(format string, w io.Writer) (TestWriter, error) {
+	switch format {
+	case "text":
+		return &testText{w: w}, nil
+	case "json":
+		return &testJSON{w: w}, nil
+	}
+	return nil, unknownFormat(format, TestFormats)
+}
+
+func unknownFormat(format string, valid []string) error {
+	v := append([]string(nil), valid...)
+	sort.Strings(v)
+	return fmt.Errorf("unknown output format %q (want one of: %s)", format, strings.Join(v, ", "))
+}

@@ -1,0 +1,56 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// testText prints each failure with what was expected and what came, then
+// the line "N passed, M failed".
+type testText struct {
+	w io.Writer
+}
+
+func (t *testText) Write(r TestReport) error {
+	for _, c := range r.Cases {
+		if c.Passed {
+			continue
+		}
+		if _, err := fmt.Fprintf(t.w, "FAIL %s: %s [%s]\n", c.File, c.Name, c.Engine); err != nil {
+			return err
+		}
+		for _, part := range []struct {
+			label string
+			value any
+		}{{"expected", c.Expected}, {"got", c.Got}} {
+			if part.value == nil {
+				continue
+			}
+			b, err := yaml.Marshal(part.value)
+			if err != nil {
+				return err
+			}
+			if _, err := fmt.Fprintf(t.w, "  %s:\n%s", part.label, indent(string(b), "    ")); err != nil {
+				return err
+			}
+		}
+		if c.Detail != "" {
+			if _, err := fmt.Fprintf(t.w, "  detail: %s\n", c.Detail); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := fmt.Fprintf(t.w, "%d passed, %d failed\n", r.Passed, r.Failed)
+	return err
+}
+
+func indent(s, prefix string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString(prefix + line + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/builtins"
+	"github.com/ome-policy/evaluator/engine"
+)
+
+func newPoliciesCommand(g *globalOptions) *cobra.Command {
+	var (
+		all       bool
+		functions bool
+	)
+	cmd := &cobra.Command{
+		Use:   "policies [FILE...]",
+		Short: "List or print the policies that run",
+		Long: `policies shows exactly what the engines compile: with no argument, the list
+of policy files (and their unit tests) with where they come from; with FILE
+arguments (as listed) or --all, their full text; with --functions, the Go
+builtins the policies may call, with their signatures.
+
+The built-in policies are used unless --policies DIR names a folder with the
+same layout (cel/*.yaml, rego/*.rego); the built-in ones are the files under
+policies/ in the source tree, so copying that folder is a good start.`,
+		Example: `  # What runs
+  evaluate policies
+
+  # Read the Rego policy
+  evaluate policies rego/match.rego
+
+  # Every source, from a folder of your own
+  evaluate policies --all --policies ./my-policies
+
+  # The builtins the policies call
+  evaluate policies --functions`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			if functions {
+				return writeFunctions(cmd)
+			}
+			set, err := g.policies()
+			if err != nil {
+				return badInput(err)
+			}
+			if len(args) == 0 && !all {
+				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+				fmt.Fprintf(tw, "FILE\tENGINE\tROLE\tLINES\n")
+				for _, f := range set.Files {
+					role := "policy"
+					if f.Test {
+						role = "test"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", set.Where(f), f.Engine, role, strings.Count(f.Text, "\n"))
+				}
+				return tw.Flush()
+			}
+			files := set.Files
+			if len(args) > 0 {
+				files = nil
+				for _, a := range args {
+					f, ok := findSource(set, a)
+					if !ok {
+						return badInput(fmt.Errorf("no policy file %q in %s (see 'evaluate policies')", a, set.Origin))
+					}
+					files = append(files, f)
+				}
+			}
+			for i, f := range files {
+				if len(files) > 1 {
+					if i > 0 {
+						fmt.Fprintln(out)
+					}
+					fmt.Fprintf(out, "# ---- %s ----\n", set.Where(f))
+				}
+				fmt.Fprint(out, f.Text)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "print every policy source and test")
+	cmd.Flags().BoolVar(&functions, "functions", false, "list the Go builtins the policies can call")
+	return cmd
+}
+
+func findSource(set *engine.PolicySet, name string) (engine.SourceFile, bool) {
+	for _, f := range set.Files {
+		if f.Path == name || set.Where(f) == name {
+			return f, true
+		}
+	}
+	return engine.SourceFile{}, false
+}
+
+func writeFunctions(cmd *cobra.Command) error {
+	out := cmd.OutOrStdout()
+	fmt.Fprintln(out, "Rego builtins (declared in policies/capabilities.json):")
+	bs := builtins.RegoBuiltins()
+	sort.Slice(bs, func(i, j int) bool { return bs[i].Decl.Name < bs[j].Decl.Name })
+	for _, b := range bs {
+		fmt.Fprintf(out, "  %s%s\n      %s\n", b.Decl.Name, b.Decl.Decl.FuncArgs().String(), b.Decl.Description)
+	}
+	fmt.Fprintln(out, "\nCEL library ome.version (see 'go doc github.com/ome-policy/evaluator/builtins.CELLibrary'):")
+	for _, sig := range builtins.CELSignatures() {
+		fmt.Fprintf(out, "  %s\n", sig)
+	}
+	return nil
+}
+
+func newCapabilitiesCommand(_ *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "capabilities",
+		Short: "Print OPA capabilities that declare the ome.* builtins",
+		Long: `capabilities prints OPA's capabilities for the OPA version built in, with the
+ome.version.* and ome.size.* builtins declared, so that stock OPA tools can
+type-check Rego that calls them. The same file is policies/capabilities.json.`,
+		Example: `  evaluate capabilities > caps.json
+  opa check --capabilities caps.json policies/rego`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(builtins.Capabilities())
+		},
+	}
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/engine"
+)
+
+// Exit codes, the same for every command.
+const (
+	exitOK       = 0
+	exitFindings = 1 // a model with no runtime, a failing case, ...
+	exitBadInput = 2 // bad input or usage
+)
+
+// exitError carries the exit code of a failed command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func badInput(err error) error { return &exitError{code: exitBadInput, err: err} }
+
+// silentExit ends with a code and no message (the output said it all).
+type silentExit struct{ code int }
+
+func (e *silentExit) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// globalOptions are the flags every command has.
+type globalOptions struct {
+	policyDir string
+	stdin     io.Reader
+}
+
+func (g *globalOptions) policies() (*engine.PolicySet, error) {
+	if g.policyDir == "" {
+		return engine.EmbeddedPolicies()
+	}
+	return engine.LoadPolicyDir(g.policyDir)
+}
+
+// newRootCommand builds the command tree; tests run it in-process.
+func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	g := &globalOptions{stdin: stdin}
+	root := &cobra.Command{
+		Use:   "evaluate",
+		Short: "Check OME runtime selection with CEL and Rego policies",
+		Long: `evaluate states OME's runtime selection (which ServingRuntime entries accept
+which BaseModel, and why not) as CEL and Rego policies over Go builtins, and
+runs them on your YAML: before you apply it, in CI, or in policy unit tests.
+
+Exit codes: 0 all good, 1 findings (a model no runtime accepts, a failing
+test), 2 bad input or usage.`,
+		Example: `  # Which runtimes accept which models, and why not
+  evaluate match -m testdata/examples/models -r testdata/examples/runtimes
+
+  # Run case files and Rego unit tests on both engines
+  evaluate test --engine both testdata/cases
+
+  # Read exactly the policies that run
+  evaluate policies`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&g.policyDir, "policies", "", "load the policies from this folder (cel/*.yaml, rego/*.rego) instead of the built-in ones")
+	root.AddCommand(
+		newMatchCommand(g),
+		newTestCommand(g),
+		newPoliciesCommand(g),
+		newCapabilitiesCommand(g),
+	)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
+	return root
+}
+
+// run executes the command line and returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCommand(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var silent *silentExit
+	if errors.As(err, &silent) {
+		return silent.code
+	}
+	code := exitBadInput
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	msg := err.Error()
+	fmt.Fprintf(stderr, "evaluate: %s\n", msg)
+	if strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand flag") {
+		fmt.Fprintln(stderr, "Run 'evaluate --help' for usage.")
+	}
+	return code
+}
+
+// checkChoice rejects a flag value outside its list.
+func checkChoice(flag, value string, valid []string) error {
+	for _, v := range valid {
+		if v == value {
+			return nil
+		}
+	}
+	return badInput(fmt.Errorf("--%s: %q is not one of %s", flag, value, strings.Join(valid, ", ")))
+}

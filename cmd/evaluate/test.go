@@ -1,0 +1,183 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/cmd/evaluate/output"
+	"github.com/ome-policy/evaluator/engine"
+)
+
+func newTestCommand(g *globalOptions) *cobra.Command {
+	var (
+		engineName string
+		format     string
+	)
+	cmd := &cobra.Command{
+		Use:   "test PATH...",
+		Short: "Run case files and Rego unit tests",
+		Long: `test runs case files (YAML or JSON with a top-level cases: list; see DESIGN.md)
+and Rego unit tests (*_test.rego, run by OPA's test runner against the
+policies, with the ome.* builtins registered). PATH is a file or a folder,
+read recursively; in a folder, *.yaml, *.yml and *.json files with a cases:
+list and *_test.rego files are run, and other files are skipped.
+
+A match case gives a model, a runtime and the expected verdict (compatible,
+and optionally OME's reason, compared byte for byte). With --engine both a
+case passes only when CEL and Rego both give the expected result.
+
+Each failure is printed with what was expected and what came; the last line
+is "N passed, M failed". Exit codes: 0 all passed, 1 any failed, 2 a file
+cannot be read or a case is malformed.`,
+		Example: `  # The bundled cases on both engines
+  evaluate test --engine both testdata/cases
+
+  # The policies' own unit tests
+  evaluate test policies/rego policies/cel
+
+  # A report for CI
+  evaluate test -o json testdata/cases > report.json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkChoice("engine", engineName, engine.Names); err != nil {
+				return err
+			}
+			if err := checkChoice("output", format, output.TestFormats); err != nil {
+				return err
+			}
+			w, err := output.NewTestWriter(format, cmd.OutOrStdout())
+			if err != nil {
+				return badInput(err)
+			}
+			caseFiles, regoFiles, err := findTestFiles(args)
+			if err != nil {
+				return badInput(err)
+			}
+			set, err := g.policies()
+			if err != nil {
+				return badInput(err)
+			}
+			report, err := runTests(set, engineName, caseFiles, regoFiles)
+			if err != nil {
+				return badInput(err)
+			}
+			if err := w.Write(report); err != nil {
+				return err
+			}
+			if report.Failed > 0 {
+				return &silentExit{code: exitFindings}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&engineName, "engine", engine.Both, "policy engine: "+strings.Join(engine.Names, ", "))
+	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.TestFormats, ", "))
+	return cmd
+}
+
+// findTestFiles expands the paths: a file is taken as given (a .rego file is
+// a Rego test file; anything else must be a case file); a folder yields its
+// case files and .rego files, recursively, in lexical order.
+func findTestFiles(paths []string) (caseFiles, regoFiles []string, err error) {
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: no such file or directory", p)
+		}
+		if !st.IsDir() {
+			if strings.HasSuffix(p, ".rego") {
+				if !strings.HasSuffix(p, "_test.rego") {
+					return nil, nil, fmt.Errorf("%s: not a Rego test file (*_test.rego); to test policies of your own, load them with --policies DIR", p)
+				}
+				regoFiles = append(regoFiles, p)
+			} else {
+				caseFiles = append(caseFiles, p)
+			}
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				return nil
+			}
+			switch strings.ToLower(filepath.Ext(path)) {
+			case ".rego":
+				if strings.HasSuffix(path, "_test.rego") {
+					regoFiles = append(regoFiles, path)
+				}
+			case ".yaml", ".yml", ".json":
+				if engine.IsCaseFile(path) {
+					found = append(found, path)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		sort.Strings(found)
+		caseFiles = append(caseFiles, found...)
+	}
+	return caseFiles, regoFiles, nil
+}
+
+func runTests(set *engine.PolicySet, engineName string, caseFiles, regoFiles []string) (output.TestReport, error) {
+	var report output.TestReport
+	add := func(c output.CaseReport) {
+		if c.Passed {
+			report.Passed++
+		} else {
+			report.Failed++
+		}
+		report.Cases = append(report.Cases, c)
+	}
+	if len(caseFiles) > 0 {
+		matchers, err := engine.Matchers(engineName, set)
+		if err != nil {
+			return report, err
+		}
+		for _, f := range caseFiles {
+			cases, err := engine.ReadCases(f)
+			if err != nil {
+				return report, err
+			}
+			for i := range cases {
+				c := &cases[i]
+				if c.Model == nil {
+					return report, &engine.InputError{File: c.File, Line: c.Line, Case: c.Name,
+						Msg: "selection cases (inferenceService) are not supported yet"}
+				}
+				o := engine.RunMatchCase(matchers, c)
+				add(output.CaseReport{File: f, Name: c.Name, Engine: engineName, Passed: o.Passed,
+					Expected: o.Expected, Got: o.Got, Detail: o.Detail})
+			}
+		}
+	}
+	if len(regoFiles) > 0 {
+		texts := map[string]string{}
+		for _, f := range regoFiles {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return report, err
+			}
+			texts[f] = string(b)
+		}
+		results, err := engine.RunRegoTests(set, texts)
+		if err != nil {
+			return report, err
+		}
+		for _, r := range results {
+			add(output.CaseReport{File: r.File, Name: r.Name, Engine: engine.Rego, Passed: r.Passed, Detail: r.Detail})
+		}
+	}
+	return report, nil
+}

@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// MatchExpectation is what a match case expects, and what it got.
+type MatchExpectation struct {
+	Compatible bool    `json:"compatible" yaml:"compatible"`
+	Reason     *string `json:"reason,omitempty" yaml:"reason,omitempty"`
+}
+
+// CaseOutcome is the result of running one case.
+type CaseOutcome struct {
+	Passed   bool
+	Expected any
+	Got      any
+	Detail   string
+}
+
+// RunMatchCase runs a match case on each matcher (one per engine: with
+// "both", the CEL and the Rego matcher separately). It passes when every
+// engine gives the expected verdict; engines that disagree are named.
+func RunMatchCase(matchers []Matcher, c *Case) CaseOutcome {
+	want := MatchExpectation{Compatible: *c.Expect.Compatible, Reason: c.Expect.Reason}
+	out := CaseOutcome{Expected: want, Passed: true}
+	var first *Verdict
+	var firstName string
+	for _, m := range matchers {
+		v, err := m.Match(c.Model.Spec(), c.Runtime.Spec())
+		if err != nil {
+			out.Passed = false
+			out.Detail = fmt.Sprintf("%s: %v", m.Name(), err)
+			return out
+		}
+		if first == nil {
+			first, firstName = &v, m.Name()
+			reason := v.Reason
+			out.Got = MatchExpectation{Compatible: v.Compatible, Reason: &reason}
+		} else if !reflect.DeepEqual(*first, v) {
+			out.Passed = false
+			out.Detail = fmt.Sprintf("engines disagree: %s says %s; %s says %s", firstName, describe(*first), m.Name(), describe(v))
+		}
+		if v.Compatible != want.Compatible || (want.Reason != nil && *want.Reason != v.Reason) {
+			out.Passed = false
+			if len(matchers) > 1 && out.Detail == "" {
+				out.Detail = fmt.Sprintf("engine %s got it wrong", m.Name())
+			}
+		}
+	}
+	return out
+}
+
+// Matchers returns the matchers a case runs on for the named engine: one,
+// or for "both" the CEL and the Rego matcher, so each is checked on its own.
+func Matchers(name string, set *PolicySet) ([]Matcher, error) {
+	if name != Both {
+		m, err := New(name, set)
+		if err != nil {
+			return nil, err
+		}
+		return []Matcher{m}, nil
+	}
+	c, err := NewCEL(set)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewRego(set)
+	if err != nil {
+		return nil, err
+	}
+	return []Matcher{c, r}, nil
+}

@@ -1,0 +1,302 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/ext"
+	"github.com/google/cel-go/interpreter"
+	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/builtins"
+)
+
+// celPolicyDoc is one document of a CEL policy file.
+type celPolicyDoc struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	Metadata   struct {
+		Name string `yaml:"name"`
+	} `yaml:"metadata"`
+	Spec struct {
+		Inputs     []string `yaml:"inputs"`
+		Evaluation string   `yaml:"evaluation"`
+		Variables  []struct {
+			Name       string `yaml:"name"`
+			Expression string `yaml:"expression"`
+		} `yaml:"variables"`
+		Validations []struct {
+			Expression        string `yaml:"expression"`
+			Message           string `yaml:"message"`
+			MessageExpression string `yaml:"messageExpression"`
+		} `yaml:"validations"`
+	} `yaml:"spec"`
+}
+
+const (
+	celPolicyAPIVersion = "policy.ome.io/v1alpha1"
+	celPolicyKind       = "CELPolicy"
+)
+
+// celPolicy is a compiled CEL policy: variables evaluated lazily, at most
+// once per evaluation, then the validations in order.
+type celPolicy struct {
+	name     string
+	source   string
+	inputs   []string
+	firstOnly bool
+	varNames []string
+	varIndex map[string]int
+	vars     []cel.Program
+	checks   []celCheck
+}
+
+type celCheck struct {
+	expr    cel.Program
+	message string
+	msgExpr cel.Program // nil when message is fixed
+	line    int
+}
+
+// celEnvOptions are the libraries every policy may use.
+func celEnvOptions() []cel.EnvOption {
+	return []cel.EnvOption{
+		cel.OptionalTypes(),
+		ext.Strings(),
+		ext.Lists(),
+		ext.Bindings(),
+		builtins.CELLibrary(),
+	}
+}
+
+// parseCELPolicies reads every CEL policy document of one file.
+func parseCELPolicies(where, text string) ([]*celPolicy, error) {
+	dec := yaml.NewDecoder(bytes.NewReader([]byte(text)))
+	var out []*celPolicy
+	for {
+		var node yaml.Node
+		err := dec.Decode(&node)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		var doc celPolicyDoc
+		if err := node.Decode(&doc); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", where, node.Line, err)
+		}
+		p, err := compileCELPolicy(where, &node, &doc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc) (*celPolicy, error) {
+	at := func(line int) string { return fmt.Sprintf("%s:%d", where, line) }
+	if doc.APIVersion != celPolicyAPIVersion || doc.Kind != celPolicyKind {
+		return nil, fmt.Errorf("%s: want apiVersion %s, kind %s; got %q, %q", at(node.Line), celPolicyAPIVersion, celPolicyKind, doc.APIVersion, doc.Kind)
+	}
+	name := doc.Metadata.Name
+	if name == "" {
+		return nil, fmt.Errorf("%s: metadata.name is required", at(node.Line))
+	}
+	p := &celPolicy{name: name, source: where, inputs: doc.Spec.Inputs, varIndex: map[string]int{}}
+	switch doc.Spec.Evaluation {
+	case "all":
+	case "first":
+		p.firstOnly = true
+	default:
+		return nil, fmt.Errorf("%s: policy %s: spec.evaluation must be all or first, got %q", at(node.Line), name, doc.Spec.Evaluation)
+	}
+	opts := celEnvOptions()
+	for _, in := range doc.Spec.Inputs {
+		opts = append(opts, cel.Variable(in, cel.DynType))
+	}
+	env, err := cel.NewEnv(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: policy %s: %w", at(node.Line), name, err)
+	}
+	lines := exprLines(node)
+	for i, v := range doc.Spec.Variables {
+		if v.Name == "" {
+			return nil, fmt.Errorf("%s: policy %s: variable %d has no name", at(node.Line), name, i)
+		}
+		if _, dup := p.varIndex[v.Name]; dup {
+			return nil, fmt.Errorf("%s: policy %s: variable %s is defined twice", at(node.Line), name, v.Name)
+		}
+		ast, iss := env.Compile(v.Expression)
+		if iss.Err() != nil {
+			return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, iss.Err())
+		}
+		prg, err := env.Program(ast)
+		if err != nil {
+			return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, err)
+		}
+		p.varIndex[v.Name] = len(p.vars)
+		p.varNames = append(p.varNames, v.Name)
+		p.vars = append(p.vars, prg)
+		// Later expressions see this variable, typed as it was checked.
+		env, err = env.Extend(cel.Variable("variables."+v.Name, ast.OutputType()))
+		if err != nil {
+			return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, err)
+		}
+	}
+	for i, c := range doc.Spec.Validations {
+		line := lines.validations[i]
+		ast, iss := env.Compile(c.Expression)
+		if iss.Err() != nil {
+			return nil, fmt.Errorf("%s: policy %s: validation %d: %w", at(line), name, i, iss.Err())
+		}
+		if !ast.OutputType().IsAssignableType(cel.BoolType) {
+			return nil, fmt.Errorf("%s: policy %s: validation %d: expression must be a bool, is %s", at(line), name, i, ast.OutputType())
+		}
+		prg, err := env.Program(ast)
+		if err != nil {
+			return nil, fmt.Errorf("%s: policy %s: validation %d: %w", at(line), name, i, err)
+		}
+		check := celCheck{expr: prg, message: c.Message, line: line}
+		if c.MessageExpression != "" {
+			mast, iss := env.Compile(c.MessageExpression)
+			if iss.Err() != nil {
+				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression: %w", at(line), name, i, iss.Err())
+			}
+			if !mast.OutputType().IsAssignableType(cel.StringType) {
+				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression must be a string, is %s", at(line), name, i, mast.OutputType())
+			}
+			if check.msgExpr, err = env.Program(mast); err != nil {
+				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression: %w", at(line), name, i, err)
+			}
+		} else if c.Message == "" {
+			return nil, fmt.Errorf("%s: policy %s: validation %d needs a message or a messageExpression", at(line), name, i)
+		}
+		p.checks = append(p.checks, check)
+	}
+	return p, nil
+}
+
+type policyLines struct {
+	variables, validations []int
+}
+
+// exprLines finds the source line of each variable and validation, for
+// error messages that point into the policy file.
+func exprLines(doc *yaml.Node) policyLines {
+	var l policyLines
+	s := mapValue(doc, "spec")
+	for _, n := range seqItems(mapValue(s, "variables")) {
+		l.variables = append(l.variables, n.Line)
+	}
+	for _, n := range seqItems(mapValue(s, "validations")) {
+		l.validations = append(l.validations, n.Line)
+	}
+	return l
+}
+
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func seqItems(n *yaml.Node) []*yaml.Node {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return n.Content
+}
+
+// celActivation resolves a policy's inputs and its variables; a variable
+// is evaluated on first use and kept for the rest of the evaluation.
+type celActivation struct {
+	p      *celPolicy
+	inputs map[string]any
+	vals   []ref.Val
+}
+
+func (a *celActivation) ResolveName(name string) (any, bool) {
+	if v, ok := a.inputs[name]; ok {
+		return v, true
+	}
+	i, ok := a.p.varIndex[trimVariables(name)]
+	if !ok {
+		return nil, false
+	}
+	if a.vals[i] == nil {
+		v, _, err := a.p.vars[i].Eval(a)
+		if err != nil {
+			v = types.NewErr("variable %s: %v", a.p.varNames[i], err)
+		}
+		a.vals[i] = v
+	}
+	return a.vals[i], true
+}
+
+func (a *celActivation) Parent() interpreter.Activation { return nil }
+
+// trimVariables turns "variables.x" into "x", and anything else into "",
+// which names no variable.
+func trimVariables(name string) string {
+	if rest, ok := strings.CutPrefix(name, "variables."); ok {
+		return rest
+	}
+	return ""
+}
+
+// eval runs the validations and returns the messages of those that fail, in
+// order (only the first when the policy's evaluation is "first").
+func (p *celPolicy) eval(inputs map[string]any) ([]string, error) {
+	act := &celActivation{p: p, inputs: inputs, vals: make([]ref.Val, len(p.vars))}
+	var failures []string
+	for i, c := range p.checks {
+		out, _, err := c.expr.Eval(act)
+		if err != nil {
+			return nil, fmt.Errorf("%s: policy %s: validation %d (line %d): %w", p.source, p.name, i, c.line, err)
+		}
+		ok, isBool := out.(types.Bool)
+		if !isBool {
+			return nil, fmt.Errorf("%s: policy %s: validation %d (line %d): got %v, want a bool", p.source, p.name, i, c.line, out)
+		}
+		if ok {
+			continue
+		}
+		msg := c.message
+		if c.msgExpr != nil {
+			m, _, err := c.msgExpr.Eval(act)
+			if err != nil {
+				return nil, fmt.Errorf("%s: policy %s: validation %d (line %d): messageExpression: %w", p.source, p.name, i, c.line, err)
+			}
+			s, isString := m.(types.String)
+			if !isString {
+				return nil, fmt.Errorf("%s: policy %s: validation %d (line %d): messageExpression gave %v, want a string", p.source, p.name, i, c.line, m)
+			}
+			msg = string(s)
+		}
+		failures = append(failures, msg)
+		if p.firstOnly {
+			break
+		}
+	}
+	return failures, nil
+}

@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/tester"
+
+	"github.com/ome-policy/evaluator/builtins"
+)
+
+// RegoTestResult is one Rego unit test (a test_ rule) and its outcome.
+type RegoTestResult struct {
+	File   string
+	Name   string // package.rule
+	Passed bool
+	Detail string // why it failed; empty when it passed
+}
+
+// RunRegoTests runs the test_ rules of the given Rego test files (path ->
+// source) with OPA's test runner, against the policies of set and with the
+// ome.* builtins registered, as `opa test` would with them. Results are in
+// file, then line order.
+func RunRegoTests(set *PolicySet, files map[string]string) ([]RegoTestResult, error) {
+	mods, err := RegoModules(set, false)
+	if err != nil {
+		return nil, err
+	}
+	for path, text := range files {
+		m, err := ast.ParseModuleWithOpts(path, text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, err
+		}
+		mods[path] = m
+	}
+	ctx := context.Background()
+	ch, err := tester.NewRunner().
+		SetDefaultRegoVersion(ast.RegoV1).
+		AddCustomBuiltins(builtins.TesterBuiltins()).
+		SetModules(mods).
+		RaiseBuiltinErrors(true).
+		RunTests(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	type located struct {
+		RegoTestResult
+		line int
+	}
+	var all []located
+	for r := range ch {
+		if _, given := files[r.Location.File]; !given {
+			continue
+		}
+		res := RegoTestResult{File: r.Location.File, Name: r.Package + "." + r.Name, Passed: !r.Fail && r.Error == nil}
+		switch {
+		case r.Skip:
+			continue
+		case r.Error != nil:
+			res.Detail = r.Error.Error()
+		case r.Fail && r.FailedAt != nil:
+			res.Detail = fmt.Sprintf("failed at %s: %s", r.FailedAt.Location, r.FailedAt)
+		case r.Fail:
+			res.Detail = "failed"
+		}
+		all = append(all, located{res, r.Location.Row})
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].File != all[j].File {
+			return all[i].File < all[j].File
+		}
+		return all[i].line < all[j].line
+	})
+	out := make([]RegoTestResult, len(all))
+	for i, a := range all {
+		out[i] = a.RegoTestResult
+	}
+	return out, nil
+}
