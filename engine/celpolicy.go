@@ -47,14 +47,14 @@ const (
 // celPolicy is a compiled CEL policy: variables evaluated lazily, at most
 // once per evaluation, then the validations in order.
 type celPolicy struct {
-	name     string
-	source   string
-	inputs   []string
+	name      string
+	source    string
+	inputs    []string
 	firstOnly bool
-	varNames []string
-	varIndex map[string]int
-	vars     []cel.Program
-	checks   []celCheck
+	varNames  []string
+	varIndex  map[string]int
+	vars      []cel.Program
+	checks    []celCheck
 }
 
 type celCheck struct {
