@@ -1,0 +1,293 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func testPolicies(t testing.TB) *PolicySet {
+	t.Helper()
+	set, err := EmbeddedPolicies()
+	require.NoError(t, err)
+	return set
+}
+
+func testMatchers(t testing.TB) map[string]Matcher {
+	t.Helper()
+	set := testPolicies(t)
+	out := map[string]Matcher{"reference": refMatcher{}}
+	for _, name := range Names {
+		m, err := New(name, set)
+		require.NoError(t, err)
+		out[name] = m
+	}
+	return out
+}
+
+// Every match case of testdata/cases, on every engine and on the plain-Go
+// reference matcher: the expected verdict and, where given, OME's reason.
+func TestCaseFilesOnEveryEngine(t *testing.T) {
+	files, err := filepath.Glob("../testdata/cases/*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	matchers := testMatchers(t)
+	total := 0
+	for _, f := range files {
+		cases, err := ReadCases(f)
+		require.NoError(t, err)
+		for _, c := range cases {
+			if c.Model == nil {
+				continue // selection cases are run by the selection tests
+			}
+			total++
+			for name, m := range matchers {
+				v, err := m.Match(c.Model.Spec(), c.Runtime.Spec())
+				require.NoError(t, err, "%s: %s [%s]", f, c.Name, name)
+				require.Equal(t, *c.Expect.Compatible, v.Compatible, "%s: %s [%s]: %q", f, c.Name, name, v.Reason)
+				if c.Expect.Reason != nil {
+					require.Equal(t, *c.Expect.Reason, v.Reason, "%s: %s [%s]", f, c.Name, name)
+				}
+				if v.Compatible {
+					require.Empty(t, v.Reason)
+				}
+			}
+		}
+	}
+	require.Greater(t, total, 500, "the bundled case files shrank")
+}
+
+// gen makes random models and runtimes from small pools, so that names and
+// versions collide often and every rule is exercised.
+type gen struct{ r *rand.Rand }
+
+func (g gen) pick(xs ...string) string { return xs[g.r.Intn(len(xs))] }
+func (g gen) maybe(p float64) bool    { return g.r.Float64() < p }
+
+var genVersions = []string{
+	"1.0.0", "1.0", "1", "v1.0.0", "v1", "2.0.0", "4.45.0", "4.46.0", "4.46", "4.45", "4.9.0", "4.10.0",
+	"4.45.0.dev0", "4.45.0-dev0", "4.45.0-rc.1+b", "4.45.0+b", "1.2.3.4", "0.0.0", "", "01.0.0", "1.0-rc1",
+	"4.45.dev0", "latest", "V1.0.0", "18446744073709551615", "18446744073709551616", "4.45.0.dev0.post1",
+}
+
+func (g gen) version() string { return genVersions[g.r.Intn(len(genVersions))] }
+
+func (g gen) versioned(names ...string) map[string]any {
+	m := map[string]any{}
+	if g.maybe(0.95) {
+		m["name"] = g.pick(names...)
+	}
+	if g.maybe(0.8) {
+		m["version"] = g.version()
+	}
+	return m
+}
+
+func (g gen) component() map[string]any {
+	c := map[string]any{}
+	if g.maybe(0.7) {
+		c["library"] = g.pick("diffusers", "transformers", "")
+	}
+	if g.maybe(0.7) {
+		c["type"] = g.pick("A", "B", "")
+	}
+	return c
+}
+
+func (g gen) pipeline() map[string]any {
+	p := map[string]any{}
+	if g.maybe(0.5) {
+		p["className"] = g.pick("FluxPipeline", "QwenImagePipeline", "")
+	}
+	for _, c := range []string{"scheduler", "textEncoder", "tokenizer", "transformer", "vae"} {
+		if g.maybe(0.25) {
+			p[c] = g.component()
+		}
+	}
+	if g.maybe(0.3) {
+		ac := map[string]any{}
+		for _, k := range []string{"tokenizer_2", "text_encoder_2", "unet"} {
+			if g.maybe(0.5) {
+				ac[k] = g.component()
+			}
+		}
+		p["additionalComponents"] = ac
+	}
+	return p
+}
+
+func (g gen) common(m map[string]any) {
+	if g.maybe(0.7) {
+		m["modelArchitecture"] = g.pick("LlamaForCausalLM", "MistralForCausalLM", "")
+	}
+	if g.maybe(0.2) {
+		m["quantization"] = g.pick("fp8", "int4")
+	}
+	if g.maybe(0.15) {
+		m["diffusionPipeline"] = g.pipeline()
+	}
+}
+
+func (g gen) model() map[string]any {
+	m := map[string]any{}
+	if g.maybe(0.97) {
+		m["modelFormat"] = g.versioned("safetensors", "SafeTensors", "pytorch", "")
+	}
+	if g.maybe(0.85) {
+		m["modelFramework"] = g.versioned("transformers", "diffusers", "Transformers")
+	}
+	g.common(m)
+	if g.maybe(0.3) {
+		m["modelParameterSize"] = g.pick("7B", "8B", "3.21B", "500M", "1.5T", "huge")
+	}
+	return m
+}
+
+func (g gen) entry() map[string]any {
+	e := map[string]any{}
+	if g.maybe(0.95) {
+		f := g.versioned("safetensors", "SafeTensors", "pytorch")
+		if g.maybe(0.5) {
+			f["operator"] = g.pick("Equal", "GreaterThan", "GreaterThanOrEqual", "", "LessThan", "greaterthan")
+		}
+		e["modelFormat"] = f
+	}
+	if g.maybe(0.9) {
+		f := g.versioned("transformers", "diffusers", "Transformers")
+		if g.maybe(0.6) {
+			f["operator"] = g.pick("Equal", "GreaterThan", "GreaterThanOrEqual", "", "LessThan")
+		}
+		e["modelFramework"] = f
+	}
+	g.common(e)
+	return e
+}
+
+// entryFor makes an entry that resembles the model: a copy of its fields
+// with a few changed, dropped or given operators, the way real runtimes
+// nearly match real models.
+func (g gen) entryFor(model map[string]any) map[string]any {
+	if g.maybe(0.2) {
+		return g.entry()
+	}
+	e := deepCopy(model).(map[string]any)
+	delete(e, "modelParameterSize")
+	other := g.entry()
+	for _, k := range []string{"modelFormat", "modelFramework", "modelArchitecture", "quantization", "diffusionPipeline"} {
+		if g.maybe(0.12) {
+			if v, ok := other[k]; ok {
+				e[k] = v
+			} else {
+				delete(e, k)
+			}
+		}
+	}
+	for _, k := range []string{"modelFormat", "modelFramework"} {
+		if f, ok := e[k].(map[string]any); ok && g.maybe(0.4) {
+			f["operator"] = g.pick("Equal", "GreaterThan", "GreaterThanOrEqual", "", "LessThan")
+			if g.maybe(0.5) {
+				f["version"] = g.version()
+			}
+		}
+	}
+	return e
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = deepCopy(e)
+		}
+		return l
+	}
+	return v
+}
+
+func (g gen) runtime(model map[string]any) map[string]any {
+	r := map[string]any{}
+	n := g.r.Intn(4)
+	if n > 0 || g.maybe(0.5) {
+		entries := make([]any, n)
+		for i := range entries {
+			entries[i] = g.entryFor(model)
+		}
+		r["supportedModelFormats"] = entries
+	}
+	if g.maybe(0.1) {
+		r["disabled"] = g.maybe(0.5)
+	}
+	if g.maybe(0.3) {
+		rng := map[string]any{}
+		if g.maybe(0.9) {
+			rng["min"] = g.pick("1B", "7B", "500M")
+		}
+		if g.maybe(0.9) {
+			rng["max"] = g.pick("8B", "70B", "1T")
+		}
+		r["modelSizeRange"] = rng
+	}
+	return r
+}
+
+// CEL, Rego and the plain-Go reference agree on random pairs, entries and
+// reasons included.
+func TestEnginesAgreeOnRandomPairs(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	ms := testMatchers(t)
+	g := gen{rand.New(rand.NewSource(20261129))}
+	compatible := 0
+	for i := 0; i < n; i++ {
+		model := g.model()
+		runtime := g.runtime(model)
+		want, err := ms["reference"].Match(model, runtime)
+		require.NoError(t, err)
+		if want.Compatible {
+			compatible++
+		}
+		for _, name := range []string{CEL, Rego, Both} {
+			got, err := ms[name].Match(model, runtime)
+			require.NoError(t, err, "pair %d [%s]\nmodel %v\nruntime %v", i, name, model, runtime)
+			if !reflect.DeepEqual(want, got) {
+				t.Fatalf("pair %d [%s] differs from the reference\nmodel   %v\nruntime %v\nwant %+v\ngot  %+v", i, name, model, runtime, want, got)
+			}
+		}
+	}
+	// The generator must reach both verdicts often enough to mean something.
+	require.Greater(t, compatible, n/50, "too few compatible pairs: %d of %d", compatible, n)
+	require.Less(t, compatible, n-n/5)
+}
+
+func TestBothReportsDisagreement(t *testing.T) {
+	b := &bothMatcher{cel: fixed{Verdict{Compatible: true}}, rego: fixed{Verdict{Reason: "x"}}}
+	_, err := b.Match(nil, nil)
+	var d *DisagreementError
+	require.ErrorAs(t, err, &d)
+	require.Contains(t, err.Error(), "engines disagree")
+}
+
+type fixed struct{ v Verdict }
+
+func (f fixed) Name() string { return "fixed" }
+func (f fixed) Match(_, _ map[string]any) (Verdict, error) {
+	return f.v, nil
+}
+
+func TestNewRejectsUnknownEngine(t *testing.T) {
+	_, err := New("wasm", testPolicies(t))
+	require.EqualError(t, err, fmt.Sprintf("unknown engine %q (want cel, rego, both)", "wasm"))
+}
