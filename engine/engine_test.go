@@ -66,7 +66,7 @@ func TestCaseFilesOnEveryEngine(t *testing.T) {
 type gen struct{ r *rand.Rand }
 
 func (g gen) pick(xs ...string) string { return xs[g.r.Intn(len(xs))] }
-func (g gen) maybe(p float64) bool    { return g.r.Float64() < p }
+func (g gen) maybe(p float64) bool     { return g.r.Float64() < p }
 
 var genVersions = []string{
 	"1.0.0", "1.0", "1", "v1.0.0", "v1", "2.0.0", "4.45.0", "4.46.0", "4.46", "4.45", "4.9.0", "4.10.0",
