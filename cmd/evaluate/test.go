@@ -115,7 +115,11 @@ func findTestFiles(paths []string) (caseFiles, regoFiles []string, err error) {
 					regoFiles = append(regoFiles, path)
 				}
 			case ".yaml", ".yml", ".json":
-				if engine.IsCaseFile(path) {
+				isCase, err := engine.IsCaseFile(path)
+				if err != nil {
+					return err
+				}
+				if isCase {
 					found = append(found, path)
 				}
 			}

@@ -1,0 +1,339 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Case is one case of a case file: a match case (Model, Runtime,
+// Expect.Compatible) or a selection case (InferenceService, Objects,
+// Expect.Admitted).
+type Case struct {
+	File string
+	Line int
+	Name string
+
+	Model, Runtime *Object // match case
+
+	InferenceService *Object   // selection case
+	Objects          []*Object // selection case
+
+	Expect Expect
+}
+
+// Expect is what a case expects; nil fields were not given.
+type Expect struct {
+	Compatible *bool   // match case
+	Reason     *string // match case, optional
+
+	Admitted *bool   // selection case
+	Runtime  *string // selection case: the runtime the webhook selected, if it selected one
+	Message  *string // selection case: the webhook's rejection message, if any
+}
+
+// The roles an object can play in a case: which kinds it may have, and the
+// defaults that let a match case give just a spec.
+type caseRole struct {
+	what        string
+	kinds       []string
+	defaultKind string
+	defaultName string
+}
+
+var (
+	roleModel   = caseRole{"a model", []string{KindBaseModel, KindClusterBaseModel}, KindClusterBaseModel, "model"}
+	roleRuntime = caseRole{"a runtime", []string{KindServingRuntime, KindClusterServingRuntime}, KindClusterServingRuntime, "runtime"}
+	roleService = caseRole{"an inference service", []string{KindInferenceService}, KindInferenceService, ""}
+	roleCluster = caseRole{"a model or runtime", []string{KindBaseModel, KindClusterBaseModel,
+		KindServingRuntime, KindClusterServingRuntime}, "", ""}
+)
+
+// sortOf says what an OME kind is, for messages about a kind in the wrong place.
+func sortOf(kind string) string {
+	switch kind {
+	case KindBaseModel, KindClusterBaseModel:
+		return "a model"
+	case KindServingRuntime, KindClusterServingRuntime:
+		return "a runtime"
+	}
+	return "an inference service"
+}
+
+// ReadCases reads a case file (YAML or JSON): a top-level `cases:` list (in
+// each document, when there are several). Every malformed case is an
+// InputError naming the file, the line and, when known, the case.
+func ReadCases(path string) (cases []Case, err error) {
+	data, file, err := readInput(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			cases, err = nil, &InputError{File: file, Msg: fmt.Sprintf("internal error while decoding: %v", r)}
+		}
+	}()
+	names := map[string]int{} // name -> line, to report duplicates
+	found := false
+	err = eachDocument(file, data, func(doc *yaml.Node) error {
+		v, pos, err := DecodeValue(file, doc, "")
+		if err != nil || v == nil {
+			return err
+		}
+		root, _ := v.(map[string]any)
+		list, ok := root["cases"].([]any)
+		if !ok {
+			msg := "not a case file: needs a top-level cases list"
+			if c, present := root["cases"]; present {
+				msg = "must be a list of cases, got " + describeValue(c, pos["cases"].Raw)
+			}
+			return &InputError{File: file, Line: lineAt(pos, "cases", pos[""].Line), Field: "cases", Msg: msg}
+		}
+		found = true
+		parts := splitPos(pos, "cases")
+		for i, cv := range list {
+			c, err := readCase(file, i, cv, parts[i], names)
+			if err != nil {
+				return err
+			}
+			cases = append(cases, c)
+		}
+		return nil
+	})
+	if err == nil && !found {
+		err = &InputError{File: file, Msg: "not a case file: needs a top-level cases list"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return cases, nil
+}
+
+// readCase reads the i-th case; pos holds its positions relative to the case.
+func readCase(file string, i int, v any, pos map[string]Pos, names map[string]int) (Case, error) {
+	c := Case{File: file, Line: pos[""].Line}
+	fail := func(field, msg string) error {
+		e := &InputError{File: file, Line: lineAt(pos, field, c.Line), Case: c.Name, Field: field, Msg: msg}
+		if c.Name == "" { // no name to show yet: say which item of the list it is
+			e.Field = strings.TrimSuffix(indexPath("cases", i)+"."+field, ".")
+		}
+		return e
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return c, fail("", "a case must be an object, got "+describeValue(v, pos[""].Raw))
+	}
+	if name, present := m["name"]; !present {
+		return c, fail("name", "every case needs a name")
+	} else if c.Name, _ = name.(string); c.Name == "" {
+		return c, fail("name", "must be a non-empty string, got "+describeValue(name, pos["name"].Raw))
+	}
+	if line, dup := names[c.Name]; dup {
+		return c, fail("name", fmt.Sprintf("duplicate case name (first at line %d)", line))
+	}
+	names[c.Name] = c.Line
+
+	expect, _ := m["expect"].(map[string]any)
+	if e, present := m["expect"]; present && expect == nil {
+		return c, fail("expect", "must be an object, got "+describeValue(e, pos["expect"].Raw))
+	}
+	// Unknown expect keys are refused: a misspelt expectation would
+	// otherwise be silently not checked.
+	for _, k := range sortedMapKeys(expect) {
+		switch k {
+		case "compatible", "reason", "admitted", "runtime", "message":
+		default:
+			return c, fail(joinPath("expect", k), "unknown expectation (known: compatible, reason, admitted, runtime, message)")
+		}
+	}
+	has := func(m map[string]any, keys ...string) bool {
+		for _, k := range keys {
+			if _, ok := m[k]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	match := has(m, "model", "runtime") || has(expect, "compatible", "reason")
+	selection := has(m, "inferenceService", "objects") || has(expect, "admitted", "runtime", "message")
+	switch {
+	case match && selection:
+		return c, fail("", "mixes a match case (model, runtime, expect.compatible) and a selection case (inferenceService, objects, expect.admitted)")
+	case !match && !selection:
+		return c, fail("", "must be a match case (model, runtime, expect.compatible) or a selection case (inferenceService, objects, expect.admitted)")
+	}
+	what, required := "match", []string{"model", "runtime", "expect", "expect.compatible"}
+	if selection {
+		what, required = "selection", []string{"inferenceService", "objects", "expect", "expect.admitted"}
+	}
+	for _, r := range required {
+		parent, key, _ := strings.Cut(r, ".")
+		if !has(m, parent) || key != "" && !has(expect, key) {
+			return c, fail(r, "is required in a "+what+" case")
+		}
+	}
+
+	for _, k := range []string{"compatible", "reason", "admitted", "runtime", "message"} {
+		v, ok := expect[k]
+		if !ok {
+			continue
+		}
+		field := "expect." + k
+		switch k {
+		case "compatible", "admitted":
+			b, ok := v.(bool)
+			if !ok {
+				return c, fail(field, "must be true or false, got "+describeValue(v, pos[field].Raw))
+			}
+			if k == "compatible" {
+				c.Expect.Compatible = &b
+			} else {
+				c.Expect.Admitted = &b
+			}
+		default:
+			s, ok := v.(string)
+			if !ok {
+				return c, fail(field, "must be a string, got "+describeValue(v, pos[field].Raw))
+			}
+			switch k {
+			case "reason":
+				c.Expect.Reason = &s
+			case "runtime":
+				c.Expect.Runtime = &s
+			default:
+				c.Expect.Message = &s
+			}
+		}
+	}
+
+	// Errors from an object name its field relative to the object; put the
+	// case's field in front, so "spec.x" reads "model.spec.x".
+	object := func(field string, v any, pos map[string]Pos, role caseRole) (*Object, error) {
+		o, err := caseObject(file, v, pos, role)
+		if ie, ok := err.(*InputError); ok {
+			ie.Case = c.Name
+			ie.Field = strings.TrimSuffix(field+"."+ie.Field, ".")
+		}
+		return o, err
+	}
+	var err error
+	if match {
+		if c.Model, err = object("model", m["model"], subPos(pos, "model"), roleModel); err != nil {
+			return c, err
+		}
+		c.Runtime, err = object("runtime", m["runtime"], subPos(pos, "runtime"), roleRuntime)
+		return c, err
+	}
+	if c.InferenceService, err = object("inferenceService", m["inferenceService"], subPos(pos, "inferenceService"), roleService); err != nil {
+		return c, err
+	}
+	list, ok := m["objects"].([]any)
+	if !ok {
+		return c, fail("objects", "must be a list, got "+describeValue(m["objects"], pos["objects"].Raw))
+	}
+	parts := splitPos(pos, "objects")
+	for j, x := range list {
+		p := parts[j]
+		if p == nil {
+			p = map[string]Pos{}
+		}
+		o, err := object(indexPath("objects", j), x, p, roleCluster)
+		if err != nil {
+			return c, err
+		}
+		c.Objects = append(c.Objects, o)
+	}
+	return c, nil
+}
+
+// caseObject builds an object of a case from its value and its own
+// positions, filling in the defaults of its role, and checks it strictly.
+func caseObject(file string, v any, pos map[string]Pos, role caseRole) (*Object, error) {
+	line := pos[""].Line
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &InputError{File: file, Line: line, Msg: "must be " + role.what + " object, got " + describeValue(v, pos[""].Raw)}
+	}
+	if _, ok := m["apiVersion"]; !ok {
+		m["apiVersion"] = APIVersion
+	}
+	if _, ok := m["kind"]; !ok && role.defaultKind != "" {
+		m["kind"] = role.defaultKind
+	}
+	if _, ok := m["metadata"]; !ok {
+		m["metadata"] = map[string]any{}
+	}
+	if meta, ok := m["metadata"].(map[string]any); ok && role.defaultName != "" {
+		if _, ok := meta["name"]; !ok {
+			meta["name"] = role.defaultName
+		}
+	}
+	fail := func(field, msg string) error {
+		return &InputError{File: file, Line: lineAt(pos, field, line), Field: field, Msg: msg}
+	}
+	if av, _ := m["apiVersion"].(string); av != APIVersion {
+		return nil, fail("apiVersion", "must be "+APIVersion+", got "+describeValue(m["apiVersion"], pos["apiVersion"].Raw))
+	}
+	kind, _ := m["kind"].(string)
+	n := len(role.kinds)
+	kinds := strings.Join(role.kinds[:n-1], ", ") + " or " + role.kinds[n-1]
+	if n == 1 {
+		kinds = role.kinds[0]
+	}
+	allowed := false
+	for _, k := range role.kinds {
+		allowed = allowed || k == kind
+	}
+	switch {
+	case allowed:
+	case isOMEKind(kind):
+		return nil, fail("kind", fmt.Sprintf("%s is %s, but %s is expected here (%s)",
+			kind, sortOf(kind), role.what, kinds))
+	case m["kind"] == nil:
+		return nil, fail("kind", "is required ("+kinds+")")
+	default:
+		return nil, fail("kind", "must be "+kinds+", got "+describeValue(m["kind"], pos["kind"].Raw))
+	}
+	o, err := newObject(file, m, pos)
+	if err == nil {
+		err = CheckObject(o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// IsCaseFile reports whether a YAML or JSON file is a case file: its first
+// non-empty document is a mapping with a top-level `cases` key. A file that
+// cannot be read or does not parse is an error, so a broken case file in a
+// folder is reported rather than passed over.
+func IsCaseFile(path string) (found bool, err error) {
+	data, file, err := readInput(path, nil)
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			found, err = false, &InputError{File: file, Msg: fmt.Sprintf("cannot decode: %v", r)}
+		}
+	}()
+	err = eachDocument(file, data, func(doc *yaml.Node) error {
+		if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
+			return nil
+		}
+		root := doc.Content[0]
+		for i := 0; root.Kind == yaml.MappingNode && i+1 < len(root.Content); i += 2 {
+			if k := root.Content[i]; k.Kind == yaml.ScalarNode && k.Value == "cases" {
+				found = true
+			}
+		}
+		return errStopDocs
+	})
+	if errors.Is(err, errStopDocs) {
+		err = nil
+	}
+	return found, err
+}
