@@ -21,6 +21,9 @@ type Case struct {
 	InferenceService *Object   // selection case
 	Objects          []*Object // selection case
 
+	CELPolicy string         // CEL policy case: the policy's name
+	Input     map[string]any // CEL policy case: the policy's inputs
+
 	Expect Expect
 }
 
@@ -32,6 +35,9 @@ type Expect struct {
 	Admitted *bool   // selection case
 	Runtime  *string // selection case: the runtime the webhook selected, if it selected one
 	Message  *string // selection case: the webhook's rejection message, if any
+
+	Failures  *[]string      // CEL policy case: messages of the failing validations, in order
+	Variables map[string]any // CEL policy case, optional: values of named variables
 }
 
 // The roles an object can play in a case: which kinds it may have, and the
@@ -143,9 +149,9 @@ func readCase(file string, i int, v any, pos map[string]Pos, names map[string]in
 	// otherwise be silently not checked.
 	for _, k := range sortedMapKeys(expect) {
 		switch k {
-		case "compatible", "reason", "admitted", "runtime", "message":
+		case "compatible", "reason", "admitted", "runtime", "message", "failures", "variables":
 		default:
-			return c, fail(joinPath("expect", k), "unknown expectation (known: compatible, reason, admitted, runtime, message)")
+			return c, fail(joinPath("expect", k), "unknown expectation (known: compatible, reason, admitted, runtime, message, failures, variables)")
 		}
 	}
 	has := func(m map[string]any, keys ...string) bool {
@@ -158,15 +164,20 @@ func readCase(file string, i int, v any, pos map[string]Pos, names map[string]in
 	}
 	match := has(m, "model", "runtime") || has(expect, "compatible", "reason")
 	selection := has(m, "inferenceService", "objects") || has(expect, "admitted", "runtime", "message")
-	switch {
-	case match && selection:
-		return c, fail("", "mixes a match case (model, runtime, expect.compatible) and a selection case (inferenceService, objects, expect.admitted)")
-	case !match && !selection:
-		return c, fail("", "must be a match case (model, runtime, expect.compatible) or a selection case (inferenceService, objects, expect.admitted)")
+	policy := has(m, "celPolicy", "input") || has(expect, "failures", "variables")
+	const kinds = "a match case (model, runtime, expect.compatible), a selection case (inferenceService, objects, expect.admitted) or a CEL policy case (celPolicy, input, expect.failures)"
+	switch n := btoi(match) + btoi(selection) + btoi(policy); {
+	case n > 1:
+		return c, fail("", "mixes the fields of different sorts of case; a case is "+kinds)
+	case n == 0:
+		return c, fail("", "must be "+kinds)
 	}
 	what, required := "match", []string{"model", "runtime", "expect", "expect.compatible"}
-	if selection {
+	switch {
+	case selection:
 		what, required = "selection", []string{"inferenceService", "objects", "expect", "expect.admitted"}
+	case policy:
+		what, required = "CEL policy", []string{"celPolicy", "input", "expect", "expect.failures"}
 	}
 	for _, r := range required {
 		parent, key, _ := strings.Cut(r, ".")
@@ -206,6 +217,10 @@ func readCase(file string, i int, v any, pos map[string]Pos, names map[string]in
 				c.Expect.Message = &s
 			}
 		}
+	}
+
+	if policy {
+		return readPolicyCase(c, m, expect, pos, fail)
 	}
 
 	// Errors from an object name its field relative to the object; put the
@@ -336,4 +351,42 @@ func IsCaseFile(path string) (found bool, err error) {
 		err = nil
 	}
 	return found, err
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// readPolicyCase reads the fields of a CEL policy case: a unit test of one
+// CEL policy, with its inputs given directly.
+func readPolicyCase(c Case, m, expect map[string]any, pos map[string]Pos, fail func(field, msg string) error) (Case, error) {
+	if c.CELPolicy, _ = m["celPolicy"].(string); c.CELPolicy == "" {
+		return c, fail("celPolicy", "must be the name of a CEL policy, got "+describeValue(m["celPolicy"], pos["celPolicy"].Raw))
+	}
+	if c.Input, _ = m["input"].(map[string]any); c.Input == nil {
+		return c, fail("input", "must be an object of the policy's inputs, got "+describeValue(m["input"], pos["input"].Raw))
+	}
+	list, ok := expect["failures"].([]any)
+	if !ok {
+		return c, fail("expect.failures", "must be a list of messages, got "+describeValue(expect["failures"], pos["expect.failures"].Raw))
+	}
+	failures := make([]string, 0, len(list))
+	for i, f := range list {
+		s, ok := f.(string)
+		if !ok {
+			field := indexPath("expect.failures", i)
+			return c, fail(field, "must be a string, got "+describeValue(f, pos[field].Raw))
+		}
+		failures = append(failures, s)
+	}
+	c.Expect.Failures = &failures
+	if v, present := expect["variables"]; present {
+		if c.Expect.Variables, _ = v.(map[string]any); c.Expect.Variables == nil {
+			return c, fail("expect.variables", "must be an object of variable names and values, got "+describeValue(v, pos["expect.variables"].Raw))
+		}
+	}
+	return c, nil
 }

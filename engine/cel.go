@@ -10,8 +10,8 @@ type celMatcher struct {
 	entry, runtime *celPolicy
 }
 
-// NewCEL compiles the CEL policies of set.
-func NewCEL(set *PolicySet) (Matcher, error) {
+// compileCELPolicies compiles every CEL policy of set, by name.
+func compileCELPolicies(set *PolicySet) (map[string]*celPolicy, error) {
 	byName := map[string]*celPolicy{}
 	for _, f := range set.Sources(CEL, false) {
 		ps, err := parseCELPolicies(set.Where(f), f.Text)
@@ -24,6 +24,15 @@ func NewCEL(set *PolicySet) (Matcher, error) {
 			}
 			byName[p.name] = p
 		}
+	}
+	return byName, nil
+}
+
+// NewCEL compiles the CEL policies of set.
+func NewCEL(set *PolicySet) (Matcher, error) {
+	byName, err := compileCELPolicies(set)
+	if err != nil {
+		return nil, err
 	}
 	m := &celMatcher{}
 	for _, need := range []struct {

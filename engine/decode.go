@@ -29,6 +29,9 @@ type LoadOptions struct {
 	Stdin   io.Reader // read for the path "-"; nil means os.Stdin
 	Notices io.Writer // notices such as skipped kinds; nil discards them
 	Lenient bool      // skip CheckObject, so callers can report wrong types as findings
+	// ModelFolders reads a folder that directly holds config.json or
+	// model_index.json as one model (spec section 8), instead of searching it.
+	ModelFolders bool
 }
 
 // Load reads files, directories (recursively: *.yaml, *.yml, *.json, in
@@ -41,12 +44,20 @@ func Load(paths []string, opts LoadOptions) ([]*Object, error) {
 		l.notices = io.Discard
 	}
 	for _, p := range paths {
-		files, err := expandPath(p)
+		items, err := expandPath(p, opts.ModelFolders)
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range files {
-			if err := l.loadFile(f); err != nil {
+		for _, it := range items {
+			if it.modelFolder {
+				o, err := ModelFromFolder(it.path)
+				if err != nil {
+					return nil, err
+				}
+				l.objects = append(l.objects, o)
+				continue
+			}
+			if err := l.loadFile(it.path); err != nil {
 				return nil, err
 			}
 		}
@@ -145,34 +156,53 @@ func (l *objLoader) add(file string, v map[string]any, pos map[string]Pos) error
 }
 
 // expand turns one path argument into the files to read.
-func expandPath(path string) ([]string, error) {
+// inputItem is one thing to read: a YAML/JSON file, or a model folder.
+type inputItem struct {
+	path        string
+	modelFolder bool
+}
+
+// expandPath turns a path into the files to read: the file itself, or a
+// folder's *.yaml, *.yml and *.json files, recursively, in lexical order.
+// With modelFolders, a folder that directly holds config.json or
+// model_index.json is a model folder, read as one model, and not searched.
+func expandPath(path string, modelFolders bool) ([]inputItem, error) {
 	if path == "-" {
-		return []string{path}, nil
+		return []inputItem{{path: path}}, nil
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, pathError(path, err)
 	}
 	if !fi.IsDir() {
-		return []string{path}, nil
+		base := filepath.Base(path)
+		if modelFolders && (base == configFile || base == modelIndexFile) {
+			return []inputItem{{path: filepath.Dir(path), modelFolder: true}}, nil
+		}
+		return []inputItem{{path: path}}, nil
 	}
-	var files []string
+	var items []inputItem
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return pathError(p, err)
 		}
+		if d.IsDir() {
+			if modelFolders && IsModelFolder(p) {
+				items = append(items, inputItem{path: p, modelFolder: true})
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		switch strings.ToLower(filepath.Ext(p)) {
 		case ".yaml", ".yml", ".json":
-			if !d.IsDir() {
-				files = append(files, p)
-			}
+			items = append(items, inputItem{path: p})
 		}
 		return nil
 	})
 	// WalkDir sorts per directory ("a" before "a-b.yaml"); sort whole paths so
 	// the order is plain lexical order of what the user sees.
-	sort.Strings(files)
-	return files, err
+	sort.Slice(items, func(i, j int) bool { return items[i].path < items[j].path })
+	return items, err
 }
 
 func pathError(path string, err error) error {

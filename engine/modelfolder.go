@@ -222,3 +222,37 @@ func componentPair(v any) (map[string]any, bool) {
 	}
 	return map[string]any{"library": lib, "type": typ}, true
 }
+
+// SkipConfigParsing is the annotation that stops OME from filling a model in
+// from its files.
+const SkipConfigParsing = "ome.oracle.com/skip-config-parsing"
+
+// ConfigParsingNotice returns a notice for a model read from YAML whose
+// format or framework is empty and which OME will therefore fill in from
+// the model's files (spec section 8), or "" when there is nothing to say.
+func ConfigParsingNotice(o *Object) string {
+	if !o.IsModel() || o.Pos == nil || len(o.Pos) == 0 {
+		return ""
+	}
+	meta, _ := o.Value["metadata"].(map[string]any)
+	ann, _ := meta["annotations"].(map[string]any)
+	if skip, _ := ann[SkipConfigParsing].(string); skip == "true" {
+		return ""
+	}
+	spec := o.Spec()
+	format, _ := spec["modelFormat"].(map[string]any)
+	name, _ := format["name"].(string)
+	_, hasFramework := spec["modelFramework"]
+	var empty []string
+	if name == "" {
+		empty = append(empty, "modelFormat")
+	}
+	if !hasFramework {
+		empty = append(empty, "modelFramework")
+	}
+	if len(empty) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d: notice: %s has no %s; in a cluster OME fills it in from the model's files (unless annotated %s: \"true\"), so its verdicts there may differ from these",
+		o.File, o.Line, o.Ref(), strings.Join(empty, " or "), SkipConfigParsing)
+}

@@ -32,10 +32,19 @@ PATH is a file, a folder (read recursively: *.yaml, *.yml, *.json) or - for
 standard input; multi-document YAML and kind: List are read. Other kinds are
 skipped with a notice on standard error.
 
+With -m, a model folder (a folder that directly holds a Hugging Face
+config.json, or a diffusers model_index.json) is read as one ClusterBaseModel
+named after the folder, with the format, framework, versions, architecture,
+quantization and diffusion pipeline that OME would fill in from those files.
+A folder of model folders works too.
+
 Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 2 bad input or usage.`,
 		Example: `  # A table per model
   evaluate match -m testdata/examples/models -r testdata/examples/runtimes
+
+  # Model folders holding Hugging Face config.json files, against a catalog
+  evaluate match -m testdata/catalog/models -r testdata/catalog/runtimes
 
   # Machine-readable, with each entry's differences
   evaluate match -m model.yaml -r runtimes/ -o json
@@ -56,6 +65,11 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 			ms, err := loadSort(g, cmd, models, "-m", "model", (*engine.Object).IsModel)
 			if err != nil {
 				return err
+			}
+			for _, mo := range ms {
+				if note := engine.ConfigParsingNotice(mo); note != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), note)
+				}
 			}
 			rs, err := loadSort(g, cmd, runtimes, "-r", "runtime", (*engine.Object).IsRuntime)
 			if err != nil {
@@ -107,7 +121,7 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 // loadSort loads the objects for one flag, and refuses any recognised
 // object that belongs to another flag, and a flag that yields nothing.
 func loadSort(g *globalOptions, cmd *cobra.Command, paths []string, flag, sort string, want func(*engine.Object) bool) ([]*engine.Object, error) {
-	objs, err := engine.Load(paths, engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr()})
+	objs, err := engine.Load(paths, engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), ModelFolders: flag == "-m"})
 	if err != nil {
 		return nil, badInput(err)
 	}

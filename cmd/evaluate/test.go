@@ -149,6 +149,10 @@ func runTests(set *engine.PolicySet, engineName string, caseFiles, regoFiles []s
 		if err != nil {
 			return report, err
 		}
+		celTester, err := engine.NewCELPolicyTester(set)
+		if err != nil {
+			return report, err
+		}
 		for _, f := range caseFiles {
 			cases, err := engine.ReadCases(f)
 			if err != nil {
@@ -156,6 +160,12 @@ func runTests(set *engine.PolicySet, engineName string, caseFiles, regoFiles []s
 			}
 			for i := range cases {
 				c := &cases[i]
+				if c.CELPolicy != "" {
+					o := celTester.Run(c)
+					add(output.CaseReport{File: f, Name: c.Name, Engine: engine.CEL, Passed: o.Passed,
+						Expected: o.Expected, Got: o.Got, Detail: o.Detail})
+					continue
+				}
 				if c.Model == nil {
 					return report, &engine.InputError{File: c.File, Line: c.Line, Case: c.Name,
 						Msg: "selection cases (inferenceService) are not supported yet"}

@@ -29,11 +29,13 @@ func (t *testText) Write(r TestReport) error {
 			if part.value == nil {
 				continue
 			}
-			b, err := yaml.Marshal(part.value)
-			if err != nil {
+			var b strings.Builder
+			enc := yaml.NewEncoder(&b)
+			enc.SetIndent(2)
+			if err := enc.Encode(part.value); err != nil {
 				return err
 			}
-			if _, err := fmt.Fprintf(t.w, "  %s:\n%s", part.label, indent(string(b), "    ")); err != nil {
+			if _, err := fmt.Fprintf(t.w, "  %s:\n%s", part.label, indent(b.String(), "    ")); err != nil {
 				return err
 			}
 		}
