@@ -59,7 +59,11 @@ import (
 // The numbers; a number not written is 0.
 //
 //	<ome.Version>.major() -> <uint>
+//	<ome.Version>.minor() -> <uint>
+//	<ome.Version>.patch() -> <uint>
 //
+//	omeVersion('v4.46').major()          // 4u
+//	omeVersion('4.46').minor()           // 46u
 //	omeVersion('4.46').patch()           // 0u
 //
 // # dev, pre, build
@@ -67,8 +71,13 @@ import (
 // The suffix parts, empty when absent.
 //
 //	<ome.Version>.dev() -> <list(string)>
+//	<ome.Version>.pre() -> <list(string)>
+//	<ome.Version>.build() -> <list(string)>
 //
-//	omeVersion('1.2.3.a-b.c+d.e').pre()  // ['b', 'c']
+//	omeVersion('1.2.3.a-b.c+d.e').dev()   // ['a']
+//	omeVersion('1.2.3.a-b.c+d.e').pre()   // ['b', 'c']
+//	omeVersion('1.2.3.a-b.c+d.e').build() // ['d', 'e']
+//	omeVersion('1.2.3').build()           // []
 //
 // # isEqualTo
 //
@@ -90,6 +99,14 @@ import (
 //
 //	omeVersion('4.10.0').compareTo(omeVersion('4.9.0'))   // 1
 //	omeVersion('1.0').compareTo(omeVersion('1.0.0'))      // 0
+//
+// # string
+//
+// Converts a version to its text, exactly as it was written.
+//
+//	string(<ome.Version>) -> <string>
+//
+//	string(omeVersion('v4.46'))           // 'v4.46'
 //
 // # omeSizeCompare
 //
@@ -178,6 +195,14 @@ func (celVersionLib) CompileOptions() []cel.EnvOption {
 					return types.MaybeNoSuchOverloadErr(rhs)
 				}
 				return types.Int(CompareSizes(string(a), string(b)))
+			}))),
+		cel.Function("string", cel.Overload("ome_version_to_string", []*cel.Type{VersionType}, cel.StringType,
+			cel.UnaryBinding(func(arg ref.Val) ref.Val {
+				v, ok := arg.(CELVersion)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(arg)
+				}
+				return types.String(v.Original)
 			}))),
 		member("hasSuffix", "ome_version_has_suffix", cel.BoolType, func(v Version) ref.Val { return types.Bool(v.HasSuffix()) }),
 		member("parts", "ome_version_parts", cel.IntType, func(v Version) ref.Val { return types.Int(v.Parts) }),

@@ -44,13 +44,12 @@ func (v CELVersion) ConvertToType(typeVal ref.Type) ref.Val {
 }
 
 // Equal implements ref.Val with OME's equality (spec 4.2), so == and != on
-// two versions agree with isEqualTo.
+// two versions agree with isEqualTo. A version never equals a value of
+// another type (CEL's heterogeneous equality: dyn(v) == '1.0' is false, not
+// an error, just as dyn('1.0') == dyn(v) is).
 func (v CELVersion) Equal(other ref.Val) ref.Val {
 	o, ok := other.(CELVersion)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(other)
-	}
-	return types.Bool(Equal(v.Version, o.Version))
+	return types.Bool(ok && Equal(v.Version, o.Version))
 }
 
 // Type implements ref.Val.
