@@ -119,6 +119,18 @@ import (
 //	omeSizeCompare('8B', '7B')            // 1
 //	omeSizeCompare('500M', '0.5B')        // 0
 //	omeSizeCompare('huge', '0')           // 0
+//
+// # omeSize
+//
+// Reads a model parameter size as a number of parameters, for arithmetic
+// such as the distance to a range's bounds; anything that is not a finite
+// number counts as 0.
+//
+//	omeSize(<string>) -> <double>
+//
+//	omeSize('3.21B')                      // 3.21e9
+//	omeSize('500M')                       // 5e8
+//	omeSize('huge')                       // 0.0
 func CELLibrary() cel.EnvOption {
 	return cel.Lib(celVersionLib{})
 }
@@ -203,6 +215,14 @@ func (celVersionLib) CompileOptions() []cel.EnvOption {
 					return types.MaybeNoSuchOverloadErr(arg)
 				}
 				return types.String(v.Original)
+			}))),
+		cel.Function("omeSize", cel.Overload("ome_size_string", []*cel.Type{cel.StringType}, cel.DoubleType,
+			cel.UnaryBinding(func(arg ref.Val) ref.Val {
+				s, ok := arg.(types.String)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(arg)
+				}
+				return types.Double(SizeValue(string(s)))
 			}))),
 		member("hasSuffix", "ome_version_has_suffix", cel.BoolType, func(v Version) ref.Val { return types.Bool(v.HasSuffix()) }),
 		member("parts", "ome_version_parts", cel.IntType, func(v Version) ref.Val { return types.Int(v.Parts) }),

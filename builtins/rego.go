@@ -158,6 +158,24 @@ var regoBuiltins = []RegoBuiltin{
 			return ast.IntNumberTerm(CompareSizes(string(x), string(y))), nil
 		},
 	},
+	{
+		Decl: &rego.Function{
+			Name:        "ome.size.parse",
+			Description: "Reads a model parameter size such as 3.21B, 500M or 1.5T as a number (a decimal number with an optional T, B or M suffix; anything else, and sizes that are not finite, count as 0).",
+			Decl: types.NewFunction(
+				types.Args(types.Named("size", types.S).Description("the size")),
+				types.Named("result", types.N).Description("the size as a number of parameters"),
+			),
+			Memoize: true,
+		},
+		Impl1: func(_ rego.BuiltinContext, a *ast.Term) (*ast.Term, error) {
+			x, ok := a.Value.(ast.String)
+			if !ok {
+				return nil, nil
+			}
+			return ast.FloatNumberTerm(SizeValue(string(x))), nil
+		},
+	},
 }
 
 // withVersion adapts a function of one parsed version into a Rego builtin

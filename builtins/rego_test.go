@@ -86,6 +86,10 @@ func TestRegoValid(t *testing.T) {
 
 		{`ome.size.compare("8B", "7B")`, `1`},
 		{`ome.size.compare("7B", "8B")`, `-1`},
+		{`ome.size.parse("3.21B")`, `3210000000`},
+		{`ome.size.parse("500M")`, `500000000`},
+		{`ome.size.parse("huge")`, `0`},
+		{`ome.size.parse("NaN")`, `0`},
 		{`ome.size.compare("7B", "7000M")`, `0`},
 		{`ome.size.compare("500M", "0.5B")`, `0`},
 		{`ome.size.compare("1.5T", "1500B")`, `0`},
@@ -259,7 +263,7 @@ results := [r |
 
 func TestRegoDecls(t *testing.T) {
 	all := builtins.RegoBuiltins()
-	require.Len(t, all, 8)
+	require.Len(t, all, 9)
 	seen := map[string]bool{}
 	for _, b := range all {
 		d := b.Decl

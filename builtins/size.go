@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -23,6 +24,17 @@ func ParseModelSize(s string) float64 {
 		return 0
 	}
 	return f * mult
+}
+
+// SizeValue is ParseModelSize for arithmetic, such as how far a size lies
+// from a range's bounds: a size that is not a finite number (NaN, Inf)
+// counts as 0, like any other size that is not a number.
+func SizeValue(s string) float64 {
+	f := ParseModelSize(s)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
 }
 
 // CompareSizes orders two model sizes after ParseModelSize: -1 when a < b,

@@ -2,6 +2,10 @@ package engine
 
 import (
 	"fmt"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 )
 
 // celMatcher evaluates the CEL policies "entry" (once per entry) and
@@ -10,11 +14,25 @@ type celMatcher struct {
 	entry, runtime *celPolicy
 }
 
-// compileCELPolicies compiles every CEL policy of set, by name.
-func compileCELPolicies(set *PolicySet) (map[string]*celPolicy, error) {
+// celPolicies is every CEL policy of a set, compiled, by name, with the
+// matcher built from its "entry" and "runtime" policies.
+type celPolicies struct {
+	byName  map[string]*celPolicy
+	matcher *celMatcher
+}
+
+// compileCELPolicies compiles every CEL policy of set. Every policy may
+// call omeVerdict(modelSpec, runtimeSpec, classes), which runs the "entry"
+// and "runtime" policies of the same set.
+func compileCELPolicies(set *PolicySet) (*celPolicies, error) {
+	m := &celMatcher{}
+	verdict := cel.Function("omeVerdict",
+		cel.Overload("ome_verdict_dyn_dyn_list_string", []*cel.Type{cel.DynType, cel.DynType, cel.ListType(cel.StringType)},
+			cel.MapType(cel.StringType, cel.DynType),
+			cel.FunctionBinding(m.omeVerdict)))
 	byName := map[string]*celPolicy{}
 	for _, f := range set.Sources(CEL, false) {
-		ps, err := parseCELPolicies(set.Where(f), f.Text)
+		ps, err := parseCELPoliciesWith(set.Where(f), f.Text, verdict)
 		if err != nil {
 			return nil, err
 		}
@@ -25,36 +43,76 @@ func compileCELPolicies(set *PolicySet) (map[string]*celPolicy, error) {
 			byName[p.name] = p
 		}
 	}
-	return byName, nil
-}
-
-// NewCEL compiles the CEL policies of set.
-func NewCEL(set *PolicySet) (Matcher, error) {
-	byName, err := compileCELPolicies(set)
-	if err != nil {
-		return nil, err
-	}
-	m := &celMatcher{}
 	for _, need := range []struct {
 		name   string
 		inputs []string
 		into   **celPolicy
 	}{
 		{"entry", []string{"model", "entry"}, &m.entry},
-		{"runtime", []string{"model", "runtime", "entries"}, &m.runtime},
+		{"runtime", []string{"model", "runtime", "entries", "acceleratorClasses"}, &m.runtime},
 	} {
-		p, ok := byName[need.name]
-		if !ok {
-			return nil, fmt.Errorf("policies %s: no CEL policy named %q", set.Origin, need.name)
-		}
-		for _, in := range need.inputs {
-			if !contains(p.inputs, in) {
-				return nil, fmt.Errorf("%s: CEL policy %s must declare the input %q", p.source, p.name, in)
-			}
+		p, err := policyWithInputs(set, byName, need.name, need.inputs)
+		if err != nil {
+			return nil, err
 		}
 		*need.into = p
 	}
-	return m, nil
+	return &celPolicies{byName: byName, matcher: m}, nil
+}
+
+// policyWithInputs finds a policy that the engine relies on and checks
+// that it declares the inputs the engine gives it.
+func policyWithInputs(set *PolicySet, byName map[string]*celPolicy, name string, inputs []string) (*celPolicy, error) {
+	p, ok := byName[name]
+	if !ok {
+		return nil, fmt.Errorf("policies %s: no CEL policy named %q", set.Origin, name)
+	}
+	for _, in := range inputs {
+		if !contains(p.inputs, in) {
+			return nil, fmt.Errorf("%s: CEL policy %s must declare the input %q", p.source, p.name, in)
+		}
+	}
+	return p, nil
+}
+
+// NewCEL compiles the CEL policies of set.
+func NewCEL(set *PolicySet) (Matcher, error) {
+	ps, err := compileCELPolicies(set)
+	if err != nil {
+		return nil, err
+	}
+	return ps.matcher, nil
+}
+
+// omeVerdict(modelSpec, runtimeSpec, classes) runs the match policies and
+// returns {compatible, reason, score, autoSelect}.
+func (m *celMatcher) omeVerdict(args ...ref.Val) ref.Val {
+	if len(args) != 3 {
+		return types.NewErr("omeVerdict: want 3 arguments, got %d", len(args))
+	}
+	var in [3]any
+	for i, a := range args {
+		v, err := celNative(a)
+		if err != nil {
+			return types.NewErr("omeVerdict: %v", err)
+		}
+		in[i] = v
+	}
+	model, _ := in[0].(map[string]any)
+	runtime, _ := in[1].(map[string]any)
+	list, _ := in[2].([]any)
+	classes := make([]string, 0, len(list))
+	for _, c := range list {
+		s, _ := c.(string)
+		classes = append(classes, s)
+	}
+	v, sel, err := m.verdict(model, runtime, classes, true)
+	if err != nil {
+		return types.NewErr("omeVerdict: %v", err)
+	}
+	return types.DefaultTypeAdapter.NativeToValue(map[string]any{
+		"compatible": v.Compatible, "reason": v.Reason, "score": sel.Score, "autoSelect": sel.AutoSelect,
+	})
 }
 
 func contains(list []string, s string) bool {
@@ -69,6 +127,21 @@ func contains(list []string, s string) bool {
 func (m *celMatcher) Name() string { return CEL }
 
 func (m *celMatcher) Match(model, runtime map[string]any) (Verdict, error) {
+	v, _, err := m.verdict(model, runtime, nil, false)
+	return v, err
+}
+
+// Selection is what selection needs to know of a runtime beyond its
+// verdict: its score for the model and whether any entry has autoSelect.
+type Selection struct {
+	Score      int64
+	AutoSelect bool
+}
+
+// verdict evaluates the entry policy on each entry, then the runtime policy.
+// classes are the accelerator classes an InferenceService asks for. With
+// scores, it also evaluates the score variables for selection.
+func (m *celMatcher) verdict(model, runtime map[string]any, classes []string, scores bool) (Verdict, Selection, error) {
 	formats, _ := runtime["supportedModelFormats"].([]any)
 	v := Verdict{Entries: make([]EntryResult, 0, len(formats))}
 	entries := make([]any, 0, len(formats))
@@ -77,23 +150,53 @@ func (m *celMatcher) Match(model, runtime map[string]any) (Verdict, error) {
 		if entry == nil {
 			entry = map[string]any{}
 		}
-		diffs, err := m.entry.eval(map[string]any{"model": model, "entry": entry})
+		act := m.entry.activation(map[string]any{"model": model, "entry": entry})
+		diffs, err := m.entry.run(act)
 		if err != nil {
-			return Verdict{}, fmt.Errorf("entry %d: %w", i, err)
+			return Verdict{}, Selection{}, fmt.Errorf("entry %d: %w", i, err)
 		}
 		if diffs == nil {
 			diffs = []string{}
 		}
 		v.Entries = append(v.Entries, EntryResult{Index: i, Matched: len(diffs) == 0, Differences: diffs})
-		entries = append(entries, map[string]any{"matched": len(diffs) == 0, "differences": diffs})
+		result := map[string]any{"matched": len(diffs) == 0, "differences": diffs}
+		if scores {
+			score, err := act.variable("score")
+			if err != nil {
+				return Verdict{}, Selection{}, fmt.Errorf("entry %d: %w", i, err)
+			}
+			result["score"] = score
+		}
+		entries = append(entries, result)
 	}
-	failures, err := m.runtime.eval(map[string]any{"model": model, "runtime": runtime, "entries": entries})
+	if classes == nil {
+		classes = []string{}
+	}
+	act := m.runtime.activation(map[string]any{"model": model, "runtime": runtime, "entries": entries, "acceleratorClasses": classes})
+	failures, err := m.runtime.run(act)
 	if err != nil {
-		return Verdict{}, err
+		return Verdict{}, Selection{}, err
 	}
 	v.Compatible = len(failures) == 0
 	if !v.Compatible {
 		v.Reason = failures[0]
 	}
-	return v, nil
+	var sel Selection
+	if scores {
+		score, err := act.variable("score")
+		if err != nil {
+			return Verdict{}, Selection{}, err
+		}
+		auto, err := act.variable("autoSelect")
+		if err != nil {
+			return Verdict{}, Selection{}, err
+		}
+		s, ok1 := score.(types.Int)
+		a, ok2 := auto.(types.Bool)
+		if !ok1 || !ok2 {
+			return Verdict{}, Selection{}, fmt.Errorf("%s: CEL policy runtime: score must be an int and autoSelect a bool, got %v and %v", m.runtime.source, score, auto)
+		}
+		sel = Selection{Score: int64(s), AutoSelect: bool(a)}
+	}
+	return v, sel, nil
 }

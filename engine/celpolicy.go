@@ -71,12 +71,19 @@ func celEnvOptions() []cel.EnvOption {
 		ext.Strings(),
 		ext.Lists(),
 		ext.Bindings(),
+		ext.Math(),
 		builtins.CELLibrary(),
 	}
 }
 
 // parseCELPolicies reads every CEL policy document of one file.
 func parseCELPolicies(where, text string) ([]*celPolicy, error) {
+	return parseCELPoliciesWith(where, text)
+}
+
+// parseCELPoliciesWith is parseCELPolicies with more environment options,
+// such as functions that only the engine can bind.
+func parseCELPoliciesWith(where, text string, extra ...cel.EnvOption) ([]*celPolicy, error) {
 	dec := yaml.NewDecoder(bytes.NewReader([]byte(text)))
 	var out []*celPolicy
 	for {
@@ -92,7 +99,7 @@ func parseCELPolicies(where, text string) ([]*celPolicy, error) {
 		if err := node.Decode(&doc); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", where, node.Line, err)
 		}
-		p, err := compileCELPolicy(where, &node, &doc)
+		p, err := compileCELPolicy(where, &node, &doc, extra)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +108,7 @@ func parseCELPolicies(where, text string) ([]*celPolicy, error) {
 	return out, nil
 }
 
-func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc) (*celPolicy, error) {
+func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc, extra []cel.EnvOption) (*celPolicy, error) {
 	at := func(line int) string { return fmt.Sprintf("%s:%d", where, line) }
 	if doc.APIVersion != celPolicyAPIVersion || doc.Kind != celPolicyKind {
 		return nil, fmt.Errorf("%s: want apiVersion %s, kind %s; got %q, %q", at(node.Line), celPolicyAPIVersion, celPolicyKind, doc.APIVersion, doc.Kind)
@@ -118,7 +125,7 @@ func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc) (*celPol
 	default:
 		return nil, fmt.Errorf("%s: policy %s: spec.evaluation must be all or first, got %q", at(node.Line), name, doc.Spec.Evaluation)
 	}
-	opts := celEnvOptions()
+	opts := append(celEnvOptions(), extra...)
 	for _, in := range doc.Spec.Inputs {
 		opts = append(opts, cel.Variable(in, cel.DynType))
 	}
@@ -267,7 +274,29 @@ func trimVariables(name string) string {
 // eval runs the validations and returns the messages of those that fail, in
 // order (only the first when the policy's evaluation is "first").
 func (p *celPolicy) eval(inputs map[string]any) ([]string, error) {
-	act := &celActivation{p: p, inputs: inputs, vals: make([]ref.Val, len(p.vars))}
+	return p.run(p.activation(inputs))
+}
+
+func (p *celPolicy) activation(inputs map[string]any) *celActivation {
+	return &celActivation{p: p, inputs: inputs, vals: make([]ref.Val, len(p.vars))}
+}
+
+// variable returns the value of a variable of the policy, evaluating it if
+// it was not needed yet.
+func (a *celActivation) variable(name string) (ref.Val, error) {
+	if _, ok := a.p.varIndex[name]; !ok {
+		return nil, fmt.Errorf("%s: CEL policy %s has no variable %q", a.p.source, a.p.name, name)
+	}
+	v, _ := a.ResolveName("variables." + name)
+	val := v.(ref.Val)
+	if err, isErr := val.(*types.Err); isErr {
+		return nil, fmt.Errorf("%s: CEL policy %s: %w", a.p.source, a.p.name, err)
+	}
+	return val, nil
+}
+
+// run evaluates the validations on an activation.
+func (p *celPolicy) run(act *celActivation) ([]string, error) {
 	var failures []string
 	for i, c := range p.checks {
 		out, _, err := c.expr.Eval(act)

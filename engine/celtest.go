@@ -23,7 +23,7 @@ func NewCELPolicyTester(set *PolicySet) (*CELPolicyTester, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &CELPolicyTester{policies: ps}, nil
+	return &CELPolicyTester{policies: ps.byName}, nil
 }
 
 // PolicyExpectation is what a CEL policy case expects, and what it got.
@@ -49,6 +49,12 @@ func (t *CELPolicyTester) Run(c *Case) CaseOutcome {
 	for name := range c.Input {
 		if !contains(p.inputs, name) {
 			out.Detail = fmt.Sprintf("CEL policy %s has no input %q (its inputs: %v)", p.name, name, p.inputs)
+			return out
+		}
+	}
+	for _, name := range p.inputs {
+		if _, ok := c.Input[name]; !ok {
+			out.Detail = fmt.Sprintf("CEL policy %s needs the input %q (its inputs: %v)", p.name, name, p.inputs)
 			return out
 		}
 	}

@@ -153,6 +153,10 @@ func runTests(set *engine.PolicySet, engineName string, caseFiles, regoFiles []s
 		if err != nil {
 			return report, err
 		}
+		selectors, err := engine.Selectors(engineName, set)
+		if err != nil {
+			return report, err
+		}
 		for _, f := range caseFiles {
 			cases, err := engine.ReadCases(f)
 			if err != nil {
@@ -166,11 +170,12 @@ func runTests(set *engine.PolicySet, engineName string, caseFiles, regoFiles []s
 						Expected: o.Expected, Got: o.Got, Detail: o.Detail})
 					continue
 				}
-				if c.Model == nil {
-					return report, &engine.InputError{File: c.File, Line: c.Line, Case: c.Name,
-						Msg: "selection cases (inferenceService) are not supported yet"}
+				var o engine.CaseOutcome
+				if c.InferenceService != nil {
+					o = engine.RunSelectionCase(selectors, c)
+				} else {
+					o = engine.RunMatchCase(matchers, c)
 				}
-				o := engine.RunMatchCase(matchers, c)
 				add(output.CaseReport{File: f, Name: c.Name, Engine: engineName, Passed: o.Passed,
 					Expected: o.Expected, Got: o.Got, Detail: o.Detail})
 			}

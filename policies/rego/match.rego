@@ -3,6 +3,7 @@
 # input.model is the model's spec, input.runtime the runtime's spec.
 # data.ome.match.result is {"compatible", "reason", "entries"}, where each
 # entry is {"index", "matched", "differences"} and reason is OME's text.
+# Selection (select.rego) calls verdict, runtime_score and auto_selectable.
 #
 # The ome.version.* and ome.size.* functions are the Go builtins (see
 # `evaluate policies --functions`); everything else is here.
@@ -10,8 +11,13 @@ package ome.match
 
 result := runtime_result(input.model, input.runtime)
 
-# runtime_result evaluates one model (spec) against one runtime (spec).
-runtime_result(model, runtime) := {
+# runtime_result evaluates one model (spec) against one runtime (spec), as
+# `evaluate match` does: no InferenceService, so no accelerator classes.
+runtime_result(model, runtime) := verdict(model, runtime, [])
+
+# verdict evaluates one model (spec) against one runtime (spec) for an
+# InferenceService that asks for the accelerator classes in classes.
+verdict(model, runtime, classes) := {
 	"compatible": count(failures) == 0,
 	"reason": reason,
 	"entries": entries,
@@ -19,7 +25,7 @@ runtime_result(model, runtime) := {
 	entries := [entry_result(model, e, i) |
 		some i, e in object.get(runtime, "supportedModelFormats", [])
 	]
-	failures := runtime_failures(model, runtime, entries)
+	failures := runtime_failures(model, runtime, entries, classes)
 	reason := first(failures)
 }
 
@@ -27,9 +33,10 @@ first(list) := list[0] if count(list) > 0
 else := ""
 
 # Spec 9: the runtime's checks in OME's order; the first failure is the reason.
-runtime_failures(model, runtime, entries) := [f |
+runtime_failures(model, runtime, entries, classes) := [f |
 	some f in [
 		disabled_failure(runtime),
+		accelerator_failure(runtime, classes),
 		formats_failure(model, entries),
 		size_failure(model, runtime),
 	]
@@ -38,6 +45,14 @@ runtime_failures(model, runtime, entries) := [f |
 
 disabled_failure(runtime) := "runtime is disabled" if runtime.disabled == true
 else := ""
+
+# Every accelerator class the InferenceService asks for must be listed; a
+# runtime without acceleratorRequirements supports none.
+accelerator_failure(runtime, classes) := "runtime does not support the required accelerator class" if {
+	supported := object.get(object.get(runtime, "acceleratorRequirements", {}), "acceleratorClasses", [])
+	some c in classes
+	not c in supported
+} else := ""
 
 formats_failure(model, entries) := "" if {
 	some e in entries
@@ -239,3 +254,69 @@ else := concat("", [name, " library mismatch (model=", object.get(got, "library"
 	object.get(want, "type", "") != ""
 	want.type != object.get(got, "type", "")
 } else := ""
+
+# Spec 9, selection: a runtime's score is the best score of its entries that
+# do not say autoSelect: false (0 when there is none).
+runtime_score(model, runtime) := max(array.concat([0], [entry_score(model, e) |
+	some e in object.get(runtime, "supportedModelFormats", [])
+	object.get(e, "autoSelect", true) != false
+]))
+
+# Automatic selection needs at least one entry with autoSelect: true.
+auto_selectable(runtime) if {
+	some e in object.get(runtime, "supportedModelFormats", [])
+	e.autoSelect == true
+}
+
+# An entry scores 0 when a name or a set pair of versions disagree, or when
+# exactly one side has a framework; otherwise format weight x priority, plus
+# framework weight x priority when both have a framework. Presence of
+# versions, architecture, quantization and pipeline do not count.
+entry_score(model, entry) := 0 if {
+	not score_agrees(model, entry)
+} else := format_score(entry) + framework_score(model, entry)
+
+score_agrees(model, entry) if {
+	format_agrees(model, entry)
+	framework_agrees(model, entry)
+}
+
+format_agrees(_, entry) if not has(entry, "modelFormat")
+
+format_agrees(model, entry) if {
+	model_format := object.get(model, "modelFormat", {})
+	object.get(entry.modelFormat, "name", "") == object.get(model_format, "name", "")
+	set_versions_agree(entry.modelFormat, model_format)
+}
+
+framework_agrees(model, entry) if {
+	not has(model, "modelFramework")
+	not has(entry, "modelFramework")
+}
+
+framework_agrees(model, entry) if {
+	object.get(entry.modelFramework, "name", "") == object.get(model.modelFramework, "name", "")
+	set_versions_agree(entry.modelFramework, model.modelFramework)
+}
+
+set_versions_agree(want, got) if not has(want, "version")
+
+set_versions_agree(want, got) if not has(got, "version")
+
+set_versions_agree(want, got) if version_accepted(object.get(want, "operator", "Equal"), want.version, got.version)
+
+format_score(entry) := weight(entry.modelFormat, 10) * priority(entry) if has(entry, "modelFormat")
+else := 0
+
+framework_score(model, entry) := weight(entry.modelFramework, 5) * priority(entry) if {
+	has(model, "modelFramework")
+	has(entry, "modelFramework")
+} else := 0
+
+# The API server stores an absent weight as 1; OME's own code turns an
+# explicit 0 into its default (10 for a format, 5 for a framework).
+weight(spec, default_weight) := 1 if not has(spec, "weight")
+else := default_weight if spec.weight == 0
+else := spec.weight
+
+priority(entry) := object.get(entry, "priority", 1)

@@ -1,0 +1,224 @@
+# OME's admission webhook on an InferenceService, in Rego (spec section 10),
+# with runtime selection (section 9).
+#
+# input.inferenceService is the InferenceService; input.objects are the
+# models and runtimes of the cluster (BaseModel, ClusterBaseModel,
+# ServingRuntime, ClusterServingRuntime), at most one per kind, namespace
+# and name. data.ome.select.result is:
+#
+#   admitted   bool
+#   message    OME's rejection message ("" when admitted)
+#   selection  true when the webhook ran runtime selection (step 5)
+#   selected   the chosen runtime {kind, namespace, name} (only when admitted by selection)
+#   model      the model the InferenceService refers to, when found
+#   candidates runtimes that could be chosen, best first: {kind, namespace, name, score}
+#   excluded   runtimes that are not compatible, in the order OME checks them: {kind, namespace, name, reason}
+#   checked    {namespaced, cluster}: how many runtimes were looked at
+#   warnings   what OME's controller would say of a runtime named in spec.runtime.name
+package ome.select
+
+import data.ome.match
+
+isvc := input.inferenceService
+
+spec := object.get(isvc, "spec", {})
+
+namespace := ns if {
+	ns := object.get(object.get(isvc, "metadata", {}), "namespace", "")
+	ns != ""
+} else := "default"
+
+has(obj, key) if _ = obj[key]
+
+object_namespace(o) := object.get(object.get(o, "metadata", {}), "namespace", "")
+
+model_name := object.get(object.get(spec, "model", {}), "name", "")
+
+# The model: the BaseModel of the InferenceService's namespace first, else
+# the ClusterBaseModel of that name.
+model := m if {
+	some m in input.objects
+	m.kind == "BaseModel"
+	m.metadata.name == model_name
+	object_namespace(m) == namespace
+} else := m if {
+	some m in input.objects
+	m.kind == "ClusterBaseModel"
+	m.metadata.name == model_name
+}
+
+model_spec := object.get(model, "spec", {}) if model
+else := {}
+
+# The accelerator classes the InferenceService asks for, from the
+# annotation and the three spec fields; empty ones do not count.
+accelerator_classes := sort({c |
+	some c in [
+		object.get(object.get(object.get(isvc, "metadata", {}), "annotations", {}), "ome.io/accelerator-class", ""),
+		object.get(object.get(spec, "acceleratorSelector", {}), "acceleratorClass", ""),
+		object.get(object.get(object.get(spec, "engine", {}), "acceleratorOverride", {}), "acceleratorClass", ""),
+		object.get(object.get(object.get(spec, "decoder", {}), "acceleratorOverride", {}), "acceleratorClass", ""),
+	]
+	is_string(c)
+	c != ""
+})
+
+# The runtimes looked at, in the order OME checks them: the ServingRuntimes
+# of the namespace, then the ClusterServingRuntimes; each newest
+# creationTimestamp first (none counts as oldest), then by name.
+namespaced_runtimes := check_order([r |
+	some r in input.objects
+	r.kind == "ServingRuntime"
+	object_namespace(r) == namespace
+])
+
+cluster_runtimes := check_order([r | some r in input.objects; r.kind == "ClusterServingRuntime"])
+
+check_order(rs) := [rs[k[2]] | some k in sort([[age(r), r.metadata.name, i] | some i, r in rs])]
+
+# Sorts newest first; an object without a timestamp after every other.
+age(r) := 0 - time.parse_rfc3339_ns(r.metadata.creationTimestamp) if has(r.metadata, "creationTimestamp")
+else := 9223372036854775807
+
+ref(o) := {"kind": o.kind, "namespace": object_namespace(o), "name": o.metadata.name}
+
+# Step 2: a runner image of its own means the engine is complete.
+complete_runner if object.get(object.get(object.get(spec, "engine", {}), "runner", {}), "image", "") != ""
+
+complete_runner if {
+	engine := object.get(spec, "engine", {})
+	object.get(object.get(object.get(engine, "leader", {}), "runner", {}), "image", "") != ""
+	object.get(object.get(object.get(engine, "worker", {}), "runner", {}), "image", "") != ""
+}
+
+admitted_without_selection if not has(spec, "engine")
+
+admitted_without_selection if has(spec, "runtime")
+
+admitted_without_selection if complete_runner
+
+no_runtime_prefix := concat("", ["no supporting runtime found for model ", model_name, " and engine does not have complete runner configuration: "])
+
+# Spec 10: the first step that decides ends it.
+decision := {"admitted": false, "selection": false, "message": msg} if {
+	model_name != ""
+	not model
+	msg := sprintf("referenced model %q not found in namespace %q: ensure a BaseModel exists in this namespace or a ClusterBaseModel exists cluster-wide with this name", [model_name, namespace])
+} else := {"admitted": true, "selection": false, "message": ""} if {
+	admitted_without_selection
+} else := {"admitted": false, "selection": false, "message": msg} if {
+	not has(spec, "model")
+	msg := "model reference is required when runtime is not specified and engine does not have complete runner configuration"
+} else := {"admitted": false, "selection": false, "message": concat("", ["model ", model_name, " is disabled"])} if {
+	model_spec.disabled == true
+} else := {"admitted": false, "selection": true, "message": concat("", [no_runtime_prefix, "invalid model specification: modelFormat.name: model format name is required"])} if {
+	format_name == ""
+} else := {"admitted": true, "selection": true, "message": "", "selected": ranked[0]} if {
+	count(ranked) > 0
+} else := {"admitted": false, "selection": true, "message": concat("", [no_runtime_prefix, no_runtime_detail])}
+
+format_name := object.get(object.get(model_spec, "modelFormat", {}), "name", "")
+
+# Spec 9: each runtime looked at, with its verdict and score.
+assessed(rs) := [{"runtime": r, "verdict": v, "score": s} |
+	some r in rs
+	v := match.verdict(model_spec, object.get(r, "spec", {}), accelerator_classes)
+	s := match.runtime_score(model_spec, object.get(r, "spec", {}))
+]
+
+assessed_namespaced := assessed(namespaced_runtimes)
+
+assessed_cluster := assessed(cluster_runtimes)
+
+# A candidate is compatible, has an entry with autoSelect: true and a score
+# above 0. Candidates rank by score, then (for a model with a size) by how
+# closely the runtime's size range fits it, then by name.
+candidates(runtimes) := [c |
+	some k in sort([[0 - a.score, size_distance(a.runtime), a.runtime.metadata.name, i] |
+		some i, a in runtimes
+		a.verdict.compatible
+		match.auto_selectable(object.get(a.runtime, "spec", {}))
+		a.score > 0
+	])
+	a := runtimes[k[3]]
+	c := object.union(ref(a.runtime), {"score": a.score})
+]
+
+size_distance(r) := 0 if not has(model_spec, "modelParameterSize")
+else := 0 if not has(object.get(r, "spec", {}), "modelSizeRange")
+else := bound_distance(r.spec.modelSizeRange, "min") + bound_distance(r.spec.modelSizeRange, "max")
+
+bound_distance(range, bound) := abs(ome.size.parse(range[bound]) - ome.size.parse(model_spec.modelParameterSize)) if has(range, bound)
+else := 0
+
+# Namespaced candidates come before cluster ones: the best namespaced
+# runtime wins over any cluster runtime.
+ranked := array.concat(candidates(assessed_namespaced), candidates(assessed_cluster))
+
+excluded := [object.union(ref(a.runtime), {"reason": a.verdict.reason}) |
+	some a in array.concat(assessed_namespaced, assessed_cluster)
+	not a.verdict.compatible
+]
+
+checked := {"namespaced": count(namespaced_runtimes), "cluster": count(cluster_runtimes)}
+
+no_runtime_detail := concat("", [
+	sprintf("no runtime found to support model %s with format %s in namespace %s", [format_name, format_name, namespace]),
+	checked_detail,
+	excluded_detail,
+])
+
+checked_detail := "" if checked.namespaced + checked.cluster == 0
+else := sprintf(". Checked %d runtimes (%d namespace-scoped, %d cluster-scoped)", [checked.namespaced + checked.cluster, checked.namespaced, checked.cluster])
+
+excluded_detail := "" if count(excluded) == 0
+else := concat("", [". Excluded runtimes: ", concat("; ", [sprintf("%s (%s)", [e.name, e.reason]) | some e in excluded])])
+
+# What OME's controller says of a runtime named in spec.runtime.name: the
+# ServingRuntime of the namespace first, then the ClusterServingRuntime. The
+# webhook does not check it, so these are warnings.
+runtime_name := object.get(object.get(spec, "runtime", {}), "name", "")
+
+named_runtime := r if {
+	some r in input.objects
+	r.kind == "ServingRuntime"
+	r.metadata.name == runtime_name
+	object_namespace(r) == namespace
+} else := r if {
+	some r in input.objects
+	r.kind == "ClusterServingRuntime"
+	r.metadata.name == runtime_name
+}
+
+warnings := [] if runtime_name == ""
+else := [sprintf("runtime %s not found in namespace %s or at cluster scope", [runtime_name, namespace])] if not named_runtime
+else := [concat("", [scope(named_runtime), " runtime ", runtime_name, " is disabled"])] if named_runtime.spec.disabled == true
+else := [] if not model
+else := [sprintf("runtime %s does not support model %s: %s", [runtime_name, format_name, v.reason])] if {
+	v := match.verdict(model_spec, object.get(named_runtime, "spec", {}), accelerator_classes)
+	not v.compatible
+} else := []
+
+scope(r) := "cluster-scoped" if r.kind == "ClusterServingRuntime"
+else := "namespace-scoped"
+
+result := object.union(decision, {
+	"candidates": candidates_out,
+	"excluded": excluded_out,
+	"checked": checked_out,
+	"warnings": warnings,
+	"model": model_out,
+})
+
+# Only selection looks at runtimes; the lists are empty otherwise.
+candidates_out := ranked if decision.selection
+else := []
+
+excluded_out := excluded if decision.selection
+else := []
+
+checked_out := checked if decision.selection
+else := {"namespaced": 0, "cluster": 0}
+
+model_out := ref(model) if model
+else := null
