@@ -75,6 +75,7 @@ test), 2 bad input or usage.`,
 	root.PersistentFlags().StringVar(&g.policyDir, "policies", "", "load the policies from this folder (cel/*.yaml, rego/*.rego) instead of the built-in ones")
 	root.AddCommand(
 		newMatchCommand(g),
+		newSelectCommand(g),
 		newTestCommand(g),
 		newPoliciesCommand(g),
 		newCapabilitiesCommand(g),

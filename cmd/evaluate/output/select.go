@@ -1,0 +1,108 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/engine"
+)
+
+// SelectResult is one InferenceService and OME's webhook decision on it.
+type SelectResult struct {
+	InferenceService engine.Ref `json:"inferenceService" yaml:"inferenceService"`
+	engine.Decision  `yaml:",inline"`
+}
+
+// SelectWriter writes the results of `evaluate select`.
+type SelectWriter interface {
+	Write(results []SelectResult) error
+}
+
+// SelectFormats lists the -o values of select.
+var SelectFormats = []string{"text", "json", "yaml"}
+
+// NewSelectWriter returns the writer for format.
+func NewSelectWriter(format string, w io.Writer) (SelectWriter, error) {
+	switch format {
+	case "text":
+		return &selectText{w: w}, nil
+	case "json":
+		return &selectJSON{w: w}, nil
+	case "yaml":
+		return &selectYAML{w: w}, nil
+	}
+	return nil, unknownFormat(format, SelectFormats)
+}
+
+type selectJSON struct{ w io.Writer }
+
+func (s *selectJSON) Write(results []SelectResult) error {
+	if results == nil {
+		results = []SelectResult{}
+	}
+	enc := json.NewEncoder(s.w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"decisions": results})
+}
+
+type selectYAML struct{ w io.Writer }
+
+func (s *selectYAML) Write(results []SelectResult) error {
+	if results == nil {
+		results = []SelectResult{}
+	}
+	enc := yaml.NewEncoder(s.w)
+	enc.SetIndent(2)
+	return enc.Encode(map[string]any{"decisions": results})
+}
+
+// selectText writes a block per InferenceService: the verdict, then what
+// selection saw.
+type selectText struct{ w io.Writer }
+
+func (s *selectText) Write(results []SelectResult) error {
+	var b strings.Builder
+	for i, r := range results {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		d := r.Decision
+		fmt.Fprintf(&b, "%s\n", refText(r.InferenceService))
+		switch {
+		case d.Admitted && d.Selected != nil:
+			fmt.Fprintf(&b, "  ADMITTED: OME selects %s\n", refText(*d.Selected))
+		case d.Admitted:
+			b.WriteString("  ADMITTED: no runtime selection (no engine, a named runtime, or a runner image of its own)\n")
+		default:
+			fmt.Fprintf(&b, "  REJECTED: %s\n", d.Message)
+		}
+		if d.Model != nil {
+			fmt.Fprintf(&b, "  model: %s\n", refText(*d.Model))
+		}
+		if d.Selection {
+			fmt.Fprintf(&b, "  checked %d runtime(s): %d namespace-scoped, %d cluster-scoped\n",
+				d.Checked.Namespaced+d.Checked.Cluster, d.Checked.Namespaced, d.Checked.Cluster)
+			if len(d.Candidates) > 0 {
+				b.WriteString("  candidates, best first:\n")
+				for j, c := range d.Candidates {
+					fmt.Fprintf(&b, "    %d. %s (score %d)\n", j+1, refText(c.Ref), c.Score)
+				}
+			}
+			if len(d.Excluded) > 0 {
+				b.WriteString("  excluded:\n")
+				for _, e := range d.Excluded {
+					fmt.Fprintf(&b, "    %s: %s\n", refText(e.Ref), e.Reason)
+				}
+			}
+		}
+		for _, w := range d.Warnings {
+			fmt.Fprintf(&b, "  warning: %s\n", w)
+		}
+	}
+	_, err := io.WriteString(s.w, b.String())
+	return err
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/cmd/evaluate/output"
+	"github.com/ome-policy/evaluator/engine"
+)
+
+func newSelectCommand(g *globalOptions) *cobra.Command {
+	var (
+		files      []string
+		engineName string
+		format     string
+		strict     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "select -f PATH...",
+		Short: "Say what OME's webhook will do with each InferenceService",
+		Long: `select reads InferenceServices, models and runtimes (any mix) and, for each
+InferenceService, prints OME's admission webhook verdict, following its steps
+in order: the referenced model must exist; an InferenceService without an
+engine, with a named runtime or with a runner image of its own is admitted
+as it is; otherwise the model must be given and enabled, and OME selects a
+runtime: the chosen one and the ranked candidates with their scores, or
+OME's rejection message with the runtimes it excluded and why.
+
+Only ServingRuntimes of the InferenceService's namespace and
+ClusterServingRuntimes are looked at. Objects of the same kind, namespace
+and name replace earlier ones, as they would on apply (with a notice).
+
+A runtime named in spec.runtime.name is checked as OME's controller would
+(namespace first, then cluster; exists; not disabled; compatible). The
+webhook does not check it, so problems are warnings that change neither the
+verdict nor the exit code, unless --strict-named-runtime is given.
+
+PATH is a file, a folder (recursively: *.yaml, *.yml, *.json; a folder that
+holds a config.json or model_index.json is read as one model) or -.
+
+Exit codes: 0 every InferenceService admitted, 1 any rejected, 2 bad input.`,
+		Example: `  # Will OME pick my runtime?
+  evaluate select -f testdata/examples/select
+
+  # InferenceServices from one place, the cluster's objects from others
+  evaluate select -f isvc.yaml -f models/ -f runtimes/ -o json
+
+  # Treat a problem with the named runtime as a rejection
+  evaluate select -f isvc.yaml -f cluster/ --strict-named-runtime`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkChoice("engine", engineName, engine.Names); err != nil {
+				return err
+			}
+			if err := checkChoice("output", format, output.SelectFormats); err != nil {
+				return err
+			}
+			if len(files) == 0 {
+				return badInput(fmt.Errorf("give the InferenceServices, models and runtimes with -f"))
+			}
+			objs, err := engine.Load(files, engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), ModelFolders: true})
+			if err != nil {
+				return badInput(err)
+			}
+			var services, cluster []*engine.Object
+			for _, o := range objs {
+				if o.Kind == engine.KindInferenceService {
+					services = append(services, o)
+				} else {
+					cluster = append(cluster, o)
+				}
+			}
+			if len(services) == 0 {
+				return badInput(fmt.Errorf("-f %s: no InferenceService found", strings.Join(files, " ")))
+			}
+			if err := checkTimestamps(cluster); err != nil {
+				return badInput(err)
+			}
+			cluster, replaced := engine.Deduplicate(cluster)
+			for _, o := range replaced {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s:%d: notice: %s is given again later; the later one replaces it, as on apply\n", o.File, o.Line, o.Ref())
+			}
+			for _, o := range cluster {
+				if note := engine.ConfigParsingNotice(o); note != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), note)
+				}
+			}
+			set, err := g.policies()
+			if err != nil {
+				return badInput(err)
+			}
+			sel, err := engine.NewSelector(engineName, set)
+			if err != nil {
+				return badInput(err)
+			}
+			w, err := output.NewSelectWriter(format, cmd.OutOrStdout())
+			if err != nil {
+				return badInput(err)
+			}
+			rejected := false
+			var results []output.SelectResult
+			for _, isvc := range services {
+				d, err := sel.Select(isvc, cluster)
+				if err != nil {
+					return fmt.Errorf("%s (%s:%d): %w", isvc.Ref(), isvc.File, isvc.Line, err)
+				}
+				if strict && len(d.Warnings) > 0 && d.Admitted {
+					d.Admitted = false
+					d.Message = strings.Join(d.Warnings, "; ")
+				}
+				rejected = rejected || !d.Admitted
+				results = append(results, output.SelectResult{InferenceService: engine.RefOf(isvc), Decision: d})
+			}
+			if err := w.Write(results); err != nil {
+				return err
+			}
+			if rejected {
+				return &silentExit{code: exitFindings}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "InferenceServices, models and runtimes: a file, folder or - (repeatable)")
+	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
+	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.SelectFormats, ", "))
+	cmd.Flags().BoolVar(&strict, "strict-named-runtime", false, "reject an InferenceService whose named runtime OME's controller would refuse")
+	return cmd
+}
+
+// checkTimestamps refuses a creationTimestamp that is not RFC 3339, as the
+// API server would; selection orders runtimes by it.
+func checkTimestamps(objs []*engine.Object) error {
+	for _, o := range objs {
+		meta, _ := o.Value["metadata"].(map[string]any)
+		ts, present := meta["creationTimestamp"]
+		if !present {
+			continue
+		}
+		s, ok := ts.(string)
+		if _, err := time.Parse(time.RFC3339, s); !ok || err != nil {
+			return fmt.Errorf("%s: must be an RFC 3339 time such as 2025-01-31T12:00:00Z, got %v", o.Where("metadata.creationTimestamp"), ts)
+		}
+	}
+	return nil
+}
