@@ -20,13 +20,18 @@ func CELSignatures() []string {
 	if err != nil {
 		return nil
 	}
-	known := base.Functions()
+	std := map[string]bool{}
+	for _, fn := range base.Functions() {
+		for _, o := range fn.OverloadDecls() {
+			std[o.ID()] = true
+		}
+	}
 	var out []string
 	for name, fn := range env.Functions() {
-		if _, std := known[name]; std {
-			continue
-		}
 		for _, o := range fn.OverloadDecls() {
+			if std[o.ID()] {
+				continue
+			}
 			args := o.ArgTypes()
 			var recv string
 			if o.IsMemberFunction() && len(args) > 0 {

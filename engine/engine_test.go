@@ -36,13 +36,30 @@ func TestCaseFilesOnEveryEngine(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	matchers := testMatchers(t)
-	total := 0
+	selectors := map[string]Selector{}
+	for _, name := range Names {
+		s, err := NewSelector(name, testPolicies(t))
+		require.NoError(t, err)
+		selectors[name] = s
+	}
+	total, selections := 0, 0
 	for _, f := range files {
 		cases, err := ReadCases(f)
 		require.NoError(t, err)
 		for _, c := range cases {
+			if c.InferenceService != nil {
+				selections++
+				cluster, _ := Deduplicate(c.Objects)
+				for name, s := range selectors {
+					d, err := s.Select(c.InferenceService, cluster)
+					require.NoError(t, err, "%s: %s [%s]", f, c.Name, name)
+					want := SelectionExpectation{Admitted: *c.Expect.Admitted, Runtime: c.Expect.Runtime, Message: c.Expect.Message}
+					require.Equal(t, want, d.Expectation(), "%s: %s [%s]", f, c.Name, name)
+				}
+				continue
+			}
 			if c.Model == nil {
-				continue // selection cases are run by the selection tests
+				continue
 			}
 			total++
 			for name, m := range matchers {
@@ -59,6 +76,7 @@ func TestCaseFilesOnEveryEngine(t *testing.T) {
 		}
 	}
 	require.Greater(t, total, 500, "the bundled case files shrank")
+	require.Greater(t, selections, 90, "the bundled selection cases shrank")
 }
 
 // gen makes random models and runtimes from small pools, so that names and

@@ -104,7 +104,7 @@ func writeFunctions(cmd *cobra.Command) error {
 	bs := builtins.RegoBuiltins()
 	sort.Slice(bs, func(i, j int) bool { return bs[i].Decl.Name < bs[j].Decl.Name })
 	for _, b := range bs {
-		fmt.Fprintf(out, "  %s%s\n      %s\n", b.Decl.Name, b.Decl.Decl.FuncArgs().String(), b.Decl.Description)
+		fmt.Fprintf(out, "  %s%s\n      %s\n", b.Decl.Name, b.Decl.Decl.String(), b.Decl.Description)
 	}
 	fmt.Fprintln(out, "\nCEL library ome.version (see 'go doc github.com/ome-policy/evaluator/builtins.CELLibrary'):")
 	for _, sig := range builtins.CELSignatures() {

@@ -1,0 +1,87 @@
+# Unit tests of select.rego and of the scoring in match.rego. Run them with
+#   evaluate test policies/rego
+package ome.select_test
+
+import data.ome.match
+import data.ome.select
+
+llama := {
+	"modelFormat": {"name": "safetensors", "version": "1.0.0"},
+	"modelFramework": {"name": "transformers", "version": "4.45.0"},
+}
+
+model_object := {"apiVersion": "ome.io/v1beta1", "kind": "ClusterBaseModel", "metadata": {"name": "llama"}, "spec": llama}
+
+entry(extra) := object.union({
+	"modelFormat": {"name": "safetensors", "version": "1.0.0"},
+	"modelFramework": {"name": "transformers", "version": "4.45.0"},
+	"autoSelect": true,
+}, extra)
+
+runtime(name, spec) := {"apiVersion": "ome.io/v1beta1", "kind": "ClusterServingRuntime", "metadata": {"name": name}, "spec": spec}
+
+service(spec) := {"apiVersion": "ome.io/v1beta1", "kind": "InferenceService", "metadata": {"name": "svc", "namespace": "team-a"}, "spec": spec}
+
+test_entry_score_weights if {
+	match.entry_score(llama, entry({})) == 2
+	match.entry_score(llama, entry({"priority": 3})) == 6
+	match.entry_score(llama, entry({"modelFormat": {"name": "safetensors", "weight": 0}})) == 11
+	match.entry_score(llama, entry({"modelFramework": {"name": "transformers", "weight": 0}})) == 6
+}
+
+test_entry_score_zero_on_disagreement if {
+	match.entry_score(llama, entry({"modelFormat": {"name": "pytorch"}})) == 0
+	match.entry_score(llama, entry({"modelFramework": {"name": "transformers", "version": "4.44.0"}})) == 0
+	match.entry_score({"modelFormat": {"name": "safetensors"}}, entry({})) == 0
+}
+
+test_runtime_score_skips_autoselect_false if {
+	spec := {"supportedModelFormats": [entry({"autoSelect": false, "priority": 9}), entry({"priority": 2})]}
+	match.runtime_score(llama, spec) == 4
+	match.auto_selectable(spec)
+	not match.auto_selectable({"supportedModelFormats": [object.remove(entry({}), ["autoSelect"])]})
+}
+
+test_selects_the_best_runtime if {
+	r := select.result with input as {
+		"inferenceService": service({"model": {"name": "llama"}, "engine": {}}),
+		"objects": [model_object, runtime("a", {"supportedModelFormats": [entry({})]}), runtime("b", {"supportedModelFormats": [entry({"priority": 2})]})],
+	}
+	r.admitted
+	r.selected.name == "b"
+	[c.name | some c in r.candidates] == ["b", "a"]
+}
+
+test_no_engine_is_admitted_without_selection if {
+	r := select.result with input as {"inferenceService": service({"model": {"name": "llama"}}), "objects": [model_object]}
+	r.admitted
+	not r.selection
+	r.candidates == []
+}
+
+test_no_runtime_message if {
+	r := select.result with input as {
+		"inferenceService": service({"model": {"name": "llama"}, "engine": {}}),
+		"objects": [model_object, runtime("off", {"disabled": true})],
+	}
+	not r.admitted
+	r.message == "no supporting runtime found for model llama and engine does not have complete runner configuration: no runtime found to support model safetensors with format safetensors in namespace team-a. Checked 1 runtimes (0 namespace-scoped, 1 cluster-scoped). Excluded runtimes: off (runtime is disabled)"
+}
+
+test_named_runtime_warning if {
+	r := select.result with input as {
+		"inferenceService": service({"model": {"name": "llama"}, "engine": {}, "runtime": {"name": "gone"}}),
+		"objects": [model_object],
+	}
+	r.admitted
+	r.warnings == ["runtime gone not found in namespace team-a or at cluster scope"]
+}
+
+test_check_order_newest_first if {
+	rs := [
+		{"metadata": {"name": "old", "creationTimestamp": "2024-01-01T00:00:00Z"}},
+		{"metadata": {"name": "none"}},
+		{"metadata": {"name": "new", "creationTimestamp": "2025-01-01T00:00:00Z"}},
+	]
+	[r.metadata.name | some r in select.check_order(rs)] == ["new", "old", "none"]
+}
