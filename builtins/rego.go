@@ -1,6 +1,8 @@
 package builtins
 
 import (
+	"bytes"
+	"encoding/json"
 	"strconv"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -214,8 +216,8 @@ func termVersion(t *ast.Term) (Version, bool) {
 }
 
 // RegoBuiltins returns the declarations and implementations of every
-// ome.version builtin, in a fixed order.
-func RegoBuiltins() []RegoBuiltin { return regoBuiltins }
+// ome.* builtin, in a fixed order. The slice is the caller's own.
+func RegoBuiltins() []RegoBuiltin { return append([]RegoBuiltin(nil), regoBuiltins...) }
 
 // Option registers the builtin with one rego.Rego query.
 func (b RegoBuiltin) Option() func(*rego.Rego) {
@@ -255,8 +257,21 @@ func TesterBuiltins() []*tester.Builtin {
 	return out
 }
 
+// CapabilitiesJSON is Capabilities as policies/capabilities.json holds it:
+// indented JSON with a final newline.
+func CapabilitiesJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(Capabilities()); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
 // Capabilities returns OPA's capabilities for this OPA version with the
-// ome.version builtins added, for `opa check --capabilities`.
+// ome.* builtins added, for `opa check --capabilities`.
 func Capabilities() *ast.Capabilities {
 	caps := ast.CapabilitiesForThisVersion()
 	for _, b := range regoBuiltins {

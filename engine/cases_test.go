@@ -158,7 +158,7 @@ func TestReadCasesErrors(t *testing.T) {
 		{"not a mapping", "- a\n", `$F:1: cases: not a case file: needs a top-level cases list`},
 		{"no cases", "foo: 1\n", `$F:1: cases: not a case file: needs a top-level cases list`},
 		{"cases not a list", "cases: x\n", `$F:1: cases: must be a list of cases, got a string ("x")`},
-		{"not YAML", "cases: [\n", `$F:1: did not find expected node content`},
+		{"not YAML", "cases: [\n", `$F:2: did not find expected node content`},
 		{"binary", "cases:\x00", `$F: not a YAML or JSON file (binary data)`},
 		{"case not an object", "cases:\n- x\n", `$F:2: cases[0]: a case must be an object, got a string ("x")`},
 		{"no name", "cases:\n- model: {}\n", `$F:2: cases[0].name: every case needs a name`},

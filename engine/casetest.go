@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"reflect"
+	"strings"
 )
 
 // MatchExpectation is what a match case expects, and what it got.
@@ -27,6 +28,7 @@ func RunMatchCase(matchers []Matcher, c *Case) CaseOutcome {
 	out := CaseOutcome{Expected: want, Passed: true}
 	var first *Verdict
 	var firstName string
+	var wrong []string
 	for _, m := range matchers {
 		v, err := m.Match(c.Model.Spec(), c.Runtime.Spec())
 		if err != nil {
@@ -44,10 +46,11 @@ func RunMatchCase(matchers []Matcher, c *Case) CaseOutcome {
 		}
 		if v.Compatible != want.Compatible || (want.Reason != nil && *want.Reason != v.Reason) {
 			out.Passed = false
-			if len(matchers) > 1 && out.Detail == "" {
-				out.Detail = fmt.Sprintf("engine %s got it wrong", m.Name())
-			}
+			wrong = append(wrong, m.Name())
 		}
+	}
+	if len(matchers) > 1 && out.Detail == "" && len(wrong) > 0 {
+		out.Detail = wrongEngines(wrong, len(matchers))
 	}
 	return out
 }
@@ -71,4 +74,12 @@ func Matchers(name string, set *PolicySet) ([]Matcher, error) {
 		return nil, err
 	}
 	return []Matcher{c, r}, nil
+}
+
+// wrongEngines says which engines gave an unexpected result.
+func wrongEngines(wrong []string, of int) string {
+	if len(wrong) == of {
+		return "every engine got it wrong"
+	}
+	return fmt.Sprintf("engine %s got it wrong", strings.Join(wrong, ", "))
 }

@@ -139,7 +139,7 @@ func (l *objLoader) add(file string, v map[string]any, pos map[string]Pos) error
 		if isOMEKind(kind) {
 			why = fmt.Sprintf("apiVersion %q, not %s", apiVersion, APIVersion)
 		}
-		fmt.Fprintf(l.notices, "%s:%d: skipping %s (%s)\n", file, line, what, why)
+		fmt.Fprintf(l.notices, "%s:%d: notice: skipping %s (%s)\n", file, line, what, why)
 		return nil
 	}
 	o, err := newObject(file, v, pos)
@@ -257,6 +257,18 @@ func tooLargeError(name string) error {
 
 var yamlErrLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
 
+// isParserError reports whether a yaml.v3 message comes from its parser
+// rather than its scanner: yaml.v3 gives the parser's lines counted from 0
+// (and the scanner's from 1), so those need one added.
+func isParserError(msg string) bool {
+	for _, p := range []string{"did not find expected", "found undefined tag handle", "found duplicate %", "found incompatible YAML document"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // errStopDocs ends eachDocument early without an error.
 var errStopDocs = errors.New("stop")
 
@@ -278,6 +290,9 @@ func eachDocument(file string, data []byte, fn func(*yaml.Node) error) error {
 			if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
 				ie.Line, _ = strconv.Atoi(m[1])
 				ie.Msg = m[2]
+				if isParserError(ie.Msg) {
+					ie.Line++
+				}
 			}
 			return ie
 		}

@@ -45,9 +45,9 @@ func TestLoadMultiDocument(t *testing.T) {
 	require.Equal(t, "8B", m.Spec()["modelParameterSize"])
 
 	require.Equal(t, ""+
-		"testdata/load/multi.yaml:4: skipping ConfigMap/cm (not an OME object)\n"+
-		"testdata/load/multi.yaml:29: skipping ServingRuntime/kserve-rt (apiVersion \"serving.kserve.io/v1alpha1\", not ome.io/v1beta1)\n"+
-		"testdata/load/multi.yaml:49: skipping Unknown (not an OME object)\n",
+		"testdata/load/multi.yaml:4: notice: skipping ConfigMap/cm (not an OME object)\n"+
+		"testdata/load/multi.yaml:29: notice: skipping ServingRuntime/kserve-rt (apiVersion \"serving.kserve.io/v1alpha1\", not ome.io/v1beta1)\n"+
+		"testdata/load/multi.yaml:49: notice: skipping Unknown (not an OME object)\n",
 		notices.String())
 }
 
@@ -63,7 +63,7 @@ func TestLoadList(t *testing.T) {
 	}
 	require.Equal(t, []string{"ClusterBaseModel/first", "ServingRuntime/team-b/nested", "InferenceService/team-a/svc"}, refs)
 	require.Equal(t, []int{4, 18, 28}, lines)
-	require.Equal(t, "testdata/load/list.yaml:11: skipping Deployment/web (not an OME object)\n", notices.String())
+	require.Equal(t, "testdata/load/list.yaml:11: notice: skipping Deployment/web (not an OME object)\n", notices.String())
 
 	// Positions of list items are relative to the item.
 	nested := objs[1]
@@ -311,7 +311,7 @@ func TestLoadErrors(t *testing.T) {
 		{"bad int", modelHead + "  x: !!int foo\n", "$F:6: spec.x: cannot decode !!str `foo` as a !!int"},
 		{"syntax error", "a: b\n  c: d\n", `$F:2: mapping values are not allowed in this context`},
 		// yaml.v3 gives the 0-based line of the context ('[' on line 3) for parser errors; we report its line as is.
-		{"syntax error later", "a: b\n---\nc: [d\n", `$F:2: did not find expected ',' or ']'`},
+		{"syntax error later", "a: b\n---\nc: [d\n", `$F:3: did not find expected ',' or ']'`},
 		{"unknown anchor", "a: *nope\n", `$F: unknown anchor 'nope' referenced`},
 		{"scalar document", "just text\n", `$F:1: document is not an object`},
 		{"list document", "kind: X\n---\n- a\n- b\n", `$F:3: document is not an object`},

@@ -63,7 +63,7 @@ func RunRegoTests(set *PolicySet, files map[string]string) ([]RegoTestResult, er
 		case r.Fail && r.FailedAt != nil:
 			res.Detail = fmt.Sprintf("failed at %s: %s", r.FailedAt.Location, r.FailedAt)
 		case r.Fail:
-			res.Detail = "failed"
+			res.Detail = fmt.Sprintf("%s (%s:%d) is false or undefined", r.Name, r.Location.File, r.Location.Row)
 		}
 		all = append(all, located{res, r.Location.Row})
 	}

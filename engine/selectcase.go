@@ -58,6 +58,7 @@ func RunSelectionCase(selectors []Selector, c *Case) CaseOutcome {
 	cluster, _ := Deduplicate(c.Objects)
 	var first *Decision
 	var firstName string
+	var wrong []string
 	for _, s := range selectors {
 		d, err := s.Select(c.InferenceService, cluster)
 		if err != nil {
@@ -75,10 +76,11 @@ func RunSelectionCase(selectors []Selector, c *Case) CaseOutcome {
 		}
 		if !reflect.DeepEqual(want, got) {
 			out.Passed = false
-			if len(selectors) > 1 && out.Detail == "" {
-				out.Detail = fmt.Sprintf("engine %s got it wrong", s.Name())
-			}
+			wrong = append(wrong, s.Name())
 		}
+	}
+	if len(selectors) > 1 && out.Detail == "" && len(wrong) > 0 {
+		out.Detail = wrongEngines(wrong, len(selectors))
 	}
 	return out
 }

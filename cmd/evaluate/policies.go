@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -124,9 +123,12 @@ type-check Rego that calls them. The same file is policies/capabilities.json.`,
   opa check --capabilities caps.json policies/rego`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			enc := json.NewEncoder(cmd.OutOrStdout())
-			enc.SetIndent("", "  ")
-			return enc.Encode(builtins.Capabilities())
+			b, err := builtins.CapabilitiesJSON()
+			if err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(b)
+			return err
 		},
 	}
 }

@@ -22,8 +22,8 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "test PATH...",
 		Short: "Run case files and Rego unit tests",
-		Long: `test runs case files (YAML or JSON with a top-level cases: list; see DESIGN.md)
-and Rego unit tests (*_test.rego, run by OPA's test runner against the
+		Long: `test runs case files (YAML or JSON with a top-level cases: list) and Rego unit
+tests (*_test.rego, run by OPA's test runner against the
 policies, with the ome.* builtins registered). PATH is a file or a folder,
 read recursively; in a folder, *.yaml, *.yml and *.json files with a cases:
 list and *_test.rego files are run, and other files are skipped.
@@ -58,6 +58,9 @@ cannot be read or a case is malformed.`,
 			caseFiles, regoFiles, err := findTestFiles(args)
 			if err != nil {
 				return badInput(err)
+			}
+			if len(caseFiles) == 0 && len(regoFiles) == 0 {
+				return badInput(fmt.Errorf("%s: no case files (a cases: list) or Rego tests (*_test.rego) found", strings.Join(args, " ")))
 			}
 			set, err := g.policies()
 			if err != nil {
@@ -195,7 +198,12 @@ func runTests(set *engine.PolicySet, engineName string, caseFiles, regoFiles []s
 			return report, err
 		}
 		for _, r := range results {
-			add(output.CaseReport{File: r.File, Name: r.Name, Engine: engine.Rego, Passed: r.Passed, Detail: r.Detail})
+			got := "pass"
+			if !r.Passed {
+				got = "fail"
+			}
+			add(output.CaseReport{File: r.File, Name: r.Name, Engine: engine.Rego, Passed: r.Passed,
+				Expected: "pass", Got: got, Detail: r.Detail})
 		}
 	}
 	return report, nil

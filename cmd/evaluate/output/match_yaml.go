@@ -2,6 +2,7 @@ package output
 
 import (
 	"io"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -24,11 +25,13 @@ func (m *matchYAML) Result(r engine.Result) error {
 		}
 	}
 	m.count++
-	b, err := yaml.Marshal([]engine.Result{normalise(r)})
-	if err != nil {
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode([]engine.Result{normalise(r)}); err != nil {
 		return err
 	}
-	_, err = m.w.Write(b)
+	_, err := io.WriteString(m.w, b.String())
 	return err
 }
 

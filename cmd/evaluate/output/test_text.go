@@ -29,10 +29,15 @@ func (t *testText) Write(r TestReport) error {
 			if part.value == nil {
 				continue
 			}
+			var node yaml.Node
+			if err := node.Encode(part.value); err != nil {
+				return err
+			}
+			quoteReadably(&node)
 			var b strings.Builder
 			enc := yaml.NewEncoder(&b)
 			enc.SetIndent(2)
-			if err := enc.Encode(part.value); err != nil {
+			if err := enc.Encode(&node); err != nil {
 				return err
 			}
 			if _, err := fmt.Fprintf(t.w, "  %s:\n%s", part.label, indent(b.String(), "    ")); err != nil {
@@ -55,4 +60,16 @@ func indent(s, prefix string) string {
 		b.WriteString(prefix + line + "\n")
 	}
 	return b.String()
+}
+
+// quoteReadably writes strings that hold a single quote, as OME's reasons
+// do, in double quotes, so they read as they are rather than with each
+// quote doubled.
+func quoteReadably(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && strings.Contains(n.Value, "'") {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	for _, c := range n.Content {
+		quoteReadably(c)
+	}
 }
