@@ -7,6 +7,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ome-policy/evaluator/bench/reference"
 	"github.com/ome-policy/evaluator/builtins"
 )
 
@@ -88,7 +89,7 @@ func BenchmarkVersionDecision(b *testing.B) {
 	b.Run("reference", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if !refVersionOK("GreaterThanOrEqual", "4.46.0", "4.45.0") {
+			if !reference.VersionOK("GreaterThanOrEqual", "4.46.0", "4.45.0") {
 				b.Fatal("want accepted")
 			}
 		}

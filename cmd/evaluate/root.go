@@ -79,6 +79,7 @@ test), 2 bad input or usage.`,
 		newTestCommand(g),
 		newPoliciesCommand(g),
 		newCapabilitiesCommand(g),
+		newGenerateCommand(g),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	return root

@@ -1,0 +1,87 @@
+// Command plaingo is the benchmarks' denominator: a hand-written Go matcher
+// that does the same work as `evaluate match -o json` (reads the same files
+// with the same loader, matches every pair with the runtime-level checks,
+// writes every pair with its reason and per-entry differences, streaming)
+// but with the rules in Go (bench/reference) instead of policies. It is not
+// part of the product.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"strings"
+
+	"github.com/ome-policy/evaluator/bench/reference"
+	"github.com/ome-policy/evaluator/cmd/evaluate/output"
+	"github.com/ome-policy/evaluator/engine"
+)
+
+type paths []string
+
+func (p *paths) String() string     { return strings.Join(*p, ",") }
+func (p *paths) Set(s string) error { *p = append(*p, s); return nil }
+
+func main() {
+	var models, runtimes paths
+	flag.Var(&models, "m", "models: file or folder (repeatable)")
+	flag.Var(&runtimes, "r", "runtimes: file or folder (repeatable)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
+	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "plaingo:", err)
+			os.Exit(2)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "plaingo:", err)
+			os.Exit(2)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(models, runtimes); err != nil {
+		fmt.Fprintln(os.Stderr, "plaingo:", err)
+		pprof.StopCPUProfile()
+		os.Exit(2)
+	}
+}
+
+func run(models, runtimes []string) error {
+	ms, err := engine.Load(models, engine.LoadOptions{ModelFolders: true})
+	if err != nil {
+		return err
+	}
+	rs, err := engine.Load(runtimes, engine.LoadOptions{})
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriterSize(os.Stdout, 1<<16)
+	w, err := output.NewMatchWriter("json", out)
+	if err != nil {
+		return err
+	}
+	if err := w.Begin(ms, rs); err != nil {
+		return err
+	}
+	for _, m := range ms {
+		for _, r := range rs {
+			v := reference.Match(m.Spec(), r.Spec())
+			res := engine.Result{Model: engine.RefOf(m), Runtime: engine.RefOf(r)}
+			res.Compatible, res.Reason = v.Compatible, v.Reason
+			res.Entries = make([]engine.EntryResult, len(v.Entries))
+			for i, e := range v.Entries {
+				res.Entries[i] = engine.EntryResult{Index: e.Index, Matched: e.Matched, Differences: e.Differences}
+			}
+			if err := w.Result(res); err != nil {
+				return err
+			}
+		}
+	}
+	if err := w.End(); err != nil {
+		return err
+	}
+	return out.Flush()
+}
