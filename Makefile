@@ -3,6 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 FUZZTIME ?= 10s
+RUNS    ?= 5
 
 .PHONY: all build test unit cases fmt fmt-check vet fuzz bench capabilities clean
 
@@ -37,8 +38,11 @@ fuzz:
 	$(GO) test ./builtins -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 
+# The Go benchmarks of the hot paths (allocations reported), then the table
+# of bench/run.sh: evaluate match per engine against the plain-Go matcher.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	$(GO) test -run '^$$' -bench . -benchmem ./builtins ./engine
+	RUNS=$(RUNS) bash bench/run.sh
 
 # Rewrite policies/capabilities.json from the builtins' declarations.
 capabilities:

@@ -6,6 +6,7 @@ package engine
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 )
 
@@ -117,17 +118,101 @@ func (b *bothMatcher) Match(model, runtime map[string]any) (Verdict, error) {
 	return c, nil
 }
 
-// MatchObjects evaluates every model against every runtime, in input order
-// (by model, then runtime), and hands each result to emit as soon as it is
-// known. It stops at the first error, which names the pair.
+// batchMatcher is a Matcher that can evaluate one model against many
+// runtimes at once: the runtimes are converted to the engine's own values
+// once (prepare), then each model is matched against all of them.
+type batchMatcher interface {
+	Matcher
+	prepare(runtimes []map[string]any) (any, error)
+	matchModel(model map[string]any, prepared any) ([]Verdict, error)
+}
+
+// MatchObjects evaluates every model against every runtime and hands each
+// result to emit in input order (by model, then runtime), as soon as it is
+// known. Models are evaluated on all cores; results stay in order, and at
+// most a few models' results are held at once. It stops at the first error,
+// which names the model (and the runtime, when known).
 func MatchObjects(m Matcher, models, runtimes []*Object, emit func(Result) error) error {
-	for _, mo := range models {
-		for _, ro := range runtimes {
-			v, err := m.Match(mo.Spec(), ro.Spec())
+	specs := make([]map[string]any, len(runtimes))
+	for i, r := range runtimes {
+		specs[i] = r.Spec()
+	}
+	bm, batch := m.(batchMatcher)
+	// Each worker prepares its own copy: engine values (OPA's in
+	// particular) keep lazily computed state that is not safe to share.
+	evaluate := func(mo *Object, prepared any) ([]Verdict, error) {
+		if batch {
+			vs, err := bm.matchModel(mo.Spec(), prepared)
 			if err != nil {
-				return fmt.Errorf("model %s (%s) against runtime %s (%s): %w", mo.Ref(), mo.File, ro.Ref(), ro.File, err)
+				return nil, fmt.Errorf("model %s (%s): %w", mo.Ref(), mo.File, err)
 			}
-			if err := emit(Result{Model: RefOf(mo), Runtime: RefOf(ro), Verdict: v}); err != nil {
+			return vs, nil
+		}
+		vs := make([]Verdict, len(runtimes))
+		for j, ro := range runtimes {
+			v, err := m.Match(mo.Spec(), specs[j])
+			if err != nil {
+				return nil, fmt.Errorf("model %s (%s) against runtime %s (%s): %w", mo.Ref(), mo.File, ro.Ref(), ro.File, err)
+			}
+			vs[j] = v
+		}
+		return vs, nil
+	}
+	type done struct {
+		verdicts []Verdict
+		err      error
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(models)))
+	slots := make([]chan done, len(models))
+	for i := range slots {
+		slots[i] = make(chan done, 1)
+	}
+	// A model is started only when fewer than 2*workers are unconsumed, so
+	// memory stays bounded however many models there are.
+	window := make(chan struct{}, 2*workers)
+	next := make(chan int)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(next)
+		for i := range models {
+			select {
+			case window <- struct{}{}:
+			case <-stop:
+				return
+			}
+			select {
+			case next <- i:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for w := 0; w < workers; w++ {
+		go func() {
+			var prepared any
+			var err error
+			if batch {
+				prepared, err = bm.prepare(specs)
+			}
+			for i := range next {
+				if err != nil {
+					slots[i] <- done{nil, err}
+					continue
+				}
+				vs, err := evaluate(models[i], prepared)
+				slots[i] <- done{vs, err}
+			}
+		}()
+	}
+	for i, mo := range models {
+		d := <-slots[i]
+		<-window
+		if d.err != nil {
+			return d.err
+		}
+		for j, ro := range runtimes {
+			if err := emit(Result{Model: RefOf(mo), Runtime: RefOf(ro), Verdict: d.verdicts[j]}); err != nil {
 				return err
 			}
 		}

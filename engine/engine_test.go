@@ -309,3 +309,32 @@ func TestNewRejectsUnknownEngine(t *testing.T) {
 	_, err := New("wasm", testPolicies(t))
 	require.EqualError(t, err, fmt.Sprintf("unknown engine %q (want cel, rego, both)", "wasm"))
 }
+
+// MatchObjects on a generated cluster, with every core: every engine gives
+// the reference's verdicts, in input order.
+func TestMatchObjectsOnGeneratedCluster(t *testing.T) {
+	ms, rs := Generate(7, 40, 60)
+	if testing.Short() {
+		ms, rs = Generate(7, 8, 20)
+	}
+	objects := func(vals []map[string]any) []*Object {
+		out := make([]*Object, len(vals))
+		for i, v := range vals {
+			meta := v["metadata"].(map[string]any)
+			out[i] = &Object{APIVersion: APIVersion, Kind: v["kind"].(string), Name: meta["name"].(string), Value: v}
+		}
+		return out
+	}
+	models, runtimes := objects(ms), objects(rs)
+	var want []Result
+	require.NoError(t, MatchObjects(refMatcher{}, models, runtimes, func(r Result) error { want = append(want, r); return nil }))
+	require.Len(t, want, len(models)*len(runtimes))
+	for name, m := range testMatchers(t) {
+		var got []Result
+		require.NoError(t, MatchObjects(m, models, runtimes, func(r Result) error { got = append(got, r); return nil }))
+		require.Len(t, got, len(want), name)
+		for i := range want {
+			require.Equal(t, want[i], got[i], "%s: pair %d", name, i)
+		}
+	}
+}

@@ -10,8 +10,9 @@ import (
 	"github.com/ome-policy/evaluator/builtins"
 )
 
-// RegoQuery is the rule the Rego engine evaluates.
-const RegoQuery = "data.ome.match.result"
+// RegoQuery is the rule the Rego engine evaluates: one verdict per runtime
+// of input.runtimes for input.model.
+const RegoQuery = "data.ome.match.results"
 
 // regoMatcher evaluates data.ome.match.result with the ome.* builtins.
 type regoMatcher struct {
@@ -66,22 +67,37 @@ func (m *regoMatcher) Match(model, runtime map[string]any) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
-	return m.matchValues(mv, rv)
-}
-
-func (m *regoMatcher) matchValues(model, runtime ast.Value) (Verdict, error) {
-	input := ast.NewObject(
-		ast.Item(ast.StringTerm("model"), ast.NewTerm(model)),
-		ast.Item(ast.StringTerm("runtime"), ast.NewTerm(runtime)),
-	)
-	rs, err := m.query.Eval(context.Background(), rego.EvalParsedInput(input))
+	vs, err := m.matchValues(mv, ast.NewArray(ast.NewTerm(rv)), 1)
 	if err != nil {
 		return Verdict{}, err
 	}
-	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return Verdict{}, fmt.Errorf("%s is undefined: the Rego policy gave no result for this pair", RegoQuery)
+	return vs[0], nil
+}
+
+// matchValues evaluates one model against a batch of runtimes in one query.
+func (m *regoMatcher) matchValues(model ast.Value, runtimes *ast.Array, n int) ([]Verdict, error) {
+	input := ast.NewObject(
+		ast.Item(ast.StringTerm("model"), ast.NewTerm(model)),
+		ast.Item(ast.StringTerm("runtimes"), ast.NewTerm(runtimes)),
+	)
+	rs, err := m.query.Eval(context.Background(), rego.EvalParsedInput(input))
+	if err != nil {
+		return nil, err
 	}
-	return verdictFromRego(rs[0].Expressions[0].Value)
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return nil, fmt.Errorf("%s is undefined: the Rego policy gave no result", RegoQuery)
+	}
+	list, ok := rs[0].Expressions[0].Value.([]any)
+	if !ok || len(list) != n {
+		return nil, fmt.Errorf("%s: want a list of %d verdicts, got %T", RegoQuery, n, rs[0].Expressions[0].Value)
+	}
+	out := make([]Verdict, n)
+	for i, x := range list {
+		if out[i], err = verdictFromRego(x); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // verdictFromRego checks the shape of the policy's answer and converts it.
@@ -125,4 +141,28 @@ func verdictFromRego(x any) (Verdict, error) {
 		v.Entries = append(v.Entries, er)
 	}
 	return v, nil
+}
+
+// prepare converts the runtime specs to Rego values once.
+func (m *regoMatcher) prepare(runtimes []map[string]any) (any, error) {
+	terms := make([]*ast.Term, len(runtimes))
+	for i, r := range runtimes {
+		v, err := ast.InterfaceToValue(r)
+		if err != nil {
+			return nil, err
+		}
+		terms[i] = ast.NewTerm(v)
+	}
+	return ast.NewArray(terms...), nil
+}
+
+// matchModel evaluates one model against every prepared runtime in one
+// query.
+func (m *regoMatcher) matchModel(model map[string]any, prepared any) ([]Verdict, error) {
+	mv, err := ast.InterfaceToValue(model)
+	if err != nil {
+		return nil, err
+	}
+	runtimes := prepared.(*ast.Array)
+	return m.matchValues(mv, runtimes, runtimes.Len())
 }

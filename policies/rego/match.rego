@@ -1,29 +1,55 @@
 # OME runtime matching, in Rego.
 #
-# input.model is the model's spec, input.runtime the runtime's spec.
-# data.ome.match.result is {"compatible", "reason", "entries"}, where each
-# entry is {"index", "matched", "differences"} and reason is OME's text.
-# Selection (select.rego) calls verdict, runtime_score and auto_selectable.
+# Input: input.model, a model's spec; input.runtimes, a list of runtime specs;
+# input.acceleratorClasses, the classes an InferenceService asks for (absent
+# or [] in `evaluate match`). data.ome.match.results is one verdict per
+# runtime, in order: {"compatible", "reason", "entries"}, where each entry is
+# {"index", "matched", "differences"} and reason is OME's text.
+# data.ome.match.scores and data.ome.match.auto_select give what selection
+# needs (select.rego).
+#
+# One query evaluates a model against many runtimes: what depends only on
+# the model (its label) is computed once, and each distinct entry once.
 #
 # The ome.version.* and ome.size.* functions are the Go builtins (see
 # `evaluate policies --functions`); everything else is here.
 package ome.match
 
-result := runtime_result(input.model, input.runtime)
+model := object.get(input, "model", {})
+
+classes := object.get(input, "acceleratorClasses", [])
+
+results := [runtime_verdict(r) | some r in input.runtimes]
+
+scores := [runtime_score(model, r) | some r in input.runtimes]
+
+auto_select := [auto_selectable_bool(r) | some r in input.runtimes]
+
+auto_selectable_bool(r) if auto_selectable(r)
+else := false
 
 # runtime_result evaluates one model (spec) against one runtime (spec), as
 # `evaluate match` does: no InferenceService, so no accelerator classes.
-runtime_result(model, runtime) := verdict(model, runtime, [])
+runtime_result(m, runtime) := r[0] if {
+	r := results with input as {"model": m, "runtimes": [runtime]}
+}
 
-# verdict evaluates one model (spec) against one runtime (spec) for an
-# InferenceService that asks for the accelerator classes in classes.
-verdict(model, runtime, classes) := {
+model_label := label(model)
+
+# Each distinct entry of the batch is evaluated once.
+entry_memo := {e: entry_verdict(model, e) |
+	some r in input.runtimes
+	some e in object.get(r, "supportedModelFormats", [])
+}
+
+runtime_verdict(runtime) := {
 	"compatible": count(failures) == 0,
 	"reason": reason,
 	"entries": entries,
 } if {
-	entries := [entry_result(model, e, i) |
+	entries := [{"index": i, "matched": v.matched, "differences": v.differences} |
 		some i, e in object.get(runtime, "supportedModelFormats", [])
+		v := entry_memo[e]
 	]
 	failures := runtime_failures(model, runtime, entries, classes)
 	reason := first(failures)
@@ -57,7 +83,7 @@ accelerator_failure(runtime, classes) := "runtime does not support the required 
 formats_failure(model, entries) := "" if {
 	some e in entries
 	e.matched
-} else := concat("", ["model format '", label(model), "' not in supported formats: ", format_details(entries)])
+} else := concat("", ["model format '", model_label, "' not in supported formats: ", format_details(entries)])
 
 format_details(entries) := "no supported formats defined" if count(entries) == 0
 else := concat("; ", [concat(", ", e.differences) | some e in entries])
@@ -99,8 +125,7 @@ label(model) := concat(":", array.concat(
 framework_name(model) := object.get(model.modelFramework, "name", "") if has(model, "modelFramework")
 else := null
 
-entry_result(model, entry, index) := {
-	"index": index,
+entry_verdict(model, entry) := {
 	"matched": count(differences) == 0,
 	"differences": differences,
 } if {

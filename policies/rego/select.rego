@@ -119,12 +119,16 @@ decision := {"admitted": false, "selection": false, "message": msg} if {
 
 format_name := object.get(object.get(model_spec, "modelFormat", {}), "name", "")
 
-# Spec 9: each runtime looked at, with its verdict and score.
-assessed(rs) := [{"runtime": r, "verdict": v, "score": s} |
-	some r in rs
-	v := match.verdict(model_spec, object.get(r, "spec", {}), accelerator_classes)
-	s := match.runtime_score(model_spec, object.get(r, "spec", {}))
-]
+# Spec 9: each runtime looked at, with its verdict and score, from one
+# batch of the match policy.
+assessed(rs) := [{"runtime": r, "verdict": verdicts[i], "score": scores[i], "auto_select": auto[i]} |
+	some i, r in rs
+] if {
+	batch := {"model": model_spec, "runtimes": [object.get(r, "spec", {}) | some r in rs], "acceleratorClasses": accelerator_classes}
+	verdicts := match.results with input as batch
+	scores := match.scores with input as batch
+	auto := match.auto_select with input as batch
+}
 
 assessed_namespaced := assessed(namespaced_runtimes)
 
@@ -137,7 +141,7 @@ candidates(runtimes) := [c |
 	some k in sort([[0 - a.score, size_distance(a.runtime), a.runtime.metadata.name, i] |
 		some i, a in runtimes
 		a.verdict.compatible
-		match.auto_selectable(object.get(a.runtime, "spec", {}))
+		a.auto_select
 		a.score > 0
 	])
 	a := runtimes[k[3]]
@@ -195,7 +199,9 @@ else := [sprintf("runtime %s not found in namespace %s or at cluster scope", [ru
 else := [concat("", [scope(named_runtime), " runtime ", runtime_name, " is disabled"])] if named_runtime.spec.disabled == true
 else := [] if not model
 else := [sprintf("runtime %s does not support model %s: %s", [runtime_name, format_name, v.reason])] if {
-	v := match.verdict(model_spec, object.get(named_runtime, "spec", {}), accelerator_classes)
+	batch := {"model": model_spec, "runtimes": [object.get(named_runtime, "spec", {})], "acceleratorClasses": accelerator_classes}
+	verdicts := match.results with input as batch
+	v := verdicts[0]
 	not v.compatible
 } else := []
 
