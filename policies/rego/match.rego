@@ -36,8 +36,9 @@ runtime_result(m, runtime) := r[0] if {
 
 model_label := label(model)
 
-# Each distinct entry of the batch is evaluated once.
-entry_memo := {e: entry_verdict(model, e) |
+# Each distinct entry of the batch is evaluated once, keyed by its JSON
+# text (an entry as an object key is not always found again).
+entry_memo := {json.marshal(e): entry_verdict(model, e) |
 	some r in input.runtimes
 	some e in object.get(r, "supportedModelFormats", [])
 }
@@ -49,7 +50,7 @@ runtime_verdict(runtime) := {
 } if {
 	entries := [{"index": i, "matched": v.matched, "differences": v.differences} |
 		some i, e in object.get(runtime, "supportedModelFormats", [])
-		v := entry_memo[e]
+		v := entry_memo[json.marshal(e)]
 	]
 	failures := runtime_failures(model, runtime, entries, classes)
 	reason := first(failures)
