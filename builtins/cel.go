@@ -28,6 +28,16 @@ import (
 //	isOmeVersion('01.0.0')               // false
 //	isOmeVersion('')                     // false
 //
+// # omeVersionProblem
+//
+// Says why a string does not parse as a version; gives the empty string when
+// it does. It never errors.
+//
+//	omeVersionProblem(<string>) -> <string>
+//
+//	omeVersionProblem('1.0-rc1')         // 'a suffix may only follow the third number'
+//	omeVersionProblem('4.45.0.dev0')     // ''
+//
 // # hasSuffix
 //
 // Reports whether the version has a dev, pre-release or build suffix.
@@ -195,6 +205,14 @@ func (celVersionLib) CompileOptions() []cel.EnvOption {
 				}
 				_, err := ParseCached(string(s))
 				return types.Bool(err == nil)
+			}))),
+		cel.Function("omeVersionProblem", cel.Overload("ome_version_problem_string", []*cel.Type{cel.StringType}, cel.StringType,
+			cel.UnaryBinding(func(arg ref.Val) ref.Val {
+				s, ok := arg.(types.String)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(arg)
+				}
+				return types.String(Problem(string(s)))
 			}))),
 		cel.Function("omeSizeCompare", cel.Overload("ome_size_compare_string_string", []*cel.Type{cel.StringType, cel.StringType}, cel.IntType,
 			cel.BinaryBinding(func(lhs, rhs ref.Val) ref.Val {

@@ -49,6 +49,9 @@ func TestCELFunctions(t *testing.T) {
 		{"isOmeVersion('')", false},
 		{"isOmeVersion('4.45.0.dev0')", true},
 		{"isOmeVersion('1.0-rc1')", false},
+		{"omeVersionProblem('1.0-rc1')", "a suffix may only follow the third number"},
+		{"omeVersionProblem('')", "the version is empty"},
+		{"omeVersionProblem('v1.2.3')", ""},
 		{"isOmeVersion('18446744073709551616')", false},
 
 		// hasSuffix, parts, hasV

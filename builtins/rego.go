@@ -80,6 +80,24 @@ var regoBuiltins = []RegoBuiltin{
 	},
 	{
 		Decl: &rego.Function{
+			Name:        "ome.version.problem",
+			Description: "Says why a string does not parse as an OME version (such as \"a suffix may only follow the third number\"), or returns the empty string when it does. Undefined for a value that is not a string.",
+			Decl: types.NewFunction(
+				types.Args(types.Named("version", types.S).Description("the text to check")),
+				types.Named("result", types.S).Description("why it does not parse; empty when it does"),
+			),
+			Memoize: false,
+		},
+		Impl1: func(_ rego.BuiltinContext, a *ast.Term) (*ast.Term, error) {
+			s, ok := a.Value.(ast.String)
+			if !ok {
+				return nil, nil
+			}
+			return ast.StringTerm(Problem(string(s))), nil
+		},
+	},
+	{
+		Decl: &rego.Function{
 			Name:        "ome.version.has_suffix",
 			Description: "Reports whether an OME version has a dev, pre-release or build suffix. Undefined when the string does not parse.",
 			Decl:        types.NewFunction(types.Args(versionArg), types.Named("result", types.B).Description("true when a suffix is present")),

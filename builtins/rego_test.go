@@ -263,7 +263,7 @@ results := [r |
 
 func TestRegoDecls(t *testing.T) {
 	all := builtins.RegoBuiltins()
-	require.Len(t, all, 9)
+	require.Len(t, all, 10)
 	seen := map[string]bool{}
 	for _, b := range all {
 		d := b.Decl
@@ -340,4 +340,16 @@ test_fails if ome.version.compare("1", "2") == 1
 		"test_compare": true, "test_equal": true, "test_invalid": true, "test_size": true,
 		"test_fails": false,
 	}, got)
+}
+
+func TestRegoProblem(t *testing.T) {
+	for in, want := range map[string]string{
+		"4.45.0.dev0": `""`,
+		"":            `"the version is empty"`,
+		"1.0-rc1":     `"a suffix may only follow the third number"`,
+		"01.0.0":      `"number 1: \"01\" has a leading zero"`,
+	} {
+		require.JSONEq(t, want, regoValue(t, `ome.version.problem(input.v)`, map[string]any{"v": in}), in)
+	}
+	require.Equal(t, "", regoValue(t, `ome.version.problem(input.v)`, map[string]any{"v": 1}), "undefined for a number")
 }

@@ -158,6 +158,19 @@ func IsValid(s string) bool {
 	return err == nil
 }
 
+// Problem says why s does not parse as an OME version ("a suffix may only
+// follow the third number"), or returns "" when it does.
+func Problem(s string) string {
+	_, err := ParseCached(s)
+	if pe, ok := err.(*ParseError); ok {
+		return pe.Reason
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
 // HasSuffix reports whether v has a dev, pre-release or build suffix.
 func (v Version) HasSuffix() bool {
 	return len(v.Dev) > 0 || len(v.Pre) > 0 || len(v.Build) > 0
