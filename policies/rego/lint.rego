@@ -1,0 +1,646 @@
+# Lint rules for models and runtimes, in Rego: the same rules as
+# policies/cel/lint.yaml, which must give the same findings, byte for byte.
+#
+# The contract with the engine:
+#
+# - data.ome.lint.findings, with input {"object", "raw"}: the findings for
+#   one model or runtime. input.object is the whole object as read (wrong
+#   types included); input.raw holds the source text of every scalar that
+#   YAML did not read as a string, by field path ({"spec.modelFormat.version":
+#   "1.0"}). Each finding is {"rule", "severity", "field", "message"}, where
+#   severity is error, warning or info and field is a path into the object
+#   ("spec.supportedModelFormats[0].modelFramework.version").
+# - data.ome.lint.set_findings, with input {"objects", "crossCheck"}: the
+#   findings about the input as a whole. Each of input.objects is
+#   {"object", "file", "line", "valid"}, in input order (valid is false when a
+#   field that matching reads has the wrong type; such objects are left out
+#   of the cross-check). Each finding also has "index", the object's position
+#   in input.objects.
+#
+# The engine maps each field to a file and line, and sorts the findings by
+# file, line and rule. Every message says what is wrong and how to fix it.
+#
+# ome.version.problem(s) says why s does not parse (a Go builtin); the
+# cross-check runs the match policies through data.ome.match.runtime_result.
+package ome.lint
+
+import data.ome.match
+
+# --- One object --------------------------------------------------------------
+
+obj := input.object
+
+raw := object.get(input, "raw", {})
+
+kind := object.get(obj, "kind", "")
+
+is_model if kind in {"BaseModel", "ClusterBaseModel"}
+
+is_runtime if kind in {"ServingRuntime", "ClusterServingRuntime"}
+
+findings := array.concat(
+	array.concat(array.concat(wrong_type_findings, version_findings), array.concat(operator_findings, ignored_findings)),
+	array.concat(presence_findings, size_range_findings),
+) if {
+	kind in {"BaseModel", "ClusterBaseModel", "ServingRuntime", "ClusterServingRuntime"}
+} else := []
+
+has(o, key) if _ = o[key]
+
+spec := obj.spec if is_object(obj.spec)
+else := {}
+
+# OME fills in a model's format and framework from its files unless this
+# annotation says not to (spec section 8).
+filled_from_files if not skip_config_parsing
+
+skip_config_parsing if {
+	is_object(obj.metadata)
+	is_object(obj.metadata.annotations)
+	obj.metadata.annotations["ome.oracle.com/skip-config-parsing"] == "true"
+}
+
+formats_list := spec.supportedModelFormats if {
+	is_runtime
+	is_array(spec.supportedModelFormats)
+} else := []
+
+# The runtime's entries with their paths; [] for a model.
+entries := [{"path": entry_path(i), "value": e} | some i, e in formats_list]
+
+entry_path(i) := concat("", ["spec.supportedModelFormats[", format_int(i, 10), "]"])
+
+map_entries := [e | some e in entries; is_object(e.value)]
+
+model_sites := [{"path": "spec", "side": "model", "parent": spec}] if is_model
+else := []
+
+# Every modelFormat and modelFramework block: the model's two, and two per
+# entry. value is null when the block is absent.
+blocks := [b |
+	some s in array.concat(model_sites, [{"path": e.path, "side": "entry", "parent": e.value} | some e in map_entries])
+	some w in [["format", "modelFormat"], ["framework", "modelFramework"]]
+	b := {
+		"path": concat(".", [s.path, w[1]]),
+		"side": s.side,
+		"what": w[0],
+		"present": has_key(s.parent, w[1]),
+		"value": object.get(s.parent, w[1], null),
+	}
+]
+
+has_key(o, key) := true if has(o, key)
+else := false
+
+map_blocks := [b | some b in blocks; b.present; is_object(b.value)]
+
+raw_text(field, v) := object.get(raw, field, sprintf("%v", [v]))
+
+# wrong-type: the fields that matching reads, with the type each must have.
+typed_candidates := [t |
+	some group in [
+		[[obj, "", "spec", "object"]],
+		model_typed,
+		runtime_typed,
+		size_range_typed,
+		[t2 | some e in map_entries; some t2 in [
+			[e.value, e.path, "modelFormat", "object"],
+			[e.value, e.path, "modelFramework", "object"],
+			[e.value, e.path, "modelArchitecture", "string"],
+			[e.value, e.path, "quantization", "string"],
+			[e.value, e.path, "autoSelect", "boolean"],
+			[e.value, e.path, "priority", "integer"],
+		]],
+		[t2 | some b in map_blocks; some t2 in [
+			[b.value, b.path, "name", "string"],
+			[b.value, b.path, "weight", "integer"],
+		]],
+	]
+	some t in group
+]
+
+model_typed := [
+	[spec, "spec", "modelFormat", "object"],
+	[spec, "spec", "modelFramework", "object"],
+	[spec, "spec", "modelArchitecture", "string"],
+	[spec, "spec", "quantization", "string"],
+	[spec, "spec", "modelParameterSize", "string"],
+	[spec, "spec", "disabled", "boolean"],
+] if is_model
+else := []
+
+runtime_typed := [
+	[spec, "spec", "supportedModelFormats", "list"],
+	[spec, "spec", "disabled", "boolean"],
+	[spec, "spec", "modelSizeRange", "object"],
+] if is_runtime
+else := []
+
+size_range_typed := [
+	[spec.modelSizeRange, "spec.modelSizeRange", "min", "string"],
+	[spec.modelSizeRange, "spec.modelSizeRange", "max", "string"],
+] if {
+	is_runtime
+	is_object(spec.modelSizeRange)
+} else := []
+
+typed_fields := [{"field": join_field(t[1], t[2]), "value": t[0][t[2]], "want": t[3]} |
+	some t in typed_candidates
+	has(t[0], t[2])
+]
+
+join_field("", key) := key
+
+join_field(path, key) := concat(".", [path, key]) if path != ""
+
+has_type("object", v) if is_object(v)
+
+has_type("list", v) if is_array(v)
+
+has_type("string", v) if is_string(v)
+
+has_type("boolean", v) if is_boolean(v)
+
+has_type("integer", v) if {
+	is_number(v)
+	v == floor(v)
+}
+
+wrong_type_findings := [wrong_type_finding(f) |
+	some f in array.concat(
+		[f2 | some f2 in typed_fields; not has_type(f2.want, f2.value)],
+		[{"field": e.path, "value": e.value, "want": "object"} | some e in entries; not is_object(e.value)],
+	)
+]
+
+article(want) := "an " if want in {"object", "integer"}
+else := "a "
+
+wrong_type_finding(f) := {
+	"rule": "wrong-type",
+	"severity": "error",
+	"field": f.field,
+	"message": concat("", [
+		"must be ", article(f.want), f.want, ", got ", describe(f.field, f.value),
+		quote_hint(f),
+		". The API server refuses the object as it is, and OME's matching cannot read the field.",
+	]),
+}
+
+describe(_, v) := concat("", [`a string ("`, v, `")`]) if is_string(v)
+else := "a list" if is_array(v)
+else := "an object" if is_object(v)
+
+describe(field, v) := concat("", ["a boolean (", raw_text(field, v), ")"]) if is_boolean(v)
+
+describe(field, v) := concat("", ["a number (", raw_text(field, v), ")"]) if is_number(v)
+
+quote_hint(f) := concat("", [`; quote it: "`, raw_text(f.field, f.value), `"`]) if {
+	f.want == "string"
+	scalar_not_string(f.value)
+} else := ""
+
+scalar_not_string(v) if is_number(v)
+
+scalar_not_string(v) if is_boolean(v)
+
+# Versions: non-string-version, empty-version, invalid-version.
+version_findings := [f |
+	some b in map_blocks
+	has(b.value, "version")
+	some f in version_problem(b, b.value.version, concat(".", [b.path, "version"]))
+]
+
+consequence(b) := concat("", ["so no runtime entry accepts this model's ", b.what]) if b.side == "model"
+else := "so this entry accepts no model"
+
+version_problem(b, v, field) := [{
+	"rule": "non-string-version", "severity": "error", "field": field,
+	"message": concat("", [
+		"version is a YAML ", collection_name(v),
+		`, not a string: the API server refuses it. Write one version as a quoted string, such as version: "1.0.0".`,
+	]),
+}] if {
+	collection_name(v)
+} else := [{
+	"rule": "non-string-version", "severity": "error", "field": field,
+	"message": concat("", [
+		"version is the YAML ", scalar_name(v), " ", raw_text(field, v),
+		", not a string: the API server refuses it", number_hint(v),
+		`. Quote it: version: "`, raw_text(field, v), `".`,
+	]),
+}] if {
+	not is_string(v)
+} else := [{
+	"rule": "empty-version", "severity": "error", "field": field,
+	"message": concat("", [`version: "" counts as set and never parses, `, consequence(b), ". Leave the field out when there is no version."]),
+}] if {
+	v == ""
+} else := [{
+	"rule": "invalid-version", "severity": "error", "field": field,
+	"message": concat("", [
+		`version "`, v, `" does not parse, `, consequence(b), ": ", ome.version.problem(v),
+		`. Write one to three numbers with an optional lowercase v, and any suffix after the third number only, such as "1.0.0", "v4.46" or "4.45.0.dev0".`,
+	]),
+}] if {
+	not ome.version.is_valid(v)
+} else := []
+
+collection_name(v) := "list" if is_array(v)
+else := "object" if is_object(v)
+
+number_hint(v) := "" if is_boolean(v)
+else := ", and YAML may already have changed what you wrote (4.40 reads as the number 4.4)"
+
+scalar_name(v) := "boolean" if is_boolean(v)
+else := "number"
+
+known_operators := ["Equal", "GreaterThan", "GreaterThanOrEqual"]
+
+# Operators on an entry: unknown-operator, operator-without-version,
+# ordering-operator-with-suffix.
+operator_findings := [f |
+	some b in map_blocks
+	b.side == "entry"
+	has(b.value, "operator")
+	field := concat(".", [b.path, "operator"])
+	some f in array.concat(
+		array.concat(unknown_operator(b.value.operator, field), operator_without_version(b, field)),
+		ordering_with_suffix(b, field),
+	)
+]
+
+unknown_operator(op, field) := [{
+	"rule": "unknown-operator", "severity": "error", "field": field,
+	"message": "operator is not a string: write Equal, GreaterThan or GreaterThanOrEqual, or leave the field out for Equal.",
+}] if {
+	not is_string(op)
+} else := [{
+	"rule": "unknown-operator", "severity": "error", "field": field,
+	"message": concat("", [
+		`operator "`, op, `" is not Equal, GreaterThan or GreaterThanOrEqual. OME does not refuse it: it treats it as equality that also needs the same number of parts and the v on both versions or neither (with a suffix, plain equality)`,
+		operator_hint(op),
+	]),
+}] if {
+	not op in known_operators
+} else := []
+
+operator_hint(op) := concat("", [". Operators are case-sensitive: write ", k, "."]) if {
+	k := [k2 | some k2 in known_operators; lower(k2) == lower(op)][0]
+} else := ". An empty operator is not the same as none: leave the field out for Equal." if {
+	op == ""
+} else := ". Use one of the three, or leave the field out for Equal."
+
+operator_without_version(b, field) := [{
+	"rule": "operator-without-version", "severity": "warning", "field": field,
+	"message": concat("", [
+		operator_name(b.value.operator), " has no ", b.what,
+		" version to compare, so it has no effect. Add a version, or remove the operator.",
+	]),
+}] if {
+	not has(b.value, "version")
+} else := []
+
+operator_name(op) := concat("", [`operator "`, op, `"`]) if is_string(op)
+else := "the operator"
+
+ordering_with_suffix(b, field) := [{
+	"rule": "ordering-operator-with-suffix", "severity": "warning", "field": field,
+	"message": concat("", [
+		op, " on ", v, ", a version with a suffix, matches only a model version equal to ", v,
+		": a suffix turns every operator into equality. For an upper limit, write the version without a suffix (such as ",
+		numbers_only(v),
+		"); to accept exactly ", v, ", use Equal.",
+	]),
+}] if {
+	op := b.value.operator
+	op in {"GreaterThan", "GreaterThanOrEqual"}
+	v := b.value.version
+	is_string(v)
+	ome.version.is_valid(v)
+	ome.version.has_suffix(v)
+} else := []
+
+# The version as written, without its suffixes: "v4.45.0" for "v4.45.0.dev0".
+numbers_only(v) := concat(".", array.slice(split(split(split(v, "+")[0], "-")[0], "."), 0, ome.version.parts(v)))
+
+# ignored-field: what selection does not read.
+ignored_findings := array.concat(
+	[{
+		"rule": "ignored-field", "severity": "warning", "field": concat(".", [b.path, "operator"]),
+		"message": "an operator on a model is ignored: only a runtime entry's operator compares versions. Remove it; to accept a range of versions, set the operator on the runtime's entry.",
+	} |
+		some b in map_blocks
+		b.side == "model"
+		has(b.value, "operator")
+	],
+	[{
+		"rule": "ignored-field", "severity": "warning", "field": concat(".", [e.path, k]),
+		"message": concat("", [
+			"the entry's top-level ", k, " is ignored by runtime selection: OME reads modelFormat.", k,
+			" and modelFramework.", k, ". Remove it, or move it to the block it was meant for.",
+		]),
+	} |
+		some e in map_entries
+		some k in ["name", "version"]
+		has(e.value, k)
+	],
+)
+
+# missing-format, missing-framework: an absent block, or one without a name.
+presence_findings := [presence_finding(b) |
+	some b in blocks
+	lacks_name(b)
+]
+
+lacks_name(b) if not b.present
+
+lacks_name(b) if {
+	is_object(b.value)
+	not has(b.value, "name")
+}
+
+lacks_name(b) if b.value.name == ""
+
+presence_finding(b) := {
+	"rule": concat("", ["missing-", b.what]),
+	"severity": presence_severity(b),
+	"field": presence_field(b),
+	"message": presence_message(b),
+}
+
+presence_severity(b) := "warning" if {
+	b.side == "model"
+	b.what == "framework"
+} else := "error"
+
+presence_field(b) := concat(".", [b.path, "name"]) if b.present
+else := b.path
+
+example("format") := "safetensors"
+
+example("framework") := "transformers"
+
+block_key("format") := "modelFormat"
+
+block_key("framework") := "modelFramework"
+
+from_files(b) := ` (unless OME fills it in from the model's files, as it does when the annotation ome.oracle.com/skip-config-parsing is not "true")` if {
+	b.side == "model"
+	filled_from_files
+} else := ""
+
+presence_message(b) := concat("", [
+	"the entry has no ", key, ", which the API requires; ", entry_absence(b.what),
+	". Add ", key, " with the ", b.what, "'s name, such as ", key, ": {name: ", example(b.what), "}.",
+]) if {
+	b.side == "entry"
+	not b.present
+	key := block_key(b.what)
+} else := concat("", [
+	"the entry's ", key, " has no name, so it accepts only models whose ", b.what,
+	" has no name either. Set ", key, ".name, such as ", example(b.what), ".",
+]) if {
+	b.side == "entry"
+	key := block_key(b.what)
+} else := concat("", [
+	`the model has no modelFormat.name, so no runtime entry accepts it and OME's webhook rejects its InferenceServices with "model format name is required"`,
+	from_files(b), ". Set spec.modelFormat.name, such as safetensors.",
+]) if {
+	b.what == "format"
+} else := concat("", [
+	"the model has no modelFramework: the API requires one on every runtime entry, so no entry accepts this model",
+	from_files(b), `. Set spec.modelFramework, such as {name: transformers, version: "4.46.0"}.`,
+]) if {
+	not b.present
+} else := concat("", [
+	"the model's modelFramework has no name, so only an entry whose framework has no name accepts it",
+	from_files(b), ". Set spec.modelFramework.name, such as transformers.",
+])
+
+entry_absence("format") := "it never matches a model"
+
+entry_absence("framework") := "it accepts only models without a framework"
+
+# incomplete-size-range: OME's own code fails on a range with one bound.
+size_range_findings := [{
+	"rule": "incomplete-size-range", "severity": "error", "field": "spec.modelSizeRange",
+	"message": concat("", [
+		"modelSizeRange has ", size_range_has(r),
+		": OME's own code fails on a range without both bounds (this tool reads a missing bound as unbounded). Set both, such as {min: 1B, max: 70B}, or remove the range.",
+	]),
+}] if {
+	is_runtime
+	r := spec.modelSizeRange
+	is_object(r)
+	not both_bounds(r)
+} else := []
+
+both_bounds(r) if {
+	has(r, "min")
+	has(r, "max")
+}
+
+size_range_has(r) := concat("", ["a min", bound_text(r.min), " but no max"]) if has(r, "min")
+else := concat("", ["a max", bound_text(r.max), " but no min"]) if has(r, "max")
+else := "neither a min nor a max"
+
+bound_text(v) := concat("", [" (", v, ")"]) if is_string(v)
+else := ""
+
+# --- The whole input ---------------------------------------------------------
+
+set_findings := array.concat(
+	array.concat(duplicate_findings, case_findings),
+	array.concat(unmatched_findings, unreachable_findings),
+)
+
+# Each object's identity: kind, namespace (none for cluster-scoped kinds,
+# as Kubernetes ignores it) and name, and where it was read.
+refs := [ref_of(i, o) | some i, o in input.objects]
+
+ref_of(i, o) := {
+	"index": i,
+	"key": concat("/", [o.object.kind, ns, o.object.metadata.name]),
+	"text": concat("", [o.object.kind, " ", ns_prefix(ns), o.object.metadata.name]),
+	"at": concat(":", [o.file, format_int(o.line, 10)]),
+	"isModel": o.object.kind in {"BaseModel", "ClusterBaseModel"},
+	"isRuntime": o.object.kind in {"ServingRuntime", "ClusterServingRuntime"},
+	"spec": spec_of(o.object),
+	"valid": o.valid,
+} if {
+	ns := namespace_of(o.object)
+}
+
+namespace_of(o) := "" if o.kind in {"ClusterBaseModel", "ClusterServingRuntime"}
+else := o.metadata.namespace if is_string(o.metadata.namespace)
+else := ""
+
+ns_prefix("") := ""
+
+ns_prefix(ns) := concat("", [ns, "/"]) if ns != ""
+
+spec_of(o) := o.spec if is_object(o.spec)
+else := {}
+
+# duplicate-name: every object after the first of its kind, namespace and
+# name.
+duplicate_findings := [{
+	"index": r.index, "rule": "duplicate-name", "severity": "warning", "field": "metadata.name",
+	"message": concat("", [
+		r.text, " is also defined at ", first.at,
+		"; on apply, the later one replaces the earlier, so only one of them takes effect. Rename one of them, or remove the duplicate.",
+	]),
+} |
+	some r in refs
+	earlier := [q | some q in refs; q.index < r.index; q.key == r.key]
+	count(earlier) > 0
+	first := earlier[0]
+]
+
+# name-case: every format and framework name that is a non-empty string,
+# with where it is.
+names := [n |
+	some r in refs
+	some s in name_parents(r)
+	some w in [["format", "modelFormat"], ["framework", "modelFramework"]]
+	block := s.parent[w[1]]
+	is_object(block)
+	is_string(block.name)
+	block.name != ""
+	n := {"index": r.index, "what": w[0], "field": concat("", [s.path, ".", w[1], ".name"]), "name": block.name}
+]
+
+name_parents(r) := [{"path": "spec", "parent": r.spec}] if r.isModel
+else := [{"path": entry_path(j), "parent": e} |
+	some j, e in r.spec.supportedModelFormats
+	is_object(e)
+] if {
+	r.isRuntime
+	is_array(r.spec.supportedModelFormats)
+} else := []
+
+well_known := {
+	"safetensors", "transformers", "diffusers", "pytorch", "onnx", "tensorrt", "tensorrtllm",
+	"tensorflow", "gguf", "ggml", "openvino", "mlx", "jax", "keras", "sklearn", "xgboost", "lightgbm", "paddle",
+}
+
+case_findings := [f |
+	some n in names
+	not n.name in well_known
+	regex.match(`^[\x00-\x7f]*$`, n.name)
+	some f in case_finding(n)
+]
+
+case_finding(n) := [{
+	"index": n.index, "rule": "name-case", "severity": "warning", "field": n.field,
+	"message": concat("", [
+		`"`, n.name, `" is not how the well-known `, n.what, ` name is spelled: names are compared exactly, so it matches only "`,
+		n.name, `", never "`, lower(n.name), `". Write `, lower(n.name), ".",
+	]),
+}] if {
+	lower(n.name) in well_known
+} else := [{
+	"index": n.index, "rule": "name-case", "severity": "warning", "field": n.field,
+	"message": concat("", [
+		`"`, n.name, `" differs only in case from "`, best.name, `", which the input uses `, format_int(best.count, 10),
+		" times (this spelling: ", format_int(mine, 10), "): names are compared exactly, so the two never match. Write ", best.name, ".",
+	]),
+}] if {
+	mine := spelling_count(n.what, n.name)
+	others := [{"name": s, "count": spelling_count(n.what, s)} |
+		some s in sort({x.name |
+			some x in names
+			x.what == n.what
+			x.name != n.name
+			regex.match(`^[\x00-\x7f]*$`, x.name)
+			lower(x.name) == lower(n.name)
+		})
+	]
+	top := max(array.concat([0], [o.count | some o in others]))
+	top > mine
+	best := [o | some o in others; o.count == top][0]
+} else := []
+
+spelling_count(what, name) := count([x | some x in names; x.what == what; x.name == name])
+
+# The cross-check (crossCheck only): the models and runtimes to pair.
+cross_models := [r | input.crossCheck == true; some r in refs; r.isModel; r.valid]
+
+cross_runtimes := [r | input.crossCheck == true; some r in refs; r.isRuntime; r.valid]
+
+# How a single entry misses a model: the number of differences and their
+# text (the part of OME's reason after "not in supported formats: "). Every
+# difference with ", " in it holds one ", runtime=", so the count is the
+# pieces between ", " less those.
+entry_miss(model_spec, entry) := {"count": 0, "text": ""} if {
+	match.runtime_result(model_spec, {"supportedModelFormats": [entry]}).compatible
+} else := {
+	"count": (count(split(d, ", ")) - count(split(d, ", runtime="))) + 1,
+	"text": d,
+} if {
+	reason := match.runtime_result(model_spec, {"supportedModelFormats": [entry]}).reason
+	d := substring(reason, indexof(reason, "' not in supported formats: ") + 28, -1)
+}
+
+unmatched_findings := [] if count(cross_runtimes) == 0
+else := [{
+	"index": m.index, "rule": "unmatched-model", "severity": "warning", "field": "spec",
+	"message": concat("", [
+		"no runtime given accepts this model (", format_int(count(cross_runtimes), 10), " checked)",
+		closest_runtime(m),
+		". Run evaluate explain on the pair to see every check.",
+	]),
+} |
+	some m in cross_models
+	not served(m)
+]
+
+served(m) if {
+	some r in cross_runtimes
+	match.runtime_result(m.spec, r.spec).compatible
+}
+
+runtime_misses(m) := [miss |
+	some r in cross_runtimes
+	some i, e in object.get(r.spec, "supportedModelFormats", [])
+	x := entry_miss(m.spec, e)
+	miss := runtime_miss(m, r, i, x)
+]
+
+runtime_miss(m, r, i, x) := {"count": 1, "text": concat("", [r.text, ": ", match.runtime_result(m.spec, r.spec).reason])} if {
+	x.count == 0
+} else := {"count": x.count, "text": concat("", [r.text, " entry ", format_int(i, 10), ": ", x.text])}
+
+closest_runtime(m) := ", and none of them has an entry" if {
+	count(runtime_misses(m)) == 0
+} else := concat("", ["; the closest miss is ", best.text]) if {
+	misses := runtime_misses(m)
+	least := min([x.count | some x in misses])
+	best := [x | some x in misses; x.count == least][0]
+}
+
+unreachable_findings := [] if count(cross_models) == 0
+else := [f |
+	some r in cross_runtimes
+	some i, e in object.get(r.spec, "supportedModelFormats", [])
+	misses := [{"count": x.count, "text": concat("", [m.text, ": ", x.text])} |
+		some m in cross_models
+		x := entry_miss(m.spec, e)
+	]
+	not zero_miss(misses)
+	least := min([x.count | some x in misses])
+	best := [x | some x in misses; x.count == least][0]
+	f := {
+		"index": r.index, "rule": "unreachable-entry", "severity": "info", "field": entry_path(i),
+		"message": concat("", [
+			"this entry accepts none of the models given (", format_int(count(cross_models), 10),
+			" checked); the closest miss is ", best.text, ". Run evaluate explain on the pair to see every check.",
+		]),
+	}
+]
+
+zero_miss(misses) if {
+	some x in misses
+	x.count == 0
+}
