@@ -11,6 +11,10 @@
 # One query evaluates a model against many runtimes: what depends only on
 # the model (its label) is computed once, and each distinct entry once.
 #
+# A field is set when it is present (the loader drops YAML nulls), and the
+# fields tested here hold strings or objects, never false, so `x.f` tests
+# presence and `not x.f` absence.
+#
 # The ome.version.* and ome.size.* functions are the Go builtins (see
 # `evaluate policies --functions`); everything else is here.
 package ome.match
@@ -44,7 +48,7 @@ entry_memo := {json.marshal(e): entry_verdict(model, e) |
 }
 
 runtime_verdict(runtime) := {
-	"compatible": count(failures) == 0,
+	"compatible": reason == "",
 	"reason": reason,
 	"entries": entries,
 } if {
@@ -52,48 +56,39 @@ runtime_verdict(runtime) := {
 		some i, e in object.get(runtime, "supportedModelFormats", [])
 		v := entry_memo[json.marshal(e)]
 	]
-	failures := runtime_failures(model, runtime, entries, classes)
-	reason := first(failures)
+	reason := runtime_reason(runtime, entries)
 }
 
 first(list) := list[0] if count(list) > 0
 else := ""
 
-# Spec 9: the runtime's checks in OME's order; the first failure is the reason.
-runtime_failures(model, runtime, entries, classes) := [f |
-	some f in [
-		disabled_failure(runtime),
-		accelerator_failure(runtime, classes),
-		formats_failure(model, entries),
-		size_failure(model, runtime),
-	]
-	f != ""
-]
-
-disabled_failure(runtime) := "runtime is disabled" if runtime.disabled == true
-else := ""
-
-# Every accelerator class the InferenceService asks for must be listed; a
-# runtime without acceleratorRequirements supports none.
-accelerator_failure(runtime, classes) := "runtime does not support the required accelerator class" if {
-	supported := object.get(object.get(runtime, "acceleratorRequirements", {}), "acceleratorClasses", [])
+# Spec 9: the runtime's checks in OME's order: disabled, accelerator
+# classes, the entries, the model size. The first that fails is the reason;
+# "" when none fails.
+runtime_reason(runtime, entries) := "runtime is disabled" if {
+	runtime.disabled == true
+} else := "runtime does not support the required accelerator class" if {
+	# Every class asked for must be listed; a runtime without
+	# acceleratorRequirements supports none.
 	some c in classes
-	not c in supported
-} else := ""
+	not c in object.get(object.get(runtime, "acceleratorRequirements", {}), "acceleratorClasses", [])
+} else := concat("", ["model format '", model_label, "' not in supported formats: ", format_details(entries)]) if {
+	not any_matched(entries)
+} else := size_failure(model, runtime)
 
-formats_failure(model, entries) := "" if {
+any_matched(entries) if {
 	some e in entries
 	e.matched
-} else := concat("", ["model format '", model_label, "' not in supported formats: ", format_details(entries)])
+}
 
 format_details(entries) := "no supported formats defined" if count(entries) == 0
 else := concat("; ", [concat(", ", e.differences) | some e in entries])
 
 # Spec 9: a range with one bound missing leaves that side unbounded.
 size_failure(model, runtime) := "" if {
-	not has(model, "modelParameterSize")
+	not model.modelParameterSize
 } else := "" if {
-	not has(runtime, "modelSizeRange")
+	not runtime.modelSizeRange
 } else := "" if {
 	not below_min(model.modelParameterSize, runtime.modelSizeRange)
 	not above_max(model.modelParameterSize, runtime.modelSizeRange)
@@ -123,7 +118,7 @@ label(model) := concat(":", array.concat(
 	],
 ))
 
-framework_name(model) := object.get(model.modelFramework, "name", "") if has(model, "modelFramework")
+framework_name(model) := object.get(model.modelFramework, "name", "") if model.modelFramework
 else := null
 
 entry_verdict(model, entry) := {
@@ -147,26 +142,25 @@ entry_verdict(model, entry) := {
 # calls it an unknown mismatch.
 with_unknown(found, entry) := ["unknown mismatch"] if {
 	count(found) == 0
-	not has(entry, "modelFormat")
+	not entry.modelFormat
 } else := found
 
-has(obj, key) if _ = obj[key]
 
 # Spec 6: architecture and quantization: both unset, or both set and equal.
 pair_difference(model, entry, what, key) := "" if {
-	not has(model, key)
-	not has(entry, key)
+	not model[key]
+	not entry[key]
 } else := concat("", ["model has no ", what, " but runtime requires ", entry[key]]) if {
-	not has(model, key)
+	not model[key]
 } else := concat("", ["model has ", what, " ", model[key], " but runtime has no ", what, " requirement"]) if {
-	not has(entry, key)
+	not entry[key]
 } else := concat("", [what, " mismatch (model=", model[key], ", runtime=", entry[key], ")"]) if {
 	model[key] != entry[key]
 } else := ""
 
 # Spec 5: names are compared exactly; then the versions.
 format_difference(model, entry) := "" if {
-	not has(entry, "modelFormat")
+	not entry.modelFormat
 } else := concat("", ["format name mismatch (model=", model_name, ", runtime=", entry_name, ")"]) if {
 	model_name := object.get(object.get(model, "modelFormat", {}), "name", "")
 	entry_name := object.get(entry.modelFormat, "name", "")
@@ -174,12 +168,12 @@ format_difference(model, entry) := "" if {
 } else := version_difference("format", entry.modelFormat, object.get(model, "modelFormat", {}))
 
 framework_difference(model, entry) := "" if {
-	not has(model, "modelFramework")
-	not has(entry, "modelFramework")
+	not model.modelFramework
+	not entry.modelFramework
 } else := concat("", ["model has no framework but runtime requires ", object.get(entry.modelFramework, "name", "")]) if {
-	not has(model, "modelFramework")
+	not model.modelFramework
 } else := concat("", ["model has framework ", object.get(model.modelFramework, "name", ""), " but runtime has no framework requirement"]) if {
-	not has(entry, "modelFramework")
+	not entry.modelFramework
 } else := concat("", ["framework name mismatch (model=", model_name, ", runtime=", entry_name, ")"]) if {
 	model_name := object.get(model.modelFramework, "name", "")
 	entry_name := object.get(entry.modelFramework, "name", "")
@@ -188,12 +182,12 @@ framework_difference(model, entry) := "" if {
 
 # Spec 2: a version is set when the field is present, whatever its value.
 version_difference(what, want, got) := "" if {
-	not has(want, "version")
-	not has(got, "version")
+	not want.version
+	not got.version
 } else := concat("", ["model has no ", what, " version but runtime requires ", want.version]) if {
-	not has(got, "version")
+	not got.version
 } else := concat("", ["model has ", what, " version but runtime has no version requirement"]) if {
-	not has(want, "version")
+	not want.version
 } else := "" if {
 	version_accepted(object.get(want, "operator", "Equal"), want.version, got.version)
 } else := concat("", [what, " version mismatch (model=", got.version, ", runtime=", want.version, ")"])
@@ -235,9 +229,9 @@ ordered(op, 0) if not op in {"GreaterThan", "GreaterThanOrEqual"}
 
 # Spec 6: the diffusion pipeline; only the first difference is reported.
 pipeline_difference(model, entry) := "" if {
-	not has(entry, "diffusionPipeline")
+	not entry.diffusionPipeline
 } else := "diffusion pipeline required by runtime but not specified in model" if {
-	not has(model, "diffusionPipeline")
+	not model.diffusionPipeline
 } else := first([d |
 	some d in pipeline_checks(model.diffusionPipeline, entry.diffusionPipeline)
 	d != ""
@@ -246,17 +240,17 @@ pipeline_difference(model, entry) := "" if {
 pipeline_checks(got, want) := array.concat(
 	array.concat([class_check(got, want)], [component_check(c, object.get(got, c, {}), want[c], missing_component(c, got)) |
 		some c in ["scheduler", "textEncoder", "tokenizer", "transformer", "vae"]
-		has(want, c)
+		want[c]
 	]),
 	additional_checks(got, want),
 )
 
 class_check(got, want) := concat("", ["pipeline class mismatch (model=", object.get(got, "className", "<nil>"), ", runtime=", want.className, ")"]) if {
-	has(want, "className")
+	want.className
 	object.get(got, "className", null) != want.className
 } else := ""
 
-missing_component(c, got) := "" if has(got, c)
+missing_component(c, got) := "" if got[c]
 else := concat("", ["component ", c, " required by runtime but not specified in model"])
 
 # Additional components are visited in sorted key order, so the first
@@ -269,7 +263,7 @@ additional_checks(got, want) := [] if {
 	some k in sort(object.keys(want.additionalComponents))
 ]
 
-missing_additional(k, got) := "" if has(got.additionalComponents, k)
+missing_additional(k, got) := "" if got.additionalComponents[k]
 else := concat("", ["diffusion component ", k, " missing in model"])
 
 component_check(name, got, want, missing) := missing if missing != ""
@@ -307,7 +301,7 @@ score_agrees(model, entry) if {
 	framework_agrees(model, entry)
 }
 
-format_agrees(_, entry) if not has(entry, "modelFormat")
+format_agrees(_, entry) if not entry.modelFormat
 
 format_agrees(model, entry) if {
 	model_format := object.get(model, "modelFormat", {})
@@ -316,8 +310,8 @@ format_agrees(model, entry) if {
 }
 
 framework_agrees(model, entry) if {
-	not has(model, "modelFramework")
-	not has(entry, "modelFramework")
+	not model.modelFramework
+	not entry.modelFramework
 }
 
 framework_agrees(model, entry) if {
@@ -325,23 +319,23 @@ framework_agrees(model, entry) if {
 	set_versions_agree(entry.modelFramework, model.modelFramework)
 }
 
-set_versions_agree(want, got) if not has(want, "version")
+set_versions_agree(want, got) if not want.version
 
-set_versions_agree(want, got) if not has(got, "version")
+set_versions_agree(want, got) if not got.version
 
 set_versions_agree(want, got) if version_accepted(object.get(want, "operator", "Equal"), want.version, got.version)
 
-format_score(entry) := weight(entry.modelFormat, 10) * priority(entry) if has(entry, "modelFormat")
+format_score(entry) := weight(entry.modelFormat, 10) * priority(entry) if entry.modelFormat
 else := 0
 
 framework_score(model, entry) := weight(entry.modelFramework, 5) * priority(entry) if {
-	has(model, "modelFramework")
-	has(entry, "modelFramework")
+	model.modelFramework
+	entry.modelFramework
 } else := 0
 
 # The API server stores an absent weight as 1; OME's own code turns an
 # explicit 0 into its default (10 for a format, 5 for a framework).
-weight(spec, default_weight) := 1 if not has(spec, "weight")
+weight(spec, default_weight) := 1 if not spec.weight
 else := default_weight if spec.weight == 0
 else := spec.weight
 
