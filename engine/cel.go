@@ -266,6 +266,7 @@ func (m *celMatcher) matchModel(model map[string]any, prepared any) ([]Verdict, 
 	runtimes := prepared.([]celRuntime)
 	mv := celValue(model)
 	memo := map[string][]string{}
+	shared := make([]ref.Val, len(m.runtime.vars))
 	out := make([]Verdict, len(runtimes))
 	for i, r := range runtimes {
 		v := Verdict{Entries: make([]EntryResult, len(r.entries))}
@@ -285,10 +286,10 @@ func (m *celMatcher) matchModel(model map[string]any, prepared any) ([]Verdict, 
 			v.Entries[j] = EntryResult{Index: j, Matched: len(diffs) == 0, Differences: diffs}
 			results[j] = types.NewStringInterfaceMap(types.DefaultTypeAdapter, map[string]any{"matched": len(diffs) == 0, "differences": diffs})
 		}
-		failures, err := m.runtime.eval(map[string]any{
+		failures, err := m.runtime.run(m.runtime.sharedActivation(map[string]any{
 			"model": mv, "runtime": r.spec, "acceleratorClasses": emptyClasses,
 			"entries": types.NewRefValList(types.DefaultTypeAdapter, results),
-		})
+		}, shared))
 		if err != nil {
 			return nil, err
 		}

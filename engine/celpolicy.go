@@ -54,6 +54,10 @@ type celPolicy struct {
 	varNames  []string
 	varIndex  map[string]int
 	vars      []cel.Program
+	// modelOnly[i] is true when variable i reads no input but `model`
+	// (directly or through other such variables): its value is the same
+	// for every pair of one model, and a batch computes it once per model.
+	modelOnly []bool
 	checks    []celCheck
 }
 
@@ -63,6 +67,10 @@ type celCheck struct {
 	msgExpr cel.Program // nil when message is fixed
 	line    int
 }
+
+// celProgramOptions fold what is constant (literal lists of field names and
+// the like) once, at compile time.
+var celProgramOptions = []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}
 
 // celEnvOptions are the libraries every policy may use.
 func celEnvOptions() []cel.EnvOption {
@@ -145,13 +153,14 @@ func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc, extra []
 		if iss.Err() != nil {
 			return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, iss.Err())
 		}
-		prg, err := env.Program(ast)
+		prg, err := env.Program(ast, celProgramOptions...)
 		if err != nil {
 			return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, err)
 		}
 		p.varIndex[v.Name] = len(p.vars)
 		p.varNames = append(p.varNames, v.Name)
 		p.vars = append(p.vars, prg)
+		p.modelOnly = append(p.modelOnly, p.readsOnlyModel(ast))
 		// Later expressions see this variable, typed as it was checked.
 		env, err = env.Extend(cel.Variable("variables."+v.Name, ast.OutputType()))
 		if err != nil {
@@ -167,7 +176,7 @@ func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc, extra []
 		if !ast.OutputType().IsAssignableType(cel.BoolType) {
 			return nil, fmt.Errorf("%s: policy %s: validation %d: expression must be a bool, is %s", at(line), name, i, ast.OutputType())
 		}
-		prg, err := env.Program(ast)
+		prg, err := env.Program(ast, celProgramOptions...)
 		if err != nil {
 			return nil, fmt.Errorf("%s: policy %s: validation %d: %w", at(line), name, i, err)
 		}
@@ -180,7 +189,7 @@ func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc, extra []
 			if !mast.OutputType().IsAssignableType(cel.StringType) {
 				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression must be a string, is %s", at(line), name, i, mast.OutputType())
 			}
-			if check.msgExpr, err = env.Program(mast); err != nil {
+			if check.msgExpr, err = env.Program(mast, celProgramOptions...); err != nil {
 				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression: %w", at(line), name, i, err)
 			}
 		} else if c.Message == "" {
@@ -189,6 +198,26 @@ func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc, extra []
 		p.checks = append(p.checks, check)
 	}
 	return p, nil
+}
+
+// readsOnlyModel reports whether a checked expression refers to no input but
+// `model` and no variable that is not itself model-only.
+func (p *celPolicy) readsOnlyModel(checked *cel.Ast) bool {
+	for _, ref := range checked.NativeRep().ReferenceMap() {
+		switch name := ref.Name; {
+		case name == "":
+			// a function or a constant
+		case name == "model":
+		case strings.HasPrefix(name, "variables."):
+			i, ok := p.varIndex[strings.TrimPrefix(name, "variables.")]
+			if !ok || !p.modelOnly[i] {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 type policyLines struct {
@@ -240,6 +269,9 @@ type celActivation struct {
 	p      *celPolicy
 	inputs map[string]any
 	vals   []ref.Val
+	// shared holds the model-only variables of one model across the pairs
+	// of a batch; nil outside batches.
+	shared []ref.Val
 }
 
 func (a *celActivation) ResolveName(name string) (any, bool) {
@@ -250,14 +282,18 @@ func (a *celActivation) ResolveName(name string) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	if a.vals[i] == nil {
+	vals := a.vals
+	if a.shared != nil && a.p.modelOnly[i] {
+		vals = a.shared
+	}
+	if vals[i] == nil {
 		v, _, err := a.p.vars[i].Eval(a)
 		if err != nil {
 			v = types.NewErr("variable %s: %v", a.p.varNames[i], err)
 		}
-		a.vals[i] = v
+		vals[i] = v
 	}
-	return a.vals[i], true
+	return vals[i], true
 }
 
 func (a *celActivation) Parent() interpreter.Activation { return nil }
@@ -279,6 +315,14 @@ func (p *celPolicy) eval(inputs map[string]any) ([]string, error) {
 
 func (p *celPolicy) activation(inputs map[string]any) *celActivation {
 	return &celActivation{p: p, inputs: inputs, vals: make([]ref.Val, len(p.vars))}
+}
+
+// sharedActivation is an activation whose model-only variables are kept in
+// shared, for all the pairs of one model.
+func (p *celPolicy) sharedActivation(inputs map[string]any, shared []ref.Val) *celActivation {
+	a := p.activation(inputs)
+	a.shared = shared
+	return a
 }
 
 // variable returns the value of a variable of the policy, evaluating it if
