@@ -86,12 +86,13 @@ func celEnvOptions() []cel.EnvOption {
 
 // parseCELPolicies reads every CEL policy document of one file.
 func parseCELPolicies(where, text string) ([]*celPolicy, error) {
-	return parseCELPoliciesWith(where, text)
+	return parseCELPoliciesWith(where, text, nil)
 }
 
 // parseCELPoliciesWith is parseCELPolicies with more environment options,
-// such as functions that only the engine can bind.
-func parseCELPoliciesWith(where, text string, extra ...cel.EnvOption) ([]*celPolicy, error) {
+// such as functions that only the engine can bind. With names, only the
+// documents of those policies are compiled.
+func parseCELPoliciesWith(where, text string, names []string, extra ...cel.EnvOption) ([]*celPolicy, error) {
 	dec := yaml.NewDecoder(bytes.NewReader([]byte(text)))
 	var out []*celPolicy
 	for {
@@ -106,6 +107,9 @@ func parseCELPoliciesWith(where, text string, extra ...cel.EnvOption) ([]*celPol
 		var doc celPolicyDoc
 		if err := node.Decode(&doc); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", where, node.Line, err)
+		}
+		if len(names) > 0 && !contains(names, doc.Metadata.Name) {
+			continue
 		}
 		p, err := compileCELPolicy(where, &node, &doc, extra)
 		if err != nil {

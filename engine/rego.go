@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -38,9 +40,34 @@ func RegoModules(set *PolicySet, tests bool) (map[string]*ast.Module, error) {
 	return mods, nil
 }
 
-// NewRego compiles the Rego policies of set once.
+// packageLine finds a Rego file's package declaration.
+var packageLine = regexp.MustCompile(`(?m)^package\s+([\w.]+)`)
+
+// regoModulesOf parses only the policy files of the given packages, so a
+// command compiles what it runs and no more.
+func regoModulesOf(set *PolicySet, packages ...string) (map[string]*ast.Module, error) {
+	mods := map[string]*ast.Module{}
+	for _, f := range set.Sources(Rego, false) {
+		m := packageLine.FindStringSubmatch(f.Text)
+		if m == nil || !contains(packages, m[1]) {
+			continue
+		}
+		where := set.Where(f)
+		mod, err := ast.ParseModuleWithOpts(where, f.Text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, err
+		}
+		mods[where] = mod
+	}
+	if len(mods) == 0 {
+		return nil, fmt.Errorf("policies %s: no Rego policy of package %s", set.Origin, strings.Join(packages, " or "))
+	}
+	return mods, nil
+}
+
+// NewRego compiles the Rego policies of package ome.match once.
 func NewRego(set *PolicySet) (Matcher, error) {
-	mods, err := RegoModules(set, false)
+	mods, err := regoModulesOf(set, "ome.match")
 	if err != nil {
 		return nil, err
 	}

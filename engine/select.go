@@ -108,7 +108,7 @@ type celSelector struct {
 
 // NewCELSelector compiles the CEL policies for the webhook.
 func NewCELSelector(set *PolicySet) (Selector, error) {
-	ps, err := compileCELPolicies(set)
+	ps, err := celPoliciesFor(set, "webhook")
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +236,7 @@ type regoSelector struct {
 
 // NewRegoSelector compiles the Rego policies for data.ome.select.result.
 func NewRegoSelector(set *PolicySet) (Selector, error) {
-	mods, err := RegoModules(set, false)
+	mods, err := regoModulesOf(set, "ome.select", "ome.match")
 	if err != nil {
 		return nil, err
 	}
