@@ -40,12 +40,45 @@ runtime_result(m, runtime) := r[0] if {
 
 model_label := label(model)
 
-# Each distinct entry of the batch is evaluated once, keyed by its JSON
-# text (an entry as an object key is not always found again).
-entry_memo := {json.marshal(e): entry_verdict(model, e) |
-	some r in input.runtimes
-	some e in object.get(r, "supportedModelFormats", [])
+# Each check of an entry reads the model and one field of the entry, so in a
+# batch each check runs once per distinct value of its field, and an entry
+# is put together from those texts. The tables are keyed by the field's
+# JSON text ("null" when the entry does not set it).
+batch_entries := [e | some r in input.runtimes; some e in object.get(r, "supportedModelFormats", [])]
+
+distinct_values(field) := {object.get(e, field, null) | some e in batch_entries}
+
+only(_, null) := {}
+
+only(field, v) := {field: v} if v != null
+
+pipeline_texts := {json.marshal(v): pipeline_difference(model, only("diffusionPipeline", v)) |
+	some v in distinct_values("diffusionPipeline")
 }
+
+architecture_texts := {json.marshal(v): pair_difference(model, only("modelArchitecture", v), "architecture", "modelArchitecture") |
+	some v in distinct_values("modelArchitecture")
+}
+
+quantization_texts := {json.marshal(v): pair_difference(model, only("quantization", v), "quantization", "quantization") |
+	some v in distinct_values("quantization")
+}
+
+format_texts := {json.marshal(v): format_difference(model, only("modelFormat", v)) |
+	some v in distinct_values("modelFormat")
+}
+
+framework_texts := {json.marshal(v): framework_difference(model, only("modelFramework", v)) |
+	some v in distinct_values("modelFramework")
+}
+
+batch_entry_verdict(e) := entry_of(e, [
+	pipeline_texts[json.marshal(object.get(e, "diffusionPipeline", null))],
+	architecture_texts[json.marshal(object.get(e, "modelArchitecture", null))],
+	quantization_texts[json.marshal(object.get(e, "quantization", null))],
+	format_texts[json.marshal(object.get(e, "modelFormat", null))],
+	framework_texts[json.marshal(object.get(e, "modelFramework", null))],
+])
 
 runtime_verdict(runtime) := {
 	"compatible": reason == "",
@@ -54,7 +87,7 @@ runtime_verdict(runtime) := {
 } if {
 	entries := [{"index": i, "matched": v.matched, "differences": v.differences} |
 		some i, e in object.get(runtime, "supportedModelFormats", [])
-		v := entry_memo[json.marshal(e)]
+		v := batch_entry_verdict(e)
 	]
 	reason := runtime_reason(runtime, entries)
 }
@@ -121,21 +154,21 @@ label(model) := concat(":", array.concat(
 framework_name(model) := object.get(model.modelFramework, "name", "") if model.modelFramework
 else := null
 
-entry_verdict(model, entry) := {
+# entry_verdict evaluates one entry: its checks in OME's order, pipeline,
+# architecture, quantization, format, framework ("" when a check passes).
+entry_verdict(model, entry) := entry_of(entry, [
+	pipeline_difference(model, entry),
+	pair_difference(model, entry, "architecture", "modelArchitecture"),
+	pair_difference(model, entry, "quantization", "quantization"),
+	format_difference(model, entry),
+	framework_difference(model, entry),
+])
+
+entry_of(entry, texts) := {
 	"matched": count(differences) == 0,
 	"differences": differences,
 } if {
-	found := [d |
-		some d in [
-			pipeline_difference(model, entry),
-			pair_difference(model, entry, "architecture", "modelArchitecture"),
-			pair_difference(model, entry, "quantization", "quantization"),
-			format_difference(model, entry),
-			framework_difference(model, entry),
-		]
-		d != ""
-	]
-	differences := with_unknown(found, entry)
+	differences := with_unknown([t | some t in texts; t != ""], entry)
 }
 
 # An entry without modelFormat never matches; when nothing else differs OME
