@@ -215,7 +215,7 @@ type celExplainer struct {
 }
 
 func newCELExplainer(set *PolicySet) (*celExplainer, error) {
-	ps, err := compileCELPolicies(set)
+	ps, err := celPoliciesFor(set, "explain-entry", "explain-runtime")
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +292,7 @@ func newRegoExplainer(set *PolicySet) (*regoExplainer, error) {
 	if err != nil {
 		return nil, err
 	}
-	mods, err := RegoModules(set, false)
+	mods, err := regoModulesOf(set, "ome.explain", "ome.match")
 	if err != nil {
 		return nil, err
 	}

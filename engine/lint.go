@@ -237,7 +237,7 @@ type celLinter struct {
 }
 
 func newCELLinter(set *PolicySet) (*celLinter, error) {
-	ps, err := compileCELPolicies(set)
+	ps, err := celPoliciesFor(set, "lint-object", "lint-set")
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +297,7 @@ type regoLinter struct {
 }
 
 func newRegoLinter(set *PolicySet) (*regoLinter, error) {
-	mods, err := RegoModules(set, false)
+	mods, err := regoModulesOf(set, "ome.lint", "ome.match")
 	if err != nil {
 		return nil, err
 	}
