@@ -1,0 +1,38 @@
+// Package gatekeeper turns the project's Rego policies into Gatekeeper
+// ConstraintTemplates. Gatekeeper runs Rego in its own OPA, without this
+// project's Go builtins, so every template carries lib/*.rego, a plain-Rego
+// stand-in for the ome.version.* and ome.size.* builtins, and the policies'
+// builtin calls are rewritten to call it. equivalence_test.go proves the
+// stand-in equal to the builtins.
+package gatekeeper
+
+import (
+	"embed"
+	"io/fs"
+	"sort"
+)
+
+//go:embed lib/*.rego
+var sources embed.FS
+
+// LibModule is one module of the stand-in library.
+type LibModule struct {
+	Path string // lib/version.rego, ...
+	Text string
+}
+
+// Lib returns the modules of the stand-in library (packages lib.ome.version
+// and lib.ome.size), in path order.
+func Lib() []LibModule {
+	paths, _ := fs.Glob(sources, "lib/*.rego")
+	sort.Strings(paths)
+	out := make([]LibModule, 0, len(paths))
+	for _, p := range paths {
+		b, err := fs.ReadFile(sources, p)
+		if err != nil {
+			panic(err) // embedded: cannot fail
+		}
+		out = append(out, LibModule{Path: p, Text: string(b)})
+	}
+	return out
+}

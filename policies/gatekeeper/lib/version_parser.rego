@@ -1,0 +1,178 @@
+# How lib.ome.version reads OME versions: the Go parser of
+# builtins/version.go, step by step, with its error texts.
+package lib.ome.version_parser
+
+# The largest number a version may hold, an unsigned 64-bit integer.
+max_uint64 := "18446744073709551615"
+
+# is_valid reports whether x is a string that parses as an OME version.
+is_valid(x) if _split(x).problem == ""
+
+else := false
+
+# problem says why a string does not parse, in the Go parser's words ("a
+# suffix may only follow the third number"), or "" when it parses.
+problem(s) := _split(s).problem if is_string(s)
+
+# parse gives the parsed version as the builtin does: original, v, parts,
+# major, minor, patch (numbers), dev, pre and build (lists of strings).
+parse(s) := {
+	"original": s,
+	"v": p.v,
+	"parts": count(p.numbers),
+	"major": to_number(_number(p.numbers, 0)),
+	"minor": to_number(_number(p.numbers, 1)),
+	"patch": to_number(_number(p.numbers, 2)),
+	"dev": p.dev,
+	"pre": p.pre,
+	"build": p.build,
+} if {
+	p := _split(s)
+	p.problem == ""
+}
+
+# has_suffix reports whether a version has a dev, pre-release or build suffix.
+has_suffix(s) := (count(p.dev) + count(p.pre)) + count(p.build) > 0 if {
+	p := _split(s)
+	p.problem == ""
+}
+
+# parts is how many numbers are written: 1, 2 or 3.
+parts(s) := count(p.numbers) if {
+	p := _split(s)
+	p.problem == ""
+}
+
+# has_v reports whether a version starts with a lowercase v.
+has_v(s) := p.v if {
+	p := _split(s)
+	p.problem == ""
+}
+
+# equal_versions: the same three numbers (a missing one is 0) and the same dev,
+# pre-release and build parts; the v and the number of parts do not count.
+equal_versions(a, b) := _equal_parts(x, y) if {
+	x := _split(a)
+	x.problem == ""
+	y := _split(b)
+	y.problem == ""
+}
+
+_equal_parts(x, y) if {
+	every i in [0, 1, 2] {
+		_number(x.numbers, i) == _number(y.numbers, i)
+	}
+	x.dev == y.dev
+	x.pre == y.pre
+	x.build == y.build
+} else := false
+
+# compare orders major, then minor, then patch, numerically: -1, 0 or 1.
+# Suffixes, the v and the number of parts are not looked at.
+compare(a, b) := _first_or_zero([c |
+	some i in [0, 1, 2]
+	c := _compare_digits(_number(x.numbers, i), _number(y.numbers, i))
+	c != 0
+]) if {
+	x := _split(a)
+	x.problem == ""
+	y := _split(b)
+	y.problem == ""
+}
+
+_first_or_zero(list) := list[0] if count(list) > 0
+
+else := 0
+
+# Numbers have no leading zeros, so a longer one is larger, and two of the
+# same length compare as text.
+_compare_digits(a, b) := -1 if count(a) < count(b)
+else := 1 if count(a) > count(b)
+else := -1 if a < b
+else := 1 if a > b
+else := 0
+
+# The i-th number as text; "0" when it is not written.
+_number(nums, i) := n if n := nums[i]
+
+else := "0"
+
+# _split takes a string apart as the Go parser does and says what is wrong
+# with it: the text after the first "+" is the build; in what is left, the
+# text after the first "-" is the pre-release; what remains splits on "."
+# into up to three numbers, then the dev parts.
+_split(s) := {"problem": "not a string"} if {
+	not is_string(s)
+} else := {"problem": "the version is empty"} if {
+	s == ""
+} else := {
+	"v": v,
+	"numbers": nums,
+	"dev": dev,
+	"pre": pre,
+	"build": build,
+	"problem": _problem(nums, dev, pre, build, count(at_minus) + count(at_plus) > 2),
+} if {
+	v := startswith(s, "v")
+	at_plus := split(_without_v(s, v), "+")
+	at_minus := split(at_plus[0], "-")
+	pieces := split(at_minus[0], ".")
+	nums := array.slice(pieces, 0, 3)
+	dev := array.slice(pieces, 3, count(pieces))
+	pre := _suffix(at_minus, "-")
+	build := _suffix(at_plus, "+")
+}
+
+_without_v(s, true) := substring(s, 1, -1)
+
+_without_v(s, false) := s
+
+# The text after the first separator, split on "."; [] when there is none.
+_suffix(pieces, _) := [] if count(pieces) < 2
+
+_suffix(pieces, sep) := split(concat(sep, array.slice(pieces, 1, count(pieces))), ".") if count(pieces) > 1
+
+# The parser's first complaint: a number (the first bad one), a suffix after
+# fewer than three numbers, then an empty dev, pre-release or build part.
+_problem(nums, dev, pre, build, suffixed) := bad[0] if {
+	bad := [p |
+		some i, n in nums
+		p := _number_problem(i + 1, n)
+		p != ""
+	]
+	count(bad) > 0
+} else := "a suffix may only follow the third number" if {
+	suffixed
+	count(nums) < 3
+} else := "dev suffix: a part is empty" if {
+	"" in dev
+} else := "pre-release suffix: a part is empty" if {
+	"" in pre
+} else := "build suffix: a part is empty" if {
+	"" in build
+} else := ""
+
+_number_problem(i, "") := sprintf("number %d: a number is missing", [i])
+
+_number_problem(i, n) := sprintf("number %d: %s", [i, reason]) if {
+	n != ""
+	reason := _digits_problem(i, n)
+	reason != ""
+}
+
+_number_problem(i, n) := "" if {
+	n != ""
+	_digits_problem(i, n) == ""
+}
+
+_digits_problem(i, n) := sprintf("%q is not a decimal number (a suffix may only follow the third number, after \".\", \"-\" or \"+\")", [n]) if {
+	not regex.match(`^[0-9]+$`, n)
+	i > 1
+} else := sprintf("%q is not a decimal number", [n]) if {
+	not regex.match(`^[0-9]+$`, n)
+} else := sprintf("%q has a leading zero", [n]) if {
+	count(n) > 1
+	startswith(n, "0")
+} else := sprintf("%q does not fit in 64 bits", [n]) if {
+	_compare_digits(n, max_uint64) > 0
+} else := ""
