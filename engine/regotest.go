@@ -14,6 +14,7 @@ import (
 // RegoTestResult is one Rego unit test (a test_ rule) and its outcome.
 type RegoTestResult struct {
 	File   string
+	Line   int    // where the test rule starts
 	Name   string // package.rule
 	Passed bool
 	Detail string // why it failed; empty when it passed
@@ -45,16 +46,12 @@ func RunRegoTests(set *PolicySet, files map[string]string) ([]RegoTestResult, er
 	if err != nil {
 		return nil, err
 	}
-	type located struct {
-		RegoTestResult
-		line int
-	}
-	var all []located
+	var all []RegoTestResult
 	for r := range ch {
 		if _, given := files[r.Location.File]; !given {
 			continue
 		}
-		res := RegoTestResult{File: r.Location.File, Name: r.Package + "." + r.Name, Passed: !r.Fail && r.Error == nil}
+		res := RegoTestResult{File: r.Location.File, Line: r.Location.Row, Name: r.Package + "." + r.Name, Passed: !r.Fail && r.Error == nil}
 		switch {
 		case r.Skip:
 			continue
@@ -65,17 +62,13 @@ func RunRegoTests(set *PolicySet, files map[string]string) ([]RegoTestResult, er
 		case r.Fail:
 			res.Detail = fmt.Sprintf("%s (%s:%d) is false or undefined", r.Name, r.Location.File, r.Location.Row)
 		}
-		all = append(all, located{res, r.Location.Row})
+		all = append(all, res)
 	}
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].File != all[j].File {
 			return all[i].File < all[j].File
 		}
-		return all[i].line < all[j].line
+		return all[i].Line < all[j].Line
 	})
-	out := make([]RegoTestResult, len(all))
-	for i, a := range all {
-		out[i] = a.RegoTestResult
-	}
-	return out, nil
+	return all, nil
 }

@@ -612,7 +612,7 @@ func TestBadInput(t *testing.T) {
 		{"no -m", []string{"match", "-r", exRuntimes}, "", []string{"-m"}},
 		{"no -r", []string{"match", "-m", exModels}, "", []string{"-r"}},
 		{"test: unknown engine", []string{"test", "--engine", "opa", at("testdata/cases/spec-operators.yaml")}, "", []string{"--engine", `"opa"`}},
-		{"test: unknown output", []string{"test", "-o", "yaml", at("testdata/cases/spec-operators.yaml")}, "", []string{"--output", `"yaml"`}},
+		{"test: unknown output", []string{"test", "-o", "xml", at("testdata/cases/spec-operators.yaml")}, "", []string{"--output", `"xml"`}},
 		{"test: no cases key", []string{"test", bad("cases-missing.yaml")}, "", []string{bad("cases-missing.yaml") + ":", "cases"}},
 		{"test: duplicate case names", []string{"test", bad("cases-duplicate-name.yaml")}, "",
 			[]string{bad("cases-duplicate-name.yaml") + ":12: ", `case "same name"`, "duplicate", "line 2"}},

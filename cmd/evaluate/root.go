@@ -81,6 +81,8 @@ test), 2 bad input or usage.`,
 		newCapabilitiesCommand(g),
 		newGenerateCommand(g),
 	)
+	root.AddCommand(newLintCommand(g))
+	root.AddCommand(newExplainCommand(g))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	return root
 }

@@ -33,7 +33,9 @@ and optionally OME's reason, compared byte for byte). With --engine both a
 case passes only when CEL and Rego both give the expected result.
 
 Each failure is printed with what was expected and what came; the last line
-is "N passed, M failed". Exit codes: 0 all passed, 1 any failed, 2 a file
+is "N passed, M failed". -o json and -o yaml give every case; -o sarif,
+-o junit and -o github give the failures to code scanning, CI test reports
+and GitHub annotations. Exit codes: 0 all passed, 1 any failed, 2 a file
 cannot be read or a case is malformed.`,
 		Example: `  # The bundled cases on both engines
   evaluate test --engine both testdata/cases
@@ -42,7 +44,11 @@ cannot be read or a case is malformed.`,
   evaluate test policies/rego policies/cel
 
   # A report for CI
-  evaluate test -o json testdata/cases > report.json`,
+  evaluate test -o json testdata/cases > report.json
+
+  # JUnit XML for a CI test tab, or annotations on a GitHub pull request
+  evaluate test -o junit testdata/cases > report.xml
+  evaluate test -o github testdata/cases`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkChoice("engine", engineName, engine.Names); err != nil {
@@ -170,7 +176,7 @@ func runTests(set *engine.PolicySet, engineName string, caseFiles, regoFiles []s
 				if c.CELPolicy != "" {
 					o := celTester.Run(c)
 					add(output.CaseReport{File: f, Name: c.Name, Engine: engine.CEL, Passed: o.Passed,
-						Expected: o.Expected, Got: o.Got, Detail: o.Detail})
+						Expected: o.Expected, Got: o.Got, Detail: o.Detail, Line: c.Line})
 					continue
 				}
 				var o engine.CaseOutcome
@@ -180,7 +186,7 @@ func runTests(set *engine.PolicySet, engineName string, caseFiles, regoFiles []s
 					o = engine.RunMatchCase(matchers, c)
 				}
 				add(output.CaseReport{File: f, Name: c.Name, Engine: engineName, Passed: o.Passed,
-					Expected: o.Expected, Got: o.Got, Detail: o.Detail})
+					Expected: o.Expected, Got: o.Got, Detail: o.Detail, Line: c.Line})
 			}
 		}
 	}
@@ -203,7 +209,7 @@ func runTests(set *engine.PolicySet, engineName string, caseFiles, regoFiles []s
 				got = "fail"
 			}
 			add(output.CaseReport{File: r.File, Name: r.Name, Engine: engine.Rego, Passed: r.Passed,
-				Expected: "pass", Got: got, Detail: r.Detail})
+				Expected: "pass", Got: got, Detail: r.Detail, Line: r.Line})
 		}
 	}
 	return report, nil

@@ -38,6 +38,9 @@ type CaseReport struct {
 	// Detail says more about a failure (an error, or how the engines
 	// disagreed); empty when it passed.
 	Detail string `json:"detail,omitempty" yaml:"detail,omitempty"`
+	// Line is where the case (or the Rego test rule) starts, for the
+	// formats that point at it (sarif, junit, github); 0 when unknown.
+	Line int `json:"-" yaml:"-"`
 }
 
 // TestWriter writes a whole test report.
@@ -48,7 +51,7 @@ type TestWriter interface {
 // Formats lists the -o values of each command.
 var (
 	MatchFormats = []string{"text", "json", "yaml"}
-	TestFormats  = []string{"text", "json"}
+	TestFormats  = []string{"text", "json", "yaml", "sarif", "junit", "github"}
 )
 
 // NewMatchWriter returns the writer for format.
@@ -71,6 +74,14 @@ func NewTestWriter(format string, w io.Writer) (TestWriter, error) {
 		return &testText{w: w}, nil
 	case "json":
 		return &testJSON{w: w}, nil
+	case "yaml":
+		return &testYAML{w: w}, nil
+	case "sarif":
+		return &testSARIF{w: w}, nil
+	case "junit":
+		return &testJUnit{w: w}, nil
+	case "github":
+		return &testGitHub{w: w}, nil
 	}
 	return nil, unknownFormat(format, TestFormats)
 }

@@ -22,39 +22,58 @@ func (t *testText) Write(r TestReport) error {
 		if _, err := fmt.Fprintf(t.w, "FAIL %s: %s [%s]\n", c.File, c.Name, c.Engine); err != nil {
 			return err
 		}
-		for _, part := range []struct {
-			label string
-			value any
-		}{{"expected", c.Expected}, {"got", c.Got}} {
-			if part.value == nil {
-				continue
-			}
-			var node yaml.Node
-			if err := node.Encode(part.value); err != nil {
-				return err
-			}
-			quoteReadably(&node)
-			var b strings.Builder
-			enc := yaml.NewEncoder(&b)
-			enc.SetIndent(2)
-			if err := enc.Encode(&node); err != nil {
-				return err
-			}
-			if _, err := fmt.Fprintf(t.w, "  %s:\n%s", part.label, indent(b.String(), "    ")); err != nil {
-				return err
-			}
+		text, err := failureText(c)
+		if err != nil {
+			return err
 		}
-		if c.Detail != "" {
-			if _, err := fmt.Fprintf(t.w, "  detail: %s\n", c.Detail); err != nil {
-				return err
-			}
+		if _, err := io.WriteString(t.w, indent(text, "  ")); err != nil {
+			return err
 		}
 	}
 	_, err := fmt.Fprintf(t.w, "%d passed, %d failed\n", r.Passed, r.Failed)
 	return err
 }
 
+// failureText says what a failing case expected and what it got, in YAML,
+// and the detail, as lines:
+//
+//	expected:
+//	  compatible: true
+//	got:
+//	  ...
+//	detail: ...
+func failureText(c CaseReport) (string, error) {
+	var out strings.Builder
+	for _, part := range []struct {
+		label string
+		value any
+	}{{"expected", c.Expected}, {"got", c.Got}} {
+		if part.value == nil {
+			continue
+		}
+		var node yaml.Node
+		if err := node.Encode(part.value); err != nil {
+			return "", err
+		}
+		quoteReadably(&node)
+		var b strings.Builder
+		enc := yaml.NewEncoder(&b)
+		enc.SetIndent(2)
+		if err := enc.Encode(&node); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&out, "%s:\n%s", part.label, indent(b.String(), "  "))
+	}
+	if c.Detail != "" {
+		fmt.Fprintf(&out, "detail: %s\n", c.Detail)
+	}
+	return out.String(), nil
+}
+
 func indent(s, prefix string) string {
+	if s == "" {
+		return ""
+	}
 	var b strings.Builder
 	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
 		b.WriteString(prefix + line + "\n")

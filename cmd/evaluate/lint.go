@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/cmd/evaluate/output"
+	"github.com/ome-policy/evaluator/engine"
+)
+
+func newLintCommand(g *globalOptions) *cobra.Command {
+	var (
+		engineName string
+		format     string
+		crossCheck bool
+		failOnWarn bool
+		noColor    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "lint PATH...",
+		Short: "Find versions, operators and names that will never match, before you apply them",
+		Long: `lint reads models (BaseModel, ClusterBaseModel) and runtimes (ServingRuntime,
+ClusterServingRuntime) and reports what OME accepts without a word but
+never matches: versions that do not parse, version: "", unquoted versions,
+unknown operators, ordering operators on suffixed versions, fields that
+selection ignores, missing formats and frameworks, names that differ only in
+case, duplicate names and incomplete size ranges. Each finding names the
+file, line and field, says what is wrong and how to fix it.
+
+The rules are policies (CEL and Rego, see evaluate policies): lint loads the
+objects leniently, so a field of the wrong type is a finding rather than an
+error, and hands them to the policies.
+
+With --cross-check, every model is also paired with every runtime given:
+unmatched-model for a model no runtime accepts, unreachable-entry for an
+entry that accepts no model, each with its closest miss.
+
+PATH is a file, a folder (recursively: *.yaml, *.yml, *.json; a folder that
+holds a config.json or model_index.json is read as one model) or -.
+
+Exit codes: 0 no error (warnings alone pass, unless --fail-on-warn), 1 an
+error finding, 2 unreadable input or usage.`,
+		Example: `  # Before kubectl apply
+  evaluate lint runtimes/ models/
+
+  # Also pair every model with every runtime
+  evaluate lint --cross-check runtimes/ models/
+
+  # Annotations on a pull request, from a GitHub Actions step
+  evaluate lint -o github runtimes/
+
+  # For code scanning
+  evaluate lint -o sarif runtimes/ > lint.sarif`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkChoice("engine", engineName, engine.Names); err != nil {
+				return err
+			}
+			if err := checkChoice("output", format, output.LintFormats); err != nil {
+				return err
+			}
+			objs, err := loadForLint(g, cmd, args)
+			if err != nil {
+				return err
+			}
+			set, err := g.policies()
+			if err != nil {
+				return badInput(err)
+			}
+			linter, err := engine.NewLinter(engineName, set)
+			if err != nil {
+				return badInput(err)
+			}
+			w, err := output.NewLintWriter(format, cmd.OutOrStdout(), output.StyleFor(cmd.OutOrStdout(), noColor))
+			if err != nil {
+				return badInput(err)
+			}
+			findings, err := linter.Lint(objs, engine.LintOptions{CrossCheck: crossCheck})
+			if err != nil {
+				return err
+			}
+			report := output.LintReport{Findings: findings, FailOnWarn: failOnWarn}
+			for _, o := range objs {
+				report.Objects = append(report.Objects, output.LintedObject{Ref: engine.RefOf(o), File: o.File, Line: o.Line})
+			}
+			if err := w.Write(report); err != nil {
+				return err
+			}
+			for _, f := range findings {
+				if report.Fails(f) {
+					return &silentExit{code: exitFindings}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
+	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.LintFormats, ", "))
+	cmd.Flags().BoolVar(&crossCheck, "cross-check", false, "also pair every model with every runtime given (unmatched-model, unreachable-entry)")
+	cmd.Flags().BoolVar(&failOnWarn, "fail-on-warn", false, "exit 1 on warnings too")
+	cmd.Flags().BoolVar(&noColor, "no-color", false, "plain text even on a terminal (so does the NO_COLOR environment variable)")
+	return cmd
+}
+
+// loadForLint reads each path leniently (a field of the wrong type is a
+// finding, not an error) and keeps the models and runtimes; a path that
+// holds none is an error that names it.
+func loadForLint(g *globalOptions, cmd *cobra.Command, paths []string) ([]*engine.Object, error) {
+	var out []*engine.Object
+	for _, p := range paths {
+		objs, err := engine.Load([]string{p}, engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), Lenient: true, ModelFolders: true})
+		if err != nil {
+			return nil, badInput(err)
+		}
+		n := 0
+		for _, o := range objs {
+			if !o.IsModel() && !o.IsRuntime() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s:%d: notice: skipping %s (lint reads models and runtimes)\n", o.File, o.Line, o.Ref())
+				continue
+			}
+			out = append(out, o)
+			n++
+		}
+		if n == 0 {
+			return nil, badInput(fmt.Errorf("%s: no model or runtime found", p))
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,458 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/cmd/evaluate/output"
+)
+
+var (
+	lintBad   = at("testdata/lint/bad")
+	lintClean = at("testdata/lint/clean")
+	lintCross = at("testdata/lint/cross-check")
+	seedModel = at("testdata/examples/models/more-models.yaml")
+	seedRT    = at("testdata/examples/runtimes/srt-llama-3-2-3b-instruct.yaml")
+)
+
+// The golden outputs of lint, explain and the new formats of test.
+func init() {
+	failing := []string{bad("failing-case.yaml"), bad("failing_test.rego")}
+	explainSeed := []string{"explain", "-m", seedModel, "--model-name", "llama-3-2-3b-instruct-4-46", "-r", seedRT}
+	goldenCases = append(goldenCases,
+		goldenCase{name: "lint-text", args: []string{"lint", lintBad}, code: 1},
+		goldenCase{name: "lint-json", args: []string{"lint", "-o", "json", lintBad}, code: 1},
+		goldenCase{name: "lint-yaml", args: []string{"lint", "-o", "yaml", lintBad}, code: 1},
+		goldenCase{name: "lint-sarif", args: []string{"lint", "-o", "sarif", lintBad}, code: 1},
+		goldenCase{name: "lint-junit", args: []string{"lint", "-o", "junit", lintBad}, code: 1},
+		goldenCase{name: "lint-github", args: []string{"lint", "-o", "github", lintBad}, code: 1},
+		goldenCase{name: "lint-cross-check", args: []string{"lint", "--cross-check", lintCross + "/unmatched-model.yaml"}},
+		goldenCase{name: "lint-clean", args: []string{"lint", "--cross-check", lintClean}},
+		goldenCase{name: "lint-catalog", args: []string{"lint", at("testdata/catalog/runtimes")}},
+		goldenCase{name: "test-yaml-failing", args: append([]string{"test", "-o", "yaml"}, failing...), code: 1},
+		goldenCase{name: "test-sarif-failing", args: append([]string{"test", "-o", "sarif"}, failing...), code: 1},
+		goldenCase{name: "test-junit-failing", args: append([]string{"test", "-o", "junit"}, failing...), code: 1},
+		goldenCase{name: "test-github-failing", args: append([]string{"test", "-o", "github"}, failing...), code: 1},
+		goldenCase{name: "explain-text", args: explainSeed, code: 1},
+		goldenCase{name: "explain-json", args: append(explainSeed, "-o", "json"), code: 1},
+		goldenCase{name: "explain-yaml", args: append(explainSeed, "-o", "yaml"), code: 1},
+		goldenCase{name: "explain-upper-limit", args: []string{"explain", "-m", exModels + "/llama-3-2-3b-instruct.yaml", "-r", exRuntimes + "/llama-transformers-up-to-4-46.yaml"}, code: 1},
+		goldenCase{name: "explain-compatible", args: []string{"explain", "-m", seedModel, "--model-name", "llama-3-2-3b-instruct-4-46", "-r", exRuntimes + "/llama-transformers-up-to-4-46.yaml"}},
+		goldenCase{name: "help-lint", args: []string{"lint", "--help"}},
+		goldenCase{name: "help-explain", args: []string{"explain", "--help"}},
+	)
+}
+
+type jsonFinding struct {
+	Rule     string  `json:"rule"`
+	Severity string  `json:"severity"`
+	Object   jsonRef `json:"object"`
+	Field    string  `json:"field"`
+	File     string  `json:"file"`
+	Line     int     `json:"line"`
+	Message  string  `json:"message"`
+}
+
+// decodeLintJSON checks the shape of `lint -o json`, key by key, as the
+// issue fixes it.
+func decodeLintJSON(t *testing.T, out string) []jsonFinding {
+	t.Helper()
+	top := requireKeys(t, json.RawMessage(out), "the output", []string{"findings"})
+	require.NotEqual(t, "null", string(top["findings"]), "findings is a list, never null")
+	var raws []json.RawMessage
+	require.NoError(t, json.Unmarshal(top["findings"], &raws))
+	var fs []jsonFinding
+	for i, raw := range raws {
+		f := requireKeys(t, raw, "findings[i]", []string{"rule", "severity", "object", "field", "file", "line", "message"})
+		requireKeys(t, f["object"], "findings[i].object", []string{"kind", "namespace", "name"})
+		var x jsonFinding
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		require.NoError(t, dec.Decode(&x), "findings[%d]", i)
+		require.Contains(t, []string{"error", "warning", "info"}, x.Severity)
+		require.Positive(t, x.Line)
+		require.NotEmpty(t, x.Message)
+		fs = append(fs, x)
+	}
+	return fs
+}
+
+// Every rule, planted in its own file, is found through the command; clean
+// objects get none.
+func TestLintFindsEveryRule(t *testing.T) {
+	files, err := filepath.Glob(lintBad + "/*.yaml")
+	require.NoError(t, err)
+	found := map[string]bool{}
+	for _, f := range files {
+		r := evaluate(t, 30*time.Second, "", "lint", "-o", "json", f)
+		require.Contains(t, []int{0, 1}, r.code, r.stderr)
+		fs := decodeLintJSON(t, r.stdout)
+		require.Len(t, fs, 1, "%s plants one problem: %s", f, r.stdout)
+		require.Equal(t, f, fs[0].File)
+		require.True(t, strings.HasPrefix(filepath.Base(f), fs[0].Rule), "%s gives %s", f, fs[0].Rule)
+		require.Equal(t, fs[0].Severity == "error", r.code == 1, "exit 1 exactly on an error finding")
+		found[fs[0].Rule] = true
+	}
+	for _, f := range []string{"unmatched-model.yaml", "unreachable-entry.yaml"} {
+		r := evaluate(t, 30*time.Second, "", "lint", "-o", "json", "--cross-check", lintCross+"/"+f)
+		require.Equal(t, 0, r.code, r.stderr)
+		fs := decodeLintJSON(t, r.stdout)
+		require.NotEmpty(t, fs)
+		for _, x := range fs {
+			found[x.Rule] = true
+		}
+	}
+	var rules []string
+	for rule := range found {
+		rules = append(rules, rule)
+	}
+	sort.Strings(rules)
+	require.Equal(t, []string{
+		"duplicate-name", "empty-version", "ignored-field", "incomplete-size-range", "invalid-version",
+		"missing-format", "missing-framework", "name-case", "non-string-version", "operator-without-version",
+		"ordering-operator-with-suffix", "unknown-operator", "unmatched-model", "unreachable-entry", "wrong-type",
+	}, rules)
+
+	r := evaluate(t, 30*time.Second, "", "lint", "-o", "json", "--cross-check", lintClean)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Empty(t, decodeLintJSON(t, r.stdout))
+	require.Empty(t, r.stderr)
+}
+
+// OME's own catalog: the four duplicate runtime names and the ignored
+// top-level versions, and no error.
+func TestLintCatalog(t *testing.T) {
+	r := evaluate(t, 60*time.Second, "", "lint", "-o", "json", at("testdata/catalog/runtimes"))
+	require.Equal(t, 0, r.code, r.stderr)
+	dups := 0
+	for _, f := range decodeLintJSON(t, r.stdout) {
+		require.NotEqual(t, "error", f.Severity)
+		require.Contains(t, []string{"duplicate-name", "ignored-field"}, f.Rule)
+		if f.Rule == "duplicate-name" {
+			dups++
+		} else {
+			require.Regexp(t, `^spec\.supportedModelFormats\[\d\]\.version$`, f.Field)
+		}
+	}
+	require.Equal(t, 4, dups)
+}
+
+func TestLintExitCodes(t *testing.T) {
+	warnOnly := bad("../lint/bad/name-case.yaml")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"clean", []string{"lint", lintClean}, 0},
+		{"warnings only", []string{"lint", warnOnly}, 0},
+		{"warnings with --fail-on-warn", []string{"lint", "--fail-on-warn", warnOnly}, 1},
+		{"info only, even with --fail-on-warn", []string{"lint", "--fail-on-warn", "--cross-check", lintCross + "/unreachable-entry.yaml"}, 0},
+		{"an error", []string{"lint", lintBad + "/empty-version.yaml"}, 1},
+		{"missing path", []string{"lint", bad("does-not-exist.yaml")}, 2},
+		{"invalid YAML", []string{"lint", bad("invalid-yaml.yaml")}, 2},
+		{"binary file", []string{"lint", bad("binary.yaml.gz")}, 2},
+		{"no model or runtime", []string{"lint", bad("empty.yaml")}, 2},
+		{"one path of two has none", []string{"lint", lintClean, bad("no-models")}, 2},
+		{"no path", []string{"lint"}, 2},
+		{"unknown output", []string{"lint", "-o", "xml", lintClean}, 2},
+		{"unknown engine", []string{"lint", "--engine", "opa", lintClean}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := evaluate(t, 30*time.Second, "", tc.args...)
+			require.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			if tc.code == 2 {
+				require.Empty(t, r.stdout)
+				require.True(t, strings.HasPrefix(lastLine(r.stderr), "evaluate: ") || strings.HasPrefix(lastLine(r.stderr), "Run 'evaluate --help'"), r.stderr)
+			}
+		})
+	}
+}
+
+// Wrong types are findings, not load errors: the files that make match
+// fail with exit 2 are linted.
+func TestLintIsLenient(t *testing.T) {
+	for _, f := range []string{"version-number.yaml", "version-bool.yaml", "version-list.yaml", "version-number-runtime.yaml", "modelformat-string.yaml", "supportedmodelformats-notalist.yaml"} {
+		r := evaluate(t, 30*time.Second, "", "lint", "-o", "json", bad(f))
+		require.Equal(t, 1, r.code, "%s: %s", f, r.stderr)
+		fs := decodeLintJSON(t, r.stdout)
+		require.NotEmpty(t, fs, f)
+		var rules []string
+		for _, x := range fs {
+			rules = append(rules, x.Rule)
+		}
+		require.Subset(t, []string{"non-string-version", "wrong-type", "missing-format", "missing-framework"}, rules, f)
+	}
+	r := evaluate(t, 30*time.Second, "", "lint", "-o", "json", bad("version-number.yaml"))
+	fs := decodeLintJSON(t, r.stdout)
+	require.Equal(t, jsonFinding{
+		Rule: "non-string-version", Severity: "error",
+		Object: jsonRef{Kind: "ClusterBaseModel", Name: fs[0].Object.Name}, Field: "spec.modelFormat.version",
+		File: bad("version-number.yaml"), Line: 9, Message: fs[0].Message,
+	}, fs[0])
+	require.Contains(t, fs[0].Message, `Quote it: version: "1.0".`)
+}
+
+// Every engine prints the same bytes in every format.
+func TestLintSameOnEveryEngine(t *testing.T) {
+	for _, format := range output.LintFormats {
+		args := []string{"lint", "--cross-check", "-o", format, lintBad, lintCross}
+		cel := evaluate(t, 60*time.Second, "", args...)
+		require.Equal(t, 1, cel.code, cel.stderr)
+		for _, e := range []string{"rego", "both"} {
+			r := evaluate(t, 60*time.Second, "", append(args, "--engine", e)...)
+			require.Equal(t, cel.code, r.code, "%s %s", format, e)
+			require.Equal(t, cel.stdout, r.stdout, "%s %s", format, e)
+		}
+	}
+}
+
+// The machine formats carry the same findings as JSON.
+func TestLintFormatsAgree(t *testing.T) {
+	js := evaluate(t, 30*time.Second, "", "lint", "-o", "json", lintBad)
+	fs := decodeLintJSON(t, js.stdout)
+
+	ym := evaluate(t, 30*time.Second, "", "lint", "-o", "yaml", lintBad)
+	var fromYAML any
+	require.NoError(t, yaml.Unmarshal([]byte(ym.stdout), &fromYAML))
+	b, err := json.Marshal(fromYAML)
+	require.NoError(t, err)
+	require.JSONEq(t, js.stdout, string(b))
+
+	var sarif struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name  string `json:"name"`
+					Rules []struct {
+						ID string `json:"id"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex int    `json:"ruleIndex"`
+				Level     string `json:"level"`
+				Message   struct {
+					Text string `json:"text"`
+				} `json:"message"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct {
+							URI string `json:"uri"`
+						} `json:"artifactLocation"`
+						Region struct {
+							StartLine int `json:"startLine"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	sr := evaluate(t, 30*time.Second, "", "lint", "-o", "sarif", lintBad)
+	require.NoError(t, json.Unmarshal([]byte(sr.stdout), &sarif))
+	require.Equal(t, "2.1.0", sarif.Version)
+	require.Len(t, sarif.Runs, 1)
+	run := sarif.Runs[0]
+	require.Equal(t, "evaluate", run.Tool.Driver.Name)
+	require.Len(t, run.Results, len(fs))
+	levels := map[string]string{"error": "error", "warning": "warning", "info": "note"}
+	for i, res := range run.Results {
+		require.Equal(t, fs[i].Rule, res.RuleID)
+		require.Equal(t, res.RuleID, run.Tool.Driver.Rules[res.RuleIndex].ID)
+		require.Equal(t, levels[fs[i].Severity], res.Level)
+		require.Equal(t, fs[i].Message, res.Message.Text)
+		require.Equal(t, fs[i].File, res.Locations[0].PhysicalLocation.ArtifactLocation.URI)
+		require.Equal(t, fs[i].Line, res.Locations[0].PhysicalLocation.Region.StartLine)
+	}
+
+	var junit struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				ClassName string `xml:"classname,attr"`
+				Name      string `xml:"name,attr"`
+				Failure   *struct {
+					Text string `xml:",chardata"`
+				} `xml:"failure"`
+				SystemOut string `xml:"system-out"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	ju := evaluate(t, 30*time.Second, "", "lint", "-o", "junit", lintBad)
+	require.NoError(t, xml.Unmarshal([]byte(ju.stdout), &junit))
+	errs := 0
+	for _, f := range fs {
+		if f.Severity == "error" {
+			errs++
+		}
+	}
+	require.Equal(t, 19, junit.Tests, "one testcase per object")
+	require.Equal(t, errs, junit.Failures, "each planted error fails its object")
+	failed := 0
+	for _, c := range junit.Suites[0].Cases {
+		if c.Failure != nil {
+			failed++
+			require.Contains(t, c.Failure.Text, c.ClassName+":")
+		}
+	}
+	require.Equal(t, errs, failed)
+
+	gh := evaluate(t, 30*time.Second, "", "lint", "-o", "github", lintBad)
+	lines := strings.Split(strings.TrimRight(gh.stdout, "\n"), "\n")
+	require.Len(t, lines, len(fs)+1)
+	annotation := regexp.MustCompile(`^::(error|warning|notice) file=([^,]+),line=(\d+),title=([^:]+)::(.+)$`)
+	for i, f := range fs {
+		m := annotation.FindStringSubmatch(lines[i])
+		require.NotNil(t, m, lines[i])
+		require.Equal(t, map[string]string{"error": "error", "warning": "warning", "info": "notice"}[f.Severity], m[1])
+		require.Equal(t, f.File, m[2])
+		require.True(t, strings.HasPrefix(m[4], f.Rule+" ("), m[4])
+	}
+	require.Regexp(t, `^\d+ object\(s\): \d+ error\(s\), \d+ warning\(s\), \d+ info$`, lines[len(lines)-1])
+}
+
+// Text output is plain when it is not a terminal, and --no-color and
+// NO_COLOR turn colour off on a terminal.
+func TestNoColor(t *testing.T) {
+	r := evaluate(t, 30*time.Second, "", "lint", lintBad)
+	require.NotContains(t, r.stdout, "\x1b[", "no escape codes when stdout is not a terminal")
+	r = evaluate(t, 30*time.Second, "", "explain", "-m", seedModel, "-r", seedRT)
+	require.NotContains(t, r.stdout, "\x1b[")
+
+	// /dev/null is a character device, as a terminal is.
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer devNull.Close()
+	t.Setenv("NO_COLOR", "")
+	require.True(t, output.StyleFor(devNull, false).Color)
+	require.False(t, output.StyleFor(devNull, true).Color, "--no-color")
+	require.False(t, output.StyleFor(&bytes.Buffer{}, false).Color)
+	t.Setenv("NO_COLOR", "1")
+	require.False(t, output.StyleFor(devNull, false).Color, "NO_COLOR")
+}
+
+// --- test -o ... --------------------------------------------------------
+
+func TestTestFormats(t *testing.T) {
+	args := []string{bad("failing-case.yaml"), bad("failing_test.rego")}
+	js := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "json"}, args...)...)
+	ym := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "yaml"}, args...)...)
+	require.Equal(t, 1, ym.code)
+	var fromYAML any
+	require.NoError(t, yaml.Unmarshal([]byte(ym.stdout), &fromYAML))
+	b, err := json.Marshal(fromYAML)
+	require.NoError(t, err)
+	require.JSONEq(t, js.stdout, string(b), "-o yaml is -o json in YAML")
+
+	var junit struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+	}
+	ju := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "junit"}, args...)...)
+	require.Equal(t, 1, ju.code)
+	require.NoError(t, xml.Unmarshal([]byte(ju.stdout), &junit))
+	require.Equal(t, 4, junit.Tests)
+	require.Equal(t, 2, junit.Failures)
+
+	sr := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "sarif"}, args...)...)
+	var sarif map[string]any
+	require.NoError(t, json.Unmarshal([]byte(sr.stdout), &sarif))
+	results := sarif["runs"].([]any)[0].(map[string]any)["results"].([]any)
+	require.Len(t, results, 2)
+
+	gh := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "github"}, args...)...)
+	lines := strings.Split(strings.TrimRight(gh.stdout, "\n"), "\n")
+	require.Len(t, lines, 3)
+	require.True(t, strings.HasPrefix(lines[0], "::error file="+bad("failing-case.yaml")+",line="), lines[0])
+	require.True(t, strings.HasPrefix(lines[1], "::error file="+bad("failing_test.rego")+",line=10,"), lines[1])
+	require.Equal(t, "2 passed, 2 failed", lines[2])
+}
+
+// --- explain -----------------------------------------------------------
+
+func TestExplainJSONContract(t *testing.T) {
+	r := evaluate(t, 30*time.Second, "", "explain", "-o", "json", "-m", seedModel, "-r", seedRT)
+	require.Equal(t, 1, r.code, r.stderr)
+	top := requireKeys(t, json.RawMessage(r.stdout), "the output", []string{"explanations"})
+	var es []json.RawMessage
+	require.NoError(t, json.Unmarshal(top["explanations"], &es))
+	require.Len(t, es, 2, "both models of the file, against the runtime")
+	e := requireKeys(t, es[0], "explanations[0]", []string{"model", "runtime", "compatible", "reason", "runtimeChecks", "entries", "notes", "advice"})
+	var entries []json.RawMessage
+	require.NoError(t, json.Unmarshal(e["entries"], &entries))
+	en := requireKeys(t, entries[0], "entries[0]", []string{"index", "matched", "differences", "checks"})
+	var checks []json.RawMessage
+	require.NoError(t, json.Unmarshal(en["checks"], &checks))
+	require.Len(t, checks, 5)
+	var names []string
+	for _, c := range checks {
+		m := requireKeys(t, c, "check", []string{"check", "passed", "summary", "details", "fix", "versions"})
+		var name string
+		require.NoError(t, json.Unmarshal(m["check"], &name))
+		names = append(names, name)
+	}
+	require.Equal(t, []string{"pipeline", "architecture", "quantization", "format", "framework"}, names)
+	fw := requireKeys(t, checks[4], "framework", []string{"check", "passed", "summary", "details", "fix", "versions"})
+	v := requireKeys(t, fw["versions"], "versions", []string{"operator", "model", "entry"})
+	requireKeys(t, v["entry"], "versions.entry", []string{"text", "valid", "problem", "v", "parts", "numbers", "dev", "pre", "build"})
+
+	// The verdict is match's, byte for byte.
+	m := evaluate(t, 30*time.Second, "", "match", "-o", "json", "-m", seedModel, "-r", seedRT)
+	results := decodeMatchJSON(t, m.stdout)
+	var first struct {
+		Compatible bool   `json:"compatible"`
+		Reason     string `json:"reason"`
+	}
+	require.NoError(t, json.Unmarshal(es[0], &first))
+	require.Equal(t, results[0].Compatible, first.Compatible)
+	require.Equal(t, results[0].Reason, first.Reason)
+}
+
+func TestExplainSameOnEveryEngine(t *testing.T) {
+	for _, format := range output.ExplainFormats {
+		args := []string{"explain", "-o", format, "-m", exModels, "-r", exRuntimes}
+		cel := evaluate(t, 60*time.Second, "", args...)
+		require.Equal(t, 1, cel.code, cel.stderr)
+		for _, e := range []string{"rego", "both"} {
+			r := evaluate(t, 60*time.Second, "", append(args, "--engine", e)...)
+			require.Equal(t, cel.stdout, r.stdout, "%s %s", format, e)
+		}
+	}
+}
+
+func TestExplainBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no -r", []string{"explain", "-m", seedModel}, "-r"},
+		{"runtime given with -m", []string{"explain", "-m", seedRT, "-r", seedRT}, "not a model"},
+		{"no such model name", []string{"explain", "-m", seedModel, "--model-name", "nope", "-r", seedRT}, `no model named "nope"`},
+		{"a version of the wrong type", []string{"explain", "-m", bad("version-number.yaml"), "-r", seedRT}, "evaluate lint"},
+		{"unknown output", []string{"explain", "-o", "sarif", "-m", seedModel, "-r", seedRT}, `"sarif"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := evaluate(t, 30*time.Second, "", tc.args...)
+			require.Equal(t, 2, r.code, r.stderr)
+			require.Empty(t, r.stdout)
+			require.Contains(t, r.stderr, tc.want)
+		})
+	}
+}

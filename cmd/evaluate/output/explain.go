@@ -1,0 +1,29 @@
+package output
+
+import (
+	"io"
+
+	"github.com/ome-policy/evaluator/engine"
+)
+
+// ExplainWriter writes the explanations of `evaluate explain`, one per
+// model and runtime, ordered by model, then runtime.
+type ExplainWriter interface {
+	Write(es []engine.Explanation) error
+}
+
+// ExplainFormats lists the -o values of explain.
+var ExplainFormats = []string{"text", "json", "yaml"}
+
+// NewExplainWriter returns the writer for format; style applies to text only.
+func NewExplainWriter(format string, w io.Writer, style Style) (ExplainWriter, error) {
+	switch format {
+	case "text":
+		return &explainText{w: w, style: style}, nil
+	case "json":
+		return &explainJSON{w: w}, nil
+	case "yaml":
+		return &explainYAML{w: w}, nil
+	}
+	return nil, unknownFormat(format, ExplainFormats)
+}

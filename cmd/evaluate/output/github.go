@@ -1,0 +1,75 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ome-policy/evaluator/engine"
+)
+
+// GitHub Actions workflow commands: each finding or failing case becomes an
+// annotation (::error, ::warning or ::notice) on its file and line, which
+// GitHub shows on the pull request; a plain summary line ends the output.
+
+// ghData escapes an annotation's message.
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// ghProperty escapes a property value (file, title), where : and , have a
+// meaning too.
+func ghProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+func ghCommand(severity string) string {
+	switch severity {
+	case engine.SeverityError:
+		return "error"
+	case engine.SeverityWarning:
+		return "warning"
+	}
+	return "notice"
+}
+
+func ghAnnotation(command, file string, line int, title, message string) string {
+	props := "file=" + ghProperty(file)
+	if line > 0 {
+		props += fmt.Sprintf(",line=%d", line)
+	}
+	return fmt.Sprintf("::%s %s,title=%s::%s\n", command, props, ghProperty(title), ghData(message))
+}
+
+type lintGitHub struct{ w io.Writer }
+
+func (l *lintGitHub) Write(r LintReport) error {
+	var b strings.Builder
+	for _, f := range r.Findings {
+		b.WriteString(ghAnnotation(ghCommand(f.Severity), f.File, f.Line,
+			f.Rule+" ("+refText(f.Object)+")", f.Field+": "+f.Message))
+	}
+	fmt.Fprintf(&b, "%d object(s): %d error(s), %d warning(s), %d info\n", len(r.Objects),
+		r.Count(engine.SeverityError), r.Count(engine.SeverityWarning), r.Count(engine.SeverityInfo))
+	_, err := io.WriteString(l.w, b.String())
+	return err
+}
+
+type testGitHub struct{ w io.Writer }
+
+func (t *testGitHub) Write(r TestReport) error {
+	var b strings.Builder
+	for _, c := range r.Cases {
+		if c.Passed {
+			continue
+		}
+		text, err := failureText(c)
+		if err != nil {
+			return err
+		}
+		b.WriteString(ghAnnotation("error", c.File, c.Line, c.Name+" ["+c.Engine+"]", text))
+	}
+	fmt.Fprintf(&b, "%d passed, %d failed\n", r.Passed, r.Failed)
+	_, err := io.WriteString(t.w, b.String())
+	return err
+}

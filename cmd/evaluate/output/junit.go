@@ -1,0 +1,109 @@
+package output
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// JUnit XML, as CI systems read test reports: one testsuite, one testcase
+// per object (lint) or per case (test); a testcase fails with a <failure>.
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	ClassName string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func writeJUnit(w io.Writer, name string, cases []junitCase) error {
+	failures := 0
+	for _, c := range cases {
+		if c.Failure != nil {
+			failures++
+		}
+	}
+	doc := junitSuites{Name: name, Tests: len(cases), Failures: failures, Suites: []junitSuite{{
+		Name: name, Tests: len(cases), Failures: failures, Cases: cases,
+	}}}
+	b, err := xml.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, xml.Header+string(b)+"\n")
+	return err
+}
+
+// lintJUnit writes a testcase per model or runtime; it fails when one of
+// its findings fails the run (an error, or a warning with --fail-on-warn),
+// and its other findings go to system-out.
+type lintJUnit struct{ w io.Writer }
+
+func (l *lintJUnit) Write(r LintReport) error {
+	cases := make([]junitCase, 0, len(r.Objects))
+	for _, o := range r.Objects {
+		c := junitCase{ClassName: o.File, Name: refText(o.Ref)}
+		var failing, other []string
+		for _, f := range r.FindingsOf(o) {
+			if r.Fails(f) {
+				failing = append(failing, findingLine(f, Style{}))
+			} else {
+				other = append(other, findingLine(f, Style{}))
+			}
+		}
+		if len(failing) > 0 {
+			c.Failure = &junitFailure{
+				Message: fmt.Sprintf("%d finding(s) fail the run", len(failing)),
+				Type:    "lint",
+				Text:    strings.Join(failing, "\n"),
+			}
+		}
+		if len(other) > 0 {
+			c.SystemOut = strings.Join(other, "\n")
+		}
+		cases = append(cases, c)
+	}
+	return writeJUnit(l.w, "evaluate lint", cases)
+}
+
+// testJUnit writes a testcase per case or Rego unit test.
+type testJUnit struct{ w io.Writer }
+
+func (t *testJUnit) Write(r TestReport) error {
+	cases := make([]junitCase, 0, len(r.Cases))
+	for _, c := range r.Cases {
+		jc := junitCase{ClassName: c.File, Name: c.Name + " [" + c.Engine + "]"}
+		if !c.Passed {
+			text, err := failureText(c)
+			if err != nil {
+				return err
+			}
+			jc.Failure = &junitFailure{Message: "expected and got differ", Type: "case", Text: text}
+		}
+		cases = append(cases, jc)
+	}
+	return writeJUnit(t.w, "evaluate test", cases)
+}

@@ -1,0 +1,79 @@
+package output
+
+import (
+	"io"
+
+	"github.com/ome-policy/evaluator/engine"
+)
+
+// LintReport is the outcome of `evaluate lint`: the findings, sorted by
+// file, line and rule. Only Findings is part of the JSON and YAML documents.
+type LintReport struct {
+	Findings []engine.Finding `json:"findings" yaml:"findings"`
+	// Objects are the models and runtimes that were read, in input order.
+	Objects []LintedObject `json:"-" yaml:"-"`
+	// FailOnWarn makes warnings fail the run, as errors always do.
+	FailOnWarn bool `json:"-" yaml:"-"`
+}
+
+// Fails reports whether a finding fails the run: an error, or a warning
+// with --fail-on-warn.
+func (r LintReport) Fails(f engine.Finding) bool {
+	return f.Severity == engine.SeverityError || r.FailOnWarn && f.Severity == engine.SeverityWarning
+}
+
+// Count returns how many findings have the severity.
+func (r LintReport) Count(severity string) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity == severity {
+			n++
+		}
+	}
+	return n
+}
+
+// LintedObject is one model or runtime that lint read.
+type LintedObject struct {
+	engine.Ref
+	File string
+	Line int
+}
+
+// FindingsOf returns the findings about o, in report order.
+func (r LintReport) FindingsOf(o LintedObject) []engine.Finding {
+	var out []engine.Finding
+	for _, f := range r.Findings {
+		if f.Object == o.Ref && f.File == o.File && f.ObjectLine == o.Line {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// LintWriter writes a whole lint report.
+type LintWriter interface {
+	Write(r LintReport) error
+}
+
+// LintFormats lists the -o values of lint.
+var LintFormats = []string{"text", "json", "yaml", "sarif", "junit", "github"}
+
+// NewLintWriter returns the writer for format; style applies to text only.
+func NewLintWriter(format string, w io.Writer, style Style) (LintWriter, error) {
+	switch format {
+	case "text":
+		return &lintText{w: w, style: style}, nil
+	case "json":
+		return &lintJSON{w: w}, nil
+	case "yaml":
+		return &lintYAML{w: w}, nil
+	case "sarif":
+		return &lintSARIF{w: w}, nil
+	case "junit":
+		return &lintJUnit{w: w}, nil
+	case "github":
+		return &lintGitHub{w: w}, nil
+	}
+	return nil, unknownFormat(format, LintFormats)
+}

@@ -1,0 +1,21 @@
+package output
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/ome-policy/evaluator/engine"
+)
+
+// lintJSON writes {"findings": [...]}.
+type lintJSON struct{ w io.Writer }
+
+func (l *lintJSON) Write(r LintReport) error {
+	if r.Findings == nil {
+		r.Findings = []engine.Finding{}
+	}
+	enc := json.NewEncoder(l.w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}

@@ -1,0 +1,35 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ome-policy/evaluator/engine"
+)
+
+// lintText writes one line per finding, as compilers do:
+//
+//	file:line: severity [rule] field: message
+//
+// then a summary line.
+type lintText struct {
+	w     io.Writer
+	style Style
+}
+
+func (l *lintText) Write(r LintReport) error {
+	var b strings.Builder
+	for _, f := range r.Findings {
+		b.WriteString(findingLine(f, l.style) + "\n")
+	}
+	fmt.Fprintf(&b, "%d object(s): %d error(s), %d warning(s), %d info\n", len(r.Objects),
+		r.Count(engine.SeverityError), r.Count(engine.SeverityWarning), r.Count(engine.SeverityInfo))
+	_, err := io.WriteString(l.w, b.String())
+	return err
+}
+
+// findingLine is one finding as text: "file:line: severity [rule] field: message".
+func findingLine(f engine.Finding, style Style) string {
+	return fmt.Sprintf("%s:%d: %s [%s] %s: %s", f.File, f.Line, style.severity(f.Severity), f.Rule, f.Field, f.Message)
+}

@@ -1,0 +1,203 @@
+package output
+
+import (
+	"encoding/json"
+	"io"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ome-policy/evaluator/engine"
+)
+
+// SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the format
+// code-scanning tools read: one run, the rules that occur, one result per
+// finding (lint) or per failing case (test).
+
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool    sarifTool     `json:"tool"`
+	Results []sarifResult `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string       `json:"id"`
+	ShortDescription     sarifMessage `json:"shortDescription"`
+	DefaultConfiguration struct {
+		Level string `json:"level"`
+	} `json:"defaultConfiguration"`
+}
+
+type sarifMessage struct {
+	Text string `json:"text"`
+}
+
+type sarifResult struct {
+	RuleID    string          `json:"ruleId"`
+	RuleIndex int             `json:"ruleIndex"`
+	Level     string          `json:"level"`
+	Message   sarifMessage    `json:"message"`
+	Locations []sarifLocation `json:"locations"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation struct {
+		ArtifactLocation struct {
+			URI string `json:"uri"`
+		} `json:"artifactLocation"`
+		Region *sarifRegion `json:"region,omitempty"`
+	} `json:"physicalLocation"`
+	LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+}
+
+type sarifLogical struct {
+	Name               string `json:"name"`
+	FullyQualifiedName string `json:"fullyQualifiedName"`
+	Kind               string `json:"kind"`
+}
+
+const (
+	sarifSchema = "https://json.schemastore.org/sarif-2.1.0.json"
+	toolURI     = "https://github.com/ome-policy/evaluator"
+)
+
+// sarifLevel maps a severity to a SARIF level.
+func sarifLevel(severity string) string {
+	switch severity {
+	case engine.SeverityError:
+		return "error"
+	case engine.SeverityWarning:
+		return "warning"
+	}
+	return "note"
+}
+
+// fileURI turns a path as given into a SARIF artifact URI: relative paths
+// stay relative (to the folder the tool ran in), absolute ones get file://.
+func fileURI(path string) string {
+	if path == "<stdin>" {
+		return "stdin"
+	}
+	p := filepath.ToSlash(path)
+	if strings.HasPrefix(p, "/") {
+		return (&url.URL{Scheme: "file", Path: p}).String()
+	}
+	return (&url.URL{Path: p}).String()
+}
+
+func sarifLocationAt(file string, line int) sarifLocation {
+	var l sarifLocation
+	l.PhysicalLocation.ArtifactLocation.URI = fileURI(file)
+	if line > 0 {
+		l.PhysicalLocation.Region = &sarifRegion{StartLine: line}
+	}
+	return l
+}
+
+func writeSARIF(w io.Writer, rules []sarifRule, results []sarifResult) error {
+	if rules == nil {
+		rules = []sarifRule{}
+	}
+	if results == nil {
+		results = []sarifResult{}
+	}
+	log := sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{{
+		Tool:    sarifTool{Driver: sarifDriver{Name: "evaluate", InformationURI: toolURI, Rules: rules}},
+		Results: results,
+	}}}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(log)
+}
+
+// lintSARIF writes one result per finding; the rules are those that occur,
+// sorted by id.
+type lintSARIF struct{ w io.Writer }
+
+func (l *lintSARIF) Write(r LintReport) error {
+	levels := map[string]string{}
+	for _, f := range r.Findings {
+		levels[f.Rule] = sarifLevel(f.Severity)
+	}
+	ids := make([]string, 0, len(levels))
+	for id := range levels {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	index := map[string]int{}
+	rules := make([]sarifRule, len(ids))
+	for i, id := range ids {
+		index[id] = i
+		rules[i].ID = id
+		rules[i].ShortDescription.Text = "evaluate lint rule " + id
+		rules[i].DefaultConfiguration.Level = levels[id]
+	}
+	results := make([]sarifResult, 0, len(r.Findings))
+	for _, f := range r.Findings {
+		loc := sarifLocationAt(f.File, f.Line)
+		loc.LogicalLocations = []sarifLogical{{
+			Name:               f.Field,
+			FullyQualifiedName: refPath(f.Object) + "." + f.Field,
+			Kind:               "member",
+		}}
+		results = append(results, sarifResult{
+			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
+			Message: sarifMessage{Text: f.Message}, Locations: []sarifLocation{loc},
+		})
+	}
+	return writeSARIF(l.w, rules, results)
+}
+
+// refPath names an object as Kind/name or Kind/namespace/name.
+func refPath(r engine.Ref) string {
+	if r.Namespace != "" {
+		return r.Kind + "/" + r.Namespace + "/" + r.Name
+	}
+	return r.Kind + "/" + r.Name
+}
+
+// testSARIF writes one result per failing case, under the rule
+// "failing-case".
+type testSARIF struct{ w io.Writer }
+
+func (t *testSARIF) Write(r TestReport) error {
+	rule := sarifRule{ID: "failing-case", ShortDescription: sarifMessage{Text: "a case or policy unit test does not give what it expects"}}
+	rule.DefaultConfiguration.Level = "error"
+	var results []sarifResult
+	for _, c := range r.Cases {
+		if c.Passed {
+			continue
+		}
+		text, err := failureText(c)
+		if err != nil {
+			return err
+		}
+		results = append(results, sarifResult{
+			RuleID: rule.ID, Level: "error",
+			Message:   sarifMessage{Text: c.Name + " [" + c.Engine + "]\n" + text},
+			Locations: []sarifLocation{sarifLocationAt(c.File, c.Line)},
+		})
+	}
+	return writeSARIF(t.w, []sarifRule{rule}, results)
+}
