@@ -324,3 +324,41 @@ func TestLintEnginesAgreeOnRandomObjects(t *testing.T) {
 	}
 	require.Greater(t, len(rules), 12, "the generator reaches most rules: %v", rules)
 }
+
+type fixedLinter []Finding
+
+func (f fixedLinter) Name() string { return "fixed" }
+func (f fixedLinter) Lint([]*Object, LintOptions) ([]Finding, error) {
+	return f, nil
+}
+
+func TestBothLinterReportsDisagreement(t *testing.T) {
+	a := Finding{Rule: "empty-version", Severity: SeverityError, File: "a.yaml", Line: 3}
+	b := a
+	b.Line = 4
+	_, err := (&bothLinter{cel: fixedLinter{a}, rego: fixedLinter{b}}).Lint(nil, LintOptions{})
+	require.ErrorContains(t, err, "engines disagree on the lint findings")
+	_, err = (&bothLinter{cel: fixedLinter{a}, rego: fixedLinter{}}).Lint(nil, LintOptions{})
+	require.ErrorContains(t, err, "only cel finds")
+	got, err := (&bothLinter{cel: fixedLinter{a}, rego: fixedLinter{a}}).Lint(nil, LintOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []Finding{a}, got)
+}
+
+func TestNewLinterRejectsUnknownEngine(t *testing.T) {
+	_, err := NewLinter("wasm", testPolicies(t))
+	require.EqualError(t, err, `unknown engine "wasm" (want cel, rego, both)`)
+}
+
+// A policy folder without the lint policies says which one is missing.
+func TestLinterNeedsItsPolicies(t *testing.T) {
+	set := testPolicies(t)
+	var files []SourceFile
+	for _, f := range set.Files {
+		if f.Path != "cel/lint.yaml" {
+			files = append(files, f)
+		}
+	}
+	_, err := NewLinter(CEL, &PolicySet{Origin: "test", Files: files})
+	require.ErrorContains(t, err, `no CEL policy named "lint-object"`)
+}
