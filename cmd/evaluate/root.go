@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -35,8 +37,9 @@ func (e *silentExit) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 // globalOptions are the flags every command has.
 type globalOptions struct {
-	policyDir string
-	stdin     io.Reader
+	policyDir  string
+	cpuProfile string
+	stdin      io.Reader
 }
 
 func (g *globalOptions) policies() (*engine.PolicySet, error) {
@@ -73,6 +76,20 @@ test), 2 bad input or usage.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.policyDir, "policies", "", "load the policies from this folder (cel/*.yaml, rego/*.rego) instead of the built-in ones")
+	root.PersistentFlags().StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the run to this file (for 'go tool pprof')")
+	var profile *os.File
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if g.cpuProfile == "" {
+			return nil
+		}
+		f, err := os.Create(g.cpuProfile)
+		if err != nil {
+			return badInput(fmt.Errorf("--cpuprofile: %w", err))
+		}
+		profile = f
+		return pprof.StartCPUProfile(f)
+	}
+	root.PersistentPostRun = func(*cobra.Command, []string) { stopProfile(profile) }
 	root.AddCommand(
 		newMatchCommand(g),
 		newSelectCommand(g),
@@ -87,11 +104,20 @@ test), 2 bad input or usage.`,
 	return root
 }
 
+func stopProfile(f *os.File) {
+	if f != nil {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
+}
+
 // run executes the command line and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCommand(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
+	// A command that fails skips PersistentPostRun; stopping twice is harmless.
+	pprof.StopCPUProfile()
 	if err == nil {
 		return exitOK
 	}
