@@ -12,7 +12,7 @@ import (
 	"sort"
 )
 
-//go:embed lib/*.rego
+//go:embed lib/*.rego src
 var sources embed.FS
 
 // LibModule is one module of the stand-in library.

@@ -16,21 +16,26 @@ package lib.ome.version
 
 # Each function delegates to lib.ome.version_parser. A rule named "equal"
 # would take the place of the == operator in every module of its package,
-# so the package that defines it holds nothing else.
+# so the package that defines it holds nothing else. (Gatekeeper moves
+# library packages and rewrites the imports that name them, but not a
+# data.lib reference inside a rule: library code refers to other library
+# packages through imports only.)
 
-is_valid(x) := data.lib.ome.version_parser.is_valid(x)
+import data.lib.ome.version_parser as parser
 
-problem(s) := data.lib.ome.version_parser.problem(s)
+is_valid(x) := parser.is_valid(x)
 
-parse(s) := data.lib.ome.version_parser.parse(s)
+problem(s) := parser.problem(s)
 
-has_suffix(s) := data.lib.ome.version_parser.has_suffix(s)
+parse(s) := parser.parse(s)
 
-parts(s) := data.lib.ome.version_parser.parts(s)
+has_suffix(s) := parser.has_suffix(s)
 
-has_v(s) := data.lib.ome.version_parser.has_v(s)
+parts(s) := parser.parts(s)
 
-equal(a, b) := data.lib.ome.version_parser.equal_versions(a, b)
+has_v(s) := parser.has_v(s)
 
-compare(a, b) := data.lib.ome.version_parser.compare(a, b)
+equal(a, b) := parser.equal_versions(a, b)
+
+compare(a, b) := parser.compare(a, b)
 

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/policies/gatekeeper"
+)
+
+func newGatekeeperCommand(g *globalOptions) *cobra.Command {
+	var (
+		out, cases string
+		lint       []string
+		check      bool
+	)
+	cmd := &cobra.Command{
+		Use:   "gatekeeper",
+		Short: "Generate the Gatekeeper templates, samples, gator suites and sync config",
+		Long: `gatekeeper writes the Gatekeeper bundle into --out (policies/gatekeeper):
+
+  omeruntimeselection/  ConstraintTemplate OMERuntimeSelection: OME's webhook
+                        verdict and message on InferenceServices
+  omeversionlint/       ConstraintTemplate OMEVersionLint: the single-object
+                        rules of evaluate lint on models and runtimes
+  sync.yaml             Gatekeeper's Config that syncs OME's models and
+                        runtimes into data.inventory
+
+with, for each template, sample constraints (samples/*/constraint.yaml) and
+a suite.yaml for gator verify whose cases come from --cases (OME's webhook)
+and --lint (lint fixtures, with evaluate lint's findings).
+
+Gatekeeper runs Rego in its own OPA, which has none of this tool's Go
+builtins. So each template carries the Rego policies (--policies) with their
+ome.version.* and ome.size.* calls rewritten to a plain-Rego stand-in, which
+the project's tests prove equal to the builtins.
+
+The files are generated: change the policies and run this again. With
+--check nothing is written and the exit code is 1 when a file differs.`,
+		Example: `  # Regenerate after changing a policy
+  evaluate gatekeeper
+
+  # Is the committed bundle current?
+  evaluate gatekeeper --check
+
+  # Verify with Gatekeeper's own gator
+  gator verify policies/gatekeeper/...`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			set, err := g.policies()
+			if err != nil {
+				return badInput(err)
+			}
+			opts := gatekeeper.Options{Policies: set}
+			if cases != "" {
+				if opts.SelectionCases, err = engine.ReadCases(cases); err != nil {
+					return badInput(err)
+				}
+			}
+			if len(lint) > 0 {
+				if opts.LintObjects, err = engine.Load(lint, engine.LoadOptions{Lenient: true, Notices: cmd.ErrOrStderr()}); err != nil {
+					return badInput(err)
+				}
+			}
+			b, err := gatekeeper.Generate(opts)
+			if err != nil {
+				return err
+			}
+			return writeBundle(cmd, out, b, []string{"omeruntimeselection", "omeversionlint"}, check)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "policies/gatekeeper", "folder to write the bundle to")
+	cmd.Flags().StringVar(&cases, "cases", "testdata/cases/spec-selection.yaml", "selection case file for OMERuntimeSelection's suite")
+	cmd.Flags().StringSliceVar(&lint, "lint", []string{"testdata/lint/bad", "testdata/lint/clean"}, "models and runtimes for OMEVersionLint's suite")
+	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
+	cmd.AddCommand(newGatekeeperSuiteCommand())
+	return cmd
+}
+
+func newGatekeeperSuiteCommand() *cobra.Command {
+	var (
+		out, templates, name string
+		check                bool
+	)
+	cmd := &cobra.Command{
+		Use:   "suite -o DIR CASES...",
+		Short: "Turn selection case files into a gator suite for OMERuntimeSelection",
+		Long: `suite writes DIR/suite.yaml and DIR/cases/: one gator case per selection case
+of the case files, with the InferenceService as the object under review and
+the case's models and runtimes as data.inventory, asserting no violation when
+OME admits it and exactly OME's message when OME rejects it. The suite uses
+the template and default constraint under --templates.`,
+		Example: `  evaluate gatekeeper suite -o testdata/gatekeeper/sample-selection testdata/cases/sample-selection.yaml
+  gator verify testdata/gatekeeper/sample-selection`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return badInput(fmt.Errorf("--out is required"))
+			}
+			var cases []engine.Case
+			for _, a := range args {
+				c, err := engine.ReadCases(a)
+				if err != nil {
+					return badInput(err)
+				}
+				cases = append(cases, c...)
+			}
+			if name == "" {
+				name = filepath.Base(out)
+			}
+			b, err := gatekeeper.SelectionSuite(name, cases, out, templates)
+			if err != nil {
+				return badInput(err)
+			}
+			return writeBundle(cmd, out, b, []string{"cases"}, check)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "folder to write the suite to")
+	cmd.Flags().StringVar(&templates, "templates", "policies/gatekeeper", "folder of the generated templates")
+	cmd.Flags().StringVar(&name, "name", "", "the suite's name (default: the folder's name)")
+	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
+	return cmd
+}
+
+// writeBundle writes b under dir, removing the files of the generated
+// folders (owned) that b no longer has. With check it writes nothing and
+// fails when anything would change.
+func writeBundle(cmd *cobra.Command, dir string, b gatekeeper.Bundle, owned []string, check bool) error {
+	var stale []string
+	for _, p := range b.Paths() {
+		have, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil || !bytes.Equal(have, b[p]) {
+			stale = append(stale, p)
+		}
+	}
+	var extra []string
+	for _, o := range owned {
+		root := filepath.Join(dir, o)
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			rel, _ := filepath.Rel(dir, p)
+			if _, ok := b[filepath.ToSlash(rel)]; !ok {
+				extra = append(extra, rel)
+			}
+			return nil
+		})
+	}
+	sort.Strings(extra)
+	if check {
+		if len(stale)+len(extra) == 0 {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d files, all current\n", dir, len(b))
+			return nil
+		}
+		for _, p := range stale {
+			fmt.Fprintf(cmd.OutOrStdout(), "stale: %s\n", filepath.Join(dir, p))
+		}
+		for _, p := range extra {
+			fmt.Fprintf(cmd.OutOrStdout(), "not generated: %s\n", filepath.Join(dir, p))
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s is not current: run %s without --check\n", dir, strings.TrimSuffix(cmd.CommandPath(), " --check"))
+		return &silentExit{code: exitFindings}
+	}
+	for _, p := range stale {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, b[p], 0o644); err != nil {
+			return err
+		}
+	}
+	for _, p := range extra {
+		if err := os.Remove(filepath.Join(dir, p)); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: %d files, %d written, %d removed\n", dir, len(b), len(stale), len(extra))
+	return nil
+}

@@ -1,0 +1,297 @@
+package gatekeeper
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/engine"
+)
+
+// Bundle is a set of generated files: slash-separated path, relative to
+// the folder they are written to, and content.
+type Bundle map[string][]byte
+
+// Paths returns the bundle's paths in order.
+func (b Bundle) Paths() []string {
+	out := make([]string, 0, len(b))
+	for p := range b {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (b Bundle) add(prefix string, other Bundle) {
+	for p, data := range other {
+		b[path.Join(prefix, p)] = data
+	}
+}
+
+// Target is the Gatekeeper target every template is for.
+const Target = "admission.k8s.gatekeeper.sh"
+
+// GroupVersion is the API group and version of OME's objects.
+const GroupVersion = "ome.io/v1beta1"
+
+// OMEKinds are the kinds selection reads from data.inventory; sync.yaml
+// syncs exactly these.
+var OMEKinds = []string{"BaseModel", "ClusterBaseModel", "ServingRuntime", "ClusterServingRuntime"}
+
+// Template is one generated ConstraintTemplate.
+type Template struct {
+	Name  string // metadata.name and folder: omeruntimeselection
+	Kind  string // the constraint kind: OMERuntimeSelection
+	Title string
+	// Description says what the template does, for its annotation.
+	Description string
+	// Entry is the entry-point module (the violation rule), under src/.
+	Entry string
+	// Parameters is the openAPIV3Schema of the constraint's parameters.
+	Parameters *yaml.Node
+
+	// Filled in by the generator.
+	Rego    string        // the entry module
+	Libs    []LibModule   // the rewritten policies, then the stand-in
+	Sources []string      // every source file, for the header
+	modules []*ast.Module // parsed, for tests
+}
+
+func templateDefs() []*Template {
+	return []*Template{
+		{
+			Name:  "omeruntimeselection",
+			Kind:  "OMERuntimeSelection",
+			Title: "OME runtime selection",
+			Description: "Rejects an InferenceService that OME's admission webhook would reject, with OME's " +
+				"message: the referenced model must exist, an InferenceService that does not name a runtime " +
+				"or bring its own runner needs an enabled model and a runtime OME can select. Models and " +
+				"runtimes come from data.inventory: sync BaseModel, ClusterBaseModel, ServingRuntime and " +
+				"ClusterServingRuntime (sync.yaml).",
+			Entry: "src/omeruntimeselection.rego",
+			Parameters: mapping(
+				"type", "object",
+				"properties", mapping(
+					"validateNamedRuntime", mapping(
+						"type", "boolean",
+						"default", false,
+						"description", "Also reject an InferenceService whose spec.runtime.name names a runtime "+
+							"that OME's controller will refuse (missing, disabled, or not supporting the model). "+
+							"OME's webhook does not check it; false reproduces OME.",
+					),
+				),
+			),
+		},
+		{
+			Name:  "omeversionlint",
+			Kind:  "OMEVersionLint",
+			Title: "OME version lint",
+			Description: "Refuses models and runtimes whose versions, operators or formats can never match " +
+				"as written, with the rule ids and messages of `evaluate lint` (single-object rules).",
+			Entry: "src/omeversionlint.rego",
+			Parameters: mapping(
+				"type", "object",
+				"properties", mapping(
+					"severities", mapping(
+						"type", "array",
+						"items", mapping("type", "string", "enum", []string{"error", "warning"}),
+						"default", []string{"error"},
+						"description", "The severities of the lint rules this constraint enforces.",
+					),
+				),
+			),
+		},
+	}
+}
+
+// policySource is where a policy file came from, as the headers say it.
+func policySource(set *engine.PolicySet, f engine.SourceFile) string {
+	if set.Origin == "embedded" {
+		return "policies/" + f.Path
+	}
+	return set.Where(f)
+}
+
+// Templates builds the ConstraintTemplates from the policies of set: each
+// entry point of src/ with the policy packages it needs, rewritten to call
+// the stand-in, and the stand-in itself.
+func Templates(set *engine.PolicySet) ([]*Template, error) {
+	byPkg := map[string][]*policyModule{}
+	for _, f := range set.Sources(engine.Rego, false) {
+		pm, err := rewritePolicy(policySource(set, f), f.Text)
+		if err != nil {
+			return nil, err
+		}
+		byPkg[pm.pkg] = append(byPkg[pm.pkg], pm)
+	}
+	var out []*Template
+	for _, t := range templateDefs() {
+		b, err := fs.ReadFile(sources, t.Entry)
+		if err != nil {
+			return nil, err
+		}
+		t.Rego = string(b)
+		entry, err := ast.ParseModuleWithOpts(t.Entry, t.Rego, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, err
+		}
+		// The policy packages the entry point uses, and theirs in turn.
+		need := map[string]bool{}
+		var queue []string
+		for _, imp := range entry.Imports {
+			p := strings.TrimPrefix(imp.Path.String(), "data.lib.")
+			if strings.HasPrefix(p, "ome.") && byPkg[p] != nil {
+				queue = append(queue, p)
+			}
+		}
+		for len(queue) > 0 {
+			p := queue[0]
+			queue = queue[1:]
+			if need[p] {
+				continue
+			}
+			need[p] = true
+			for _, pm := range byPkg[p] {
+				queue = append(queue, pm.imports...)
+			}
+		}
+		var mods []*policyModule
+		for p := range need {
+			mods = append(mods, byPkg[p]...)
+		}
+		sort.Slice(mods, func(i, j int) bool { return mods[i].source < mods[j].source })
+		for _, pm := range mods {
+			t.Sources = append(t.Sources, pm.source)
+			t.Libs = append(t.Libs, LibModule{Path: pm.source, Text: libHeader(pm) + pm.text})
+		}
+		t.Sources = append(t.Sources, "policies/gatekeeper/"+t.Entry)
+		for _, m := range Lib() {
+			t.Sources = append(t.Sources, "policies/gatekeeper/"+m.Path)
+			t.Libs = append(t.Libs, m)
+		}
+		if t.modules, err = compileTemplate(t); err != nil {
+			return nil, fmt.Errorf("template %s: %w", t.Name, err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func libHeader(pm *policyModule) string {
+	return fmt.Sprintf(`# %s: %s, rewritten by `+"`evaluate gatekeeper`"+` for Gatekeeper.
+# Package %s is %s here, and the calls of the Go builtins ome.version.* and
+# ome.size.* are calls of their plain-Rego stand-in, data.lib.ome.version
+# and data.lib.ome.size (policies/gatekeeper/lib). Do not edit: change the
+# source and run `+"`make gatekeeper`"+`.
+`, libPrefix+pm.pkg, pm.source, pm.pkg, libPrefix+pm.pkg)
+}
+
+// compileTemplate compiles a template's entry module and libs as Gatekeeper
+// does: Rego v1, with OPA's own builtins only (no ome.* builtin).
+func compileTemplate(t *Template) ([]*ast.Module, error) {
+	modules := map[string]*ast.Module{}
+	var list []*ast.Module
+	parse := func(name, text string) error {
+		m, err := ast.ParseModuleWithOpts(name, text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return err
+		}
+		modules[name] = m
+		list = append(list, m)
+		return nil
+	}
+	if err := parse("template.rego", t.Rego); err != nil {
+		return nil, err
+	}
+	for i, l := range t.Libs {
+		if !strings.HasPrefix(strings.TrimPrefix(mustPackage(l.Text), "data."), libPrefix) {
+			return nil, fmt.Errorf("lib %s: Gatekeeper needs library packages under lib", l.Path)
+		}
+		if err := parse(fmt.Sprintf("lib_%d.rego", i), l.Text); err != nil {
+			return nil, err
+		}
+	}
+	c := ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion())
+	c.Compile(modules)
+	if c.Failed() {
+		return nil, c.Errors
+	}
+	if c.GetRules(ast.MustParseRef("data."+mustPackage(t.Rego)[len("data."):]+".violation")) == nil {
+		return nil, fmt.Errorf("the entry point has no violation rule")
+	}
+	return list, nil
+}
+
+func mustPackage(text string) string {
+	m, err := ast.ParseModuleWithOpts("", text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return ""
+	}
+	return m.Package.Path.String()
+}
+
+// templateYAML writes a template as a ConstraintTemplate.
+func templateYAML(t *Template) []byte {
+	libs := make([]*yaml.Node, len(t.Libs))
+	for i, l := range t.Libs {
+		libs[i] = str(l.Text)
+	}
+	doc := mapping(
+		"apiVersion", "templates.gatekeeper.sh/v1",
+		"kind", "ConstraintTemplate",
+		"metadata", mapping(
+			"name", t.Name,
+			"annotations", mapping(
+				"metadata.gatekeeper.sh/title", t.Title,
+				"metadata.gatekeeper.sh/version", "1.0.0",
+				"description", t.Description,
+			),
+		),
+		"spec", mapping(
+			"crd", mapping("spec", mapping(
+				"names", mapping("kind", t.Kind),
+				"validation", mapping("openAPIV3Schema", t.Parameters),
+			)),
+			"targets", seq(mapping(
+				"target", Target,
+				"code", seq(mapping(
+					"engine", "Rego",
+					"source", mapping(
+						"version", "v1",
+						"rego", t.Rego,
+						"libs", seq(libs...),
+					),
+				)),
+			)),
+		),
+	)
+	return document(withComment(doc, generatedHeader(t.Sources)))
+}
+
+func generatedHeader(sources []string) string {
+	return "Generated by `evaluate gatekeeper` (make gatekeeper) from\n  " +
+		strings.Join(sources, "\n  ") + "\nDo not edit: change the sources and generate again."
+}
+
+// syncYAML is Gatekeeper's Config that replicates OME's models and runtimes
+// into data.inventory.
+func syncYAML() []byte {
+	var kinds []*yaml.Node
+	for _, k := range OMEKinds {
+		kinds = append(kinds, mapping("group", "ome.io", "version", "v1beta1", "kind", k))
+	}
+	doc := mapping(
+		"apiVersion", "config.gatekeeper.sh/v1alpha1",
+		"kind", "Config",
+		"metadata", mapping("name", "config", "namespace", "gatekeeper-system"),
+		"spec", mapping("sync", mapping("syncOnly", seq(kinds...))),
+	)
+	return document(withComment(doc, "Generated by `evaluate gatekeeper` (make gatekeeper). Do not edit.\n"+
+		"Gatekeeper's Config: replicate OME's models and runtimes into data.inventory,\n"+
+		"which OMERuntimeSelection reads. Apply it before the constraints."))
+}

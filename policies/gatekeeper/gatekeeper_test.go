@@ -1,0 +1,334 @@
+package gatekeeper
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+
+	"github.com/ome-policy/evaluator/engine"
+)
+
+// The repository root, from this package's folder.
+const root = "../.."
+
+func repoPath(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
+
+// What `make gatekeeper` generates, with the same inputs.
+func generated(t *testing.T) map[string]Bundle {
+	t.Helper()
+	set, err := engine.EmbeddedPolicies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := engine.ReadCases(repoPath("testdata/cases/spec-selection.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lint, err := engine.Load([]string{repoPath("testdata/lint/bad"), repoPath("testdata/lint/clean")}, engine.LoadOptions{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The CLI reads the objects from paths relative to the repository:
+	// give them the same names.
+	for _, o := range lint {
+		o.File = strings.TrimPrefix(filepath.ToSlash(o.File), "../../")
+	}
+	bundle, err := Generate(Options{Policies: set, SelectionCases: spec, LintObjects: lint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample, err := engine.ReadCases(repoPath("testdata/cases/sample-selection.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite, err := SelectionSuite("sample-selection", sample, "testdata/gatekeeper/sample-selection", "policies/gatekeeper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]Bundle{"policies/gatekeeper": bundle, "testdata/gatekeeper/sample-selection": suite}
+}
+
+// TestGeneratedFilesAreCurrent fails when a generated file was edited, or
+// the policies changed without `make gatekeeper`.
+func TestGeneratedFilesAreCurrent(t *testing.T) {
+	owned := map[string][]string{
+		"policies/gatekeeper":                  {"sync.yaml", "omeruntimeselection", "omeversionlint"},
+		"testdata/gatekeeper/sample-selection": {"suite.yaml", "cases"},
+	}
+	for dir, b := range generated(t) {
+		for _, p := range b.Paths() {
+			have, err := os.ReadFile(repoPath(dir + "/" + p))
+			if err != nil || !bytes.Equal(have, b[p]) {
+				t.Errorf("%s/%s is not what `make gatekeeper` generates: run it, and do not edit generated files", dir, p)
+			}
+		}
+		for _, o := range owned[dir] {
+			_ = filepath.WalkDir(repoPath(dir+"/"+o), func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return nil
+				}
+				rel, _ := filepath.Rel(repoPath(dir), p)
+				if _, ok := b[filepath.ToSlash(rel)]; !ok {
+					t.Errorf("%s/%s is not generated any more: run `make gatekeeper`", dir, filepath.ToSlash(rel))
+				}
+				return nil
+			})
+		}
+	}
+}
+
+// gatekeeperEval evaluates a template as Gatekeeper does: its violation
+// rule, with input {review, parameters} and the synced objects in
+// data.inventory.
+type gatekeeperEval struct {
+	store storage.Store
+	query rego.PreparedEvalQuery
+}
+
+func newGatekeeperEval(t testing.TB, name string) *gatekeeperEval {
+	t.Helper()
+	set, err := engine.EmbeddedPolicies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	templates, err := Templates(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tp := range templates {
+		if tp.Name != name {
+			continue
+		}
+		store := inmem.New()
+		opts := []func(*rego.Rego){
+			rego.Query("data." + name + ".violation"),
+			rego.Store(store),
+			// Gatekeeper's capabilities: OPA's builtins, none of ours.
+			rego.Capabilities(ast.CapabilitiesForThisVersion()),
+		}
+		for _, m := range tp.modules {
+			opts = append(opts, rego.ParsedModule(m))
+		}
+		q, err := rego.New(opts...).PrepareForEval(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &gatekeeperEval{store: store, query: q}
+	}
+	t.Fatalf("no template %s", name)
+	return nil
+}
+
+// inventory places objects as Gatekeeper's sync does: by namespace (when
+// the object has one), group/version, kind and name.
+func inventory(objs []map[string]any) map[string]any {
+	inv := map[string]any{"namespace": map[string]any{}, "cluster": map[string]any{}}
+	put := func(m map[string]any, keys []string, v any) {
+		for _, k := range keys[:len(keys)-1] {
+			next, ok := m[k].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				m[k] = next
+			}
+			m = next
+		}
+		m[keys[len(keys)-1]] = v
+	}
+	for _, o := range objs {
+		meta, _ := o["metadata"].(map[string]any)
+		ns, _ := meta["namespace"].(string)
+		name, _ := meta["name"].(string)
+		gv, _ := o["apiVersion"].(string)
+		kind, _ := o["kind"].(string)
+		if ns != "" {
+			put(inv["namespace"].(map[string]any), []string{ns, gv, kind, name}, o)
+		} else {
+			put(inv["cluster"].(map[string]any), []string{gv, kind, name}, o)
+		}
+	}
+	return inv
+}
+
+// review returns the messages of the violations of object, in order.
+func (g *gatekeeperEval) review(t testing.TB, object map[string]any, inv []map[string]any, params map[string]any) []string {
+	t.Helper()
+	ctx := context.Background()
+	txn, err := g.store.NewTransaction(ctx, storage.WriteParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.store.Abort(ctx, txn)
+	if err := g.store.Write(ctx, txn, storage.AddOp, storage.MustParsePath("/inventory"), inventory(inv)); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := object["metadata"].(map[string]any)
+	ns, _ := meta["namespace"].(string)
+	name, _ := meta["name"].(string)
+	input := map[string]any{
+		"review": map[string]any{
+			"kind":      map[string]any{"group": "ome.io", "version": "v1beta1", "kind": object["kind"]},
+			"name":      name,
+			"namespace": ns,
+			"operation": "CREATE",
+			"object":    object,
+		},
+		"parameters": params,
+	}
+	rs, err := g.query.Eval(ctx, rego.EvalTransaction(txn), rego.EvalInput(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	if len(rs) == 1 {
+		for _, v := range rs[0].Expressions[0].Value.([]any) {
+			msgs = append(msgs, v.(map[string]any)["msg"].(string))
+		}
+	}
+	sort.Strings(msgs)
+	return msgs
+}
+
+// selectionCaseFiles are every case file of testdata/cases with selection
+// cases.
+func selectionCaseFiles(t *testing.T) map[string][]engine.Case {
+	t.Helper()
+	paths, err := filepath.Glob(repoPath("testdata/cases/*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]engine.Case{}
+	for _, p := range paths {
+		cases, err := engine.ReadCases(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			if c.InferenceService != nil {
+				out[filepath.Base(p)] = append(out[filepath.Base(p)], c)
+			}
+		}
+	}
+	return out
+}
+
+// TestSelectionTemplateAgreesWithSelect runs OMERuntimeSelection, as
+// Gatekeeper would, on every selection case of testdata/cases and on the
+// validate-named-runtime cases, and compares it with what `evaluate select`
+// decides (on both engines, with the Go builtins) and with the case's
+// expectation: no violation when OME admits the InferenceService, else
+// exactly one, with OME's message.
+func TestSelectionTemplateAgreesWithSelect(t *testing.T) {
+	set, err := engine.EmbeddedPolicies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	selectors, err := engine.Selectors(engine.Both, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newGatekeeperEval(t, "omeruntimeselection")
+	named, err := NamedRuntimeCaseFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := selectionCaseFiles(t)
+	files["named-runtime-cases.yaml (validateNamedRuntime)"] = named
+	total := 0
+	for file, cases := range files {
+		strict := strings.HasPrefix(file, "named-runtime")
+		converted, err := SelectionCases(cases)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cases {
+			total++
+			kept, _ := engine.Deduplicate(c.Objects)
+			var want []string
+			for _, s := range selectors {
+				d, err := s.Select(c.InferenceService, kept)
+				if err != nil {
+					t.Fatalf("%s: %s: %s: %v", file, c.Name, s.Name(), err)
+				}
+				var msgs []string
+				switch {
+				case !d.Admitted:
+					msgs = []string{d.Message}
+				case strict && len(d.Warnings) > 0:
+					msgs = []string{d.Warnings[0]}
+				}
+				if want == nil {
+					want = append([]string{}, msgs...)
+				} else if fmt.Sprint(want) != fmt.Sprint(msgs) {
+					t.Errorf("%s: %s: the engines disagree: %q, %q", file, c.Name, want, msgs)
+				}
+			}
+			if expect := converted[i].Messages; fmt.Sprint(expect) != fmt.Sprint(want) {
+				t.Errorf("%s: %s: evaluate select says %q, the case expects %q", file, c.Name, want, expect)
+			}
+			got := g.review(t, converted[i].Object, converted[i].Inventory, map[string]any{"validateNamedRuntime": strict})
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s: %s:\n  evaluate select: %q\n  template:        %q", file, c.Name, want, got)
+			}
+		}
+	}
+	t.Logf("%d selection cases in %d files", total, len(files))
+}
+
+// TestLintTemplateAgreesWithLint runs OMEVersionLint, as Gatekeeper would,
+// on every model and runtime of testdata/ (lint fixtures, examples, OME's
+// catalog) and compares its violations with `evaluate lint`'s findings for
+// the object, narrowed to the template's rules.
+func TestLintTemplateAgreesWithLint(t *testing.T) {
+	set, err := engine.EmbeddedPolicies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	linter, err := engine.NewLinter(engine.Both, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newGatekeeperEval(t, "omeversionlint")
+	objs, err := engine.Load([]string{repoPath("testdata/lint"), repoPath("testdata/examples/models"), repoPath("testdata/examples/runtimes"), repoPath("testdata/catalog")}, engine.LoadOptions{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, o := range objs {
+		findings, err := linter.Lint([]*engine.Object{o}, engine.LintOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := LintViolations(findings, o)
+		want := append(append([]string{}, v[engine.SeverityError]...), v[engine.SeverityWarning]...)
+		sort.Strings(want)
+		got := g.review(t, deepCopy(o.Value), nil, map[string]any{"severities": []any{"error", "warning"}})
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s (%s):\n  evaluate lint: %q\n  template:      %q", o.Ref(), o.File, want, got)
+		}
+		for _, m := range want {
+			counts[m[1:strings.IndexByte(m, ']')]]++
+		}
+		// The default parameters enforce errors only.
+		got = g.review(t, deepCopy(o.Value), nil, nil)
+		if fmt.Sprint(got) != fmt.Sprint(v[engine.SeverityError]) {
+			t.Errorf("%s (%s), default severities: want %q, got %q", o.Ref(), o.File, v[engine.SeverityError], got)
+		}
+	}
+	for _, r := range LintRules {
+		if counts[r] == 0 {
+			t.Errorf("no object of testdata gives %s", r)
+		}
+	}
+	t.Logf("%d objects; violations by rule: %v", len(objs), counts)
+}

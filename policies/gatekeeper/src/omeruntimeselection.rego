@@ -1,0 +1,72 @@
+# OMERuntimeSelection: OME's admission webhook on an InferenceService, with
+# OME's own rejection message (spec section 10, with runtime selection of
+# section 9).
+#
+# The decision is the project's selection policy, policies/rego/select.rego
+# and match.rego, carried in the template's libs as lib.ome.select and
+# lib.ome.match. This module only gives it Gatekeeper's input: the object
+# under review, and from data.inventory (see policies/gatekeeper/sync.yaml)
+# the BaseModels and ServingRuntimes of the object's namespace and the
+# ClusterBaseModels and ClusterServingRuntimes of the cluster.
+#
+# Parameters:
+#   validateNamedRuntime (default false): also check a runtime named in
+#   spec.runtime.name as OME's controller will (it exists, is not disabled,
+#   supports the model). OME's webhook does not, so the default reproduces
+#   OME; with true, the controller's complaint is a violation too.
+package omeruntimeselection
+
+import data.lib.ome.select
+
+group_version := "ome.io/v1beta1"
+
+isvc := input.review.object
+
+# The object's namespace; the request's when the object does not say (OME
+# itself uses "default" when neither does).
+namespace := ns if {
+	ns := object.get(isvc, ["metadata", "namespace"], "")
+	is_string(ns)
+	ns != ""
+} else := ns if {
+	ns := object.get(input.review, "namespace", "")
+	is_string(ns)
+	ns != ""
+} else := "default"
+
+namespaced_objects := [o |
+	some kind in ["BaseModel", "ServingRuntime"]
+	some o in object.get(data.inventory, ["namespace", namespace, group_version, kind], {})
+]
+
+cluster_objects := [o |
+	some kind in ["ClusterBaseModel", "ClusterServingRuntime"]
+	some o in object.get(data.inventory, ["cluster", group_version, kind], {})
+]
+
+decision := d if {
+	d := select.result with input as {
+		"inferenceService": object.union(isvc, {"metadata": {"namespace": namespace}}),
+		"objects": array.concat(namespaced_objects, cluster_objects),
+	}
+}
+
+details := {
+	"model": decision.model,
+	"checked": decision.checked,
+	"excluded": [concat("", [e.kind, " ", e.name, ": ", e.reason]) | some e in decision.excluded],
+}
+
+# The webhook rejects it: one violation, OME's message.
+violation contains {"msg": decision.message, "details": details} if {
+	isvc.kind == "InferenceService"
+	not decision.admitted
+}
+
+# The webhook admits it, but OME's controller will refuse the named runtime.
+violation contains {"msg": decision.warnings[0], "details": details} if {
+	isvc.kind == "InferenceService"
+	object.get(input, ["parameters", "validateNamedRuntime"], false) == true
+	decision.admitted
+	count(decision.warnings) > 0
+}

@@ -1,0 +1,74 @@
+# OMEVersionLint: the single-object rules of `evaluate lint` at admission,
+# with the same rule ids and messages, on BaseModel, ClusterBaseModel,
+# ServingRuntime and ClusterServingRuntime.
+#
+# The rules are the project's lint policy, policies/rego/lint.rego, carried
+# in the template's libs as lib.ome.lint; this module picks the rules that
+# make sense for one object at admission:
+#
+#   errors:   invalid-version, empty-version, unknown-operator,
+#             missing-format, missing-framework (runtime entries),
+#             incomplete-size-range
+#   warnings: ordering-operator-with-suffix, operator-without-version,
+#             ignored-field, name-case (well-known names only)
+#
+# Left out: non-string-version and wrong-type (the API server refuses such
+# objects first), duplicate-name and the cross-check (they need the whole
+# input), a model's missing framework (a warning about matching, not an
+# error of the object), and a model's missing format when OME will fill it
+# in from the model's files (no ome.oracle.com/skip-config-parsing: "true").
+#
+# Parameters:
+#   severities (default ["error"]): the severities to enforce; one
+#   constraint per enforcement action, such as deny for errors and warn
+#   for warnings.
+#
+# Each finding is a violation: "[rule] field: message".
+package omeversionlint
+
+import data.lib.ome.lint
+
+obj := input.review.object
+
+severities := object.get(input, ["parameters", "severities"], ["error"])
+
+rules := {
+	"invalid-version", "empty-version", "unknown-operator", "missing-format", "missing-framework",
+	"incomplete-size-range", "ordering-operator-with-suffix", "operator-without-version", "ignored-field",
+}
+
+is_model if obj.kind in {"BaseModel", "ClusterBaseModel"}
+
+skip_config_parsing if obj.metadata.annotations["ome.oracle.com/skip-config-parsing"] == "true"
+
+left_out(f) if {
+	is_model
+	f.rule == "missing-framework"
+}
+
+left_out(f) if {
+	is_model
+	f.rule == "missing-format"
+	not skip_config_parsing
+}
+
+object_findings := [f |
+	some f in lint.findings with input as {"object": obj, "raw": {}}
+	f.rule in rules
+	not left_out(f)
+]
+
+# name-case, for names that are a well-known name in another case only.
+name_case_findings := [f |
+	some n in lint.names with input as {"objects": [{"object": obj, "file": "", "line": 0, "valid": true}]}
+	not n.name in lint.well_known
+	lower(n.name) in lint.well_known
+	some f in lint.case_finding(n)
+]
+
+violation contains {"msg": msg, "details": {"rule": f.rule, "severity": f.severity, "field": f.field}} if {
+	obj.kind in {"BaseModel", "ClusterBaseModel", "ServingRuntime", "ClusterServingRuntime"}
+	some f in array.concat(object_findings, name_case_findings)
+	f.severity in severities
+	msg := sprintf("[%s] %s: %s", [f.rule, f.field, f.message])
+}
