@@ -4,8 +4,9 @@ BIN     := bin
 PKGS    := ./...
 FUZZTIME ?= 10s
 RUNS    ?= 5
+GATOR_VERSION := v3.23.1
 
-.PHONY: all build test unit cases fmt fmt-check vet fuzz bench capabilities clean
+.PHONY: all build test unit cases fmt fmt-check vet fuzz bench capabilities clean gatekeeper gator gator-verify
 
 all: build test
 
@@ -15,7 +16,7 @@ build:
 # vet, formatting, Go tests (unit, golden, differential, CLI), then every
 # case file and Rego unit test through the command a user types, on both
 # engines. The last line is the case runner's "N passed, M failed".
-test: vet fmt-check unit cases
+test: vet fmt-check unit cases gator-verify
 
 unit:
 	$(GO) test -count=1 $(PKGS)
@@ -47,6 +48,28 @@ bench:
 # Rewrite policies/capabilities.json from the builtins' declarations.
 capabilities:
 	$(GO) test ./builtins -run TestCapabilitiesFileIsCurrent -update
+
+# Regenerate the Gatekeeper bundle (policies/gatekeeper: templates, sample
+# constraints, gator suites, sync config) from the policies, and the gator
+# suite of the sample selection cases. A Go test fails when they are stale.
+gatekeeper: build
+	$(BIN)/evaluate gatekeeper
+	$(BIN)/evaluate gatekeeper suite -o testdata/gatekeeper/sample-selection testdata/cases/sample-selection.yaml
+
+# Gatekeeper's gator CLI, installed into bin/ and reused while it is the
+# pinned version (the first build takes a few minutes).
+gator:
+	@if ! $(GO) version -m $(BIN)/gator 2>/dev/null | grep -q 'gatekeeper/v3[[:space:]]*$(GATOR_VERSION)[[:space:]]'; then \
+	  echo "installing gator $(GATOR_VERSION) into $(BIN)/"; \
+	  GOBIN=$(CURDIR)/$(BIN) $(GO) install github.com/open-policy-agent/gatekeeper/v3/cmd/gator@$(GATOR_VERSION); \
+	fi
+
+# Every gator suite, on Gatekeeper's own engine: the templates' suites and
+# the converted selection cases.
+gator-verify: gator
+	@for s in $$(find policies/gatekeeper testdata/gatekeeper -name suite.yaml | sort); do \
+	  $(BIN)/gator verify $$s || exit 1; \
+	done
 
 clean:
 	rm -rf $(BIN)
