@@ -64,11 +64,13 @@ gator:
 	  GOBIN=$(CURDIR)/$(BIN) $(GO) install github.com/open-policy-agent/gatekeeper/v3/cmd/gator@$(GATOR_VERSION); \
 	fi
 
-# Every gator suite, on Gatekeeper's own engine: the templates' suites and
-# the converted selection cases.
+# Every gator suite, on Gatekeeper's own engines: the templates' suites and
+# the converted selection cases, once as Gatekeeper runs them by default (a
+# template's CEL code when it has some) and once with Rego only.
 gator-verify: gator
 	@for s in $$(find policies/gatekeeper testdata/gatekeeper -name suite.yaml | sort); do \
 	  $(BIN)/gator verify $$s || exit 1; \
+	  $(BIN)/gator verify --enable-k8s-native-validation=false $$s || exit 1; \
 	done
 
 clean:

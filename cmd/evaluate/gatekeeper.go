@@ -78,7 +78,7 @@ The files are generated: change the policies and run this again. With
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "policies/gatekeeper", "folder to write the bundle to")
 	cmd.Flags().StringVar(&cases, "cases", "testdata/cases/spec-selection.yaml", "selection case file for OMERuntimeSelection's suite")
-	cmd.Flags().StringSliceVar(&lint, "lint", []string{"testdata/lint/bad", "testdata/lint/clean"}, "models and runtimes for OMEVersionLint's suite")
+	cmd.Flags().StringSliceVar(&lint, "lint", []string{"testdata/lint/bad", "testdata/lint/clean", "testdata/gatekeeper/lint-objects.yaml"}, "models and runtimes for OMEVersionLint's suite")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
 	cmd.AddCommand(newGatekeeperSuiteCommand())
 	return cmd

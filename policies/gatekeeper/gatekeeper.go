@@ -52,12 +52,16 @@ type Template struct {
 	Description string
 	// Entry is the entry-point module (the violation rule), under src/.
 	Entry string
+	// CELSource, when set, is the template's K8sNativeValidation code
+	// under src/ (a celSource).
+	CELSource string
 	// Parameters is the openAPIV3Schema of the constraint's parameters.
 	Parameters *yaml.Node
 
 	// Filled in by the generator.
 	Rego    string        // the entry module
 	Libs    []LibModule   // the rewritten policies, then the stand-in
+	CEL     *celBlock     // the K8sNativeValidation code, if any
 	Sources []string      // every source file, for the header
 	modules []*ast.Module // parsed, for tests
 }
@@ -92,8 +96,11 @@ func templateDefs() []*Template {
 			Kind:  "OMEVersionLint",
 			Title: "OME version lint",
 			Description: "Refuses models and runtimes whose versions, operators or formats can never match " +
-				"as written, with the rule ids and messages of `evaluate lint` (single-object rules).",
-			Entry: "src/omeversionlint.rego",
+				"as written, with the rule ids and messages of `evaluate lint` (single-object rules). " +
+				"The same rules in Rego and in CEL (K8sNativeValidation, which Gatekeeper prefers and " +
+				"can turn into a ValidatingAdmissionPolicy).",
+			Entry:     "src/omeversionlint.rego",
+			CELSource: "src/omeversionlint.cel.yaml",
 			Parameters: mapping(
 				"type", "object",
 				"properties", mapping(
@@ -177,9 +184,48 @@ func Templates(set *engine.PolicySet) ([]*Template, error) {
 		if t.modules, err = compileTemplate(t); err != nil {
 			return nil, fmt.Errorf("template %s: %w", t.Name, err)
 		}
+		if t.CELSource != "" {
+			if t.CEL, err = templateCEL(set, t); err != nil {
+				return nil, fmt.Errorf("template %s: %w", t.Name, err)
+			}
+		}
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// templateCEL builds a template's K8sNativeValidation code from its
+// src/*.cel.yaml and the project's CEL policies.
+func templateCEL(set *engine.PolicySet, t *Template) (*celBlock, error) {
+	b, err := fs.ReadFile(sources, t.CELSource)
+	if err != nil {
+		return nil, err
+	}
+	var src celSource
+	if err := yaml.Unmarshal(b, &src); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.CELSource, err)
+	}
+	policies := map[string]celPolicy{}
+	for _, f := range set.Sources(engine.CEL, false) {
+		dec := yaml.NewDecoder(strings.NewReader(f.Text))
+		used := false
+		for {
+			var p celPolicy
+			if err := dec.Decode(&p); err != nil {
+				break
+			}
+			if p.Kind == "CELPolicy" && p.Metadata.Name != "" {
+				policies[p.Metadata.Name] = p
+				_, inc := src.Include[p.Metadata.Name]
+				used = used || inc
+			}
+		}
+		if used {
+			t.Sources = append(t.Sources, policySource(set, f))
+		}
+	}
+	t.Sources = append(t.Sources, "policies/gatekeeper/"+t.CELSource)
+	return celCode(src, policies)
 }
 
 func libHeader(pm *policyModule) string {
@@ -241,6 +287,27 @@ func templateYAML(t *Template) []byte {
 	for i, l := range t.Libs {
 		libs[i] = str(l.Text)
 	}
+	code := seq(mapping(
+		"engine", "Rego",
+		"source", mapping(
+			"version", "v1",
+			"rego", t.Rego,
+			"libs", seq(libs...),
+		),
+	))
+	if t.CEL != nil {
+		var vars, vals []*yaml.Node
+		for _, v := range t.CEL.Variables {
+			vars = append(vars, mapping("name", v.Name, "expression", v.Expression))
+		}
+		for _, v := range t.CEL.Validations {
+			vals = append(vals, mapping("expression", v.Expression, "messageExpression", v.MessageExpression))
+		}
+		code.Content = append(code.Content, mapping(
+			"engine", "K8sNativeValidation",
+			"source", mapping("variables", seq(vars...), "validations", seq(vals...)),
+		))
+	}
 	doc := mapping(
 		"apiVersion", "templates.gatekeeper.sh/v1",
 		"kind", "ConstraintTemplate",
@@ -259,14 +326,7 @@ func templateYAML(t *Template) []byte {
 			)),
 			"targets", seq(mapping(
 				"target", Target,
-				"code", seq(mapping(
-					"engine", "Rego",
-					"source", mapping(
-						"version", "v1",
-						"rego", t.Rego,
-						"libs", seq(libs...),
-					),
-				)),
+				"code", code,
 			)),
 		),
 	)

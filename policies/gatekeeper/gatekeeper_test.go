@@ -35,7 +35,7 @@ func generated(t *testing.T) map[string]Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lint, err := engine.Load([]string{repoPath("testdata/lint/bad"), repoPath("testdata/lint/clean")}, engine.LoadOptions{Lenient: true})
+	lint, err := engine.Load([]string{repoPath("testdata/lint/bad"), repoPath("testdata/lint/clean"), repoPath("testdata/gatekeeper/lint-objects.yaml")}, engine.LoadOptions{Lenient: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,8 +287,9 @@ func TestSelectionTemplateAgreesWithSelect(t *testing.T) {
 
 // TestLintTemplateAgreesWithLint runs OMEVersionLint, as Gatekeeper would,
 // on every model and runtime of testdata/ (lint fixtures, examples, OME's
-// catalog) and compares its violations with `evaluate lint`'s findings for
-// the object, narrowed to the template's rules.
+// catalog, and the Gatekeeper lint objects), both its Rego code and its
+// CEL code, and compares their violations with `evaluate lint`'s findings
+// for the object, narrowed to the template's rules.
 func TestLintTemplateAgreesWithLint(t *testing.T) {
 	set, err := engine.EmbeddedPolicies()
 	if err != nil {
@@ -298,8 +299,23 @@ func TestLintTemplateAgreesWithLint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	templates, err := Templates(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var celCode *celBlock
+	for _, tp := range templates {
+		if tp.Name == "omeversionlint" {
+			celCode = tp.CEL
+		}
+	}
+	if celCode == nil {
+		t.Fatal("OMEVersionLint has no CEL code")
+	}
 	g := newGatekeeperEval(t, "omeversionlint")
-	objs, err := engine.Load([]string{repoPath("testdata/lint"), repoPath("testdata/examples/models"), repoPath("testdata/examples/runtimes"), repoPath("testdata/catalog")}, engine.LoadOptions{Lenient: true})
+	c := newCELEval(t, celCode)
+	objs, err := engine.Load([]string{repoPath("testdata/lint"), repoPath("testdata/gatekeeper/lint-objects.yaml"),
+		repoPath("testdata/examples/models"), repoPath("testdata/examples/runtimes"), repoPath("testdata/catalog")}, engine.LoadOptions{Lenient: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,23 +325,40 @@ func TestLintTemplateAgreesWithLint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := LintViolations(findings, o)
-		want := append(append([]string{}, v[engine.SeverityError]...), v[engine.SeverityWarning]...)
-		sort.Strings(want)
-		got := g.review(t, deepCopy(o.Value), nil, map[string]any{"severities": []any{"error", "warning"}})
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("%s (%s):\n  evaluate lint: %q\n  template:      %q", o.Ref(), o.File, want, got)
-		}
-		for _, m := range want {
-			counts[m[1:strings.IndexByte(m, ']')]]++
-		}
-		// The default parameters enforce errors only.
-		got = g.review(t, deepCopy(o.Value), nil, nil)
-		if fmt.Sprint(got) != fmt.Sprint(v[engine.SeverityError]) {
-			t.Errorf("%s (%s), default severities: want %q, got %q", o.Ref(), o.File, v[engine.SeverityError], got)
+		for _, params := range []map[string]any{
+			nil, // the default: errors only
+			{"severities": []any{"error"}},
+			{"severities": []any{"warning"}},
+			{"severities": []any{"error", "warning"}},
+		} {
+			sev := []string{engine.SeverityError}
+			if params != nil {
+				sev = nil
+				for _, s := range params["severities"].([]any) {
+					sev = append(sev, s.(string))
+				}
+			}
+			want := LintViolations(findings, o, sev...)
+			got := g.review(t, deepCopy(o.Value), nil, params)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s (%s), severities %v:\n  evaluate lint: %q\n  Rego:          %q", o.Ref(), o.File, sev, want, got)
+			}
+			gotCEL, err := c.review(deepCopy(o.Value), params)
+			if err != nil {
+				t.Fatalf("%s (%s): CEL: %v", o.Ref(), o.File, err)
+			}
+			sort.Strings(gotCEL)
+			if fmt.Sprint(gotCEL) != fmt.Sprint(want) {
+				t.Errorf("%s (%s), severities %v:\n  evaluate lint: %q\n  CEL:           %q", o.Ref(), o.File, sev, want, gotCEL)
+			}
+			if len(sev) == 2 {
+				for _, m := range want {
+					counts[m[1:strings.IndexByte(m, ']')]]++
+				}
+			}
 		}
 	}
-	for _, r := range LintRules {
+	for _, r := range append(LintRules, "more-findings") {
 		if counts[r] == 0 {
 			t.Errorf("no object of testdata gives %s", r)
 		}

@@ -165,11 +165,11 @@ var LintRules = []string{
 	"name-case",
 }
 
-// LintViolations are the messages OMEVersionLint gives for one object, by
-// severity: `evaluate lint`'s findings for the object alone, narrowed as
-// the template narrows them (see src/omeversionlint.rego), each written
-// "[rule] field: message".
-func LintViolations(findings []engine.Finding, o *engine.Object) map[string][]string {
+// LintViolations are the messages OMEVersionLint gives for one object with
+// the severities enforced: `evaluate lint`'s findings for the object alone,
+// narrowed as the template narrows them (see src/omeversionlint.rego), each
+// written "[rule] field: message", sorted, at most MaxViolations.
+func LintViolations(findings []engine.Finding, o *engine.Object, severities ...string) []string {
 	rules := map[string]bool{}
 	for _, r := range LintRules {
 		rules[r] = true
@@ -181,7 +181,11 @@ func LintViolations(findings []engine.Finding, o *engine.Object) map[string][]st
 			skip = ann["ome.oracle.com/skip-config-parsing"] == "true"
 		}
 	}
-	out := map[string][]string{}
+	enforce := map[string]bool{}
+	for _, s := range severities {
+		enforce[s] = true
+	}
+	var msgs []string
 	for _, f := range findings {
 		switch {
 		case !rules[f.Rule]:
@@ -192,13 +196,28 @@ func LintViolations(findings []engine.Finding, o *engine.Object) map[string][]st
 			continue
 		case f.Rule == "name-case" && !strings.Contains(f.Message, "is not how the well-known"):
 			continue
+		case !enforce[f.Severity]:
+			continue
 		}
-		out[f.Severity] = append(out[f.Severity], fmt.Sprintf("[%s] %s: %s", f.Rule, f.Field, f.Message))
+		msgs = append(msgs, fmt.Sprintf("[%s] %s: %s", f.Rule, f.Field, f.Message))
 	}
-	for _, l := range out {
-		sort.Strings(l)
+	return capViolations(msgs)
+}
+
+// MaxViolations is how many violations OMEVersionLint gives an object at
+// most (its CEL code has that many validations): past it, the last says
+// how many more findings there are.
+const MaxViolations = 32
+
+// capViolations sorts the messages and keeps MaxViolations of them.
+func capViolations(msgs []string) []string {
+	sort.Strings(msgs)
+	if len(msgs) <= MaxViolations {
+		return msgs
 	}
-	return out
+	return append(msgs[:MaxViolations-1:MaxViolations-1], fmt.Sprintf(
+		"[more-findings] object: %d more lint findings; run evaluate lint on the object to see them all (first %d shown)",
+		len(msgs)-(MaxViolations-1), MaxViolations-1))
 }
 
 func lintCases(set *engine.PolicySet, objs []*engine.Object) (errs, warns []SuiteCase, err error) {
@@ -214,10 +233,9 @@ func lintCases(set *engine.PolicySet, objs []*engine.Object) (errs, warns []Suit
 		if err != nil {
 			return nil, nil, fmt.Errorf("lint %s: %w", o.Ref(), err)
 		}
-		v := LintViolations(findings, o)
 		name := fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, path.Base(o.File))
-		errs = append(errs, SuiteCase{Name: name, Object: deepCopy(o.Value), Messages: v[engine.SeverityError]})
-		warns = append(warns, SuiteCase{Name: name, Object: deepCopy(o.Value), Messages: v[engine.SeverityWarning]})
+		errs = append(errs, SuiteCase{Name: name, Object: deepCopy(o.Value), Messages: LintViolations(findings, o, engine.SeverityError)})
+		warns = append(warns, SuiteCase{Name: name, Object: deepCopy(o.Value), Messages: LintViolations(findings, o, engine.SeverityWarning)})
 	}
 	return errs, warns, nil
 }

@@ -23,7 +23,16 @@
 #   constraint per enforcement action, such as deny for errors and warn
 #   for warnings.
 #
-# Each finding is a violation: "[rule] field: message".
+# The template also carries the same rules as CEL (omeversionlint.cel.yaml,
+# built from policies/cel/lint.yaml), which Gatekeeper runs instead of this
+# Rego when its CEL engine is on (the default), and from which it can
+# generate a ValidatingAdmissionPolicy. Both give the same violations: the
+# suite passes under gator with and without the CEL engine.
+#
+# Each finding is a violation: "[rule] field: message", up to
+# max_violations; past that, the last one says how many more there are, as
+# the template's CEL code does (a ValidatingAdmissionPolicy has a fixed
+# list of validations).
 package omeversionlint
 
 import data.lib.ome.lint
@@ -66,9 +75,37 @@ name_case_findings := [f |
 	some f in lint.case_finding(n)
 ]
 
-violation contains {"msg": msg, "details": {"rule": f.rule, "severity": f.severity, "field": f.field}} if {
+max_violations := 32
+
+enforced := [f |
 	obj.kind in {"BaseModel", "ClusterBaseModel", "ServingRuntime", "ClusterServingRuntime"}
 	some f in array.concat(object_findings, name_case_findings)
 	f.severity in severities
-	msg := sprintf("[%s] %s: %s", [f.rule, f.field, f.message])
+]
+
+message(f) := sprintf("[%s] %s: %s", [f.rule, f.field, f.message])
+
+messages := sort([message(f) | some f in enforced])
+
+details(m) := {"rule": f.rule, "severity": f.severity, "field": f.field} if {
+	some f in enforced
+	message(f) == m
+}
+
+violation contains {"msg": m, "details": details(m)} if {
+	count(messages) <= max_violations
+	some m in messages
+}
+
+violation contains {"msg": messages[i], "details": details(messages[i])} if {
+	count(messages) > max_violations
+	some i in numbers.range(0, max_violations - 2)
+}
+
+violation contains {"msg": msg} if {
+	count(messages) > max_violations
+	msg := sprintf(
+		"[more-findings] object: %d more lint findings; run evaluate lint on the object to see them all (first %d shown)",
+		[count(messages) - (max_violations - 1), max_violations - 1],
+	)
 }
