@@ -17,9 +17,9 @@ import (
 
 func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 	var (
-		out, cases string
-		lint       []string
-		check      bool
+		out         string
+		cases, lint []string
+		check       bool
 	)
 	cmd := &cobra.Command{
 		Use:   "gatekeeper",
@@ -59,10 +59,12 @@ The files are generated: change the policies and run this again. With
 				return badInput(err)
 			}
 			opts := gatekeeper.Options{Policies: set}
-			if cases != "" {
-				if opts.SelectionCases, err = engine.ReadCases(cases); err != nil {
+			for _, f := range cases {
+				c, err := engine.ReadCases(f)
+				if err != nil {
 					return badInput(err)
 				}
+				opts.SelectionCases = append(opts.SelectionCases, c...)
 			}
 			if len(lint) > 0 {
 				if opts.LintObjects, err = engine.Load(lint, engine.LoadOptions{Lenient: true, Notices: cmd.ErrOrStderr()}); err != nil {
@@ -77,7 +79,7 @@ The files are generated: change the policies and run this again. With
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "policies/gatekeeper", "folder to write the bundle to")
-	cmd.Flags().StringVar(&cases, "cases", "testdata/cases/spec-selection.yaml", "selection case file for OMERuntimeSelection's suite")
+	cmd.Flags().StringSliceVar(&cases, "cases", []string{"testdata/cases/spec-selection.yaml", "testdata/cases/gatekeeper-selection.yaml"}, "selection case files for OMERuntimeSelection's suite")
 	cmd.Flags().StringSliceVar(&lint, "lint", []string{"testdata/lint/bad", "testdata/lint/clean", "testdata/gatekeeper/lint-objects.yaml"}, "models and runtimes for OMEVersionLint's suite")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
 	cmd.AddCommand(newGatekeeperSuiteCommand())

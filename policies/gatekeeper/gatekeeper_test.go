@@ -31,9 +31,13 @@ func generated(t *testing.T) map[string]Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := engine.ReadCases(repoPath("testdata/cases/spec-selection.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	var spec []engine.Case
+	for _, f := range []string{"testdata/cases/spec-selection.yaml", "testdata/cases/gatekeeper-selection.yaml"} {
+		c, err := engine.ReadCases(repoPath(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec = append(spec, c...)
 	}
 	lint, err := engine.Load([]string{repoPath("testdata/lint/bad"), repoPath("testdata/lint/clean"), repoPath("testdata/gatekeeper/lint-objects.yaml")}, engine.LoadOptions{Lenient: true})
 	if err != nil {
@@ -276,9 +280,20 @@ func TestSelectionTemplateAgreesWithSelect(t *testing.T) {
 			if expect := converted[i].Messages; fmt.Sprint(expect) != fmt.Sprint(want) {
 				t.Errorf("%s: %s: evaluate select says %q, the case expects %q", file, c.Name, want, expect)
 			}
-			got := g.review(t, converted[i].Object, converted[i].Inventory, map[string]any{"validateNamedRuntime": strict})
+			params := map[string]any{"validateNamedRuntime": strict}
+			got := g.review(t, converted[i].Object, converted[i].Inventory, params)
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("%s: %s:\n  evaluate select: %q\n  template:        %q", file, c.Name, want, got)
+			}
+			// The same with the case's objects synced as they are, in order
+			// (a later object of the same kind, namespace and name replaces
+			// the earlier, and a cluster-scoped one may say a namespace).
+			var raw []map[string]any
+			for _, o := range c.Objects {
+				raw = append(raw, deepCopy(o.Value))
+			}
+			if got := g.review(t, converted[i].Object, raw, params); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s: %s, objects as they are:\n  evaluate select: %q\n  template:        %q", file, c.Name, want, got)
 			}
 		}
 	}

@@ -21,7 +21,8 @@ type Options struct {
 	Policies *engine.PolicySet
 	// SelectionCases become the default test of OMERuntimeSelection's
 	// suite (the project uses testdata/cases/spec-selection.yaml, which
-	// covers every step and message of OME's webhook).
+	// covers every step and message of OME's webhook, and
+	// gatekeeper-selection.yaml).
 	SelectionCases []engine.Case
 	// LintObjects become the cases of OMEVersionLint's suite, with what
 	// `evaluate lint` finds in each (the project uses testdata/lint).

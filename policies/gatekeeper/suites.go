@@ -127,12 +127,12 @@ func slug(name string) string {
 
 // SelectionCases turns selection cases into gator cases: the
 // InferenceService is the object under review and the case's models and
-// runtimes are the inventory, as the API server would store them (one per
-// kind, namespace and name, the later one kept; no namespace on a
-// cluster-scoped object). A case expects no violation when OME admits the
-// InferenceService and OME's message otherwise. With strict, the message
-// of a case that expects an admission with a runtime named is taken as is:
-// the case file says what the template with validateNamedRuntime gives.
+// runtimes are the inventory (one per kind, namespace and name, the later
+// one kept, as applying them would leave them; gator syncs an object that
+// says a namespace under that namespace, even a cluster-scoped one, and
+// the template looks for cluster-scoped objects there too). A case expects
+// no violation when the case expects an admission, and exactly its message
+// otherwise.
 func SelectionCases(cases []engine.Case) ([]SuiteCase, error) {
 	var out []SuiteCase
 	for _, c := range cases {
@@ -142,13 +142,7 @@ func SelectionCases(cases []engine.Case) ([]SuiteCase, error) {
 		sc := SuiteCase{Name: c.Name, Object: deepCopy(c.InferenceService.Value)}
 		kept, _ := engine.Deduplicate(c.Objects)
 		for _, o := range kept {
-			v := deepCopy(o.Value)
-			if strings.HasPrefix(o.Kind, "Cluster") {
-				if meta, ok := v["metadata"].(map[string]any); ok {
-					delete(meta, "namespace")
-				}
-			}
-			sc.Inventory = append(sc.Inventory, v)
+			sc.Inventory = append(sc.Inventory, deepCopy(o.Value))
 		}
 		if c.Expect.Admitted == nil {
 			return nil, fmt.Errorf("%s: case %q expects no verdict", c.File, c.Name)
