@@ -13,10 +13,11 @@ all: build test
 build:
 	$(GO) build -o $(BIN)/evaluate ./cmd/evaluate
 
-# vet, formatting, Go tests (unit, golden, differential, CLI), then every
-# case file and Rego unit test through the command a user types, on both
-# engines. The last line is the case runner's "N passed, M failed".
-test: vet fmt-check unit cases gator-verify
+# vet, formatting, Go tests (unit, golden, differential, CLI), gator on
+# every Gatekeeper suite, then every case file and Rego unit test through the
+# command a user types, on both engines. The last line is the case runner's
+# "N passed, M failed".
+test: vet fmt-check unit gator-verify cases
 
 unit:
 	$(GO) test -count=1 $(PKGS)
