@@ -230,10 +230,11 @@ func templateCEL(set *engine.PolicySet, t *Template) (*celBlock, error) {
 
 func libHeader(pm *policyModule) string {
 	return fmt.Sprintf(`# %s: %s, rewritten by `+"`evaluate gatekeeper`"+` for Gatekeeper.
-# Package %s is %s here, and the calls of the Go builtins ome.version.* and
-# ome.size.* are calls of their plain-Rego stand-in, data.lib.ome.version
-# and data.lib.ome.size (policies/gatekeeper/lib). Do not edit: change the
-# source and run `+"`make gatekeeper`"+`.
+# Package %s is %s here, its imports of data.ome.* import data.lib.ome.*,
+# and the calls of the Go builtins ome.version.f and ome.size.f are calls
+# of their plain-Rego stand-in (policies/gatekeeper/lib) through the
+# imports ome_version and ome_size. Do not edit: change the source and run
+# `+"`make gatekeeper`"+`.
 `, libPrefix+pm.pkg, pm.source, pm.pkg, libPrefix+pm.pkg)
 }
 
