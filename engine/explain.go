@@ -9,8 +9,6 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
-
-	"github.com/ome-policy/evaluator/builtins"
 )
 
 // VersionText is a version as written, parsed: what the explain policies
@@ -292,20 +290,11 @@ func newRegoExplainer(set *PolicySet) (*regoExplainer, error) {
 	if err != nil {
 		return nil, err
 	}
-	mods, err := regoModulesOf(set, "ome.explain", "ome.match")
+	pq, err := prepareRego(set, []string{"ome.explain", "ome.match"}, RegoExplainQuery)
 	if err != nil {
 		return nil, err
 	}
-	opts := []func(*rego.Rego){rego.Query(RegoExplainQuery)}
-	for _, mod := range mods {
-		opts = append(opts, rego.ParsedModule(mod))
-	}
-	opts = append(opts, builtins.RegoOptions()...)
-	pq, err := rego.New(opts...).PrepareForEval(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	return &regoExplainer{match: m, query: pq}, nil
+	return &regoExplainer{match: m, query: pq[0]}, nil
 }
 
 func (x *regoExplainer) Name() string { return Rego }

@@ -8,8 +8,6 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
-
-	"github.com/ome-policy/evaluator/builtins"
 )
 
 // Severities of lint findings, from the most to the least serious.
@@ -297,26 +295,11 @@ type regoLinter struct {
 }
 
 func newRegoLinter(set *PolicySet) (*regoLinter, error) {
-	mods, err := regoModulesOf(set, "ome.lint", "ome.match")
+	pq, err := prepareRego(set, []string{"ome.lint", "ome.match"}, RegoLintQuery, RegoLintSetQuery)
 	if err != nil {
 		return nil, err
 	}
-	prepare := func(query string) (rego.PreparedEvalQuery, error) {
-		opts := []func(*rego.Rego){rego.Query(query)}
-		for _, m := range mods {
-			opts = append(opts, rego.ParsedModule(m))
-		}
-		opts = append(opts, builtins.RegoOptions()...)
-		return rego.New(opts...).PrepareForEval(context.Background())
-	}
-	l := &regoLinter{}
-	if l.object, err = prepare(RegoLintQuery); err != nil {
-		return nil, err
-	}
-	if l.set, err = prepare(RegoLintSetQuery); err != nil {
-		return nil, err
-	}
-	return l, nil
+	return &regoLinter{object: pq[0], set: pq[1]}, nil
 }
 
 func (l *regoLinter) Name() string { return Rego }

@@ -65,22 +65,34 @@ func regoModulesOf(set *PolicySet, packages ...string) (map[string]*ast.Module, 
 	return mods, nil
 }
 
+// prepareRego compiles queries once against the policy modules of the given
+// packages, with the ome.* builtins registered: one prepared query each.
+func prepareRego(set *PolicySet, packages []string, queries ...string) ([]rego.PreparedEvalQuery, error) {
+	mods, err := regoModulesOf(set, packages...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]rego.PreparedEvalQuery, len(queries))
+	for i, q := range queries {
+		opts := []func(*rego.Rego){rego.Query(q)}
+		for _, m := range mods {
+			opts = append(opts, rego.ParsedModule(m))
+		}
+		opts = append(opts, builtins.RegoOptions()...)
+		if out[i], err = rego.New(opts...).PrepareForEval(context.Background()); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // NewRego compiles the Rego policies of package ome.match once.
 func NewRego(set *PolicySet) (Matcher, error) {
-	mods, err := regoModulesOf(set, "ome.match")
+	pq, err := prepareRego(set, []string{"ome.match"}, RegoQuery)
 	if err != nil {
 		return nil, err
 	}
-	opts := []func(*rego.Rego){rego.Query(RegoQuery)}
-	for _, m := range mods {
-		opts = append(opts, rego.ParsedModule(m))
-	}
-	opts = append(opts, builtins.RegoOptions()...)
-	pq, err := rego.New(opts...).PrepareForEval(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	return &regoMatcher{query: pq}, nil
+	return &regoMatcher{query: pq[0]}, nil
 }
 
 func (m *regoMatcher) Name() string { return Rego }

@@ -7,8 +7,6 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
-
-	"github.com/ome-policy/evaluator/builtins"
 )
 
 // Candidate is a runtime the webhook could choose, with its score.
@@ -236,20 +234,11 @@ type regoSelector struct {
 
 // NewRegoSelector compiles the Rego policies for data.ome.select.result.
 func NewRegoSelector(set *PolicySet) (Selector, error) {
-	mods, err := regoModulesOf(set, "ome.select", "ome.match")
+	pq, err := prepareRego(set, []string{"ome.select", "ome.match"}, RegoSelectQuery)
 	if err != nil {
 		return nil, err
 	}
-	opts := []func(*rego.Rego){rego.Query(RegoSelectQuery)}
-	for _, m := range mods {
-		opts = append(opts, rego.ParsedModule(m))
-	}
-	opts = append(opts, builtins.RegoOptions()...)
-	pq, err := rego.New(opts...).PrepareForEval(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	return &regoSelector{query: pq}, nil
+	return &regoSelector{query: pq[0]}, nil
 }
 
 func (s *regoSelector) Name() string { return Rego }
