@@ -92,6 +92,9 @@ func (s *selectText) Write(results []SelectResult) error {
 					fmt.Fprintf(&b, "    %d. %s (score %d)\n", j+1, refText(c.Ref), c.Score)
 				}
 			}
+			if n := d.Checked.Namespaced + d.Checked.Cluster - len(d.Candidates) - len(d.Excluded); n > 0 {
+				fmt.Fprintf(&b, "  %d compatible runtime(s) not selectable: no entry with autoSelect: true, or a score of 0\n", n)
+			}
 			if len(d.Excluded) > 0 {
 				b.WriteString("  excluded:\n")
 				for _, e := range d.Excluded {
