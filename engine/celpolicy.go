@@ -84,14 +84,10 @@ func celEnvOptions() []cel.EnvOption {
 	}
 }
 
-// parseCELPolicies reads every CEL policy document of one file.
-func parseCELPolicies(where, text string) ([]*celPolicy, error) {
-	return parseCELPoliciesWith(where, text, nil)
-}
-
-// parseCELPoliciesWith is parseCELPolicies with more environment options,
-// such as functions that only the engine can bind. With names, only the
-// documents of those policies are compiled.
+// parseCELPoliciesWith reads the CEL policy documents of one file and
+// compiles them with more environment options, such as functions that only
+// the engine can bind. With names, only the documents of those policies are
+// compiled.
 func parseCELPoliciesWith(where, text string, names []string, extra ...cel.EnvOption) ([]*celPolicy, error) {
 	dec := yaml.NewDecoder(bytes.NewReader([]byte(text)))
 	var out []*celPolicy
