@@ -4,11 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ome-policy/evaluator/bench/reference"
-	"github.com/ome-policy/evaluator/builtins"
 )
 
 var benchModel = map[string]any{
@@ -70,14 +68,9 @@ func BenchmarkVersionDecision(b *testing.B) {
 		}
 	})
 	b.Run(Rego, func(b *testing.B) {
-		mods, err := RegoModules(set, false)
+		pqs, err := prepareRego(set, []string{"ome.match"}, `data.ome.match.version_accepted("GreaterThanOrEqual", "4.46.0", "4.45.0")`)
 		require.NoError(b, err)
-		opts := []func(*rego.Rego){rego.Query(`data.ome.match.version_accepted("GreaterThanOrEqual", "4.46.0", "4.45.0")`)}
-		for _, m := range mods {
-			opts = append(opts, rego.ParsedModule(m))
-		}
-		pq, err := rego.New(append(opts, builtins.RegoOptions()...)...).PrepareForEval(context.Background())
-		require.NoError(b, err)
+		pq := pqs[0]
 		b.ReportAllocs()
 		for b.Loop() {
 			rs, err := pq.Eval(context.Background())

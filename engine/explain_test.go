@@ -10,8 +10,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/stretchr/testify/require"
-
-	"github.com/ome-policy/evaluator/builtins"
 )
 
 func testExplainers(t testing.TB) map[string]Explainer {
@@ -212,19 +210,10 @@ func TestExplainCELCasesOnRego(t *testing.T) {
 	set := testPolicies(t)
 	cases, err := ReadCases("../policies/cel/explain_test.yaml")
 	require.NoError(t, err)
-	mods, err := RegoModules(set, false)
+	pq, err := prepareRego(set, []string{"ome.explain", "ome.match"},
+		"data.ome.explain.entry_checks(input.model, input.entry)", "data.ome.explain.result.runtime")
 	require.NoError(t, err)
-	prepare := func(query string) rego.PreparedEvalQuery {
-		opts := []func(*rego.Rego){rego.Query(query)}
-		for _, m := range mods {
-			opts = append(opts, rego.ParsedModule(m))
-		}
-		pq, err := rego.New(append(opts, builtins.RegoOptions()...)...).PrepareForEval(context.Background())
-		require.NoError(t, err)
-		return pq
-	}
-	entry := prepare("data.ome.explain.entry_checks(input.model, input.entry)")
-	runtime := prepare("data.ome.explain.result.runtime")
+	entry, runtime := pq[0], pq[1]
 	n := 0
 	for _, c := range cases {
 		input, err := ast.InterfaceToValue(c.Input)

@@ -13,8 +13,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/stretchr/testify/require"
-
-	"github.com/ome-policy/evaluator/builtins"
 )
 
 func testLinters(t testing.TB) map[string]Linter {
@@ -196,18 +194,9 @@ func TestLintCELCasesOnRego(t *testing.T) {
 	set := testPolicies(t)
 	cases, err := ReadCases("../policies/cel/lint_test.yaml")
 	require.NoError(t, err)
-	mods, err := RegoModules(set, false)
+	pq, err := prepareRego(set, []string{"ome.lint", "ome.match"}, RegoLintQuery, RegoLintSetQuery)
 	require.NoError(t, err)
-	prepare := func(query string) rego.PreparedEvalQuery {
-		opts := []func(*rego.Rego){rego.Query(query)}
-		for _, m := range mods {
-			opts = append(opts, rego.ParsedModule(m))
-		}
-		pq, err := rego.New(append(opts, builtins.RegoOptions()...)...).PrepareForEval(context.Background())
-		require.NoError(t, err)
-		return pq
-	}
-	queries := map[string]rego.PreparedEvalQuery{"lint-object": prepare(RegoLintQuery), "lint-set": prepare(RegoLintSetQuery)}
+	queries := map[string]rego.PreparedEvalQuery{"lint-object": pq[0], "lint-set": pq[1]}
 	n := 0
 	for _, c := range cases {
 		q, ok := queries[c.CELPolicy]
