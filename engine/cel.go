@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/google/cel-go/cel"
@@ -237,78 +236,4 @@ func celValue(v any) ref.Val {
 		return types.NewRefValList(types.DefaultTypeAdapter, l)
 	}
 	return types.DefaultTypeAdapter.NativeToValue(v)
-}
-
-// celRuntime is a runtime converted for the CEL policies once.
-type celRuntime struct {
-	spec    ref.Val
-	entries []ref.Val
-	keys    []string // each entry's canonical JSON, the key of the entry memo
-}
-
-var emptyClasses = types.NewRefValList(types.DefaultTypeAdapter, nil)
-
-// prepare converts the runtimes once.
-func (m *celMatcher) prepare(runtimes []map[string]any) (any, error) {
-	out := make([]celRuntime, len(runtimes))
-	for i, r := range runtimes {
-		formats, _ := r["supportedModelFormats"].([]any)
-		cr := celRuntime{spec: celValue(r), entries: make([]ref.Val, len(formats)), keys: make([]string, len(formats))}
-		for j, e := range formats {
-			entry, _ := e.(map[string]any)
-			if entry == nil {
-				entry = map[string]any{}
-			}
-			key, err := json.Marshal(entry)
-			if err != nil {
-				return nil, err
-			}
-			cr.entries[j], cr.keys[j] = celValue(entry), string(key)
-		}
-		out[i] = cr
-	}
-	return out, nil
-}
-
-// matchModel evaluates one model against the prepared runtimes. The entry
-// policy reads only the model and the entry, so each distinct entry is
-// evaluated once per model.
-func (m *celMatcher) matchModel(model map[string]any, prepared any) ([]Verdict, error) {
-	runtimes := prepared.([]celRuntime)
-	mv := celValue(model)
-	memo := map[string][]string{}
-	shared := make([]ref.Val, len(m.runtime.vars))
-	out := make([]Verdict, len(runtimes))
-	for i, r := range runtimes {
-		v := Verdict{Entries: make([]EntryResult, len(r.entries))}
-		results := make([]ref.Val, len(r.entries))
-		for j, e := range r.entries {
-			diffs, ok := memo[r.keys[j]]
-			if !ok {
-				var err error
-				if diffs, err = m.entry.eval(map[string]any{"model": mv, "entry": e}); err != nil {
-					return nil, fmt.Errorf("entry %d: %w", j, err)
-				}
-				if diffs == nil {
-					diffs = []string{}
-				}
-				memo[r.keys[j]] = diffs
-			}
-			v.Entries[j] = EntryResult{Index: j, Matched: len(diffs) == 0, Differences: diffs}
-			results[j] = types.NewStringInterfaceMap(types.DefaultTypeAdapter, map[string]any{"matched": len(diffs) == 0, "differences": diffs})
-		}
-		failures, err := m.runtime.run(m.runtime.sharedActivation(map[string]any{
-			"model": mv, "runtime": r.spec, "acceleratorClasses": emptyClasses,
-			"entries": types.NewRefValList(types.DefaultTypeAdapter, results),
-		}, shared))
-		if err != nil {
-			return nil, err
-		}
-		v.Compatible = len(failures) == 0
-		if !v.Compatible {
-			v.Reason = failures[0]
-		}
-		out[i] = v
-	}
-	return out, nil
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -58,7 +60,9 @@ type celPolicy struct {
 	// (directly or through other such variables): its value is the same
 	// for every pair of one model, and a batch computes it once per model.
 	modelOnly []bool
-	checks    []celCheck
+	// varReads[i] is what variable i reads of the inputs (see readsOf).
+	varReads []celReads
+	checks   []celCheck
 }
 
 type celCheck struct {
@@ -66,6 +70,9 @@ type celCheck struct {
 	message string
 	msgExpr cel.Program // nil when message is fixed
 	line    int
+	// reads is what the validation and its message read of the inputs: a
+	// batch reuses its outcome for inputs that agree on those fields.
+	reads celReads
 }
 
 // celProgramOptions fold what is constant (literal lists of field names and
@@ -142,6 +149,24 @@ func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc, extra []
 		return nil, fmt.Errorf("%s: policy %s: %w", at(node.Line), name, err)
 	}
 	lines := exprLines(node)
+	// Parsing is most of the cost of a short run and needs no declarations,
+	// so every expression is parsed at once, on all cores; checking then
+	// goes in order, as each variable's type is known.
+	var sources []string
+	for _, v := range doc.Spec.Variables {
+		sources = append(sources, v.Expression)
+	}
+	for _, c := range doc.Spec.Validations {
+		sources = append(sources, c.Expression, c.MessageExpression)
+	}
+	parsed := parseAll(env, sources)
+	compile := func(text string) (*cel.Ast, *cel.Issues) {
+		pa := parsed[text]
+		if pa.iss.Err() != nil {
+			return nil, pa.iss
+		}
+		return env.Check(pa.ast)
+	}
 	for i, v := range doc.Spec.Variables {
 		if v.Name == "" {
 			return nil, fmt.Errorf("%s: policy %s: variable %d has no name", at(node.Line), name, i)
@@ -149,7 +174,7 @@ func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc, extra []
 		if _, dup := p.varIndex[v.Name]; dup {
 			return nil, fmt.Errorf("%s: policy %s: variable %s is defined twice", at(node.Line), name, v.Name)
 		}
-		ast, iss := env.Compile(v.Expression)
+		ast, iss := compile(v.Expression)
 		if iss.Err() != nil {
 			return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, iss.Err())
 		}
@@ -160,7 +185,9 @@ func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc, extra []
 		p.varIndex[v.Name] = len(p.vars)
 		p.varNames = append(p.varNames, v.Name)
 		p.vars = append(p.vars, prg)
-		p.modelOnly = append(p.modelOnly, p.readsOnlyModel(ast))
+		reads := p.readsOf(ast)
+		p.varReads = append(p.varReads, reads)
+		p.modelOnly = append(p.modelOnly, reads.only("model"))
 		// Later expressions see this variable, typed as it was checked.
 		env, err = env.Extend(cel.Variable("variables."+v.Name, ast.OutputType()))
 		if err != nil {
@@ -169,7 +196,7 @@ func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc, extra []
 	}
 	for i, c := range doc.Spec.Validations {
 		line := lines.validations[i]
-		ast, iss := env.Compile(c.Expression)
+		ast, iss := compile(c.Expression)
 		if iss.Err() != nil {
 			return nil, fmt.Errorf("%s: policy %s: validation %d: %w", at(line), name, i, iss.Err())
 		}
@@ -180,9 +207,9 @@ func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc, extra []
 		if err != nil {
 			return nil, fmt.Errorf("%s: policy %s: validation %d: %w", at(line), name, i, err)
 		}
-		check := celCheck{expr: prg, message: c.Message, line: line}
+		check := celCheck{expr: prg, message: c.Message, line: line, reads: p.readsOf(ast)}
 		if c.MessageExpression != "" {
-			mast, iss := env.Compile(c.MessageExpression)
+			mast, iss := compile(c.MessageExpression)
 			if iss.Err() != nil {
 				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression: %w", at(line), name, i, iss.Err())
 			}
@@ -192,6 +219,7 @@ func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc, extra []
 			if check.msgExpr, err = env.Program(mast, celProgramOptions...); err != nil {
 				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression: %w", at(line), name, i, err)
 			}
+			check.reads.union(p.readsOf(mast))
 		} else if c.Message == "" {
 			return nil, fmt.Errorf("%s: policy %s: validation %d needs a message or a messageExpression", at(line), name, i)
 		}
@@ -200,24 +228,41 @@ func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc, extra []
 	return p, nil
 }
 
-// readsOnlyModel reports whether a checked expression refers to no input but
-// `model` and no variable that is not itself model-only.
-func (p *celPolicy) readsOnlyModel(checked *cel.Ast) bool {
-	for _, ref := range checked.NativeRep().ReferenceMap() {
-		switch name := ref.Name; {
-		case name == "":
-			// a function or a constant
-		case name == "model":
-		case strings.HasPrefix(name, "variables."):
-			i, ok := p.varIndex[strings.TrimPrefix(name, "variables.")]
-			if !ok || !p.modelOnly[i] {
-				return false
-			}
-		default:
-			return false
+type parsedExpr struct {
+	ast *cel.Ast
+	iss *cel.Issues
+}
+
+// parseAll parses each distinct text, in parallel on all cores.
+func parseAll(env *cel.Env, texts []string) map[string]parsedExpr {
+	out := map[string]parsedExpr{}
+	var todo []string
+	for _, t := range texts {
+		if _, seen := out[t]; !seen && t != "" {
+			out[t] = parsedExpr{}
+			todo = append(todo, t)
 		}
 	}
-	return true
+	results := make([]parsedExpr, len(todo))
+	next := make(chan int, len(todo))
+	for i := range todo {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Go(func() {
+			for i := range next {
+				ast, iss := env.Parse(todo[i])
+				results[i] = parsedExpr{ast, iss}
+			}
+		})
+	}
+	wg.Wait()
+	for i, t := range todo {
+		out[t] = results[i]
+	}
+	return out
 }
 
 type policyLines struct {
@@ -342,29 +387,13 @@ func (a *celActivation) variable(name string) (ref.Val, error) {
 // run evaluates the validations on an activation.
 func (p *celPolicy) run(act *celActivation) ([]string, error) {
 	var failures []string
-	for i, c := range p.checks {
-		out, _, err := c.expr.Eval(act)
+	for i := range p.checks {
+		failed, msg, err := p.check(i, act)
 		if err != nil {
-			return nil, fmt.Errorf("%s: policy %s: validation %d (line %d): %w", p.source, p.name, i, c.line, err)
+			return nil, err
 		}
-		ok, isBool := out.(types.Bool)
-		if !isBool {
-			return nil, fmt.Errorf("%s: policy %s: validation %d (line %d): got %v, want a bool", p.source, p.name, i, c.line, out)
-		}
-		if ok {
+		if !failed {
 			continue
-		}
-		msg := c.message
-		if c.msgExpr != nil {
-			m, _, err := c.msgExpr.Eval(act)
-			if err != nil {
-				return nil, fmt.Errorf("%s: policy %s: validation %d (line %d): messageExpression: %w", p.source, p.name, i, c.line, err)
-			}
-			s, isString := m.(types.String)
-			if !isString {
-				return nil, fmt.Errorf("%s: policy %s: validation %d (line %d): messageExpression gave %v, want a string", p.source, p.name, i, c.line, m)
-			}
-			msg = string(s)
 		}
 		failures = append(failures, msg)
 		if p.firstOnly {
@@ -372,4 +401,33 @@ func (p *celPolicy) run(act *celActivation) ([]string, error) {
 		}
 	}
 	return failures, nil
+}
+
+// check evaluates validation i on an activation: whether it fails, and
+// then its message.
+func (p *celPolicy) check(i int, act *celActivation) (bool, string, error) {
+	c := &p.checks[i]
+	out, _, err := c.expr.Eval(act)
+	if err != nil {
+		return false, "", fmt.Errorf("%s: policy %s: validation %d (line %d): %w", p.source, p.name, i, c.line, err)
+	}
+	ok, isBool := out.(types.Bool)
+	if !isBool {
+		return false, "", fmt.Errorf("%s: policy %s: validation %d (line %d): got %v, want a bool", p.source, p.name, i, c.line, out)
+	}
+	if ok {
+		return false, "", nil
+	}
+	if c.msgExpr == nil {
+		return true, c.message, nil
+	}
+	m, _, err := c.msgExpr.Eval(act)
+	if err != nil {
+		return false, "", fmt.Errorf("%s: policy %s: validation %d (line %d): messageExpression: %w", p.source, p.name, i, c.line, err)
+	}
+	s, isString := m.(types.String)
+	if !isString {
+		return false, "", fmt.Errorf("%s: policy %s: validation %d (line %d): messageExpression gave %v, want a string", p.source, p.name, i, c.line, m)
+	}
+	return true, string(s), nil
 }

@@ -310,6 +310,16 @@ func TestNewRejectsUnknownEngine(t *testing.T) {
 	require.EqualError(t, err, fmt.Sprintf("unknown engine %q (want cel, rego, both)", "wasm"))
 }
 
+// generatedObjects makes objects of the values Generate returns.
+func generatedObjects(vals []map[string]any) []*Object {
+	out := make([]*Object, len(vals))
+	for i, v := range vals {
+		meta := v["metadata"].(map[string]any)
+		out[i] = &Object{APIVersion: APIVersion, Kind: v["kind"].(string), Name: meta["name"].(string), Value: v}
+	}
+	return out
+}
+
 // MatchObjects on a generated cluster, with every core: every engine gives
 // the reference's verdicts, in input order.
 func TestMatchObjectsOnGeneratedCluster(t *testing.T) {
@@ -318,15 +328,7 @@ func TestMatchObjectsOnGeneratedCluster(t *testing.T) {
 	if testing.Short() {
 		ms, rs = Generate(1, 3, 200)
 	}
-	objects := func(vals []map[string]any) []*Object {
-		out := make([]*Object, len(vals))
-		for i, v := range vals {
-			meta := v["metadata"].(map[string]any)
-			out[i] = &Object{APIVersion: APIVersion, Kind: v["kind"].(string), Name: meta["name"].(string), Value: v}
-		}
-		return out
-	}
-	models, runtimes := objects(ms), objects(rs)
+	models, runtimes := generatedObjects(ms), generatedObjects(rs)
 	var want []Result
 	require.NoError(t, MatchObjects(refMatcher{}, models, runtimes, func(r Result) error { want = append(want, r); return nil }))
 	require.Len(t, want, len(models)*len(runtimes))

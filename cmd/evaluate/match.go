@@ -62,6 +62,24 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 			if len(models) == 0 || len(runtimes) == 0 {
 				return badInput(fmt.Errorf("give models with -m and runtimes with -r"))
 			}
+			// The policies compile while the files load.
+			type compiled struct {
+				m   engine.Matcher
+				err error
+			}
+			ready := make(chan compiled, 1)
+			go func() {
+				set, err := g.policies()
+				if err != nil {
+					ready <- compiled{nil, badInput(err)}
+					return
+				}
+				m, err := engine.New(engineName, set)
+				if err != nil {
+					err = badInput(err)
+				}
+				ready <- compiled{m, err}
+			}()
 			ms, err := loadSort(g, cmd, models, "-m", "model", (*engine.Object).IsModel)
 			if err != nil {
 				return err
@@ -75,14 +93,11 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 			if err != nil {
 				return err
 			}
-			set, err := g.policies()
-			if err != nil {
-				return badInput(err)
+			c := <-ready
+			if c.err != nil {
+				return c.err
 			}
-			m, err := engine.New(engineName, set)
-			if err != nil {
-				return badInput(err)
-			}
+			m := c.m
 			w, err := output.NewMatchWriter(format, cmd.OutOrStdout())
 			if err != nil {
 				return badInput(err)

@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// readsPolicy is a policy whose validation i is exprs[i], with one
+// variable v that reads entry.f and model.
+func readsPolicy(t *testing.T, exprs ...string) *celPolicy {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("apiVersion: policy.ome.io/v1alpha1\nkind: CELPolicy\nmetadata: {name: p}\nspec:\n  inputs: [model, entry]\n  evaluation: all\n")
+	b.WriteString("  variables:\n  - name: v\n    expression: 'entry.f + model.g'\n  validations:\n")
+	for _, e := range exprs {
+		fmt.Fprintf(&b, "  - expression: %q\n    message: m\n", e)
+	}
+	ps, err := parseCELPoliciesWith("test", b.String(), nil)
+	require.NoError(t, err)
+	require.Len(t, ps, 1)
+	return ps[0]
+}
+
+func TestReadsOf(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want string // input=fields, sorted; * for the whole value
+	}{
+		{`entry.a == "x"`, "entry=a"},
+		{`has(entry.a) && has(model.b)`, "entry=a model=b"},
+		{`entry.?a.orValue("") == model.?b.?c.orValue("")`, "entry=a model=b"},
+		{`entry.a.b == entry.c`, "entry=a,c"},
+		{`entry["a"] == ""`, "entry=*"},
+		{`"a" in entry`, "entry=*"},
+		{`size(model) > 0`, "model=*"},
+		{`variables.v == ""`, "entry=f model=g"},
+		{`variables.v == entry.h`, "entry=f,h model=g"},
+		{`[1].all(x, x > 0)`, ""},
+		{`["a"].all(x, x in entry.l)`, "entry=l"},
+		// A comprehension variable named like an input hides it: every
+		// input counts as read whole.
+		{`["a"].all(entry, entry == "a")`, "entry=* model=*"},
+	} {
+		t.Run(tc.expr, func(t *testing.T) {
+			p := readsPolicy(t, tc.expr)
+			var got []string
+			for _, in := range []string{"entry", "model"} {
+				r, ok := p.checks[0].reads[in]
+				if !ok {
+					continue
+				}
+				fields := "*"
+				if !r.whole {
+					fields = strings.Join(r.fields, ",")
+				}
+				got = append(got, in+"="+fields)
+			}
+			require.Equal(t, tc.want, strings.Join(got, " "))
+		})
+	}
+}
+
+// The outcome memo gives the same verdicts however small it is: with room
+// for two outcomes per validation it starts over all the time.
+func TestCELBatchMemoBound(t *testing.T) {
+	ms, rs := Generate(3, 12, 150)
+	models, runtimes := generatedObjects(ms), generatedObjects(rs)
+	var want []Result
+	require.NoError(t, MatchObjects(refMatcher{}, models, runtimes, func(r Result) error { want = append(want, r); return nil }))
+	m, err := NewCEL(testPolicies(t))
+	require.NoError(t, err)
+	for _, bound := range []int{2, 1 << 13} {
+		saved := maxOutcomes
+		maxOutcomes = bound
+		var got []Result
+		err := MatchObjects(m, models, runtimes, func(r Result) error { got = append(got, r); return nil })
+		maxOutcomes = saved
+		require.NoError(t, err)
+		require.Equal(t, want, got, "memo bound %d", bound)
+	}
+}
