@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 
@@ -31,6 +32,7 @@ type celRuntime struct {
 	spec    ref.Val
 	ids     []int32 // its projection per validation of the runtime policy
 	entries []celEntry
+	list    int32 // the same for runtimes with equal entries
 }
 
 // celEntry is an entry of spec.supportedModelFormats converted once.
@@ -53,34 +55,54 @@ var maxOutcomes = 1 << 13
 
 // outcomeMemo keeps the outcomes of one policy's validations across the
 // models of a batch, keyed by what each validation reads of the model and
-// of the other input (an entry or a runtime).
+// of the other input (an entry or a runtime), and, for the runtime policy,
+// by the runtime's entries: their results depend on nothing else than the
+// entries and what the entry policy reads of the model.
 type outcomeMemo struct {
 	p *celPolicy
 	// reuse[i] is true when validation i reads no input but the model, the
-	// other input, and inputs fixed for the whole batch.
+	// other input, the entry results, and inputs fixed for the whole batch.
 	reuse         []bool
 	models, other *projections
-	outcomes      []map[uint64]checkOutcome
+	outcomes      []map[outcomeKey]checkOutcome
 }
 
-func newOutcomeMemo(p *celPolicy, other string, fixed ...string) *outcomeMemo {
+type outcomeKey struct {
+	model, other, entries int32
+}
+
+// newOutcomeMemo makes the memo of p's validations. entryReads is what the
+// entry policy reads of the model, when p reads the entry results.
+func newOutcomeMemo(p *celPolicy, other string, entryReads *inputReads, fixed ...string) *outcomeMemo {
 	o := &outcomeMemo{p: p, models: newProjections(p, "model"), other: newProjections(p, other)}
-	for _, c := range p.checks {
-		o.reuse = append(o.reuse, c.reads.only(append(fixed, "model", other)...))
-		o.outcomes = append(o.outcomes, map[uint64]checkOutcome{})
+	allowed := append(fixed, "model", other)
+	if entryReads != nil {
+		allowed = append(allowed, "entries")
+	}
+	for i, c := range p.checks {
+		o.reuse = append(o.reuse, c.reads.only(allowed...))
+		o.outcomes = append(o.outcomes, map[outcomeKey]checkOutcome{})
+		if _, ok := c.reads["entries"]; ok && entryReads != nil {
+			r := celReads{"model": entryReads}
+			if own := c.reads["model"]; own != nil {
+				r.union(celReads{"model": own})
+			}
+			o.models.reads[i] = r["model"]
+		}
 	}
 	return o
 }
 
 // run evaluates the policy's validations as celPolicy.run does, taking the
-// outcome of a reused validation from the memo when it is there. ids are
-// the model's and the other input's projections; act makes the activation,
-// only when a validation must be evaluated.
-func (o *outcomeMemo) run(modelIDs, ids []int32, act func() *celActivation) ([]string, error) {
+// outcome of a reused validation from the memo when it is there. modelIDs
+// and ids are the model's and the other input's projections, entries the
+// number of the runtime's list of entries; act makes the activation, only
+// when a validation must be evaluated.
+func (o *outcomeMemo) run(modelIDs, ids []int32, entries int32, act func() *celActivation) ([]string, error) {
 	var a *celActivation
 	var failures []string
 	for i := range o.p.checks {
-		key := uint64(uint32(modelIDs[i]))<<32 | uint64(uint32(ids[i]))
+		key := outcomeKey{model: modelIDs[i], other: ids[i], entries: entries}
 		out, found := checkOutcome{}, false
 		if o.reuse[i] {
 			out, found = o.outcomes[i][key]
@@ -196,11 +218,12 @@ var emptyClasses = types.NewRefValList(types.DefaultTypeAdapter, nil)
 func (m *celMatcher) prepare(runtimes []map[string]any) (any, error) {
 	b := &celBatch{
 		runtimes: make([]celRuntime, len(runtimes)),
-		entry:    newOutcomeMemo(m.entry, "entry"),
-		runtime:  newOutcomeMemo(m.runtime, "runtime", "acceleratorClasses"),
+		entry:    newOutcomeMemo(m.entry, "entry", nil),
+		runtime:  newOutcomeMemo(m.runtime, "runtime", policyReads(m.entry, "model"), "acceleratorClasses"),
 	}
 	runtimeFields, entryFields := policyReads(m.runtime, "runtime"), policyReads(m.entry, "entry")
 	distinct := map[string]celEntry{}
+	lists := map[string]int32{}
 	for i, r := range runtimes {
 		ids, err := b.runtime.other.ids(r)
 		if err != nil {
@@ -228,6 +251,16 @@ func (m *celMatcher) prepare(runtimes []map[string]any) (any, error) {
 			}
 			cr.entries[j] = ce
 		}
+		list := make([]byte, 0, 4*len(cr.entries))
+		for _, e := range cr.entries {
+			list = binary.LittleEndian.AppendUint32(list, uint32(e.distinct))
+		}
+		id, ok := lists[string(list)]
+		if !ok {
+			id = int32(len(lists))
+			lists[string(list)] = id
+		}
+		cr.list = id
 		b.runtimes[i] = cr
 	}
 	b.distinctEntries = len(distinct)
@@ -267,7 +300,7 @@ func (m *celMatcher) matchModel(model map[string]any, prepared any) ([]Verdict, 
 		for j, e := range r.entries {
 			res := results[e.distinct]
 			if res == nil {
-				diffs, err := b.entry.run(entryModel, e.ids, func() *celActivation {
+				diffs, err := b.entry.run(entryModel, e.ids, 0, func() *celActivation {
 					return m.entry.activation(map[string]any{"model": mv, "entry": e.val})
 				})
 				if err != nil {
@@ -285,7 +318,7 @@ func (m *celMatcher) matchModel(model map[string]any, prepared any) ([]Verdict, 
 			v.Entries[j] = EntryResult{Index: j, Matched: len(res.differences) == 0, Differences: res.differences}
 			vals[j] = res.val
 		}
-		failures, err := b.runtime.run(runtimeModel, r.ids, func() *celActivation {
+		failures, err := b.runtime.run(runtimeModel, r.ids, r.list, func() *celActivation {
 			return m.runtime.sharedActivation(map[string]any{
 				"model": mv, "runtime": r.spec, "acceleratorClasses": emptyClasses,
 				"entries": types.NewRefValList(types.DefaultTypeAdapter, vals),
