@@ -48,7 +48,7 @@ func BenchmarkEntryMatch(b *testing.B) {
 
 // BenchmarkVersionDecision is one decision of spec 4.1 (entry 4.46.0
 // GreaterThanOrEqual, model 4.45.0) as each engine makes it: the CEL
-// entry policy's versionDifferences variable, the Rego policy's
+// entry policy's frameworkVersionDifference variable, the Rego policy's
 // version_accepted, and plain Go on the builtins.
 func BenchmarkVersionDecision(b *testing.B) {
 	model := map[string]any{"modelFramework": map[string]any{"name": "transformers", "version": "4.45.0"}}
@@ -61,7 +61,7 @@ func BenchmarkVersionDecision(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			act := p.activation(map[string]any{"model": model, "entry": entry})
-			v, err := act.variable("versionDifferences")
+			v, err := act.variable("frameworkVersionDifference")
 			if err != nil || v == nil {
 				b.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 )
 
 // readsPolicy is a policy whose validation i is exprs[i], with one
@@ -81,4 +82,32 @@ func TestCELBatchMemoBound(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want, got, "memo bound %d", bound)
 	}
+}
+
+// The format and framework version checks are written twice in the entry
+// policy, so that each reads one field of the entry; only their first line
+// may differ.
+func TestVersionDifferenceVariablesShareTheirBody(t *testing.T) {
+	var text string
+	for _, f := range testPolicies(t).Sources(CEL, false) {
+		if strings.HasSuffix(f.Path, "match.yaml") {
+			text = f.Text
+		}
+	}
+	require.NotEmpty(t, text)
+	var doc celPolicyDoc
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	for doc.Metadata.Name != "entry" {
+		require.NoError(t, dec.Decode(&doc))
+	}
+	body := map[string]string{}
+	for _, v := range doc.Spec.Variables {
+		if strings.HasSuffix(v.Name, "VersionDifference") {
+			_, rest, _ := strings.Cut(v.Expression, "\n")
+			body[v.Name] = rest
+		}
+	}
+	require.Len(t, body, 2)
+	require.NotEmpty(t, body["formatVersionDifference"])
+	require.Equal(t, body["formatVersionDifference"], body["frameworkVersionDifference"])
 }
