@@ -84,10 +84,10 @@ func TestCELBatchMemoBound(t *testing.T) {
 	}
 }
 
-// The format and framework version checks are written twice in the entry
-// policy, so that each reads one field of the entry; only their first line
-// may differ.
-func TestVersionDifferenceVariablesShareTheirBody(t *testing.T) {
+// The architecture and quantization checks, and the format and framework
+// version checks, are written twice in the entry policy, so that each reads
+// one field of the entry; only their first lines may differ.
+func TestTwinVariablesShareTheirBody(t *testing.T) {
 	var text string
 	for _, f := range testPolicies(t).Sources(CEL, false) {
 		if strings.HasSuffix(f.Path, "match.yaml") {
@@ -102,12 +102,14 @@ func TestVersionDifferenceVariablesShareTheirBody(t *testing.T) {
 	}
 	body := map[string]string{}
 	for _, v := range doc.Spec.Variables {
-		if strings.HasSuffix(v.Name, "VersionDifference") {
-			_, rest, _ := strings.Cut(v.Expression, "\n")
-			body[v.Name] = rest
-		}
+		_, rest, _ := strings.Cut(v.Expression, "\n")
+		body[v.Name] = rest
 	}
-	require.Len(t, body, 2)
-	require.NotEmpty(t, body["formatVersionDifference"])
-	require.Equal(t, body["formatVersionDifference"], body["frameworkVersionDifference"])
+	for _, twins := range [][2]string{
+		{"formatVersionDifference", "frameworkVersionDifference"},
+		{"architectureDifference", "quantizationDifference"},
+	} {
+		require.NotEmpty(t, body[twins[0]], twins[0])
+		require.Equal(t, body[twins[0]], body[twins[1]], "%s and %s", twins[0], twins[1])
+	}
 }
