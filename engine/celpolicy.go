@@ -96,29 +96,48 @@ func celEnvOptions() []cel.EnvOption {
 // the engine can bind. With names, only the documents of those policies are
 // compiled.
 func parseCELPoliciesWith(where, text string, names []string, extra ...cel.EnvOption) ([]*celPolicy, error) {
+	type document struct {
+		node yaml.Node
+		doc  celPolicyDoc
+	}
 	dec := yaml.NewDecoder(bytes.NewReader([]byte(text)))
-	var out []*celPolicy
+	var docs []*document
+	var decodeErr error
 	for {
-		var node yaml.Node
-		err := dec.Decode(&node)
+		d := &document{}
+		err := dec.Decode(&d.node)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
+			decodeErr = fmt.Errorf("%s: %w", where, err)
+			break
 		}
-		var doc celPolicyDoc
-		if err := node.Decode(&doc); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", where, node.Line, err)
+		if err := d.node.Decode(&d.doc); err != nil {
+			decodeErr = fmt.Errorf("%s:%d: %w", where, d.node.Line, err)
+			break
 		}
-		if len(names) > 0 && !contains(names, doc.Metadata.Name) {
+		if len(names) > 0 && !contains(names, d.doc.Metadata.Name) {
 			continue
 		}
-		p, err := compileCELPolicy(where, &node, &doc, extra)
+		docs = append(docs, d)
+	}
+	// The documents compile at the same time; errors are reported in the
+	// order of the file, as if one after the other.
+	out := make([]*celPolicy, len(docs))
+	errs := make([]error, len(docs))
+	var wg sync.WaitGroup
+	for i, d := range docs {
+		wg.Go(func() { out[i], errs[i] = compileCELPolicy(where, &d.node, &d.doc, extra) })
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, p)
+	}
+	if decodeErr != nil {
+		return nil, decodeErr
 	}
 	return out, nil
 }
