@@ -6,7 +6,7 @@ FUZZTIME ?= 10s
 RUNS    ?= 5
 GATOR_VERSION := v3.23.1
 
-.PHONY: all build test unit cases fmt fmt-check vet fuzz bench capabilities clean gatekeeper gator gator-verify
+.PHONY: all build test unit cases fmt fmt-check vet fuzz bench capabilities celcache clean gatekeeper gator gator-verify
 
 all: build test
 
@@ -50,6 +50,12 @@ bench:
 # Rewrite policies/capabilities.json from the builtins' declarations.
 capabilities:
 	$(GO) test ./builtins -run TestCapabilitiesFileIsCurrent -update
+
+# Rewrite engine/celcompiled.gob.gz, the embedded CEL policies' checked
+# expressions (a process then skips parsing them), after any change to
+# policies/cel or to the CEL builtins. A Go test fails when it is stale.
+celcache:
+	$(GO) test ./engine -run TestPrecompiledCELIsCurrent -update
 
 # Regenerate the Gatekeeper bundle (policies/gatekeeper: templates, sample
 # constraints, gator suites, sync config) from the policies, and the gator

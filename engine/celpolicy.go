@@ -51,6 +51,9 @@ const (
 type celPolicy struct {
 	name      string
 	source    string
+	key       string     // identifies the document, for precompiled ASTs
+	checked   []*cel.Ast // every expression, in compile order
+
 	inputs    []string
 	firstOnly bool
 	varNames  []string
@@ -168,23 +171,44 @@ func compileCELPolicy(where string, node *yaml.Node, doc *celPolicyDoc, extra []
 		return nil, fmt.Errorf("%s: policy %s: %w", at(node.Line), name, err)
 	}
 	lines := exprLines(node)
-	// Parsing is most of the cost of a short run and needs no declarations,
-	// so every expression is parsed at once, on all cores; checking then
-	// goes in order, as each variable's type is known.
-	var sources []string
-	for _, v := range doc.Spec.Variables {
-		sources = append(sources, v.Expression)
+	if p.key, err = policyKey(doc); err != nil {
+		return nil, fmt.Errorf("%s: policy %s: %w", at(node.Line), name, err)
 	}
-	for _, c := range doc.Spec.Validations {
-		sources = append(sources, c.Expression, c.MessageExpression)
-	}
-	parsed := parseAll(env, sources)
-	compile := func(text string) (*cel.Ast, *cel.Issues) {
-		pa := parsed[text]
-		if pa.iss.Err() != nil {
-			return nil, pa.iss
+	// The embedded policies come with their expressions checked already
+	// (see celcompiled.go). Otherwise, as parsing is most of the cost of a
+	// short run and needs no declarations, every expression is parsed at
+	// once, on all cores; checking then goes in order, as each variable's
+	// type is known.
+	precompiled := precompiledCEL(p.key)
+	var parsed map[string]parsedExpr
+	if precompiled == nil {
+		var sources []string
+		for _, v := range doc.Spec.Variables {
+			sources = append(sources, v.Expression)
 		}
-		return env.Check(pa.ast)
+		for _, c := range doc.Spec.Validations {
+			sources = append(sources, c.Expression, c.MessageExpression)
+		}
+		parsed = parseAll(env, sources)
+	}
+	compile := func(text string) (*cel.Ast, *cel.Issues) {
+		n := len(p.checked)
+		var ast *cel.Ast
+		var iss *cel.Issues
+		switch pa, ok := parsed[text]; {
+		case n < len(precompiled):
+			ast = precompiled[n]
+		case ok && pa.iss.Err() != nil:
+			return nil, pa.iss
+		case ok:
+			ast, iss = env.Check(pa.ast)
+		default:
+			ast, iss = env.Compile(text)
+		}
+		if iss.Err() == nil {
+			p.checked = append(p.checked, ast)
+		}
+		return ast, iss
 	}
 	for i, v := range doc.Spec.Variables {
 		if v.Name == "" {
