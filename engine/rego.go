@@ -16,9 +16,26 @@ import (
 // of input.runtimes for input.model.
 const RegoQuery = "data.ome.match.results"
 
-// regoMatcher evaluates data.ome.match.result with the ome.* builtins.
+// RegoBatchQuery is what the Rego policy makes of the runtimes alone, the
+// same for every model.
+const RegoBatchQuery = "data.ome.match.batch"
+
+// regoBatchedQuery is RegoQuery with data.ome.match.batch given, computed
+// once (RegoBatchQuery) for the runtimes of many queries.
+const regoBatchedQuery = RegoQuery + " with data.ome.match.batch as input.batch"
+
+// regoMatcher evaluates data.ome.match.results with the ome.* builtins.
 type regoMatcher struct {
-	query rego.PreparedEvalQuery
+	query   rego.PreparedEvalQuery // RegoQuery
+	batch   rego.PreparedEvalQuery // RegoBatchQuery
+	batched rego.PreparedEvalQuery // regoBatchedQuery
+}
+
+// regoBatch is a batch of runtimes as Rego values, with the policy's
+// data.ome.match.batch of them.
+type regoBatch struct {
+	runtimes *ast.Array
+	batch    ast.Value
 }
 
 // RegoModules parses the Rego sources of set (tests included when tests is
@@ -88,11 +105,11 @@ func prepareRego(set *PolicySet, packages []string, queries ...string) ([]rego.P
 
 // NewRego compiles the Rego policies of package ome.match once.
 func NewRego(set *PolicySet) (Matcher, error) {
-	pq, err := prepareRego(set, []string{"ome.match"}, RegoQuery)
+	pq, err := prepareRego(set, []string{"ome.match"}, RegoQuery, RegoBatchQuery, regoBatchedQuery)
 	if err != nil {
 		return nil, err
 	}
-	return &regoMatcher{query: pq[0]}, nil
+	return &regoMatcher{query: pq[0], batch: pq[1], batched: pq[2]}, nil
 }
 
 func (m *regoMatcher) Name() string { return Rego }
@@ -106,20 +123,19 @@ func (m *regoMatcher) Match(model, runtime map[string]any) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
-	vs, err := m.matchValues(mv, ast.NewArray(ast.NewTerm(rv)), 1)
+	vs, err := m.matchValues(m.query, ast.NewObject(
+		ast.Item(ast.StringTerm("model"), ast.NewTerm(mv)),
+		ast.Item(ast.StringTerm("runtimes"), ast.ArrayTerm(ast.NewTerm(rv))),
+	), 1)
 	if err != nil {
 		return Verdict{}, err
 	}
 	return vs[0], nil
 }
 
-// matchValues evaluates one model against a batch of runtimes in one query.
-func (m *regoMatcher) matchValues(model ast.Value, runtimes *ast.Array, n int) ([]Verdict, error) {
-	input := ast.NewObject(
-		ast.Item(ast.StringTerm("model"), ast.NewTerm(model)),
-		ast.Item(ast.StringTerm("runtimes"), ast.NewTerm(runtimes)),
-	)
-	rs, err := m.query.Eval(context.Background(), rego.EvalParsedInput(input))
+// matchValues evaluates one model against n runtimes in one query.
+func (m *regoMatcher) matchValues(query rego.PreparedEvalQuery, input ast.Object, n int) ([]Verdict, error) {
+	rs, err := query.Eval(context.Background(), rego.EvalParsedInput(input))
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +198,8 @@ func verdictFromRego(x any) (Verdict, error) {
 	return v, nil
 }
 
-// prepare converts the runtime specs to Rego values once.
+// prepare converts the runtime specs to Rego values once, and evaluates
+// the policy's data.ome.match.batch of them once for all models.
 func (m *regoMatcher) prepare(runtimes []map[string]any) (any, error) {
 	terms := make([]*ast.Term, len(runtimes))
 	for i, r := range runtimes {
@@ -192,16 +209,32 @@ func (m *regoMatcher) prepare(runtimes []map[string]any) (any, error) {
 		}
 		terms[i] = ast.NewTerm(v)
 	}
-	return ast.NewArray(terms...), nil
+	b := &regoBatch{runtimes: ast.NewArray(terms...)}
+	input := ast.NewObject(ast.Item(ast.StringTerm("runtimes"), ast.NewTerm(b.runtimes)))
+	rs, err := m.batch.Eval(context.Background(), rego.EvalParsedInput(input))
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return nil, fmt.Errorf("%s is undefined: the Rego policy gave no result", RegoBatchQuery)
+	}
+	if b.batch, err = ast.InterfaceToValue(rs[0].Expressions[0].Value); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // matchModel evaluates one model against every prepared runtime in one
-// query.
+// query, with the batch computed by prepare.
 func (m *regoMatcher) matchModel(model map[string]any, prepared any) ([]Verdict, error) {
 	mv, err := ast.InterfaceToValue(model)
 	if err != nil {
 		return nil, err
 	}
-	runtimes := prepared.(*ast.Array)
-	return m.matchValues(mv, runtimes, runtimes.Len())
+	b := prepared.(*regoBatch)
+	return m.matchValues(m.batched, ast.NewObject(
+		ast.Item(ast.StringTerm("model"), ast.NewTerm(mv)),
+		ast.Item(ast.StringTerm("runtimes"), ast.NewTerm(b.runtimes)),
+		ast.Item(ast.StringTerm("batch"), ast.NewTerm(b.batch)),
+	), b.runtimes.Len())
 }
