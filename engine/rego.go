@@ -135,67 +135,106 @@ func (m *regoMatcher) Match(model, runtime map[string]any) (Verdict, error) {
 
 // matchValues evaluates one model against n runtimes in one query.
 func (m *regoMatcher) matchValues(query rego.PreparedEvalQuery, input ast.Object, n int) ([]Verdict, error) {
-	rs, err := query.Eval(context.Background(), rego.EvalParsedInput(input))
+	t, err := evalTerm(query, input, RegoQuery)
 	if err != nil {
 		return nil, err
 	}
-	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return nil, fmt.Errorf("%s is undefined: the Rego policy gave no result", RegoQuery)
-	}
-	list, ok := rs[0].Expressions[0].Value.([]any)
-	if !ok || len(list) != n {
-		return nil, fmt.Errorf("%s: want a list of %d verdicts, got %T", RegoQuery, n, rs[0].Expressions[0].Value)
+	list, ok := t.Value.(*ast.Array)
+	if !ok || list.Len() != n {
+		return nil, fmt.Errorf("%s: want a list of %d verdicts, got %v", RegoQuery, n, ast.ValueName(t.Value))
 	}
 	out := make([]Verdict, n)
-	for i, x := range list {
-		if out[i], err = verdictFromRego(x); err != nil {
+	for i := range n {
+		if out[i], err = verdictFromRego(list.Elem(i).Value); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
+// evalTerm evaluates query (named what in errors) and returns its value as
+// OPA's own term: the verdicts are read from it directly, without first
+// converting the whole answer to Go maps and slices.
+func evalTerm(query rego.PreparedEvalQuery, input ast.Object, what string) (*ast.Term, error) {
+	rs, err := query.Eval(context.Background(), rego.EvalParsedInput(input), rego.EvalGenerateJSON(keepTerm))
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return nil, fmt.Errorf("%s is undefined: the Rego policy gave no result", what)
+	}
+	return rs[0].Expressions[0].Value.(*ast.Term), nil
+}
+
+// The keys of a verdict and of its entries.
+var (
+	regoKeyCompatible  = ast.StringTerm("compatible")
+	regoKeyReason      = ast.StringTerm("reason")
+	regoKeyEntries     = ast.StringTerm("entries")
+	regoKeyMatched     = ast.StringTerm("matched")
+	regoKeyDifferences = ast.StringTerm("differences")
+)
+
+func keepTerm(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }
+
 // verdictFromRego checks the shape of the policy's answer and converts it.
-func verdictFromRego(x any) (Verdict, error) {
-	obj, ok := x.(map[string]any)
+func verdictFromRego(x ast.Value) (Verdict, error) {
+	obj, ok := x.(ast.Object)
 	if !ok {
-		return Verdict{}, fmt.Errorf("%s: want an object, got %T", RegoQuery, x)
+		return Verdict{}, fmt.Errorf("%s: want an object, got %v", RegoQuery, ast.ValueName(x))
 	}
 	var v Verdict
-	if v.Compatible, ok = obj["compatible"].(bool); !ok {
-		return Verdict{}, fmt.Errorf("%s.compatible: want a bool, got %T", RegoQuery, obj["compatible"])
+	if v.Compatible, ok = boolOf(obj.Get(regoKeyCompatible)); !ok {
+		return Verdict{}, fmt.Errorf("%s.compatible: want a bool", RegoQuery)
 	}
-	if v.Reason, ok = obj["reason"].(string); !ok {
-		return Verdict{}, fmt.Errorf("%s.reason: want a string, got %T", RegoQuery, obj["reason"])
+	if v.Reason, ok = stringOf(obj.Get(regoKeyReason)); !ok {
+		return Verdict{}, fmt.Errorf("%s.reason: want a string", RegoQuery)
 	}
-	list, ok := obj["entries"].([]any)
+	list, ok := valueOf(obj.Get(regoKeyEntries)).(*ast.Array)
 	if !ok {
-		return Verdict{}, fmt.Errorf("%s.entries: want a list, got %T", RegoQuery, obj["entries"])
+		return Verdict{}, fmt.Errorf("%s.entries: want a list", RegoQuery)
 	}
-	v.Entries = make([]EntryResult, 0, len(list))
-	for i, e := range list {
-		eo, ok := e.(map[string]any)
+	v.Entries = make([]EntryResult, 0, list.Len())
+	for i := range list.Len() {
+		eo, ok := list.Elem(i).Value.(ast.Object)
 		if !ok {
-			return Verdict{}, fmt.Errorf("%s.entries[%d]: want an object, got %T", RegoQuery, i, e)
+			return Verdict{}, fmt.Errorf("%s.entries[%d]: want an object, got %v", RegoQuery, i, ast.ValueName(list.Elem(i).Value))
 		}
 		er := EntryResult{Index: i, Differences: []string{}}
-		if er.Matched, ok = eo["matched"].(bool); !ok {
+		if er.Matched, ok = boolOf(eo.Get(regoKeyMatched)); !ok {
 			return Verdict{}, fmt.Errorf("%s.entries[%d].matched: want a bool", RegoQuery, i)
 		}
-		diffs, ok := eo["differences"].([]any)
+		diffs, ok := valueOf(eo.Get(regoKeyDifferences)).(*ast.Array)
 		if !ok {
 			return Verdict{}, fmt.Errorf("%s.entries[%d].differences: want a list", RegoQuery, i)
 		}
-		for _, d := range diffs {
-			s, ok := d.(string)
+		for j := range diffs.Len() {
+			s, ok := diffs.Elem(j).Value.(ast.String)
 			if !ok {
 				return Verdict{}, fmt.Errorf("%s.entries[%d].differences: want strings", RegoQuery, i)
 			}
-			er.Differences = append(er.Differences, s)
+			er.Differences = append(er.Differences, string(s))
 		}
 		v.Entries = append(v.Entries, er)
 	}
 	return v, nil
+}
+
+func valueOf(t *ast.Term) ast.Value {
+	if t == nil {
+		return nil
+	}
+	return t.Value
+}
+
+func boolOf(t *ast.Term) (bool, bool) {
+	b, ok := valueOf(t).(ast.Boolean)
+	return bool(b), ok
+}
+
+func stringOf(t *ast.Term) (string, bool) {
+	s, ok := valueOf(t).(ast.String)
+	return string(s), ok
 }
 
 // prepare converts the runtime specs to Rego values once, and evaluates
@@ -211,16 +250,11 @@ func (m *regoMatcher) prepare(runtimes []map[string]any) (any, error) {
 	}
 	b := &regoBatch{runtimes: ast.NewArray(terms...)}
 	input := ast.NewObject(ast.Item(ast.StringTerm("runtimes"), ast.NewTerm(b.runtimes)))
-	rs, err := m.batch.Eval(context.Background(), rego.EvalParsedInput(input))
+	t, err := evalTerm(m.batch, input, RegoBatchQuery)
 	if err != nil {
 		return nil, err
 	}
-	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return nil, fmt.Errorf("%s is undefined: the Rego policy gave no result", RegoBatchQuery)
-	}
-	if b.batch, err = ast.InterfaceToValue(rs[0].Expressions[0].Value); err != nil {
-		return nil, err
-	}
+	b.batch = t.Value
 	return b, nil
 }
 
