@@ -101,29 +101,31 @@ only(field, v) := {field: v} if v != null
 
 # Each check of an entry reads the model and one field of the entry, so it
 # runs once per distinct value of its field; a table holds what it finds,
-# [] or [text], and each distinct entry is put together from those.
-found("") := []
-
-found(text) := [text] if text != ""
-
-pipeline_found := {k: found(pipeline_difference(model, only("diffusionPipeline", v))) |
+# [] or [text] (object.get({"": []}, t, [t]) is [] when t is ""), and each
+# distinct entry is put together from those.
+pipeline_found := {k: object.get({"": []}, t, [t]) |
 	some k, v in batch.values.diffusionPipeline
+	t := pipeline_difference(model, only("diffusionPipeline", v))
 }
 
-architecture_found := {k: found(pair_difference(model, only("modelArchitecture", v), "architecture", "modelArchitecture")) |
+architecture_found := {k: object.get({"": []}, t, [t]) |
 	some k, v in batch.values.modelArchitecture
+	t := pair_difference(model, only("modelArchitecture", v), "architecture", "modelArchitecture")
 }
 
-quantization_found := {k: found(pair_difference(model, only("quantization", v), "quantization", "quantization")) |
+quantization_found := {k: object.get({"": []}, t, [t]) |
 	some k, v in batch.values.quantization
+	t := pair_difference(model, only("quantization", v), "quantization", "quantization")
 }
 
-format_found := {k: found(format_difference(model, only("modelFormat", v))) |
+format_found := {k: object.get({"": []}, t, [t]) |
 	some k, v in batch.values.modelFormat
+	t := format_difference(model, only("modelFormat", v))
 }
 
-framework_found := {k: found(framework_difference(model, only("modelFramework", v))) |
+framework_found := {k: object.get({"": []}, t, [t]) |
 	some k, v in batch.values.modelFramework
+	t := framework_difference(model, only("modelFramework", v))
 }
 
 # Each distinct entry's verdict, in entry_verdict's order of checks. An
