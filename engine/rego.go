@@ -16,9 +16,26 @@ import (
 // of input.runtimes for input.model.
 const RegoQuery = "data.ome.match.results"
 
-// regoMatcher evaluates data.ome.match.result with the ome.* builtins.
+// RegoBatchQuery is what the Rego policy makes of the runtimes alone, the
+// same for every model.
+const RegoBatchQuery = "data.ome.match.batch"
+
+// regoBatchedQuery is RegoQuery with data.ome.match.batch given, computed
+// once (RegoBatchQuery) for the runtimes of many queries.
+const regoBatchedQuery = RegoQuery + " with data.ome.match.batch as input.batch"
+
+// regoMatcher evaluates data.ome.match.results with the ome.* builtins.
 type regoMatcher struct {
-	query rego.PreparedEvalQuery
+	query   rego.PreparedEvalQuery // RegoQuery
+	batch   rego.PreparedEvalQuery // RegoBatchQuery
+	batched rego.PreparedEvalQuery // regoBatchedQuery
+}
+
+// regoBatch is a batch of runtimes as Rego values, with the policy's
+// data.ome.match.batch of them.
+type regoBatch struct {
+	runtimes *ast.Array
+	batch    ast.Value
 }
 
 // RegoModules parses the Rego sources of set (tests included when tests is
@@ -88,11 +105,11 @@ func prepareRego(set *PolicySet, packages []string, queries ...string) ([]rego.P
 
 // NewRego compiles the Rego policies of package ome.match once.
 func NewRego(set *PolicySet) (Matcher, error) {
-	pq, err := prepareRego(set, []string{"ome.match"}, RegoQuery)
+	pq, err := prepareRego(set, []string{"ome.match"}, RegoQuery, RegoBatchQuery, regoBatchedQuery)
 	if err != nil {
 		return nil, err
 	}
-	return &regoMatcher{query: pq[0]}, nil
+	return &regoMatcher{query: pq[0], batch: pq[1], batched: pq[2]}, nil
 }
 
 func (m *regoMatcher) Name() string { return Rego }
@@ -106,83 +123,122 @@ func (m *regoMatcher) Match(model, runtime map[string]any) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
-	vs, err := m.matchValues(mv, ast.NewArray(ast.NewTerm(rv)), 1)
+	vs, err := m.matchValues(m.query, ast.NewObject(
+		ast.Item(ast.StringTerm("model"), ast.NewTerm(mv)),
+		ast.Item(ast.StringTerm("runtimes"), ast.ArrayTerm(ast.NewTerm(rv))),
+	), 1)
 	if err != nil {
 		return Verdict{}, err
 	}
 	return vs[0], nil
 }
 
-// matchValues evaluates one model against a batch of runtimes in one query.
-func (m *regoMatcher) matchValues(model ast.Value, runtimes *ast.Array, n int) ([]Verdict, error) {
-	input := ast.NewObject(
-		ast.Item(ast.StringTerm("model"), ast.NewTerm(model)),
-		ast.Item(ast.StringTerm("runtimes"), ast.NewTerm(runtimes)),
-	)
-	rs, err := m.query.Eval(context.Background(), rego.EvalParsedInput(input))
+// matchValues evaluates one model against n runtimes in one query.
+func (m *regoMatcher) matchValues(query rego.PreparedEvalQuery, input ast.Object, n int) ([]Verdict, error) {
+	t, err := evalTerm(query, input, RegoQuery)
 	if err != nil {
 		return nil, err
 	}
-	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return nil, fmt.Errorf("%s is undefined: the Rego policy gave no result", RegoQuery)
-	}
-	list, ok := rs[0].Expressions[0].Value.([]any)
-	if !ok || len(list) != n {
-		return nil, fmt.Errorf("%s: want a list of %d verdicts, got %T", RegoQuery, n, rs[0].Expressions[0].Value)
+	list, ok := t.Value.(*ast.Array)
+	if !ok || list.Len() != n {
+		return nil, fmt.Errorf("%s: want a list of %d verdicts, got %v", RegoQuery, n, ast.ValueName(t.Value))
 	}
 	out := make([]Verdict, n)
-	for i, x := range list {
-		if out[i], err = verdictFromRego(x); err != nil {
+	for i := range n {
+		if out[i], err = verdictFromRego(list.Elem(i).Value); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
+// evalTerm evaluates query (named what in errors) and returns its value as
+// OPA's own term: the verdicts are read from it directly, without first
+// converting the whole answer to Go maps and slices.
+func evalTerm(query rego.PreparedEvalQuery, input ast.Object, what string) (*ast.Term, error) {
+	rs, err := query.Eval(context.Background(), rego.EvalParsedInput(input), rego.EvalGenerateJSON(keepTerm))
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return nil, fmt.Errorf("%s is undefined: the Rego policy gave no result", what)
+	}
+	return rs[0].Expressions[0].Value.(*ast.Term), nil
+}
+
+// The keys of a verdict and of its entries.
+var (
+	regoKeyCompatible  = ast.StringTerm("compatible")
+	regoKeyReason      = ast.StringTerm("reason")
+	regoKeyEntries     = ast.StringTerm("entries")
+	regoKeyMatched     = ast.StringTerm("matched")
+	regoKeyDifferences = ast.StringTerm("differences")
+)
+
+func keepTerm(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }
+
 // verdictFromRego checks the shape of the policy's answer and converts it.
-func verdictFromRego(x any) (Verdict, error) {
-	obj, ok := x.(map[string]any)
+func verdictFromRego(x ast.Value) (Verdict, error) {
+	obj, ok := x.(ast.Object)
 	if !ok {
-		return Verdict{}, fmt.Errorf("%s: want an object, got %T", RegoQuery, x)
+		return Verdict{}, fmt.Errorf("%s: want an object, got %v", RegoQuery, ast.ValueName(x))
 	}
 	var v Verdict
-	if v.Compatible, ok = obj["compatible"].(bool); !ok {
-		return Verdict{}, fmt.Errorf("%s.compatible: want a bool, got %T", RegoQuery, obj["compatible"])
+	if v.Compatible, ok = boolOf(obj.Get(regoKeyCompatible)); !ok {
+		return Verdict{}, fmt.Errorf("%s.compatible: want a bool", RegoQuery)
 	}
-	if v.Reason, ok = obj["reason"].(string); !ok {
-		return Verdict{}, fmt.Errorf("%s.reason: want a string, got %T", RegoQuery, obj["reason"])
+	if v.Reason, ok = stringOf(obj.Get(regoKeyReason)); !ok {
+		return Verdict{}, fmt.Errorf("%s.reason: want a string", RegoQuery)
 	}
-	list, ok := obj["entries"].([]any)
+	list, ok := valueOf(obj.Get(regoKeyEntries)).(*ast.Array)
 	if !ok {
-		return Verdict{}, fmt.Errorf("%s.entries: want a list, got %T", RegoQuery, obj["entries"])
+		return Verdict{}, fmt.Errorf("%s.entries: want a list", RegoQuery)
 	}
-	v.Entries = make([]EntryResult, 0, len(list))
-	for i, e := range list {
-		eo, ok := e.(map[string]any)
+	v.Entries = make([]EntryResult, 0, list.Len())
+	for i := range list.Len() {
+		eo, ok := list.Elem(i).Value.(ast.Object)
 		if !ok {
-			return Verdict{}, fmt.Errorf("%s.entries[%d]: want an object, got %T", RegoQuery, i, e)
+			return Verdict{}, fmt.Errorf("%s.entries[%d]: want an object, got %v", RegoQuery, i, ast.ValueName(list.Elem(i).Value))
 		}
 		er := EntryResult{Index: i, Differences: []string{}}
-		if er.Matched, ok = eo["matched"].(bool); !ok {
+		if er.Matched, ok = boolOf(eo.Get(regoKeyMatched)); !ok {
 			return Verdict{}, fmt.Errorf("%s.entries[%d].matched: want a bool", RegoQuery, i)
 		}
-		diffs, ok := eo["differences"].([]any)
+		diffs, ok := valueOf(eo.Get(regoKeyDifferences)).(*ast.Array)
 		if !ok {
 			return Verdict{}, fmt.Errorf("%s.entries[%d].differences: want a list", RegoQuery, i)
 		}
-		for _, d := range diffs {
-			s, ok := d.(string)
+		for j := range diffs.Len() {
+			s, ok := diffs.Elem(j).Value.(ast.String)
 			if !ok {
 				return Verdict{}, fmt.Errorf("%s.entries[%d].differences: want strings", RegoQuery, i)
 			}
-			er.Differences = append(er.Differences, s)
+			er.Differences = append(er.Differences, string(s))
 		}
 		v.Entries = append(v.Entries, er)
 	}
 	return v, nil
 }
 
-// prepare converts the runtime specs to Rego values once.
+func valueOf(t *ast.Term) ast.Value {
+	if t == nil {
+		return nil
+	}
+	return t.Value
+}
+
+func boolOf(t *ast.Term) (bool, bool) {
+	b, ok := valueOf(t).(ast.Boolean)
+	return bool(b), ok
+}
+
+func stringOf(t *ast.Term) (string, bool) {
+	s, ok := valueOf(t).(ast.String)
+	return string(s), ok
+}
+
+// prepare converts the runtime specs to Rego values once, and evaluates
+// the policy's data.ome.match.batch of them once for all models.
 func (m *regoMatcher) prepare(runtimes []map[string]any) (any, error) {
 	terms := make([]*ast.Term, len(runtimes))
 	for i, r := range runtimes {
@@ -192,16 +248,27 @@ func (m *regoMatcher) prepare(runtimes []map[string]any) (any, error) {
 		}
 		terms[i] = ast.NewTerm(v)
 	}
-	return ast.NewArray(terms...), nil
+	b := &regoBatch{runtimes: ast.NewArray(terms...)}
+	input := ast.NewObject(ast.Item(ast.StringTerm("runtimes"), ast.NewTerm(b.runtimes)))
+	t, err := evalTerm(m.batch, input, RegoBatchQuery)
+	if err != nil {
+		return nil, err
+	}
+	b.batch = t.Value
+	return b, nil
 }
 
 // matchModel evaluates one model against every prepared runtime in one
-// query.
+// query, with the batch computed by prepare.
 func (m *regoMatcher) matchModel(model map[string]any, prepared any) ([]Verdict, error) {
 	mv, err := ast.InterfaceToValue(model)
 	if err != nil {
 		return nil, err
 	}
-	runtimes := prepared.(*ast.Array)
-	return m.matchValues(mv, runtimes, runtimes.Len())
+	b := prepared.(*regoBatch)
+	return m.matchValues(m.batched, ast.NewObject(
+		ast.Item(ast.StringTerm("model"), ast.NewTerm(mv)),
+		ast.Item(ast.StringTerm("runtimes"), ast.NewTerm(b.runtimes)),
+		ast.Item(ast.StringTerm("batch"), ast.NewTerm(b.batch)),
+	), b.runtimes.Len())
 }

@@ -9,7 +9,9 @@
 # needs (select.rego).
 #
 # One query evaluates a model against many runtimes: what depends only on
-# the model (its label) is computed once, and each distinct entry once.
+# the model (its label) is computed once, what depends only on the runtimes
+# once (batch), each check once per distinct value of the field it reads,
+# and each distinct entry, list of entries and size range once.
 #
 # A field is set when it is present (the loader drops YAML nulls), and the
 # fields tested here hold strings or objects, never false, so `x.f` tests
@@ -22,8 +24,6 @@ package ome.match
 model := object.get(input, "model", {})
 
 classes := object.get(input, "acceleratorClasses", [])
-
-results := [runtime_verdict(r) | some r in input.runtimes]
 
 scores := [runtime_score(model, r) | some r in input.runtimes]
 
@@ -40,82 +40,151 @@ runtime_result(m, runtime) := r[0] if {
 
 model_label := label(model)
 
-# Each check of an entry reads the model and one field of the entry, so in a
-# batch each check runs once per distinct value of its field, and an entry
-# is put together from those texts. The tables are keyed by the field's
-# JSON text ("null" when the entry does not set it).
-batch_entries := [e | some r in input.runtimes; some e in object.get(r, "supportedModelFormats", [])]
+# A query evaluates one model against a batch of runtimes. What depends
+# only on the runtimes (and the accelerator classes) is batch, computed once
+# per query:
+#   - values: for each field the entry checks read, its distinct values;
+#   - entries: the batch's distinct entries (the fields the checks read),
+#     each as the keys of its values, in checked_fields order;
+#   - lists: the distinct lists of entries of the runtimes;
+#   - ranges: the distinct modelSizeRange values of the runtimes;
+#   - runtimes: for each runtime of input.runtimes, the keys of its list of
+#     entries and of its range, and gate: the runtime's reason when it fails
+#     before its entries are looked at, or "".
+# Everything is keyed by its JSON text ("null" for a field that is not
+# set): an object as an object key is not always found again. An engine
+# that evaluates many models against the same runtimes may compute batch
+# once and pass it in with `with`.
+checked_fields := ["diffusionPipeline", "modelArchitecture", "quantization", "modelFormat", "modelFramework"]
 
-distinct_values(field) := {object.get(e, field, null) | some e in batch_entries}
-
-only(_, null) := {}
-
-only(field, v) := {field: v} if v != null
-
-pipeline_texts := {json.marshal(v): pipeline_difference(model, only("diffusionPipeline", v)) |
-	some v in distinct_values("diffusionPipeline")
-}
-
-architecture_texts := {json.marshal(v): pair_difference(model, only("modelArchitecture", v), "architecture", "modelArchitecture") |
-	some v in distinct_values("modelArchitecture")
-}
-
-quantization_texts := {json.marshal(v): pair_difference(model, only("quantization", v), "quantization", "quantization") |
-	some v in distinct_values("quantization")
-}
-
-format_texts := {json.marshal(v): format_difference(model, only("modelFormat", v)) |
-	some v in distinct_values("modelFormat")
-}
-
-framework_texts := {json.marshal(v): framework_difference(model, only("modelFramework", v)) |
-	some v in distinct_values("modelFramework")
-}
-
-batch_entry_verdict(e) := entry_of(e, [
-	pipeline_texts[json.marshal(object.get(e, "diffusionPipeline", null))],
-	architecture_texts[json.marshal(object.get(e, "modelArchitecture", null))],
-	quantization_texts[json.marshal(object.get(e, "quantization", null))],
-	format_texts[json.marshal(object.get(e, "modelFormat", null))],
-	framework_texts[json.marshal(object.get(e, "modelFramework", null))],
-])
-
-runtime_verdict(runtime) := {
-	"compatible": reason == "",
-	"reason": reason,
+batch := {
+	"values": values,
 	"entries": entries,
+	"lists": {json.marshal(l): l | some l in lists},
+	"ranges": {json.marshal(x): x | some r in input.runtimes; x := object.get(r, "modelSizeRange", null)},
+	"runtimes": [{
+		"list": json.marshal(lists[i]),
+		"range": json.marshal(object.get(r, "modelSizeRange", null)),
+		"gate": runtime_gate(r),
+	} |
+		some i, r in input.runtimes
+	],
 } if {
-	entries := [{"index": i, "matched": v.matched, "differences": v.differences} |
-		some i, e in object.get(runtime, "supportedModelFormats", [])
-		v := batch_entry_verdict(e)
+	lists := [[json.marshal(object.filter(e, checked_fields)) |
+		some e in object.get(r, "supportedModelFormats", [])
+	] |
+		some r in input.runtimes
 	]
-	reason := runtime_reason(runtime, entries)
+	distinct := {object.filter(e, checked_fields) |
+		some r in input.runtimes
+		some e in object.get(r, "supportedModelFormats", [])
+	}
+	entries := {json.marshal(e): [json.marshal(object.get(e, f, null)) | some f in checked_fields] | some e in distinct}
+	values := {f: {json.marshal(v): v | some e in distinct; v := object.get(e, f, null)} | some f in checked_fields}
 }
-
-first(list) := list[0] if count(list) > 0
-else := ""
 
 # Spec 9: the runtime's checks in OME's order: disabled, accelerator
-# classes, the entries, the model size. The first that fails is the reason;
-# "" when none fails.
-runtime_reason(runtime, entries) := "runtime is disabled" if {
+# classes, the entries, the model size. The first two do not depend on the
+# model: runtime_gate is the reason when one of them fails, "" otherwise.
+runtime_gate(runtime) := "runtime is disabled" if {
 	runtime.disabled == true
 } else := "runtime does not support the required accelerator class" if {
 	# Every class asked for must be listed; a runtime without
 	# acceleratorRequirements supports none.
 	some c in classes
 	not c in object.get(object.get(runtime, "acceleratorRequirements", {}), "acceleratorClasses", [])
-} else := concat("", ["model format '", model_label, "' not in supported formats: ", format_details(entries)]) if {
-	not any_matched(entries)
-} else := size_failure(model, runtime)
+} else := ""
 
-any_matched(entries) if {
+only(_, null) := {}
+
+only(field, v) := {field: v} if v != null
+
+# Each check of an entry reads the model and one field of the entry, so it
+# runs once per distinct value of its field; a table holds what it finds,
+# [] or [text] (object.get({"": []}, t, [t]) is [] when t is ""), and each
+# distinct entry is put together from those.
+pipeline_found := {k: object.get({"": []}, t, [t]) |
+	some k, v in batch.values.diffusionPipeline
+	t := pipeline_difference(model, only("diffusionPipeline", v))
+}
+
+architecture_found := {k: object.get({"": []}, t, [t]) |
+	some k, v in batch.values.modelArchitecture
+	t := pair_difference(model, only("modelArchitecture", v), "architecture", "modelArchitecture")
+}
+
+quantization_found := {k: object.get({"": []}, t, [t]) |
+	some k, v in batch.values.quantization
+	t := pair_difference(model, only("quantization", v), "quantization", "quantization")
+}
+
+format_found := {k: object.get({"": []}, t, [t]) |
+	some k, v in batch.values.modelFormat
+	t := format_difference(model, only("modelFormat", v))
+}
+
+framework_found := {k: object.get({"": []}, t, [t]) |
+	some k, v in batch.values.modelFramework
+	t := framework_difference(model, only("modelFramework", v))
+}
+
+# Each distinct entry's verdict, in entry_verdict's order of checks. An
+# entry without modelFormat goes through with_unknown.
+entry_verdicts := object.union(formatted, unformatted) if {
+	# The tables, bound once: a lookup in a local value is cheaper.
+	p := pipeline_found
+	a := architecture_found
+	q := quantization_found
+	f := format_found
+	fw := framework_found
+	differences := {k: array.concat(array.concat(array.concat(array.concat(p[x[0]], a[x[1]]), q[x[2]]), f[x[3]]), fw[x[4]]) |
+		some k, x in batch.entries
+	}
+	formatted := {k: {"matched": count(d) == 0, "differences": d} |
+		some k, x in batch.entries
+		x[3] != "null"
+		d := differences[k]
+	}
+	unformatted := {k: entry_of(json.unmarshal(k), differences[k]) |
+		some k, x in batch.entries
+		x[3] == "null"
+	}
+}
+
+# Each distinct list of entries: the entries' verdicts, and the reason when
+# none matched ("" when one did).
+list_verdicts := {lk: {"entries": entries, "failure": entries_failure(entries)} |
+	ev := entry_verdicts
+	some lk, keys in batch.lists
+	entries := [{"index": j, "matched": v.matched, "differences": v.differences} |
+		some j, k in keys
+		v := ev[k]
+	]
+}
+
+entries_failure(entries) := "" if {
 	some e in entries
 	e.matched
-}
+} else := concat("", ["model format '", model_label, "' not in supported formats: ", format_details(entries)])
 
 format_details(entries) := "no supported formats defined" if count(entries) == 0
 else := concat("; ", [concat(", ", e.differences) | some e in entries])
+
+# The model size check of each distinct range.
+size_failures := {k: size_failure(model, only("modelSizeRange", x)) | some k, x in batch.ranges}
+
+# The reason is the first of gate, the entries' failure and the size
+# failure that is not "": object.get({"": b}, a, a) is a, or b when a is "".
+results := [{"compatible": reason == "", "reason": reason, "entries": v.entries} |
+	lv := list_verdicts
+	sf := size_failures
+	some x in batch.runtimes
+	v := lv[x.list]
+	reason := object.get({"": object.get({"": sf[x.range]}, v.failure, v.failure)}, x.gate, x.gate)
+]
+
+first(list) := list[0] if count(list) > 0
+else := ""
 
 # Spec 9: a range with one bound missing leaves that side unbounded.
 size_failure(model, runtime) := "" if {
