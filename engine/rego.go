@@ -89,11 +89,23 @@ func prepareRego(set *PolicySet, packages []string, queries ...string) ([]rego.P
 	if err != nil {
 		return nil, err
 	}
+	// The modules compile once, with the first query; the other queries
+	// reuse that compiler.
+	decls := map[string]*ast.Builtin{}
+	for _, b := range builtins.RegoBuiltins() {
+		decls[b.AST().Name] = b.AST()
+	}
+	compiler := ast.NewCompiler().
+		WithBuiltins(decls).
+		WithUseTypeCheckAnnotations(true).
+		WithDefaultRegoVersion(ast.RegoV1)
 	out := make([]rego.PreparedEvalQuery, len(queries))
 	for i, q := range queries {
-		opts := []func(*rego.Rego){rego.Query(q)}
-		for _, m := range mods {
-			opts = append(opts, rego.ParsedModule(m))
+		opts := []func(*rego.Rego){rego.Query(q), rego.Compiler(compiler)}
+		if i == 0 {
+			for _, m := range mods {
+				opts = append(opts, rego.ParsedModule(m))
+			}
 		}
 		opts = append(opts, builtins.RegoOptions()...)
 		if out[i], err = rego.New(opts...).PrepareForEval(context.Background()); err != nil {
