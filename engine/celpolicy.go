@@ -53,7 +53,6 @@ type celPolicy struct {
 	source    string
 	key       string     // identifies the document, for precompiled ASTs
 	checked   []*cel.Ast // every expression, in compile order
-
 	inputs    []string
 	firstOnly bool
 	varNames  []string
