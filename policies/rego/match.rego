@@ -50,7 +50,7 @@ model_label := label(model)
 #   - ranges: the distinct modelSizeRange values of the runtimes;
 #   - runtimes: for each runtime of input.runtimes, the keys of its list of
 #     entries and of its range, and gate: the runtime's reason when it fails
-#     before its entries are looked at, or "".
+#     before its entries are looked at (absent when it does not).
 # Everything is keyed by its JSON text ("null" for a field that is not
 # set): an object as an object key is not always found again. An engine
 # that evaluates many models against the same runtimes may compute batch
@@ -62,11 +62,13 @@ batch := {
 	"entries": entries,
 	"lists": {json.marshal(l): l | some l in lists},
 	"ranges": {json.marshal(x): x | some r in input.runtimes; x := object.get(r, "modelSizeRange", null)},
-	"runtimes": [{
-		"list": json.marshal(lists[i]),
-		"range": json.marshal(object.get(r, "modelSizeRange", null)),
-		"gate": runtime_gate(r),
-	} |
+	"runtimes": [object.union(
+		{
+			"list": json.marshal(lists[i]),
+			"range": json.marshal(object.get(r, "modelSizeRange", null)),
+		},
+		{"gate": g | g := runtime_gate(r); g != ""},
+	) |
 		some i, r in input.runtimes
 	],
 } if {
@@ -170,17 +172,18 @@ entries_failure(entries) := "" if {
 format_details(entries) := "no supported formats defined" if count(entries) == 0
 else := concat("; ", [concat(", ", e.differences) | some e in entries])
 
-# The model size check of each distinct range.
-size_failures := {k: size_failure(model, only("modelSizeRange", x)) | some k, x in batch.ranges}
+# The model size check of each distinct range, as {"": text}: see results.
+size_failures := {k: {"": size_failure(model, only("modelSizeRange", x))} | some k, x in batch.ranges}
 
-# The reason is the first of gate, the entries' failure and the size
-# failure that is not "": object.get({"": b}, a, a) is a, or b when a is "".
+# The reason is the runtime's gate when it has one, else the entries'
+# failure when it is not "", else the size failure:
+# object.get({"": b}, a, a) is a, or b when a is "".
 results := [{"compatible": reason == "", "reason": reason, "entries": v.entries} |
 	lv := list_verdicts
 	sf := size_failures
 	some x in batch.runtimes
 	v := lv[x.list]
-	reason := object.get({"": object.get({"": sf[x.range]}, v.failure, v.failure)}, x.gate, x.gate)
+	reason := object.get(x, "gate", object.get(sf[x.range], v.failure, v.failure))
 ]
 
 first(list) := list[0] if count(list) > 0
