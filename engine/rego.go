@@ -20,15 +20,10 @@ const RegoQuery = "data.ome.match.results"
 // same for every model.
 const RegoBatchQuery = "data.ome.match.batch"
 
-// regoBatchedQuery is RegoQuery with data.ome.match.batch given, computed
-// once (RegoBatchQuery) for the runtimes of many queries.
-const regoBatchedQuery = RegoQuery + " with data.ome.match.batch as input.batch"
-
 // regoMatcher evaluates data.ome.match.results with the ome.* builtins.
 type regoMatcher struct {
-	query   rego.PreparedEvalQuery // RegoQuery
-	batch   rego.PreparedEvalQuery // RegoBatchQuery
-	batched rego.PreparedEvalQuery // regoBatchedQuery
+	query rego.PreparedEvalQuery // RegoQuery
+	batch rego.PreparedEvalQuery // RegoBatchQuery
 }
 
 // regoBatch is a batch of runtimes as Rego values, with the policy's
@@ -117,11 +112,11 @@ func prepareRego(set *PolicySet, packages []string, queries ...string) ([]rego.P
 
 // NewRego compiles the Rego policies of package ome.match once.
 func NewRego(set *PolicySet) (Matcher, error) {
-	pq, err := prepareRego(set, []string{"ome.match"}, RegoQuery, RegoBatchQuery, regoBatchedQuery)
+	pq, err := prepareRego(set, []string{"ome.match"}, RegoQuery, RegoBatchQuery)
 	if err != nil {
 		return nil, err
 	}
-	return &regoMatcher{query: pq[0], batch: pq[1], batched: pq[2]}, nil
+	return &regoMatcher{query: pq[0], batch: pq[1]}, nil
 }
 
 func (m *regoMatcher) Name() string { return Rego }
@@ -278,7 +273,7 @@ func (m *regoMatcher) matchModel(model map[string]any, prepared any) ([]Verdict,
 		return nil, err
 	}
 	b := prepared.(*regoBatch)
-	return m.matchValues(m.batched, ast.NewObject(
+	return m.matchValues(m.query, ast.NewObject(
 		ast.Item(ast.StringTerm("model"), ast.NewTerm(mv)),
 		ast.Item(ast.StringTerm("runtimes"), ast.NewTerm(b.runtimes)),
 		ast.Item(ast.StringTerm("batch"), ast.NewTerm(b.batch)),

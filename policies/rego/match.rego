@@ -2,7 +2,9 @@
 #
 # Input: input.model, a model's spec; input.runtimes, a list of runtime specs;
 # input.acceleratorClasses, the classes an InferenceService asks for (absent
-# or [] in `evaluate match`). data.ome.match.results is one verdict per
+# or [] in `evaluate match`); input.batch, optional, data.ome.match.batch
+# of the same runtimes and classes, computed before by an engine that
+# evaluates many models against them. data.ome.match.results is one verdict per
 # runtime, in order: {"compatible", "reason", "entries"}, where each entry is
 # {"index", "matched", "differences"} and reason is OME's text.
 # data.ome.match.scores and data.ome.match.auto_select give what selection
@@ -54,10 +56,14 @@ model_label := label(model)
 # Everything is keyed by its JSON text ("null" for a field that is not
 # set): an object as an object key is not always found again. An engine
 # that evaluates many models against the same runtimes may compute batch
-# once and pass it in with `with`.
+# once (data.ome.match.batch) and give it back as input.batch.
 checked_fields := ["diffusionPipeline", "modelArchitecture", "quantization", "modelFormat", "modelFramework"]
 
-batch := {
+batch := input.batch if {
+	input.batch
+} else := runtimes_batch
+
+runtimes_batch := {
 	"values": values,
 	"entries": entries,
 	"lists": {json.marshal(l): l | some l in lists},

@@ -121,3 +121,23 @@ test_size_range_is_inclusive if {
 test_disabled_comes_first if {
 	match.runtime_result(llama, {"disabled": true}).reason == "runtime is disabled"
 }
+
+# A batch computed for the runtimes and given back as input.batch gives the
+# same verdicts as computing it in the query.
+test_batch_given_back if {
+	runtimes := [
+		{"supportedModelFormats": [entry({"name": "transformers", "version": "4.46.0", "operator": "GreaterThanOrEqual"})]},
+		{"supportedModelFormats": [entry({"name": "transformers", "version": "4.45.0.dev0"}), {"modelFormat": {"name": "onnx"}}]},
+		{"disabled": true, "supportedModelFormats": []},
+		{"modelSizeRange": {"min": "1B", "max": "2B"}, "supportedModelFormats": [entry({"name": "transformers", "version": "4.45.0.dev0"})]},
+	]
+	model := object.union(llama, {"modelParameterSize": "8B"})
+	b := match.batch with input as {"runtimes": runtimes}
+	computed := match.results with input as {"model": model, "runtimes": runtimes}
+	given := match.results with input as {"model": model, "runtimes": runtimes, "batch": b}
+	count(computed) == 4
+	given == computed
+	computed[1].compatible
+	computed[2].reason == "runtime is disabled"
+	computed[3].reason == "model size 8B is outside supported range [1B, 2B]"
+}
