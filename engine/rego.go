@@ -26,11 +26,12 @@ type regoMatcher struct {
 	batch rego.PreparedEvalQuery // RegoBatchQuery
 }
 
-// regoBatch is a batch of runtimes as Rego values, with the policy's
-// data.ome.match.batch of them.
+// regoBatch is the policy's data.ome.match.batch of a list of runtimes:
+// all that a query needs of them, once it is given as input.batch, so the
+// runtimes themselves are not kept.
 type regoBatch struct {
-	runtimes *ast.Array
-	batch    ast.Value
+	n     int // the number of runtimes
+	batch ast.Value
 }
 
 // RegoModules parses the Rego sources of set (tests included when tests is
@@ -255,14 +256,12 @@ func (m *regoMatcher) prepare(runtimes []map[string]any) (any, error) {
 		}
 		terms[i] = ast.NewTerm(v)
 	}
-	b := &regoBatch{runtimes: ast.NewArray(terms...)}
-	input := ast.NewObject(ast.Item(ast.StringTerm("runtimes"), ast.NewTerm(b.runtimes)))
+	input := ast.NewObject(ast.Item(ast.StringTerm("runtimes"), ast.ArrayTerm(terms...)))
 	t, err := evalTerm(m.batch, input, RegoBatchQuery)
 	if err != nil {
 		return nil, err
 	}
-	b.batch = t.Value
-	return b, nil
+	return &regoBatch{n: len(runtimes), batch: t.Value}, nil
 }
 
 // matchModel evaluates one model against every prepared runtime in one
@@ -275,7 +274,6 @@ func (m *regoMatcher) matchModel(model map[string]any, prepared any) ([]Verdict,
 	b := prepared.(*regoBatch)
 	return m.matchValues(m.query, ast.NewObject(
 		ast.Item(ast.StringTerm("model"), ast.NewTerm(mv)),
-		ast.Item(ast.StringTerm("runtimes"), ast.NewTerm(b.runtimes)),
 		ast.Item(ast.StringTerm("batch"), ast.NewTerm(b.batch)),
-	), b.runtimes.Len())
+	), b.n)
 }

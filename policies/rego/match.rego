@@ -3,10 +3,11 @@
 # Input: input.model, a model's spec; input.runtimes, a list of runtime specs;
 # input.acceleratorClasses, the classes an InferenceService asks for (absent
 # or [] in `evaluate match`); input.batch, optional, data.ome.match.batch
-# of the same runtimes and classes, computed before by an engine that
-# evaluates many models against them. data.ome.match.results is one verdict per
-# runtime, in order: {"compatible", "reason", "entries"}, where each entry is
-# {"index", "matched", "differences"} and reason is OME's text.
+# of the runtimes and classes, computed before by an engine that evaluates
+# many models against them (results then needs no input.runtimes).
+# data.ome.match.results is one verdict per runtime, in order: {"compatible",
+# "reason", "entries"}, where each entry is {"index", "matched",
+# "differences"} and reason is OME's text.
 # data.ome.match.scores and data.ome.match.auto_select give what selection
 # needs (select.rego).
 #
