@@ -259,16 +259,17 @@ with_unknown(found, entry) := ["unknown mismatch"] if {
 
 
 # Spec 6: architecture and quantization: both unset, or both set and equal.
-pair_difference(model, entry, what, key) := "" if {
+# The branches exclude one another, so the usual case, both set, goes first.
+pair_difference(model, entry, what, key) := concat("", [what, " mismatch (model=", model[key], ", runtime=", entry[key], ")"]) if {
+	model[key] != entry[key]
+} else := "" if {
+	model[key] == entry[key]
+} else := "" if {
 	not model[key]
 	not entry[key]
 } else := concat("", ["model has no ", what, " but runtime requires ", entry[key]]) if {
 	not model[key]
-} else := concat("", ["model has ", what, " ", model[key], " but runtime has no ", what, " requirement"]) if {
-	not entry[key]
-} else := concat("", [what, " mismatch (model=", model[key], ", runtime=", entry[key], ")"]) if {
-	model[key] != entry[key]
-} else := ""
+} else := concat("", ["model has ", what, " ", model[key], " but runtime has no ", what, " requirement"])
 
 # Spec 5: names are compared exactly; then the versions.
 format_difference(model, entry) := "" if {
@@ -279,30 +280,34 @@ format_difference(model, entry) := "" if {
 	model_name != entry_name
 } else := version_difference("format", entry.modelFormat, object.get(model, "modelFormat", {}))
 
-framework_difference(model, entry) := "" if {
-	not model.modelFramework
-	not entry.modelFramework
-} else := concat("", ["model has no framework but runtime requires ", object.get(entry.modelFramework, "name", "")]) if {
-	not model.modelFramework
-} else := concat("", ["model has framework ", object.get(model.modelFramework, "name", ""), " but runtime has no framework requirement"]) if {
-	not entry.modelFramework
+# The branches exclude one another: both set with the same name, the usual
+# case, goes first.
+framework_difference(model, entry) := version_difference("framework", entry.modelFramework, model.modelFramework) if {
+	object.get(model.modelFramework, "name", "") == object.get(entry.modelFramework, "name", "")
 } else := concat("", ["framework name mismatch (model=", model_name, ", runtime=", entry_name, ")"]) if {
 	model_name := object.get(model.modelFramework, "name", "")
 	entry_name := object.get(entry.modelFramework, "name", "")
 	model_name != entry_name
-} else := version_difference("framework", entry.modelFramework, model.modelFramework)
+} else := "" if {
+	not model.modelFramework
+	not entry.modelFramework
+} else := concat("", ["model has no framework but runtime requires ", object.get(entry.modelFramework, "name", "")]) if {
+	not model.modelFramework
+} else := concat("", ["model has framework ", object.get(model.modelFramework, "name", ""), " but runtime has no framework requirement"])
 
 # Spec 2: a version is set when the field is present, whatever its value.
+# The branches exclude one another: both set, the usual case, goes first.
 version_difference(what, want, got) := "" if {
+	version_accepted(object.get(want, "operator", "Equal"), want.version, got.version)
+} else := concat("", [what, " version mismatch (model=", got.version, ", runtime=", want.version, ")"]) if {
+	want.version
+	got.version
+} else := "" if {
 	not want.version
 	not got.version
 } else := concat("", ["model has no ", what, " version but runtime requires ", want.version]) if {
 	not got.version
-} else := concat("", ["model has ", what, " version but runtime has no version requirement"]) if {
-	not want.version
-} else := "" if {
-	version_accepted(object.get(want, "operator", "Equal"), want.version, got.version)
-} else := concat("", [what, " version mismatch (model=", got.version, ", runtime=", want.version, ")"])
+} else := concat("", ["model has ", what, " version but runtime has no version requirement"])
 
 # Spec 4.1: the entry's operator compares the entry's version (left) with the
 # model's (right).
