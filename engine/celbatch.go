@@ -100,38 +100,25 @@ func newOutcomeMemo(p *celPolicy, other string, entryReads *inputReads, fixed ..
 // when a validation must be evaluated.
 func (o *outcomeMemo) run(modelIDs, ids []int32, entries int32, act func() *celActivation) ([]string, error) {
 	var a *celActivation
-	var failures []string
-	for i := range o.p.checks {
+	return o.p.collect(func(i int) (bool, string, error) {
 		key := outcomeKey{model: modelIDs[i], other: ids[i], entries: entries}
-		out, found := checkOutcome{}, false
 		if o.reuse[i] {
-			out, found = o.outcomes[i][key]
-		}
-		if !found {
-			if a == nil {
-				a = act()
-			}
-			failed, msg, err := o.p.check(i, a)
-			if err != nil {
-				return nil, err
-			}
-			out = checkOutcome{failed: failed, msg: msg}
-			if o.reuse[i] {
-				if len(o.outcomes[i]) >= maxOutcomes {
-					clear(o.outcomes[i])
-				}
-				o.outcomes[i][key] = out
+			if out, found := o.outcomes[i][key]; found {
+				return out.failed, out.msg, nil
 			}
 		}
-		if !out.failed {
-			continue
+		if a == nil {
+			a = act()
 		}
-		failures = append(failures, out.msg)
-		if o.p.firstOnly {
-			break
+		failed, msg, err := o.p.check(i, a)
+		if err == nil && o.reuse[i] {
+			if len(o.outcomes[i]) >= maxOutcomes {
+				clear(o.outcomes[i])
+			}
+			o.outcomes[i][key] = checkOutcome{failed: failed, msg: msg}
 		}
-	}
-	return failures, nil
+		return failed, msg, err
+	})
 }
 
 // projections numbers the distinct projections of one input's values on

@@ -428,9 +428,16 @@ func (a *celActivation) variable(name string) (ref.Val, error) {
 
 // run evaluates the validations on an activation.
 func (p *celPolicy) run(act *celActivation) ([]string, error) {
+	return p.collect(func(i int) (bool, string, error) { return p.check(i, act) })
+}
+
+// collect goes through the validations in order, with outcome giving
+// whether validation i fails and its message, and returns the messages of
+// those that fail (only the first when the policy's evaluation is "first").
+func (p *celPolicy) collect(outcome func(i int) (bool, string, error)) ([]string, error) {
 	var failures []string
 	for i := range p.checks {
-		failed, msg, err := p.check(i, act)
+		failed, msg, err := outcome(i)
 		if err != nil {
 			return nil, err
 		}
