@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // Names of the engines.
@@ -127,6 +128,43 @@ type batchMatcher interface {
 	matchModel(model map[string]any, prepared any) ([]Verdict, error)
 }
 
+// modelKeyer is a batchMatcher whose verdicts depend only on a key of the
+// model: models with the same key get the same verdicts. ok is false when
+// the matcher cannot tell.
+type modelKeyer interface {
+	modelKey(model map[string]any) (key string, ok bool, err error)
+}
+
+// verdictMemo holds the verdicts of the models evaluated so far, by model
+// key, for all workers; it stops taking more once it holds maxMemoVerdicts.
+type verdictMemo struct {
+	mu    sync.Mutex
+	byKey map[string][]Verdict
+	held  int
+}
+
+// maxMemoVerdicts bounds the verdicts a verdictMemo holds.
+var maxMemoVerdicts = 1 << 15
+
+func (m *verdictMemo) get(key string) ([]Verdict, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	vs, ok := m.byKey[key]
+	return vs, ok
+}
+
+func (m *verdictMemo) put(key string, vs []Verdict) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.held+len(vs) > maxMemoVerdicts {
+		return
+	}
+	if _, ok := m.byKey[key]; !ok {
+		m.byKey[key] = vs
+		m.held += len(vs)
+	}
+}
+
 // MatchObjects evaluates every model against every runtime and hands each
 // result to emit in input order (by model, then runtime), as soon as it is
 // known. Models are evaluated on all cores; results stay in order, and at
@@ -138,13 +176,30 @@ func MatchObjects(m Matcher, models, runtimes []*Object, emit func(Result) error
 		specs[i] = r.Spec()
 	}
 	bm, batch := m.(batchMatcher)
+	keyer, keyed := m.(modelKeyer)
+	memo := &verdictMemo{byKey: map[string][]Verdict{}}
 	// Each worker prepares its own copy: engine values (OPA's in
 	// particular) keep lazily computed state that is not safe to share.
+	// Verdicts are plain Go values: a model whose key was seen gets the
+	// verdicts already made (they are only read).
 	evaluate := func(mo *Object, prepared any) ([]Verdict, error) {
 		if batch {
+			key, ok := "", false
+			if keyed {
+				var err error
+				if key, ok, err = keyer.modelKey(mo.Spec()); err != nil {
+					return nil, fmt.Errorf("model %s (%s): %w", mo.Ref(), mo.File, err)
+				}
+				if vs, hit := memo.get(key); ok && hit {
+					return vs, nil
+				}
+			}
 			vs, err := bm.matchModel(mo.Spec(), prepared)
 			if err != nil {
 				return nil, fmt.Errorf("model %s (%s): %w", mo.Ref(), mo.File, err)
+			}
+			if ok {
+				memo.put(key, vs)
 			}
 			return vs, nil
 		}

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -20,19 +22,58 @@ const RegoQuery = "data.ome.match.results"
 // same for every model.
 const RegoBatchQuery = "data.ome.match.batch"
 
+// RegoVerdictsQuery is RegoQuery in parts, for a model against a batch:
+// each distinct entry's verdict and each runtime's reason.
+const RegoVerdictsQuery = "data.ome.match.verdicts"
+
+// RegoTableFieldsQuery names the policy's check tables, each with the one
+// model field it reads; RegoTableQuery evaluates the table input.table.
+const (
+	RegoTableFieldsQuery = "data.ome.match.table_fields"
+	RegoTableQuery       = "data.ome.match[input.table]"
+)
+
+// RegoModelFieldsQuery lists the model fields the verdicts depend on.
+const RegoModelFieldsQuery = "data.ome.match.model_fields"
+
 // regoMatcher evaluates data.ome.match.results with the ome.* builtins.
 type regoMatcher struct {
-	query rego.PreparedEvalQuery // RegoQuery
-	batch rego.PreparedEvalQuery // RegoBatchQuery
+	query    rego.PreparedEvalQuery // RegoQuery
+	batch    rego.PreparedEvalQuery // RegoBatchQuery
+	verdicts rego.PreparedEvalQuery // RegoVerdictsQuery
+	table    rego.PreparedEvalQuery // RegoTableQuery
+	// tables are the policy's table_fields, in name order (none when the
+	// policy has no table_fields).
+	tables []regoTable
+	// modelFields are the policy's model_fields: a model is evaluated with
+	// these fields alone (all of it when the policy has no model_fields).
+	modelFields []string
+}
+
+// regoTable is a check table of the policy and the model field it reads.
+type regoTable struct {
+	name, field string
+	nameTerm    *ast.Term
 }
 
 // regoBatch is the policy's data.ome.match.batch of a list of runtimes:
 // all that a query needs of them, once it is given as input.batch, so the
 // runtimes themselves are not kept.
 type regoBatch struct {
-	n     int // the number of runtimes
 	batch ast.Value
+	// lists holds, for each runtime, the keys of its entries in
+	// RegoVerdictsQuery's entries, in order (batch.lists[batch.runtimes[i].list]).
+	lists [][]string
+	// memo holds the tables computed so far, by table and by the JSON
+	// text of the model's field ("" when the model has none); cells
+	// counts their entries, to bound the memory they take.
+	memo  []map[string]*ast.Term
+	cells int
 }
+
+// maxTableCells bounds the entries a worker's tables hold: past it, the
+// memo starts over.
+var maxTableCells = 1 << 15
 
 // RegoModules parses the Rego sources of set (tests included when tests is
 // true), keyed by where they came from.
@@ -113,11 +154,88 @@ func prepareRego(set *PolicySet, packages []string, queries ...string) ([]rego.P
 
 // NewRego compiles the Rego policies of package ome.match once.
 func NewRego(set *PolicySet) (Matcher, error) {
-	pq, err := prepareRego(set, []string{"ome.match"}, RegoQuery, RegoBatchQuery)
+	pq, err := prepareRego(set, []string{"ome.match"}, RegoQuery, RegoBatchQuery, RegoVerdictsQuery, RegoTableQuery, RegoTableFieldsQuery, RegoModelFieldsQuery)
 	if err != nil {
 		return nil, err
 	}
-	return &regoMatcher{query: pq[0], batch: pq[1]}, nil
+	m := &regoMatcher{query: pq[0], batch: pq[1], verdicts: pq[2], table: pq[3]}
+	if m.tables, err = tableFields(pq[4]); err != nil {
+		return nil, err
+	}
+	if m.modelFields, err = modelFields(pq[5]); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// modelFields reads the policy's model_fields, a list of field names (nil
+// when the policy has none).
+func modelFields(query rego.PreparedEvalQuery) ([]string, error) {
+	rs, err := query.Eval(context.Background(), rego.EvalParsedInput(ast.NewObject()), rego.EvalGenerateJSON(keepTerm))
+	if err != nil || len(rs) == 0 {
+		return nil, err
+	}
+	list, ok := rs[0].Expressions[0].Value.(*ast.Term).Value.(*ast.Array)
+	if !ok {
+		return nil, fmt.Errorf("%s: want a list of field names", RegoModelFieldsQuery)
+	}
+	out := []string{}
+	for i := range list.Len() {
+		f, ok := list.Elem(i).Value.(ast.String)
+		if !ok {
+			return nil, fmt.Errorf("%s[%d]: want a field name, got %v", RegoModelFieldsQuery, i, list.Elem(i))
+		}
+		out = append(out, string(f))
+	}
+	return out, nil
+}
+
+// project is the part of model the policy reads: its model_fields.
+func (m *regoMatcher) project(model map[string]any) map[string]any {
+	if m.modelFields == nil {
+		return model
+	}
+	out := make(map[string]any, len(m.modelFields))
+	for _, f := range m.modelFields {
+		if v, ok := model[f]; ok {
+			out[f] = v
+		}
+	}
+	return out
+}
+
+// modelKey is the JSON text of the model's model_fields: models that agree
+// on them get the same verdicts.
+func (m *regoMatcher) modelKey(model map[string]any) (string, bool, error) {
+	if m.modelFields == nil {
+		return "", false, nil
+	}
+	text, err := json.Marshal(m.project(model))
+	return string(text), err == nil, err
+}
+
+// tableFields reads the policy's table_fields: {table name: model field}.
+// A policy without it has no tables to share between models.
+func tableFields(query rego.PreparedEvalQuery) ([]regoTable, error) {
+	rs, err := query.Eval(context.Background(), rego.EvalParsedInput(ast.NewObject()), rego.EvalGenerateJSON(keepTerm))
+	if err != nil || len(rs) == 0 {
+		return nil, err
+	}
+	obj, ok := rs[0].Expressions[0].Value.(*ast.Term).Value.(ast.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s: want an object", RegoTableFieldsQuery)
+	}
+	var out []regoTable
+	for _, k := range obj.Keys() {
+		name, ok1 := k.Value.(ast.String)
+		field, ok2 := obj.Get(k).Value.(ast.String)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("%s: want table names mapped to field names, got %v: %v", RegoTableFieldsQuery, k, obj.Get(k))
+		}
+		out = append(out, regoTable{name: string(name), field: string(field), nameTerm: k})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
 }
 
 func (m *regoMatcher) Name() string { return Rego }
@@ -202,30 +320,42 @@ func verdictFromRego(x ast.Value) (Verdict, error) {
 	if !ok {
 		return Verdict{}, fmt.Errorf("%s.entries: want a list", RegoQuery)
 	}
-	v.Entries = make([]EntryResult, 0, list.Len())
+	v.Entries = make([]EntryResult, list.Len())
 	for i := range list.Len() {
-		eo, ok := list.Elem(i).Value.(ast.Object)
-		if !ok {
-			return Verdict{}, fmt.Errorf("%s.entries[%d]: want an object, got %v", RegoQuery, i, ast.ValueName(list.Elem(i).Value))
+		er, err := entryFromRego(list.Elem(i), func() string { return fmt.Sprintf("%s.entries[%d]", RegoQuery, i) })
+		if err != nil {
+			return Verdict{}, err
 		}
-		er := EntryResult{Index: i, Differences: []string{}}
-		if er.Matched, ok = boolOf(eo.Get(regoKeyMatched)); !ok {
-			return Verdict{}, fmt.Errorf("%s.entries[%d].matched: want a bool", RegoQuery, i)
-		}
-		diffs, ok := valueOf(eo.Get(regoKeyDifferences)).(*ast.Array)
-		if !ok {
-			return Verdict{}, fmt.Errorf("%s.entries[%d].differences: want a list", RegoQuery, i)
-		}
-		for j := range diffs.Len() {
-			s, ok := diffs.Elem(j).Value.(ast.String)
-			if !ok {
-				return Verdict{}, fmt.Errorf("%s.entries[%d].differences: want strings", RegoQuery, i)
-			}
-			er.Differences = append(er.Differences, string(s))
-		}
-		v.Entries = append(v.Entries, er)
+		er.Index = i
+		v.Entries[i] = er
 	}
 	return v, nil
+}
+
+// entryFromRego checks and converts an entry's verdict, {"matched",
+// "differences"}, named where() in errors; its Index is left to the
+// caller.
+func entryFromRego(t *ast.Term, where func() string) (EntryResult, error) {
+	eo, ok := valueOf(t).(ast.Object)
+	if !ok {
+		return EntryResult{}, fmt.Errorf("%s: want an object, got %v", where(), ast.ValueName(valueOf(t)))
+	}
+	er := EntryResult{Differences: []string{}}
+	if er.Matched, ok = boolOf(eo.Get(regoKeyMatched)); !ok {
+		return EntryResult{}, fmt.Errorf("%s.matched: want a bool", where())
+	}
+	diffs, ok := valueOf(eo.Get(regoKeyDifferences)).(*ast.Array)
+	if !ok {
+		return EntryResult{}, fmt.Errorf("%s.differences: want a list", where())
+	}
+	for j := range diffs.Len() {
+		s, ok := diffs.Elem(j).Value.(ast.String)
+		if !ok {
+			return EntryResult{}, fmt.Errorf("%s.differences: want strings", where())
+		}
+		er.Differences = append(er.Differences, string(s))
+	}
+	return er, nil
 }
 
 func valueOf(t *ast.Term) ast.Value {
@@ -261,19 +391,172 @@ func (m *regoMatcher) prepare(runtimes []map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &regoBatch{n: len(runtimes), batch: t.Value}, nil
+	lists, err := batchLists(t.Value, len(runtimes))
+	if err != nil {
+		return nil, err
+	}
+	return &regoBatch{batch: t.Value, lists: lists, memo: make([]map[string]*ast.Term, len(m.tables))}, nil
+}
+
+// modelTables returns the policy's tables for model: each evaluated with
+// the model's field alone, once per distinct value of that field in a
+// worker, as table_fields allows.
+func (m *regoMatcher) modelTables(model map[string]any, b *regoBatch) (ast.Object, error) {
+	out := ast.NewObject()
+	for i, tb := range m.tables {
+		alone := map[string]any{}
+		key := ""
+		if v, ok := model[tb.field]; ok {
+			alone[tb.field] = v
+			text, err := json.Marshal(v)
+			if err != nil {
+				return nil, err
+			}
+			key = string(text)
+		}
+		t, ok := b.memo[i][key]
+		if !ok {
+			av, err := ast.InterfaceToValue(alone)
+			if err != nil {
+				return nil, err
+			}
+			what := RegoTableQuery + " (" + tb.name + ")"
+			if t, err = evalTerm(m.table, ast.NewObject(
+				ast.Item(ast.StringTerm("table"), tb.nameTerm),
+				ast.Item(ast.StringTerm("model"), ast.NewTerm(av)),
+				ast.Item(ast.StringTerm("batch"), ast.NewTerm(b.batch)),
+			), what); err != nil {
+				return nil, err
+			}
+			cells := 1
+			if obj, ok := t.Value.(ast.Object); ok {
+				cells += obj.Len()
+			}
+			if b.cells+cells > maxTableCells {
+				for j := range b.memo {
+					b.memo[j] = nil
+				}
+				b.cells = 0
+			}
+			if b.memo[i] == nil {
+				b.memo[i] = map[string]*ast.Term{}
+			}
+			b.memo[i][key] = t
+			b.cells += cells
+		}
+		out.Insert(tb.nameTerm, t)
+	}
+	return out, nil
+}
+
+// batchLists reads, from a batch of n runtimes, each runtime's entry keys.
+func batchLists(batch ast.Value, n int) ([][]string, error) {
+	const what = RegoBatchQuery
+	obj, ok := batch.(ast.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s: want an object, got %v", what, ast.ValueName(batch))
+	}
+	lists, ok := valueOf(obj.Get(ast.StringTerm("lists"))).(ast.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s.lists: want an object", what)
+	}
+	runtimes, ok := valueOf(obj.Get(ast.StringTerm("runtimes"))).(*ast.Array)
+	if !ok || runtimes.Len() != n {
+		return nil, fmt.Errorf("%s.runtimes: want a list of %d runtimes", what, n)
+	}
+	out := make([][]string, n)
+	keys := map[string][]string{}
+	for i := range n {
+		r, ok := runtimes.Elem(i).Value.(ast.Object)
+		if !ok {
+			return nil, fmt.Errorf("%s.runtimes[%d]: want an object", what, i)
+		}
+		lk, ok := stringOf(r.Get(ast.StringTerm("list")))
+		if !ok {
+			return nil, fmt.Errorf("%s.runtimes[%d].list: want a string", what, i)
+		}
+		if ks, seen := keys[lk]; seen {
+			out[i] = ks
+			continue
+		}
+		l, ok := valueOf(lists.Get(ast.StringTerm(lk))).(*ast.Array)
+		if !ok {
+			return nil, fmt.Errorf("%s.lists[%q]: want a list", what, lk)
+		}
+		ks := make([]string, l.Len())
+		for j := range ks {
+			k, ok := l.Elem(j).Value.(ast.String)
+			if !ok {
+				return nil, fmt.Errorf("%s.lists[%q][%d]: want a string", what, lk, j)
+			}
+			ks[j] = string(k)
+		}
+		keys[lk], out[i] = ks, ks
+	}
+	return out, nil
 }
 
 // matchModel evaluates one model against every prepared runtime in one
-// query, with the batch computed by prepare.
+// query of RegoVerdictsQuery, with the batch computed by prepare. Each
+// runtime's entries are its list's entries' verdicts, each distinct entry
+// converted once; its reason is the policy's, "" when it is compatible
+// (as data.ome.match.results has it).
 func (m *regoMatcher) matchModel(model map[string]any, prepared any) ([]Verdict, error) {
+	const what = RegoVerdictsQuery
+	model = m.project(model)
 	mv, err := ast.InterfaceToValue(model)
 	if err != nil {
 		return nil, err
 	}
 	b := prepared.(*regoBatch)
-	return m.matchValues(m.query, ast.NewObject(
+	input := ast.NewObject(
 		ast.Item(ast.StringTerm("model"), ast.NewTerm(mv)),
 		ast.Item(ast.StringTerm("batch"), ast.NewTerm(b.batch)),
-	), b.n)
+	)
+	if len(m.tables) > 0 {
+		tables, err := m.modelTables(model, b)
+		if err != nil {
+			return nil, err
+		}
+		input.Insert(ast.StringTerm("tables"), ast.NewTerm(tables))
+	}
+	t, err := evalTerm(m.verdicts, input, what)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := t.Value.(ast.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s: want an object, got %v", what, ast.ValueName(t.Value))
+	}
+	entries, ok := valueOf(obj.Get(ast.StringTerm("entries"))).(ast.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s.entries: want an object", what)
+	}
+	reasons, ok := valueOf(obj.Get(ast.StringTerm("reasons"))).(*ast.Array)
+	if !ok || reasons.Len() != len(b.lists) {
+		return nil, fmt.Errorf("%s.reasons: want a list of %d reasons", what, len(b.lists))
+	}
+	converted := map[string]EntryResult{}
+	out := make([]Verdict, len(b.lists))
+	for i, keys := range b.lists {
+		reason, ok := reasons.Elem(i).Value.(ast.String)
+		if !ok {
+			return nil, fmt.Errorf("%s.reasons[%d]: want a string", what, i)
+		}
+		v := Verdict{Compatible: reason == "", Reason: string(reason), Entries: make([]EntryResult, len(keys))}
+		for j, k := range keys {
+			er, seen := converted[k]
+			if !seen {
+				at := func() string { return fmt.Sprintf("%s.entries[%q]", what, k) }
+				if er, err = entryFromRego(entries.Get(ast.StringTerm(k)), at); err != nil {
+					return nil, err
+				}
+				converted[k] = er
+			}
+			er.Index = j
+			v.Entries[j] = er
+		}
+		out[i] = v
+	}
+	return out, nil
 }

@@ -43,6 +43,11 @@ runtime_result(m, runtime) := r[0] if {
 
 model_label := label(model)
 
+# model_fields are the fields of input.model that results reads: models
+# that agree on them get the same verdicts. An engine may evaluate a model
+# with these fields alone and give its verdicts to every model that agrees.
+model_fields := ["diffusionPipeline", "modelArchitecture", "modelFormat", "modelFramework", "modelParameterSize", "quantization"]
+
 # A query evaluates one model against a batch of runtimes. What depends
 # only on the runtimes (and the accelerator classes) is batch, computed once
 # per query:
@@ -108,61 +113,118 @@ only(_, null) := {}
 
 only(field, v) := {field: v} if v != null
 
-# Each check of an entry reads the model and one field of the entry, so it
-# runs once per distinct value of its field; a table holds what it finds,
-# [] or [text] (object.get({"": []}, t, [t]) is [] when t is ""), and each
-# distinct entry is put together from those.
-pipeline_found := {k: object.get({"": []}, t, [t]) |
+# Each check of an entry reads one field of the model and one field of the
+# entry, so it runs once per distinct value of its entry field; a table
+# holds what it finds, [] or [text] (object.get({"": []}, t, [t]) is []
+# when t is ""), and each distinct entry is put together from those.
+#
+# table_fields names each table and the one model field it reads. An engine
+# that evaluates many models against one batch may evaluate a table once
+# per distinct value of that field (with input.model holding that field
+# alone, or nothing when the model has none) and give the tables back as
+# input.tables: a table given there is used as it is.
+table_fields := {
+	"pipeline_found": "diffusionPipeline",
+	"architecture_found": "modelArchitecture",
+	"quantization_found": "quantization",
+	"format_found": "modelFormat",
+	"framework_found": "modelFramework",
+}
+
+pipeline_found := input.tables.pipeline_found if {
+	input.tables.pipeline_found
+} else := {k: object.get({"": []}, t, [t]) |
 	some k, v in batch.values.diffusionPipeline
 	t := pipeline_difference(model, only("diffusionPipeline", v))
 }
 
-architecture_found := {k: object.get({"": []}, t, [t]) |
+architecture_found := input.tables.architecture_found if {
+	input.tables.architecture_found
+} else := {k: object.get({"": []}, t, [t]) |
 	some k, v in batch.values.modelArchitecture
 	t := pair_difference(model, only("modelArchitecture", v), "architecture", "modelArchitecture")
 }
 
-quantization_found := {k: object.get({"": []}, t, [t]) |
+quantization_found := input.tables.quantization_found if {
+	input.tables.quantization_found
+} else := {k: object.get({"": []}, t, [t]) |
 	some k, v in batch.values.quantization
 	t := pair_difference(model, only("quantization", v), "quantization", "quantization")
 }
 
-format_found := {k: object.get({"": []}, t, [t]) |
+format_found := input.tables.format_found if {
+	input.tables.format_found
+} else := {k: object.get({"": []}, t, [t]) |
 	some k, v in batch.values.modelFormat
 	t := format_difference(model, only("modelFormat", v))
 }
 
-framework_found := {k: object.get({"": []}, t, [t]) |
+framework_found := input.tables.framework_found if {
+	input.tables.framework_found
+} else := {k: object.get({"": []}, t, [t]) |
 	some k, v in batch.values.modelFramework
 	t := framework_difference(model, only("modelFramework", v))
 }
 
 # Each distinct entry's verdict, in entry_verdict's order of checks. An
-# entry without modelFormat goes through with_unknown.
-entry_verdicts := object.union(formatted, unformatted) if {
+# entry without modelFormat never matches: when nothing else differs, its
+# difference is "unknown mismatch" (see with_unknown).
+# object.get({0: u}, n, found) is u when n is 0, found otherwise.
+entry_verdicts := {k: {"matched": count(differences) == 0, "differences": differences} |
 	# The tables, bound once: a lookup in a local value is cheaper.
 	p := pipeline_found
 	a := architecture_found
 	q := quantization_found
 	f := format_found
 	fw := framework_found
-	differences := {k: array.concat(array.concat(array.concat(array.concat(p[x[0]], a[x[1]]), q[x[2]]), f[x[3]]), fw[x[4]]) |
-		some k, x in batch.entries
-	}
-	formatted := {k: {"matched": count(d) == 0, "differences": d} |
-		some k, x in batch.entries
-		x[3] != "null"
-		d := differences[k]
-	}
-	unformatted := {k: entry_of(json.unmarshal(k), differences[k]) |
-		some k, x in batch.entries
-		x[3] == "null"
+	some k, x in batch.entries
+	found := array.concat(array.concat(array.concat(array.concat(p[x[0]], a[x[1]]), q[x[2]]), f[x[3]]), fw[x[4]])
+	differences := object.get({"null": object.get({0: ["unknown mismatch"]}, count(found), found)}, x[3], found)
+}
+
+# Each distinct list of entries' failure: "" when one of its entries
+# matched, else the reason, which gives each entry's differences. An entry
+# that did not match has differences, so the details are "" only for a
+# list without entries: object.get({"": b}, a, a) is a, or b when a is "".
+list_failures := object.union(failing, passing) if {
+	ev := entry_verdicts
+	matched := {k | some k, v in ev; v.matched}
+	passing := {lk: "" | some lk, keys in batch.lists; some k in keys; matched[k]}
+	details := {k: concat(", ", v.differences) | some k, v in ev}
+	prefix := concat("", ["model format '", model_label, "' not in supported formats: "])
+	none := {"": "no supported formats defined"}
+	failing := {lk: concat("", [prefix, object.get(none, d, d)]) |
+		some lk, keys in batch.lists
+		not passing[lk]
+		d := concat("; ", [details[k] | some k in keys])
 	}
 }
 
-# Each distinct list of entries: the entries' verdicts, and the reason when
-# none matched ("" when one did).
-list_verdicts := {lk: {"entries": entries, "failure": entries_failure(entries)} |
+# The model size check of each distinct range, as {"": text}: see reasons.
+# A model without a size passes every range.
+size_failures := {k: {"": ""} | some k, _ in batch.ranges} if {
+	not model.modelParameterSize
+} else := {k: {"": size_failure(model, only("modelSizeRange", x))} | some k, x in batch.ranges}
+
+# Each runtime's reason, in order: its gate when it has one, else its list's
+# failure when it is not "", else its range's size failure:
+# object.get({"": b}, a, a) is a, or b when a is "". "" is compatible.
+reasons := [reason |
+	lf := list_failures
+	sf := size_failures
+	some x in batch.runtimes
+	f := lf[x.list]
+	reason := object.get(x, "gate", object.get(sf[x.range], f, f))
+]
+
+# verdicts is results in parts, for an engine that keeps batch: each
+# distinct entry's verdict (entry_verdicts) and each runtime's reason. The
+# runtime's entries are the verdicts of its list's entries (batch.lists,
+# batch.runtimes[i].list), each with its index in the list.
+verdicts := {"entries": entry_verdicts, "reasons": reasons}
+
+# Each distinct list's entries, each with its index in the list.
+list_entries := {lk: entries |
 	ev := entry_verdicts
 	some lk, keys in batch.lists
 	entries := [{"index": j, "matched": v.matched, "differences": v.differences} |
@@ -171,26 +233,11 @@ list_verdicts := {lk: {"entries": entries, "failure": entries_failure(entries)} 
 	]
 }
 
-entries_failure(entries) := "" if {
-	some e in entries
-	e.matched
-} else := concat("", ["model format '", model_label, "' not in supported formats: ", format_details(entries)])
-
-format_details(entries) := "no supported formats defined" if count(entries) == 0
-else := concat("; ", [concat(", ", e.differences) | some e in entries])
-
-# The model size check of each distinct range, as {"": text}: see results.
-size_failures := {k: {"": size_failure(model, only("modelSizeRange", x))} | some k, x in batch.ranges}
-
-# The reason is the runtime's gate when it has one, else the entries'
-# failure when it is not "", else the size failure:
-# object.get({"": b}, a, a) is a, or b when a is "".
-results := [{"compatible": reason == "", "reason": reason, "entries": v.entries} |
-	lv := list_verdicts
-	sf := size_failures
-	some x in batch.runtimes
-	v := lv[x.list]
-	reason := object.get(x, "gate", object.get(sf[x.range], v.failure, v.failure))
+results := [{"compatible": reason == "", "reason": reason, "entries": le[x.list]} |
+	le := list_entries
+	rs := reasons
+	some i, x in batch.runtimes
+	reason := rs[i]
 ]
 
 first(list) := list[0] if count(list) > 0

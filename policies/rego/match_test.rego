@@ -141,3 +141,63 @@ test_batch_given_back if {
 	computed[2].reason == "runtime is disabled"
 	computed[3].reason == "model size 8B is outside supported range [1B, 2B]"
 }
+
+# Each table of table_fields, computed from its model field alone, is the
+# table computed from the whole model, and given back as input.tables it
+# gives the same verdicts.
+test_tables_given_back if {
+	runtimes := [
+		{"supportedModelFormats": [entry({"name": "transformers", "version": "4.46.0", "operator": "GreaterThanOrEqual"})]},
+		{"supportedModelFormats": [object.union(entry({"name": "transformers", "version": "4.45.0.dev0"}), {"quantization": "fp8"}), {"modelFormat": {"name": "onnx"}}]},
+		{"supportedModelFormats": [object.union(entry({"name": "transformers"}), {"diffusionPipeline": {"className": "FluxPipeline"}})]},
+	]
+	model := object.union(llama, {"quantization": "fp8", "diffusionPipeline": {"className": "SD3Pipeline"}})
+	b := match.batch with input as {"runtimes": runtimes}
+	tables := {name: t |
+		some name, field in match.table_fields
+		alone := {f: v | some f, v in model; f == field}
+		t := table(name) with input as {"model": alone, "batch": b}
+		whole := table(name) with input as {"model": model, "batch": b}
+		t == whole
+	}
+	count(tables) == 5
+	computed := match.results with input as {"model": model, "batch": b}
+	given := match.results with input as {"model": model, "batch": b, "tables": tables}
+	given == computed
+	[r.compatible | some r in computed] == [false, true, false]
+}
+
+# A model with its model_fields alone gets the verdicts of the whole model.
+test_model_fields_are_all_results_reads if {
+	runtimes := [
+		{"supportedModelFormats": [entry({"name": "transformers", "version": "4.46.0", "operator": "GreaterThanOrEqual"})]},
+		{"supportedModelFormats": [object.union(entry({"name": "transformers", "version": "4.45.0.dev0"}), {"quantization": "fp8"})]},
+		{"modelSizeRange": {"min": "1B", "max": "2B"}, "supportedModelFormats": [entry({"name": "transformers", "version": "4.45.0.dev0"})]},
+		{"supportedModelFormats": [object.union(entry({"name": "transformers"}), {"diffusionPipeline": {"className": "FluxPipeline"}})]},
+	]
+	model := object.union(llama, {
+		"quantization": "fp8",
+		"modelParameterSize": "8B",
+		"diffusionPipeline": {"className": "SD3Pipeline"},
+		"displayName": "llama",
+		"vendor": "meta",
+		"version": "3.1",
+		"modelType": "llama",
+		"storage": {"storageUri": "hf://meta-llama/Llama-3.1-8B"},
+	})
+	alone := {f: v | some f, v in model; f in match.model_fields}
+	whole := match.results with input as {"model": model, "runtimes": runtimes}
+	whole == match.results with input as {"model": alone, "runtimes": runtimes}
+	count(alone) == 6
+	[r.compatible | some r in whole] == [false, true, false, false]
+}
+
+table("pipeline_found") := match.pipeline_found
+
+table("architecture_found") := match.architecture_found
+
+table("quantization_found") := match.quantization_found
+
+table("format_found") := match.format_found
+
+table("framework_found") := match.framework_found
