@@ -23,7 +23,7 @@ const RegoQuery = "data.ome.match.results"
 const RegoBatchQuery = "data.ome.match.batch"
 
 // RegoVerdictsQuery is RegoQuery in parts, for a model against a batch:
-// each distinct entry's verdict and each runtime's reason.
+// each distinct entry's differences and each runtime's reason.
 const RegoVerdictsQuery = "data.ome.match.verdicts"
 
 // RegoTableFieldsQuery names the policy's check tables, each with the one
@@ -340,22 +340,33 @@ func entryFromRego(t *ast.Term, where func() string) (EntryResult, error) {
 	if !ok {
 		return EntryResult{}, fmt.Errorf("%s: want an object, got %v", where(), ast.ValueName(valueOf(t)))
 	}
-	er := EntryResult{Differences: []string{}}
+	var er EntryResult
 	if er.Matched, ok = boolOf(eo.Get(regoKeyMatched)); !ok {
 		return EntryResult{}, fmt.Errorf("%s.matched: want a bool", where())
 	}
-	diffs, ok := valueOf(eo.Get(regoKeyDifferences)).(*ast.Array)
-	if !ok {
-		return EntryResult{}, fmt.Errorf("%s.differences: want a list", where())
-	}
-	for j := range diffs.Len() {
-		s, ok := diffs.Elem(j).Value.(ast.String)
-		if !ok {
-			return EntryResult{}, fmt.Errorf("%s.differences: want strings", where())
-		}
-		er.Differences = append(er.Differences, string(s))
+	var err error
+	if er.Differences, err = differencesFromRego(eo.Get(regoKeyDifferences), func() string { return where() + ".differences" }); err != nil {
+		return EntryResult{}, err
 	}
 	return er, nil
+}
+
+// differencesFromRego checks and converts an entry's differences, a list
+// of strings named where() in errors.
+func differencesFromRego(t *ast.Term, where func() string) ([]string, error) {
+	diffs, ok := valueOf(t).(*ast.Array)
+	if !ok {
+		return nil, fmt.Errorf("%s: want a list, got %v", where(), ast.ValueName(valueOf(t)))
+	}
+	out := make([]string, diffs.Len())
+	for j := range out {
+		s, ok := diffs.Elem(j).Value.(ast.String)
+		if !ok {
+			return nil, fmt.Errorf("%s[%d]: want a string", where(), j)
+		}
+		out[j] = string(s)
+	}
+	return out, nil
 }
 
 func valueOf(t *ast.Term) ast.Value {
@@ -498,9 +509,9 @@ func batchLists(batch ast.Value, n int) ([][]string, error) {
 
 // matchModel evaluates one model against every prepared runtime in one
 // query of RegoVerdictsQuery, with the batch computed by prepare. Each
-// runtime's entries are its list's entries' verdicts, each distinct entry
-// converted once; its reason is the policy's, "" when it is compatible
-// (as data.ome.match.results has it).
+// runtime's entries are its list's entries, each distinct entry converted
+// once; an entry matched when it has no differences, and a runtime is
+// compatible when its reason is "" (as data.ome.match.results has it).
 func (m *regoMatcher) matchModel(model map[string]any, prepared any) ([]Verdict, error) {
 	const what = RegoVerdictsQuery
 	model = m.project(model)
@@ -548,9 +559,10 @@ func (m *regoMatcher) matchModel(model map[string]any, prepared any) ([]Verdict,
 			er, seen := converted[k]
 			if !seen {
 				at := func() string { return fmt.Sprintf("%s.entries[%q]", what, k) }
-				if er, err = entryFromRego(entries.Get(ast.StringTerm(k)), at); err != nil {
+				if er.Differences, err = differencesFromRego(entries.Get(ast.StringTerm(k)), at); err != nil {
 					return nil, err
 				}
+				er.Matched = len(er.Differences) == 0
 				converted[k] = er
 			}
 			er.Index = j

@@ -54,7 +54,8 @@ model_fields := ["diffusionPipeline", "modelArchitecture", "modelFormat", "model
 #   - values: for each field the entry checks read, its distinct values;
 #   - entries: the batch's distinct entries (the fields the checks read),
 #     each as the keys of its values, in checked_fields order;
-#   - lists: the distinct lists of entries of the runtimes;
+#   - lists: the distinct lists of entries of the runtimes; single, those
+#     with one entry (to its entry's key), and multi, the others;
 #   - ranges: the distinct modelSizeRange values of the runtimes;
 #   - runtimes: for each runtime of input.runtimes, the keys of its list of
 #     entries and of its range, and gate: the runtime's reason when it fails
@@ -73,6 +74,8 @@ runtimes_batch := {
 	"values": values,
 	"entries": entries,
 	"lists": {json.marshal(l): l | some l in lists},
+	"single": {json.marshal(l): l[0] | some l in lists; count(l) == 1},
+	"multi": {json.marshal(l): l | some l in lists; count(l) != 1},
 	"ranges": {json.marshal(x): x | some r in input.runtimes; x := object.get(r, "modelSizeRange", null)},
 	"runtimes": [object.union(
 		{
@@ -141,15 +144,17 @@ pipeline_found := input.tables.pipeline_found if {
 architecture_found := input.tables.architecture_found if {
 	input.tables.architecture_found
 } else := {k: object.get({"": []}, t, [t]) |
+	m := object.get(model, "modelArchitecture", null)
 	some k, v in batch.values.modelArchitecture
-	t := pair_difference(model, only("modelArchitecture", v), "architecture", "modelArchitecture")
+	t := pair_text(m, v, "architecture")
 }
 
 quantization_found := input.tables.quantization_found if {
 	input.tables.quantization_found
 } else := {k: object.get({"": []}, t, [t]) |
+	m := object.get(model, "quantization", null)
 	some k, v in batch.values.quantization
-	t := pair_difference(model, only("quantization", v), "quantization", "quantization")
+	t := pair_text(m, v, "quantization")
 }
 
 format_found := input.tables.format_found if {
@@ -166,50 +171,69 @@ framework_found := input.tables.framework_found if {
 	t := framework_difference(model, only("modelFramework", v))
 }
 
-# Each distinct entry's verdict, in entry_verdict's order of checks. An
-# entry without modelFormat never matches: when nothing else differs, its
-# difference is "unknown mismatch" (see with_unknown).
-# object.get({0: u}, n, found) is u when n is 0, found otherwise.
-entry_verdicts := {k: {"matched": count(differences) == 0, "differences": differences} |
+# Each distinct entry's differences, in entry_verdict's order of checks:
+# the entry matched when there are none. An entry without modelFormat never
+# matches (see with_unknown).
+entry_differences := object.union(formatted, unformatted) if {
 	# The tables, bound once: a lookup in a local value is cheaper.
 	p := pipeline_found
 	a := architecture_found
 	q := quantization_found
 	f := format_found
 	fw := framework_found
-	some k, x in batch.entries
-	found := array.concat(array.concat(array.concat(array.concat(p[x[0]], a[x[1]]), q[x[2]]), f[x[3]]), fw[x[4]])
-	differences := object.get({"null": object.get({0: ["unknown mismatch"]}, count(found), found)}, x[3], found)
-}
-
-# Each distinct list of entries' failure: "" when one of its entries
-# matched, else the reason, which gives each entry's differences. An entry
-# that did not match has differences, so the details are "" only for a
-# list without entries: object.get({"": b}, a, a) is a, or b when a is "".
-list_failures := object.union(failing, passing) if {
-	ev := entry_verdicts
-	matched := {k | some k, v in ev; v.matched}
-	passing := {lk: "" | some lk, keys in batch.lists; some k in keys; matched[k]}
-	details := {k: concat(", ", v.differences) | some k, v in ev}
-	prefix := concat("", ["model format '", model_label, "' not in supported formats: "])
-	none := {"": "no supported formats defined"}
-	failing := {lk: concat("", [prefix, object.get(none, d, d)]) |
-		some lk, keys in batch.lists
-		not passing[lk]
-		d := concat("; ", [details[k] | some k in keys])
+	formatted := {k: array.concat(array.concat(array.concat(array.concat(p[x[0]], a[x[1]]), q[x[2]]), f[x[3]]), fw[x[4]]) |
+		some k, x in batch.entries
+		x[3] != "null"
+	}
+	unformatted := {k: with_unknown(found, json.unmarshal(k)) |
+		some k, x in batch.entries
+		x[3] == "null"
+		found := array.concat(array.concat(array.concat(array.concat(p[x[0]], a[x[1]]), q[x[2]]), f[x[3]]), fw[x[4]])
 	}
 }
 
-# The model size check of each distinct range, as {"": text}: see reasons.
-# A model without a size passes every range.
-size_failures := {k: {"": ""} | some k, _ in batch.ranges} if {
-	not model.modelParameterSize
-} else := {k: {"": size_failure(model, only("modelSizeRange", x))} | some k, x in batch.ranges}
+# Each distinct list of entries' failure: "" when one of its entries
+# matched, else the reason, which gives each entry's differences. Most lists
+# have one entry, whose failure in a list of its own is entry_failures'.
+list_failures := object.union(single, multi_failures) if {
+	ef := entry_failures
+	single := {lk: ef[k] | some lk, k in batch.single}
+}
+
+# What each entry's failure would be in a list of its own ("" when it
+# matched): object.get({0: a}, n, b) is a when n is 0, b otherwise.
+entry_failures := {k: object.get({0: ""}, count(d), concat("", [prefix, concat(", ", d)])) |
+	prefix := failure_prefix
+	some k, d in entry_differences
+}
+
+failure_prefix := concat("", ["model format '", model_label, "' not in supported formats: "])
+
+# The lists without exactly one entry. An entry that did not match has
+# differences, so the details are "" only for a list without entries:
+# object.get({"": b}, a, a) is a, or b when a is "".
+multi_failures := object.union(failing, passing) if {
+	ed := entry_differences
+	passing := {lk: "" | some lk, keys in batch.multi; some k in keys; count(ed[k]) == 0}
+	prefix := failure_prefix
+	none := {"": "no supported formats defined"}
+	failing := {lk: concat("", [prefix, object.get(none, d, d)]) |
+		some lk, keys in batch.multi
+		not passing[lk]
+		d := concat("; ", [concat(", ", ed[k]) | some k in keys])
+	}
+}
 
 # Each runtime's reason, in order: its gate when it has one, else its list's
 # failure when it is not "", else its range's size failure:
 # object.get({"": b}, a, a) is a, or b when a is "". "" is compatible.
-reasons := [reason |
+# A model without a size passes every range (spec 9).
+reasons := [object.get(x, "gate", lf[x.list]) |
+	lf := list_failures
+	some x in batch.runtimes
+] if {
+	not model.modelParameterSize
+} else := [reason |
 	lf := list_failures
 	sf := size_failures
 	some x in batch.runtimes
@@ -217,19 +241,22 @@ reasons := [reason |
 	reason := object.get(x, "gate", object.get(sf[x.range], f, f))
 ]
 
+# The model size check of each distinct range, as {"": text}: see reasons.
+size_failures := {k: {"": size_failure(model, only("modelSizeRange", x))} | some k, x in batch.ranges}
+
 # verdicts is results in parts, for an engine that keeps batch: each
-# distinct entry's verdict (entry_verdicts) and each runtime's reason. The
-# runtime's entries are the verdicts of its list's entries (batch.lists,
+# distinct entry's differences (entry_differences) and each runtime's
+# reason. A runtime's entries are its list's entries (batch.lists,
 # batch.runtimes[i].list), each with its index in the list.
-verdicts := {"entries": entry_verdicts, "reasons": reasons}
+verdicts := {"entries": entry_differences, "reasons": reasons}
 
 # Each distinct list's entries, each with its index in the list.
 list_entries := {lk: entries |
-	ev := entry_verdicts
+	ed := entry_differences
 	some lk, keys in batch.lists
-	entries := [{"index": j, "matched": v.matched, "differences": v.differences} |
+	entries := [{"index": j, "matched": count(d) == 0, "differences": d} |
 		some j, k in keys
-		v := ev[k]
+		d := ed[k]
 	]
 }
 
@@ -306,17 +333,17 @@ with_unknown(found, entry) := ["unknown mismatch"] if {
 
 
 # Spec 6: architecture and quantization: both unset, or both set and equal.
-# The branches exclude one another, so the usual case, both set, goes first.
-pair_difference(model, entry, what, key) := concat("", [what, " mismatch (model=", model[key], ", runtime=", entry[key], ")"]) if {
-	model[key] != entry[key]
-} else := "" if {
-	model[key] == entry[key]
-} else := "" if {
-	not model[key]
-	not entry[key]
-} else := concat("", ["model has no ", what, " but runtime requires ", entry[key]]) if {
-	not model[key]
-} else := concat("", ["model has ", what, " ", model[key], " but runtime has no ", what, " requirement"])
+pair_difference(model, entry, what, key) := pair_text(object.get(model, key, null), object.get(entry, key, null), what)
+
+# pair_text compares the model's value m with the entry's value e (null
+# when unset). The branches exclude one another; the usual cases go first.
+pair_text(m, e, what) := "" if m == e
+else := concat("", [what, " mismatch (model=", m, ", runtime=", e, ")"]) if {
+	m != null
+	e != null
+} else := concat("", ["model has no ", what, " but runtime requires ", e]) if {
+	m == null
+} else := concat("", ["model has ", what, " ", m, " but runtime has no ", what, " requirement"])
 
 # Spec 5: names are compared exactly; then the versions.
 format_difference(model, entry) := "" if {
