@@ -135,34 +135,53 @@ type modelKeyer interface {
 	modelKey(model map[string]any) (key string, ok bool, err error)
 }
 
-// verdictMemo holds the verdicts of the models evaluated so far, by model
-// key, for all workers; it stops taking more once it holds maxMemoVerdicts.
+// verdictMemo holds the verdicts of the models evaluated last, by model
+// key, for all workers: models that agree on their key are usually close
+// in a sorted list (a family of sizes), so the memo keeps the most recent
+// keys only, as many as hold maxMemoVerdicts verdicts (at least one). A
+// key being evaluated is in the memo too: a worker that needs it waits
+// for it rather than evaluating it again.
 type verdictMemo struct {
-	mu    sync.Mutex
-	byKey map[string][]Verdict
-	held  int
+	mu     sync.Mutex
+	byKey  map[string]*memoEntry
+	recent []string // keys, oldest first
+	keep   int
+}
+
+type memoEntry struct {
+	done     chan struct{} // closed when verdicts and err are set
+	verdicts []Verdict
+	err      error
 }
 
 // maxMemoVerdicts bounds the verdicts a verdictMemo holds.
-var maxMemoVerdicts = 1 << 15
+var maxMemoVerdicts = 1 << 12
 
-func (m *verdictMemo) get(key string) ([]Verdict, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	vs, ok := m.byKey[key]
-	return vs, ok
+func newVerdictMemo(runtimes int) *verdictMemo {
+	return &verdictMemo{byKey: map[string]*memoEntry{}, keep: max(1, maxMemoVerdicts/max(1, runtimes))}
 }
 
-func (m *verdictMemo) put(key string, vs []Verdict) {
+// claim returns the key's entry, and whether the caller is to evaluate it
+// (and then call finish); otherwise it waits on the entry's done.
+func (m *verdictMemo) claim(key string) (*memoEntry, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.held+len(vs) > maxMemoVerdicts {
-		return
+	if e, ok := m.byKey[key]; ok {
+		return e, false
 	}
-	if _, ok := m.byKey[key]; !ok {
-		m.byKey[key] = vs
-		m.held += len(vs)
+	e := &memoEntry{done: make(chan struct{})}
+	m.byKey[key] = e
+	m.recent = append(m.recent, key)
+	if len(m.recent) > m.keep {
+		delete(m.byKey, m.recent[0])
+		m.recent = m.recent[1:]
 	}
+	return e, true
+}
+
+func (e *memoEntry) finish(vs []Verdict, err error) {
+	e.verdicts, e.err = vs, err
+	close(e.done)
 }
 
 // MatchObjects evaluates every model against every runtime and hands each
@@ -177,31 +196,40 @@ func MatchObjects(m Matcher, models, runtimes []*Object, emit func(Result) error
 	}
 	bm, batch := m.(batchMatcher)
 	keyer, keyed := m.(modelKeyer)
-	memo := &verdictMemo{byKey: map[string][]Verdict{}}
+	memo := newVerdictMemo(len(runtimes))
 	// Each worker prepares its own copy: engine values (OPA's in
 	// particular) keep lazily computed state that is not safe to share.
-	// Verdicts are plain Go values: a model whose key was seen gets the
-	// verdicts already made (they are only read).
+	// Verdicts are plain Go values: a model whose key was seen lately gets
+	// the verdicts already made (they are only read).
 	evaluate := func(mo *Object, prepared any) ([]Verdict, error) {
 		if batch {
-			key, ok := "", false
+			var entry *memoEntry
 			if keyed {
-				var err error
-				if key, ok, err = keyer.modelKey(mo.Spec()); err != nil {
+				key, ok, err := keyer.modelKey(mo.Spec())
+				if err != nil {
 					return nil, fmt.Errorf("model %s (%s): %w", mo.Ref(), mo.File, err)
 				}
-				if vs, hit := memo.get(key); ok && hit {
-					return vs, nil
+				if ok {
+					var mine bool
+					if entry, mine = memo.claim(key); !mine {
+						<-entry.done
+						if entry.err == nil {
+							return entry.verdicts, nil
+						}
+						// The error names the other model: evaluate
+						// this one for its own.
+						entry = nil
+					}
 				}
 			}
 			vs, err := bm.matchModel(mo.Spec(), prepared)
 			if err != nil {
-				return nil, fmt.Errorf("model %s (%s): %w", mo.Ref(), mo.File, err)
+				err = fmt.Errorf("model %s (%s): %w", mo.Ref(), mo.File, err)
 			}
-			if ok {
-				memo.put(key, vs)
+			if entry != nil {
+				entry.finish(vs, err)
 			}
-			return vs, nil
+			return vs, err
 		}
 		vs := make([]Verdict, len(runtimes))
 		for j, ro := range runtimes {

@@ -109,3 +109,35 @@ func TestRegoModelKey(t *testing.T) {
 		require.NotEqual(t, key(base), key(changed), f)
 	}
 }
+
+// The verdict memo keeps the latest keys only; a key being evaluated makes
+// the others wait for its verdicts.
+func TestVerdictMemo(t *testing.T) {
+	saved := maxMemoVerdicts
+	maxMemoVerdicts = 20
+	defer func() { maxMemoVerdicts = saved }()
+	m := newVerdictMemo(10) // keeps 2 keys
+	a, mine := m.claim("a")
+	require.True(t, mine)
+	got := make(chan []Verdict)
+	go func() {
+		e, mine := m.claim("a")
+		if mine {
+			got <- nil
+			return
+		}
+		<-e.done
+		got <- e.verdicts
+	}()
+	want := []Verdict{{Compatible: true}}
+	a.finish(want, nil)
+	require.Equal(t, want, <-got)
+	_, mine = m.claim("b")
+	require.True(t, mine)
+	_, mine = m.claim("a")
+	require.False(t, mine, "a is one of the 2 latest keys")
+	_, mine = m.claim("c")
+	require.True(t, mine)
+	_, mine = m.claim("a")
+	require.True(t, mine, "a was let go for c")
+}
