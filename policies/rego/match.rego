@@ -174,21 +174,19 @@ framework_found := input.tables.framework_found if {
 # Each distinct entry's differences, in entry_verdict's order of checks:
 # the entry matched when there are none. An entry without modelFormat never
 # matches (see with_unknown).
-entry_differences := object.union(formatted, unformatted) if {
+entry_differences := object.union(found, unknown) if {
 	# The tables, bound once: a lookup in a local value is cheaper.
 	p := pipeline_found
 	a := architecture_found
 	q := quantization_found
 	f := format_found
 	fw := framework_found
-	formatted := {k: array.concat(array.concat(array.concat(array.concat(p[x[0]], a[x[1]]), q[x[2]]), f[x[3]]), fw[x[4]]) |
+	found := {k: array.concat(array.concat(array.concat(array.concat(p[x[0]], a[x[1]]), q[x[2]]), f[x[3]]), fw[x[4]]) |
 		some k, x in batch.entries
-		x[3] != "null"
 	}
-	unformatted := {k: with_unknown(found, json.unmarshal(k)) |
+	unknown := {k: with_unknown(found[k], json.unmarshal(k)) |
 		some k, x in batch.entries
 		x[3] == "null"
-		found := array.concat(array.concat(array.concat(array.concat(p[x[0]], a[x[1]]), q[x[2]]), f[x[3]]), fw[x[4]])
 	}
 }
 
