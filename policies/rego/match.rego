@@ -8,8 +8,7 @@
 # data.ome.match.results is one verdict per runtime, in order: {"compatible",
 # "reason", "entries"}, where each entry is {"index", "matched",
 # "differences"} and reason is OME's text.
-# data.ome.match.scores and data.ome.match.auto_select give what selection
-# needs (select.rego).
+# Selection's scores are in select.rego.
 #
 # One query evaluates a model against many runtimes: what depends only on
 # the model (its label) is computed once, what depends only on the runtimes
@@ -27,13 +26,6 @@ package ome.match
 model := object.get(input, "model", {})
 
 classes := object.get(input, "acceleratorClasses", [])
-
-scores := [runtime_score(model, r) | some r in input.runtimes]
-
-auto_select := [auto_selectable_bool(r) | some r in input.runtimes]
-
-auto_selectable_bool(r) if auto_selectable(r)
-else := false
 
 # runtime_result evaluates one model (spec) against one runtime (spec), as
 # `evaluate match` does: no InferenceService, so no accelerator classes.
@@ -463,69 +455,3 @@ else := concat("", [name, " library mismatch (model=", object.get(got, "library"
 	object.get(want, "type", "") != ""
 	want.type != object.get(got, "type", "")
 } else := ""
-
-# Spec 9, selection: a runtime's score is the best score of its entries that
-# do not say autoSelect: false (0 when there is none).
-runtime_score(model, runtime) := max(array.concat([0], [entry_score(model, e) |
-	some e in object.get(runtime, "supportedModelFormats", [])
-	object.get(e, "autoSelect", true) != false
-]))
-
-# Automatic selection needs at least one entry with autoSelect: true.
-auto_selectable(runtime) if {
-	some e in object.get(runtime, "supportedModelFormats", [])
-	e.autoSelect == true
-}
-
-# An entry scores 0 when a name or a set pair of versions disagree, or when
-# exactly one side has a framework; otherwise format weight x priority, plus
-# framework weight x priority when both have a framework. Presence of
-# versions, architecture, quantization and pipeline do not count.
-entry_score(model, entry) := 0 if {
-	not score_agrees(model, entry)
-} else := format_score(entry) + framework_score(model, entry)
-
-score_agrees(model, entry) if {
-	format_agrees(model, entry)
-	framework_agrees(model, entry)
-}
-
-format_agrees(_, entry) if not entry.modelFormat
-
-format_agrees(model, entry) if {
-	model_format := object.get(model, "modelFormat", {})
-	object.get(entry.modelFormat, "name", "") == object.get(model_format, "name", "")
-	set_versions_agree(entry.modelFormat, model_format)
-}
-
-framework_agrees(model, entry) if {
-	not model.modelFramework
-	not entry.modelFramework
-}
-
-framework_agrees(model, entry) if {
-	object.get(entry.modelFramework, "name", "") == object.get(model.modelFramework, "name", "")
-	set_versions_agree(entry.modelFramework, model.modelFramework)
-}
-
-set_versions_agree(want, got) if not want.version
-
-set_versions_agree(want, got) if not got.version
-
-set_versions_agree(want, got) if version_accepted(object.get(want, "operator", "Equal"), want.version, got.version)
-
-format_score(entry) := weight(entry.modelFormat, 10) * priority(entry) if entry.modelFormat
-else := 0
-
-framework_score(model, entry) := weight(entry.modelFramework, 5) * priority(entry) if {
-	model.modelFramework
-	entry.modelFramework
-} else := 0
-
-# The API server stores an absent weight as 1; OME's own code turns an
-# explicit 0 into its default (10 for a format, 5 for a framework).
-weight(spec, default_weight) := 1 if not spec.weight
-else := default_weight if spec.weight == 0
-else := spec.weight
-
-priority(entry) := object.get(entry, "priority", 1)
