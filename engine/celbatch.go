@@ -173,8 +173,13 @@ func project(v map[string]any, r *inputReads) map[string]any {
 	if r.whole {
 		return v
 	}
-	sub := make(map[string]any, len(r.fields))
-	for _, f := range r.fields {
+	return pickFields(v, r.fields)
+}
+
+// pickFields is the part of v with the given fields (those it has).
+func pickFields(v map[string]any, fields []string) map[string]any {
+	sub := make(map[string]any, len(fields))
+	for _, f := range fields {
 		if x, ok := v[f]; ok {
 			sub[f] = x
 		}

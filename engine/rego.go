@@ -195,13 +195,7 @@ func (m *regoMatcher) project(model map[string]any) map[string]any {
 	if m.modelFields == nil {
 		return model
 	}
-	out := make(map[string]any, len(m.modelFields))
-	for _, f := range m.modelFields {
-		if v, ok := model[f]; ok {
-			out[f] = v
-		}
-	}
-	return out
+	return pickFields(model, m.modelFields)
 }
 
 // modelKey is the JSON text of the model's model_fields: models that agree
