@@ -36,7 +36,9 @@ const (
 // RegoModelFieldsQuery lists the model fields the verdicts depend on.
 const RegoModelFieldsQuery = "data.ome.match.model_fields"
 
-// regoMatcher evaluates data.ome.match.results with the ome.* builtins.
+// regoMatcher evaluates the policy of package ome.match with the ome.*
+// builtins: data.ome.match.results for a single pair, and for many models
+// against the same runtimes the batch, the check tables and the verdicts.
 type regoMatcher struct {
 	query    rego.PreparedEvalQuery // RegoQuery
 	batch    rego.PreparedEvalQuery // RegoBatchQuery
