@@ -163,7 +163,8 @@ framework_found := input.tables.framework_found if {
 	t := framework_difference(model, only("modelFramework", v))
 }
 
-# Each distinct entry's differences, in entry_verdict's order of checks:
+# Each distinct entry's differences, its checks in OME's order (pipeline,
+# architecture, quantization, format, framework):
 # the entry matched when there are none. An entry without modelFormat never
 # matches (see with_unknown).
 entry_differences := object.union(found, unknown) if {
@@ -297,23 +298,6 @@ label(model) := concat(":", array.concat(
 framework_name(model) := object.get(model.modelFramework, "name", "") if model.modelFramework
 else := null
 
-# entry_verdict evaluates one entry: its checks in OME's order, pipeline,
-# architecture, quantization, format, framework ("" when a check passes).
-entry_verdict(model, entry) := entry_of(entry, [
-	pipeline_difference(model, entry),
-	pair_difference(model, entry, "architecture", "modelArchitecture"),
-	pair_difference(model, entry, "quantization", "quantization"),
-	format_difference(model, entry),
-	framework_difference(model, entry),
-])
-
-entry_of(entry, texts) := {
-	"matched": count(differences) == 0,
-	"differences": differences,
-} if {
-	differences := with_unknown([t | some t in texts; t != ""], entry)
-}
-
 # An entry without modelFormat never matches; when nothing else differs OME
 # calls it an unknown mismatch.
 with_unknown(found, entry) := ["unknown mismatch"] if {
@@ -321,10 +305,7 @@ with_unknown(found, entry) := ["unknown mismatch"] if {
 	not entry.modelFormat
 } else := found
 
-
 # Spec 6: architecture and quantization: both unset, or both set and equal.
-pair_difference(model, entry, what, key) := pair_text(object.get(model, key, null), object.get(entry, key, null), what)
-
 # pair_text compares the model's value m with the entry's value e (null
 # when unset). The branches exclude one another; the usual cases go first.
 pair_text(m, e, what) := "" if m == e

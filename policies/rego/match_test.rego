@@ -96,7 +96,7 @@ test_presence_texts if {
 
 test_entry_without_format_is_unknown if {
 	e := object.remove(entry({"name": "transformers", "version": "4.45.0.dev0"}), ["modelFormat"])
-	match.entry_verdict(llama, e).differences == ["unknown mismatch"]
+	match.runtime_result(llama, {"supportedModelFormats": [e]}).entries[0].differences == ["unknown mismatch"]
 }
 
 test_pipeline_first_difference_only if {
