@@ -458,11 +458,11 @@ func (p *celPolicy) check(i int, act *celActivation) (bool, string, error) {
 	c := &p.checks[i]
 	out, _, err := c.expr.Eval(act)
 	if err != nil {
-		return false, "", fmt.Errorf("%s: policy %s: validation %d (line %d): %w", p.source, p.name, i, c.line, err)
+		return false, "", p.checkError(i, "%w", err)
 	}
 	ok, isBool := out.(types.Bool)
 	if !isBool {
-		return false, "", fmt.Errorf("%s: policy %s: validation %d (line %d): got %v, want a bool", p.source, p.name, i, c.line, out)
+		return false, "", p.checkError(i, "got %v, want a bool", out)
 	}
 	if ok {
 		return false, "", nil
@@ -472,11 +472,18 @@ func (p *celPolicy) check(i int, act *celActivation) (bool, string, error) {
 	}
 	m, _, err := c.msgExpr.Eval(act)
 	if err != nil {
-		return false, "", fmt.Errorf("%s: policy %s: validation %d (line %d): messageExpression: %w", p.source, p.name, i, c.line, err)
+		return false, "", p.checkError(i, "messageExpression: %w", err)
 	}
 	s, isString := m.(types.String)
 	if !isString {
-		return false, "", fmt.Errorf("%s: policy %s: validation %d (line %d): messageExpression gave %v, want a string", p.source, p.name, i, c.line, m)
+		return false, "", p.checkError(i, "messageExpression gave %v, want a string", m)
 	}
 	return true, string(s), nil
+}
+
+// checkError is an error of validation i, named by its policy, index and
+// line.
+func (p *celPolicy) checkError(i int, format string, args ...any) error {
+	prefix := []any{p.source, p.name, i, p.checks[i].line}
+	return fmt.Errorf("%s: policy %s: validation %d (line %d): "+format, append(prefix, args...)...)
 }
