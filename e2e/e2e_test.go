@@ -1,0 +1,385 @@
+// Package e2e checks the project against a real control plane: OME's CRDs
+// in kube-apiserver, the Gatekeeper bundle in Gatekeeper's manager, and the
+// answers of `evaluate` on the same objects. `make e2e` starts the cluster
+// (package cluster), runs these tests and stops it.
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ome-policy/evaluator/e2e/cluster"
+)
+
+// TestE2E runs the checks in an order that each leaves the cluster as the
+// next expects it: both constraints enforced, no OME object left over.
+func TestE2E(t *testing.T) {
+	steps := []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"objects/K8sNativeValidation", func(t *testing.T) { checkObjects(t, "policy") }},
+		{"objects/Rego", testObjectsRego},
+		{"selection", testSelection},
+		{"audit", testAudit},
+		{"gatekeeper-down", testGatekeeperDown},
+	}
+	for _, s := range steps {
+		if !t.Run(s.name, s.run) {
+			t.Logf("%s failed; the later checks may be confused by what it left", s.name)
+		}
+	}
+}
+
+// lintTemplate is the OMEVersionLint template as generated.
+func lintTemplate(t *testing.T) *unstructured.Unstructured {
+	objs, err := cluster.ReadObjects(filepath.Join(repo, "policies", "gatekeeper", "omeversionlint", "template.yaml"))
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("the OMEVersionLint template: %v (%d objects)", err, len(objs))
+	}
+	return objs[0]
+}
+
+// regoOnly drops a template's K8sNativeValidation code, so that Gatekeeper
+// runs its Rego and generates no ValidatingAdmissionPolicy.
+func regoOnly(t *testing.T, tmpl *unstructured.Unstructured) *unstructured.Unstructured {
+	tmpl = tmpl.DeepCopy()
+	targets, _, _ := unstructured.NestedSlice(tmpl.Object, "spec", "targets")
+	for i, tg := range targets {
+		target := tg.(map[string]any)
+		var keep []any
+		code, _ := target["code"].([]any)
+		for _, c := range code {
+			if c.(map[string]any)["engine"] != "K8sNativeValidation" {
+				keep = append(keep, c)
+			}
+		}
+		if len(keep) == len(code) {
+			t.Fatal("the OMEVersionLint template has no K8sNativeValidation code")
+		}
+		target["code"] = keep
+		targets[i] = target
+	}
+	if err := unstructured.SetNestedSlice(tmpl.Object, targets, "spec", "targets"); err != nil {
+		t.Fatal(err)
+	}
+	return tmpl
+}
+
+// waitLintRefusedBy waits until a lint probe is refused by `by`.
+func waitLintRefusedBy(t *testing.T, by string) {
+	t.Helper()
+	probe := lintProbe(t)
+	err := eventually(90*time.Second, func() error {
+		_, err := kube.Create(ctxT(t), probe, true)
+		if got := answer(err); got.By != by || !strings.Contains(got.Raw, "[unknown-operator] ") {
+			return fmt.Errorf("the lint probe: want a refusal by %s, got %s %d: %s", by, got.By, got.Code, got.Raw)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lintProbe(t *testing.T) *unstructured.Unstructured {
+	objs, err := cluster.ReadObjects(filepath.Join(repo, "testdata", "lint", "bad", "unknown-operator.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs[0]
+}
+
+// testObjectsRego runs the objects' check with the OMEVersionLint template
+// on Rego (its K8sNativeValidation code removed): the refusals then come from
+// Gatekeeper's webhook. It puts the generated template back afterwards.
+func testObjectsRego(t *testing.T) {
+	full := lintTemplate(t)
+	if _, err := kube.Apply(ctxT(t), regoOnly(t, full)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := kube.Apply(ctxT(t), full); err != nil {
+			t.Fatal(err)
+		}
+		waitLintRefusedBy(t, "policy")
+	})
+	waitLintRefusedBy(t, "webhook")
+	checkObjects(t, "webhook")
+}
+
+// selectDecision is one decision of `evaluate select -o json`.
+type selectDecision struct {
+	InferenceService struct{ Namespace, Name string }
+	Admitted         bool
+	Message          string
+}
+
+// expectedSelection runs `evaluate select` on an InferenceService and the
+// objects as the API server holds them.
+func expectedSelection(t *testing.T, isvc *unstructured.Unstructured, objs []*unstructured.Unstructured) selectDecision {
+	t.Helper()
+	dir := t.TempDir()
+	path := writeObjects(t, dir, "case.yaml", append([]*unstructured.Unstructured{isvc}, objs...)...)
+	var out struct{ Decisions []selectDecision }
+	if err := json.Unmarshal(evaluate(t, "select", "-o", "json", "-f", path), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Decisions) != 1 {
+		t.Fatalf("evaluate select: %d decisions for one InferenceService", len(out.Decisions))
+	}
+	return out.Decisions[0]
+}
+
+// constraint reads one of the two sample constraints the cluster runs.
+func constraint(t *testing.T, template, sample string) *unstructured.Unstructured {
+	objs, err := cluster.ReadObjects(filepath.Join(repo, "policies", "gatekeeper", template, "samples", sample, "constraint.yaml"))
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("constraint %s/%s: %v", template, sample, err)
+	}
+	return objs[0]
+}
+
+func selectionConstraint(t *testing.T) *unstructured.Unstructured {
+	return constraint(t, "omeruntimeselection", "default")
+}
+
+func lintConstraint(t *testing.T) *unstructured.Unstructured {
+	return constraint(t, "omeversionlint", "deny-errors")
+}
+
+// withAction applies a constraint with another enforcement action (as the
+// README's dry run does) and restores it, enforced, when the test ends.
+func withAction(t *testing.T, c *unstructured.Unstructured, action string) {
+	t.Helper()
+	dry := c.DeepCopy()
+	if err := unstructured.SetNestedField(dry.Object, action, "spec", "enforcementAction"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kube.Apply(ctxT(t), dry); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := kube.Apply(ctxT(t), c); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// selectionProbe is an InferenceService whose model does not exist.
+func selectionProbe(name string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
+		"metadata": map[string]any{"name": name, "namespace": "default"},
+		"spec":     map[string]any{"model": map[string]any{"name": "ome-e2e-no-such-model"}, "engine": map[string]any{}},
+	}}
+}
+
+// waitAdmitted waits until a dry-run create of obj is admitted.
+func waitAdmitted(t *testing.T, obj *unstructured.Unstructured) {
+	t.Helper()
+	err := eventually(90*time.Second, func() error {
+		_, err := kube.Create(ctxT(t), obj, true)
+		if got := answer(err); got.Code != 0 {
+			return fmt.Errorf("%s %s still refused: %s", obj.GetKind(), obj.GetName(), got.Raw)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitSelectionEnforced waits until the selection probe is refused.
+func waitSelectionEnforced(t *testing.T) {
+	t.Helper()
+	err := eventually(90*time.Second, func() error {
+		_, err := kube.Create(ctxT(t), selectionProbe("ome-e2e-probe"), true)
+		if got := answer(err); got.By != "webhook" || !strings.HasPrefix(strings.Join(got.Messages, "\n"), "[ome-runtime-selection] ") {
+			return fmt.Errorf("the selection probe: want a refusal by the webhook, got %s %d: %s", got.By, got.Code, got.Raw)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// applyAndReadBack creates objects (their namespaces first) and returns them
+// as the API server holds them, with its creationTimestamp.
+func applyAndReadBack(t *testing.T, objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	t.Helper()
+	var wrapped []object
+	for _, o := range objs {
+		wrapped = append(wrapped, object{Obj: o})
+	}
+	ensureNamespaces(t, wrapped)
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		got, err := kube.Apply(ctxT(t), o)
+		if err != nil {
+			t.Fatalf("applying %s %s: %v", o.GetKind(), o.GetName(), err)
+		}
+		out = append(out, got)
+	}
+	return out
+}
+
+func deleteAll(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
+	for _, o := range objs {
+		if err := kube.Delete(ctxT(t), o); err != nil {
+			t.Errorf("deleting %s %s: %v", o.GetKind(), o.GetName(), err)
+		}
+	}
+}
+
+// admissionMatches compares the API server's answer to an InferenceService
+// with `evaluate select`'s decision.
+func admissionMatches(got refusal, want selectDecision) error {
+	if want.Admitted {
+		if got.Code != 0 {
+			return fmt.Errorf("evaluate select admits it; the cluster refused it: %d %s", got.Code, got.Raw)
+		}
+		return nil
+	}
+	wantMsg := "[ome-runtime-selection] " + want.Message
+	if got.By != "webhook" || got.Code != 403 || strings.Join(got.Messages, "\n") != wantMsg {
+		return fmt.Errorf("want Gatekeeper's webhook to refuse it (403) with\n  %s\ngot %s %d:\n  %s", wantMsg, got.By, got.Code, got.Raw)
+	}
+	return nil
+}
+
+// testSelection runs every selection case whose objects OME's CRDs accept
+// on the cluster: objects created, synced into Gatekeeper, then the
+// InferenceService created for real and answered as `evaluate select` says
+// on the objects read back. The lint constraint is on dry run meanwhile,
+// so that a case object with a lint error still goes in.
+func testSelection(t *testing.T) {
+	withAction(t, lintConstraint(t), "dryrun")
+	waitAdmitted(t, lintProbe(t))
+	t.Cleanup(func() { waitLintRefusedBy(t, "policy") })
+
+	cases := selectionCases(t)
+	examples, err := cluster.ReadObjects(filepath.Join(repo, "testdata", "examples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exampleObjs []*unstructured.Unstructured
+	for _, o := range examples {
+		if isOME(o) && o.GetKind() != "InferenceService" {
+			exampleObjs = append(exampleObjs, o)
+		}
+	}
+	for _, o := range examples {
+		if o.GetKind() == "InferenceService" {
+			cases = append(cases, selectionCase{File: "testdata/examples", Name: o.GetName(), InferenceService: o, Objects: exampleObjs})
+		}
+	}
+
+	ran, admitted, refused := 0, 0, 0
+	skipped := map[string]int{}
+	for _, c := range cases {
+		name := c.File + "#" + c.Name
+		var objs []object
+		for _, o := range c.Objects {
+			objs = append(objs, object{File: name, Obj: o})
+		}
+		objs = append(objs, object{File: name, Obj: c.InferenceService})
+		ensureNamespaces(t, objs)
+		var reason string
+		for _, o := range objs {
+			if _, err := kube.Create(ctxT(t), o.Obj, true); err != nil {
+				if got := answer(err); got.By == "schema" {
+					reason = fmt.Sprintf("OME's CRDs refuse %s %s", o.Obj.GetKind(), o.Obj.GetName())
+					break
+				}
+			}
+		}
+		if reason != "" {
+			skipped[reason]++
+			continue
+		}
+		ran++
+		stored := applyAndReadBack(t, c.Objects)
+		want := expectedSelection(t, c.InferenceService, stored)
+		if want.Admitted {
+			admitted++
+		} else {
+			refused++
+		}
+		// Gatekeeper's inventory follows the API server by watches: wait
+		// until its answer to a dry run agrees, then create for real.
+		if err := eventually(20*time.Second, func() error {
+			_, err := kube.Create(ctxT(t), c.InferenceService, true)
+			return admissionMatches(answer(err), want)
+		}); err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else {
+			created, err := kube.Create(ctxT(t), c.InferenceService, false)
+			if err := admissionMatches(answer(err), want); err != nil {
+				t.Errorf("%s (created for real): %v", name, err)
+			}
+			if created != nil {
+				deleteAll(t, []*unstructured.Unstructured{created})
+			}
+		}
+		deleteAll(t, stored)
+	}
+	t.Logf("selection cases: %d run on the cluster (%d admitted, %d refused), %d skipped", ran, admitted, refused, len(cases)-ran)
+	for r, n := range skipped {
+		t.Logf("  skipped %d: %s", n, r)
+	}
+	if ran == 0 {
+		t.Fatal("no selection case ran")
+	}
+}
+
+// testGatekeeperDown pauses Gatekeeper's manager and shows what its chart's
+// failurePolicy (Ignore) and timeout (3 s) mean: an InferenceService that
+// Gatekeeper refuses is admitted after the timeout, while OMEVersionLint,
+// enforced by the API server's ValidatingAdmissionPolicy, still refuses.
+func testGatekeeperDown(t *testing.T) {
+	pid := processPid(t, "gatekeeper")
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		}
+	}
+	t.Cleanup(resume)
+
+	start := time.Now()
+	created, err := kube.Create(ctxT(t), selectionProbe("ome-e2e-while-down"), false)
+	took := time.Since(start)
+	if err != nil {
+		t.Errorf("with Gatekeeper down, the failurePolicy Ignore should admit the InferenceService; got %v", err)
+	} else {
+		t.Logf("Gatekeeper down: an InferenceService it would refuse was admitted after %.1fs (its webhook's timeoutSeconds, failurePolicy Ignore)", took.Seconds())
+		if took < 2500*time.Millisecond {
+			t.Errorf("admitted after %v, before the webhook's 3 s timeout: was Gatekeeper paused?", took)
+		}
+	}
+	_, err = kube.Create(ctxT(t), lintProbe(t), true)
+	if got := answer(err); got.By != "policy" || got.Code != 422 {
+		t.Errorf("with Gatekeeper down, the ValidatingAdmissionPolicy should still refuse the lint probe (422); got %s %d: %s", got.By, got.Code, got.Raw)
+	} else {
+		t.Logf("Gatekeeper down: the lint probe is still refused by the API server: %s", got.Raw)
+	}
+	resume()
+	if created != nil {
+		deleteAll(t, []*unstructured.Unstructured{created})
+	}
+	waitSelectionEnforced(t)
+}

@@ -1,0 +1,188 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ome-policy/evaluator/e2e/cluster"
+)
+
+// The repository's objects that a user may apply: the examples, OME's
+// catalog, the lint fixtures, the Gatekeeper samples and lint objects, and
+// the objects of the selection cases. Left out: testdata/bad (inputs built
+// to fail loading, not to apply), the loader's own fixtures under engine/,
+// and the match cases, whose models and runtimes are bare specs.
+var objectRoots = []string{
+	"testdata/examples",
+	"testdata/catalog",
+	"testdata/lint",
+	"testdata/gatekeeper",
+	"policies/gatekeeper/omeruntimeselection/samples",
+	"policies/gatekeeper/omeversionlint/samples",
+}
+
+// refusedBySchema names the objects that OME's CRDs refuse, and why: the
+// API server's words for each. Every other object is refused exactly when
+// `evaluate lint` finds an error on it.
+var refusedBySchema = map[string]string{}
+
+// repoObjects reads the OME objects under objectRoots and the selection
+// cases' objects, in a stable order.
+func repoObjects(t *testing.T) []object {
+	t.Helper()
+	var out []object
+	for _, root := range objectRoots {
+		var files []string
+		err := filepath.WalkDir(filepath.Join(repo, root), func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			switch filepath.Ext(path) {
+			case ".yaml", ".yml", ".json":
+				if !d.IsDir() && filepath.Base(path) != "suite.yaml" {
+					files = append(files, path)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			objs, err := cluster.ReadObjects(f)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			rel, _ := filepath.Rel(repo, f)
+			for _, o := range objs {
+				if isOME(o) {
+					out = append(out, object{File: rel, Obj: o})
+				}
+			}
+		}
+	}
+	for _, c := range selectionCases(t) {
+		for _, o := range c.Objects {
+			out = append(out, object{File: c.File + "#" + c.Name, Obj: o})
+		}
+	}
+	return out
+}
+
+// selectionCase is one selection case of testdata/cases.
+type selectionCase struct {
+	File, Name       string
+	InferenceService *unstructured.Unstructured
+	Objects          []*unstructured.Unstructured
+}
+
+func selectionCases(t *testing.T) []selectionCase {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(repo, "testdata", "cases", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []selectionCase
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var file struct {
+			Cases []struct {
+				Name             string           `json:"name"`
+				InferenceService map[string]any   `json:"inferenceService"`
+				Objects          []map[string]any `json:"objects"`
+			} `json:"cases"`
+		}
+		if err := yaml.Unmarshal(data, &file); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		rel, _ := filepath.Rel(repo, f)
+		for _, c := range file.Cases {
+			if c.InferenceService == nil {
+				continue
+			}
+			sc := selectionCase{File: rel, Name: c.Name, InferenceService: &unstructured.Unstructured{Object: c.InferenceService}}
+			for _, o := range c.Objects {
+				sc.Objects = append(sc.Objects, &unstructured.Unstructured{Object: o})
+			}
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// key names an object for the refusal tables.
+func key(o object) string {
+	return fmt.Sprintf("%s %s/%s/%s", o.File, o.Obj.GetKind(), o.Obj.GetNamespace(), o.Obj.GetName())
+}
+
+// checkObjects dry-run creates every model and runtime of the repository
+// and checks the API server's answer: refused by OME's CRDs exactly for the
+// objects of refusedBySchema, else refused by OMEVersionLint exactly when
+// `evaluate lint` finds an error, with the same rule ids and messages, from
+// the refuser `by` ("policy": the ValidatingAdmissionPolicy Gatekeeper
+// generated, status 422; "webhook": Gatekeeper's webhook, status 403).
+func checkObjects(t *testing.T, by string) {
+	objs := repoObjects(t)
+	var models []object
+	for _, o := range objs {
+		if o.Obj.GetKind() != "InferenceService" {
+			models = append(models, o)
+		}
+	}
+	ensureNamespaces(t, models)
+	want := lintErrors(t, models)
+	counts := map[string]int{}
+	for i, o := range models {
+		_, err := kube.Create(ctxT(t), o.Obj, true)
+		got := answer(err)
+		if reason, ok := refusedBySchema[key(o)]; ok {
+			counts["refused by OME's CRDs"]++
+			if got.By != "schema" || !strings.Contains(got.Raw, reason) {
+				t.Errorf("%s: want OME's CRDs to refuse it (%s), got %s %d: %s", o, reason, got.By, got.Code, got.Raw)
+			}
+			continue
+		}
+		if got.By == "schema" {
+			t.Errorf("%s: refused by OME's CRDs, and not listed in refusedBySchema: %s", o, got.Raw)
+			continue
+		}
+		if len(want[i]) == 0 {
+			counts["admitted"]++
+			if got.Code != 0 {
+				t.Errorf("%s: evaluate lint finds no error, but the API server refused it: %d %s", o, got.Code, got.Raw)
+			}
+			continue
+		}
+		counts["refused by OMEVersionLint"]++
+		var wantMsgs []string
+		switch by {
+		case "webhook":
+			for _, m := range want[i] {
+				wantMsgs = append(wantMsgs, "[ome-version-lint-errors] "+m)
+			}
+			if got.Code != 403 {
+				t.Errorf("%s: want status 403 from Gatekeeper's webhook, got %d: %s", o, got.Code, got.Raw)
+			}
+		case "policy":
+			wantMsgs = want[i][:1]
+			if got.Code != 422 {
+				t.Errorf("%s: want status 422 from the ValidatingAdmissionPolicy, got %d: %s", o, got.Code, got.Raw)
+			}
+		}
+		if got.By != by || strings.Join(got.Messages, "\n") != strings.Join(wantMsgs, "\n") {
+			t.Errorf("%s: refused by %s with\n  %s\nwant %s with\n  %s", o, got.By, strings.Join(got.Messages, "\n  "), by, strings.Join(wantMsgs, "\n  "))
+		}
+	}
+	t.Logf("%d models and runtimes: %v", len(models), counts)
+}
