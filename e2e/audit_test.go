@@ -218,5 +218,3 @@ func webhookHistogram(t *testing.T) histogram {
 	}
 	return h
 }
-
-
