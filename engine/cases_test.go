@@ -89,7 +89,7 @@ func TestReadCasesSelectionCase(t *testing.T) {
 	}
 	require.Equal(t, []string{"BaseModel/team-a/llama", "ClusterBaseModel/llama", "ClusterServingRuntime/crt-0"}, refs)
 	require.Equal(t, 14, c.Objects[0].Line)
-	require.Equal(t, 66, c.Objects[2].Pos["spec.supportedModelFormats[1].modelFramework.operator"].Line)
+	require.Equal(t, 68, c.Objects[2].Pos["spec.supportedModelFormats[1].modelFramework.operator"].Line)
 	require.False(t, *c.Expect.Admitted)
 	require.Nil(t, c.Expect.Runtime)
 	require.Equal(t, "model llama is disabled", *c.Expect.Message)

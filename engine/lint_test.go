@@ -133,8 +133,8 @@ func TestLintCrossCheck(t *testing.T) {
 		}
 		require.Equal(t, []string{
 			"8 warning unmatched-model spec",
-			"19 info unreachable-entry spec.supportedModelFormats[0]",
-			"22 info unreachable-entry spec.supportedModelFormats[1]",
+			"20 info unreachable-entry spec.supportedModelFormats[0]",
+			"23 info unreachable-entry spec.supportedModelFormats[1]",
 		}, got, name)
 		require.Contains(t, fs[0].Message, "the closest miss is ClusterServingRuntime srt-llama-dev entry 0: framework version mismatch (model=4.46.0, runtime=4.45.0.dev0)", name)
 		require.Contains(t, fs[2].Message, "architecture mismatch (model=LlamaForCausalLM, runtime=MistralForCausalLM), framework version mismatch", name)
