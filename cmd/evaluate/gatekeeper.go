@@ -82,7 +82,7 @@ The files are generated: change the policies and run this again. With
 	cmd.Flags().StringSliceVar(&cases, "cases", []string{"testdata/cases/spec-selection.yaml", "testdata/cases/gatekeeper-selection.yaml"}, "selection case files for OMERuntimeSelection's suite")
 	cmd.Flags().StringSliceVar(&lint, "lint", []string{"testdata/lint/bad", "testdata/lint/clean", "testdata/gatekeeper/lint-objects.yaml"}, "models and runtimes for OMEVersionLint's suite")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
-	cmd.AddCommand(newGatekeeperSuiteCommand())
+	cmd.AddCommand(newGatekeeperSuiteCommand(), newGatekeeperViolationsCommand(g))
 	return cmd
 }
 

@@ -120,6 +120,9 @@ var goldenCases = []goldenCase{
 	{name: "help-policies", args: []string{"policies", "--help"}},
 	{name: "help-capabilities", args: []string{"capabilities", "--help"}},
 	{name: "help-select", args: []string{"select", "--help"}},
+	{name: "gatekeeper-violations-text", args: []string{"gatekeeper", "violations", at("testdata/lint/bad/unknown-operator.yaml"), at("testdata/lint/clean")}, code: 1},
+	{name: "gatekeeper-violations-json", args: []string{"gatekeeper", "violations", "-o", "json", "--engine", "rego", at("testdata/gatekeeper/lint-objects.yaml")}, code: 1},
+	{name: "gatekeeper-violations-clean", args: []string{"gatekeeper", "violations", "--severities", "error,warning", at("testdata/lint/clean")}},
 }
 
 // checkGolden compares got with testdata/golden/<name>.<stream>; a missing
@@ -891,4 +894,24 @@ func omeBuiltins(t *testing.T, capabilities string) string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// `gatekeeper violations` says the same on both engines, and refuses bad
+// flags and input with exit code 2.
+func TestGatekeeperViolations(t *testing.T) {
+	args := []string{"gatekeeper", "violations", "-o", "json", at("testdata/gatekeeper/lint-objects.yaml"), at("testdata/lint/bad")}
+	cel := evaluate(t, time.Minute, "", append(args, "--engine", "cel")...)
+	rego := evaluate(t, time.Minute, "", append(args, "--engine", "rego")...)
+	require.Equal(t, 1, cel.code, cel.stderr)
+	require.Equal(t, cel.stdout, rego.stdout)
+	for _, bad := range [][]string{
+		{"gatekeeper", "violations", "--severities", "fatal", at("testdata/lint/clean")},
+		{"gatekeeper", "violations", "-o", "sarif", at("testdata/lint/clean")},
+		{"gatekeeper", "violations", at("testdata/no-such-file.yaml")},
+		{"gatekeeper", "violations"},
+	} {
+		r := evaluate(t, time.Minute, "", bad...)
+		require.Equal(t, 2, r.code, "%v: %s", bad, r.stderr)
+		require.NotEmpty(t, r.stderr)
+	}
 }

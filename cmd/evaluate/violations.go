@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/policies/gatekeeper"
+)
+
+// objectViolations is one object of `evaluate gatekeeper violations -o json`.
+type objectViolations struct {
+	Object     engine.Ref `json:"object"`
+	File       string     `json:"file"`
+	Line       int        `json:"line"`
+	Violations []string   `json:"violations"`
+	ref        string
+}
+
+func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
+	var (
+		engineName string
+		format     string
+		severities []string
+	)
+	cmd := &cobra.Command{
+		Use:   "violations PATH...",
+		Short: "Print what OMEVersionLint refuses on each model and runtime, in Gatekeeper's words",
+		Long: `violations lints each model and runtime alone, as Gatekeeper reviews one
+object at a time, and prints the violations an OMEVersionLint constraint
+with --severities gives it: the single-object rules of evaluate lint that
+the template applies, each "[rule] field: message", sorted, at most 32.
+An object with violations is one the constraint refuses (enforcementAction
+deny) or records (dryrun, warn); Gatekeeper's own message puts the
+constraint's name in brackets before each.
+
+PATH is a file, a folder (recursively: *.yaml, *.yml, *.json) or -.
+
+Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
+		Example: `  # What will the ome-version-lint-errors constraint refuse?
+  evaluate gatekeeper violations runtimes/ models/
+
+  # What would a constraint enforcing warnings too refuse?
+  evaluate gatekeeper violations --severities error,warning -o json runtimes/`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkChoice("engine", engineName, engine.Names); err != nil {
+				return err
+			}
+			if err := checkChoice("output", format, []string{"text", "json"}); err != nil {
+				return err
+			}
+			for _, s := range severities {
+				if err := checkChoice("severities", s, []string{engine.SeverityError, engine.SeverityWarning, engine.SeverityInfo}); err != nil {
+					return err
+				}
+			}
+			objs, err := loadForLint(g, cmd, args)
+			if err != nil {
+				return err
+			}
+			set, err := g.policies()
+			if err != nil {
+				return badInput(err)
+			}
+			linter, err := engine.NewLinter(engineName, set)
+			if err != nil {
+				return badInput(err)
+			}
+			report := make([]objectViolations, 0, len(objs))
+			refused := false
+			for _, o := range objs {
+				findings, err := linter.Lint([]*engine.Object{o}, engine.LintOptions{})
+				if err != nil {
+					return err
+				}
+				v := gatekeeper.LintViolations(findings, o, severities...)
+				if v == nil {
+					v = []string{}
+				}
+				refused = refused || len(v) > 0
+				report = append(report, objectViolations{Object: engine.RefOf(o), File: o.File, Line: o.Line, Violations: v, ref: o.Ref()})
+			}
+			w := cmd.OutOrStdout()
+			if format == "json" {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(map[string]any{"objects": report}); err != nil {
+					return err
+				}
+			} else {
+				n := 0
+				for _, r := range report {
+					if len(r.Violations) == 0 {
+						continue
+					}
+					n++
+					fmt.Fprintf(w, "%s:%d: %s:\n", r.File, r.Line, r.ref)
+					for _, m := range r.Violations {
+						fmt.Fprintf(w, "  %s\n", m)
+					}
+				}
+				fmt.Fprintf(w, "%d object(s), %d with violations (severities: %s)\n", len(report), n, strings.Join(severities, ", "))
+			}
+			if refused {
+				return &silentExit{code: exitFindings}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
+	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: text, json")
+	cmd.Flags().StringSliceVar(&severities, "severities", []string{engine.SeverityError}, "the severities the constraint enforces (its parameters.severities)")
+	return cmd
+}
