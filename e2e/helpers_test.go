@@ -11,14 +11,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/ome-policy/evaluator/e2e/cluster"
 )
@@ -84,80 +82,85 @@ func evaluate(t *testing.T, args ...string) []byte {
 	return stdout.Bytes()
 }
 
-// writeObjects writes objects as one multi-document YAML file in dir.
+// writeObjects writes objects as one JSON file (a `kind: List` when there
+// are several) in dir. JSON keeps every string as it is, where a YAML
+// encoder may refuse control characters.
 func writeObjects(t *testing.T, dir, name string, objs ...*unstructured.Unstructured) string {
 	t.Helper()
-	var buf bytes.Buffer
-	for _, o := range objs {
-		data, err := yaml.Marshal(o.Object)
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf.WriteString("---\n")
-		buf.Write(data)
-	}
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	path, err := writeJSON(dir, name, objs)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
 
-// lintFinding is one finding of `evaluate lint -o json`.
-type lintFinding struct {
-	Rule, Severity, Field, Message string
+func writeJSON(dir, name string, objs []*unstructured.Unstructured) (string, error) {
+	var doc any = objs[0].Object
+	if len(objs) != 1 {
+		items := make([]any, len(objs))
+		for i, o := range objs {
+			items[i] = o.Object
+		}
+		doc = map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	}
+	data, err := json.MarshalIndent(doc, "", " ")
+	if err != nil {
+		return "", err
+	}
+	data = asciiJSON(data)
+	path := filepath.Join(dir, strings.TrimSuffix(name, filepath.Ext(name))+".json")
+	return path, os.WriteFile(path, data, 0o644)
 }
 
-// lintErrors runs `evaluate lint` on each object alone (so that only the
-// single-object rules, which OMEVersionLint enforces, apply) and returns
-// each object's error findings as the template words them:
-// "[rule] field: message", sorted.
-func lintErrors(t *testing.T, objs []object) [][]string {
+// asciiJSON escapes DEL and every other character from U+0080 to U+FFFF of
+// a JSON text as \uXXXX, so that a YAML reader, which refuses raw control
+// characters such as U+0085, reads the same strings. Characters past
+// U+FFFF stay as they are: YAML has no surrogate pairs.
+func asciiJSON(data []byte) []byte {
+	var b bytes.Buffer
+	for _, r := range string(data) {
+		if r < 0x7f || r > 0xFFFF {
+			b.WriteRune(r)
+		} else {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.Bytes()
+}
+
+// lintViolations asks `evaluate gatekeeper violations` what the
+// ome-version-lint-errors constraint (severities: [error]) says of each
+// object, linted alone as Gatekeeper reviews it: "[rule] field: message",
+// sorted; empty when it admits the object.
+func lintViolations(t *testing.T, objs []object) [][]string {
 	t.Helper()
 	dir := t.TempDir()
-	out := make([][]string, len(objs))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
-	var mu sync.Mutex
-	var failed error
+	args := []string{"gatekeeper", "violations", "-o", "json"}
+	index := map[string]int{}
 	for i, o := range objs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			path := writeObjects(t, dir, fmt.Sprintf("%04d.yaml", i), o.Obj)
-			cmd := exec.Command(filepath.Join(repo, "bin", "evaluate"), "lint", "-o", "json", path)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			var ee *exec.ExitError
-			if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
-				mu.Lock()
-				failed = fmt.Errorf("evaluate lint on %s: %v\n%s", o, err, stderr.String())
-				mu.Unlock()
-				return
-			}
-			var res struct{ Findings []lintFinding }
-			if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-				mu.Lock()
-				failed = fmt.Errorf("evaluate lint on %s: %v", o, err)
-				mu.Unlock()
-				return
-			}
-			var msgs []string
-			for _, f := range res.Findings {
-				if f.Severity == "error" {
-					msgs = append(msgs, fmt.Sprintf("[%s] %s: %s", f.Rule, f.Field, f.Message))
-				}
-			}
-			sort.Strings(msgs)
-			out[i] = msgs
-		}()
+		path := writeObjects(t, dir, fmt.Sprintf("%04d.json", i), o.Obj)
+		index[path] = i
+		args = append(args, path)
 	}
-	wg.Wait()
-	if failed != nil {
-		t.Fatal(failed)
+	var res struct {
+		Objects []struct {
+			File       string
+			Violations []string
+		}
+	}
+	mustJSON(t, evaluate(t, args...), &res)
+	out := make([][]string, len(objs))
+	seen := 0
+	for _, r := range res.Objects {
+		i, ok := index[r.File]
+		if !ok {
+			t.Fatalf("evaluate gatekeeper violations: an object of %s, which was not given", r.File)
+		}
+		out[i] = r.Violations
+		seen++
+	}
+	if seen != len(objs) {
+		t.Fatalf("evaluate gatekeeper violations: %d objects for the %d given", seen, len(objs))
 	}
 	return out
 }
@@ -190,11 +193,12 @@ func answer(err error) refusal {
 	case strings.HasPrefix(st.Message, webhookPrefix):
 		r.By = "webhook"
 		r.Messages = strings.Split(strings.TrimPrefix(st.Message, webhookPrefix), "\n")
-	case strings.HasPrefix(st.Message, "ValidatingAdmissionPolicy "):
+	case strings.Contains(st.Message, "ValidatingAdmissionPolicy '") && strings.Contains(st.Message, " denied request: "):
+		// "<resource> \"<name>\" is forbidden: ValidatingAdmissionPolicy
+		// '<policy>' with binding '<binding>' denied request: <message>"
 		r.By = "policy"
-		if i := strings.Index(st.Message, " denied request: "); i >= 0 {
-			r.Messages = []string{st.Message[i+len(" denied request: "):]}
-		}
+		i := strings.Index(st.Message, " denied request: ")
+		r.Messages = []string{st.Message[i+len(" denied request: "):]}
 	case st.Reason == metav1.StatusReasonInvalid:
 		r.By = "schema"
 		for _, c := range st.Details.Causes {

@@ -52,6 +52,13 @@ func (o *Options) defaults() {
 	if o.Budget == 0 {
 		o.Budget = 4 * time.Minute
 	}
+	// The state records absolute paths, so that it reads the same from
+	// any working folder.
+	for _, p := range []*string{&o.Repo, &o.Bin, &o.Dir} {
+		if abs, err := filepath.Abs(*p); err == nil {
+			*p = abs
+		}
+	}
 }
 
 // State is what a running cluster records in Dir/state.json.
@@ -269,7 +276,7 @@ func Up(ctx context.Context, o Options) (st *State, err error) {
 		"--disable-opa-builtin={http.send}",
 		"--shutdown-delay=0",
 		"--log-level=INFO",
-	}, []string{"POD_NAMESPACE=gatekeeper-system", "POD_NAME=gatekeeper-local", "NAMESPACE=gatekeeper-system"}); err != nil {
+	}, []string{"POD_NAMESPACE=gatekeeper-system"}); err != nil {
 		return nil, err
 	}
 	if err := waitHTTP(ctx, gatekeeper, http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/readyz", st.Health)); err != nil {

@@ -1,10 +1,10 @@
-// Command cluster starts and stops the project's local control plane (etcd,
+// Command ome-cluster starts and stops the project's local control plane (etcd,
 // kube-apiserver with OME's CRDs, Gatekeeper with the project's bundle) on
 // 127.0.0.1. `make cluster` and `make cluster-down` run it.
 //
-//	cluster up   [-repo DIR] [-bin DIR] [-dir DIR] [-audit-interval 10s]
-//	cluster down [-dir DIR]
-//	cluster status [-dir DIR]
+//	ome-cluster up   [-repo DIR] [-bin DIR] [-dir DIR] [-audit-interval 10s]
+//	ome-cluster down [-dir DIR]
+//	ome-cluster status [-dir DIR]
 package main
 
 import (
@@ -21,7 +21,7 @@ import (
 	"github.com/ome-policy/evaluator/e2e/cluster"
 )
 
-const usage = `usage: cluster up|down|status [flags]
+const usage = `usage: ome-cluster up|down|status [flags]
 
   up      build nothing, start etcd, kube-apiserver and Gatekeeper from -bin on
           127.0.0.1, install OME's CRDs and the Gatekeeper bundle, return when
@@ -31,9 +31,9 @@ const usage = `usage: cluster up|down|status [flags]
   status  list the recorded processes that still run
 
 examples:
-  cluster up -repo . -bin bin
+  ome-cluster up -repo . -bin bin
   KUBECONFIG=bin/cluster/kubeconfig kubectl get crd
-  cluster down -dir bin/cluster
+  ome-cluster down -dir bin/cluster
 `
 
 func main() {
@@ -41,7 +41,7 @@ func main() {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
 	}
-	fs := flag.NewFlagSet("cluster "+os.Args[1], flag.ContinueOnError)
+	fs := flag.NewFlagSet("ome-cluster "+os.Args[1], flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(os.Stderr, usage); fs.PrintDefaults() }
 	repo := fs.String("repo", ".", "the repository's root")
 	bin := fs.String("bin", "", "folder of etcd, kube-apiserver and gatekeeper (default REPO/bin)")
@@ -66,14 +66,14 @@ func main() {
 			Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "cluster: "+f+"\n", a...) },
 		})
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "cluster up: %v\n", err)
+			fmt.Fprintf(os.Stderr, "ome-cluster up: %v\n", err)
 			os.Exit(1)
 		}
 		fmt.Printf("cluster: ready in %.1fs: API server %s, Gatekeeper webhook 127.0.0.1:%d\n", time.Since(start).Seconds(), st.APIServer, st.Webhook)
 		fmt.Printf("export KUBECONFIG=%s\n", st.Kubeconfig)
 	case "down":
 		if err := cluster.Down(*dir); err != nil {
-			fmt.Fprintf(os.Stderr, "cluster down: %v\n", err)
+			fmt.Fprintf(os.Stderr, "ome-cluster down: %v\n", err)
 			os.Exit(1)
 		}
 	case "status":
