@@ -39,8 +39,8 @@ func processPid(t *testing.T, name string) int {
 // latency of InferenceServices.
 func testAudit(t *testing.T) {
 	sel, lint := selectionConstraint(t), lintConstraint(t)
-	withAction(t, sel, "dryrun")
-	withAction(t, lint, "dryrun")
+	withAction(t, sel, "dryrun", waitSelectionEnforced)
+	withAction(t, lint, "dryrun", func(t *testing.T) { waitLintRefusedBy(t, "policy") })
 	waitAdmitted(t, selectionProbe("ome-e2e-probe"))
 	waitAdmitted(t, lintProbe(t))
 
@@ -148,7 +148,7 @@ func dedupe(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 }
 
 // measureLatency creates (dry run) one InferenceService per ClusterBaseModel
-// in the cluster and reports the client's round trip and the API server's
+// in the cluster, five times over, and reports the client's round trip and the API server's
 // own histogram of Gatekeeper's webhook
 // (apiserver_admission_webhook_admission_duration_seconds).
 func measureLatency(t *testing.T, stored []*unstructured.Unstructured) {
@@ -162,21 +162,23 @@ func measureLatency(t *testing.T, stored []*unstructured.Unstructured) {
 			runtimes++
 		}
 	}
-	for _, o := range stored {
-		if o.GetKind() != "ClusterBaseModel" {
-			continue
+	for round := 0; round < 5; round++ {
+		for _, o := range stored {
+			if o.GetKind() != "ClusterBaseModel" {
+				continue
+			}
+			isvc := selectionProbe("ome-e2e-latency")
+			_ = unstructured.SetNestedField(isvc.Object, o.GetName(), "spec", "model", "name")
+			start := time.Now()
+			_, err := kube.Create(ctxT(t), isvc, true)
+			d := time.Since(start)
+			if err != nil {
+				refused++
+			}
+			total += d
+			worst = max(worst, d)
+			n++
 		}
-		isvc := selectionProbe("ome-e2e-latency")
-		_ = unstructured.SetNestedField(isvc.Object, o.GetName(), "spec", "model", "name")
-		start := time.Now()
-		_, err := kube.Create(ctxT(t), isvc, true)
-		d := time.Since(start)
-		if err != nil {
-			refused++
-		}
-		total += d
-		worst = max(worst, d)
-		n++
 	}
 	after := webhookHistogram(t)
 	if n == 0 {

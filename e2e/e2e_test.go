@@ -156,8 +156,9 @@ func lintConstraint(t *testing.T) *unstructured.Unstructured {
 }
 
 // withAction applies a constraint with another enforcement action (as the
-// README's dry run does) and restores it, enforced, when the test ends.
-func withAction(t *testing.T, c *unstructured.Unstructured, action string) {
+// README's dry run does) and restores it, enforced, when the test ends;
+// then it calls restored, which waits until the enforcement is back.
+func withAction(t *testing.T, c *unstructured.Unstructured, action string, restored func(*testing.T)) {
 	t.Helper()
 	dry := c.DeepCopy()
 	if err := unstructured.SetNestedField(dry.Object, action, "spec", "enforcementAction"); err != nil {
@@ -170,6 +171,7 @@ func withAction(t *testing.T, c *unstructured.Unstructured, action string) {
 		if _, err := kube.Apply(ctxT(t), c); err != nil {
 			t.Fatal(err)
 		}
+		restored(t)
 	})
 }
 
@@ -263,9 +265,8 @@ func admissionMatches(got refusal, want selectDecision) error {
 // on the objects read back. The lint constraint is on dry run meanwhile,
 // so that a case object with a lint error still goes in.
 func testSelection(t *testing.T) {
-	withAction(t, lintConstraint(t), "dryrun")
+	withAction(t, lintConstraint(t), "dryrun", func(t *testing.T) { waitLintRefusedBy(t, "policy") })
 	waitAdmitted(t, lintProbe(t))
-	t.Cleanup(func() { waitLintRefusedBy(t, "policy") })
 
 	cases := selectionCases(t)
 	examples, err := cluster.ReadObjects(filepath.Join(repo, "testdata", "examples"))
@@ -298,7 +299,7 @@ func testSelection(t *testing.T) {
 		for _, o := range objs {
 			if _, err := kube.Create(ctxT(t), o.Obj, true); err != nil {
 				if got := answer(err); got.By == "schema" {
-					reason = fmt.Sprintf("OME's CRDs refuse %s %s", o.Obj.GetKind(), o.Obj.GetName())
+					reason = fmt.Sprintf("OME's CRDs refuse %s %s: %s", o.Obj.GetKind(), o.Obj.GetName(), strings.Join(got.Messages, "; "))
 					break
 				}
 			}

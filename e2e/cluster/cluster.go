@@ -109,7 +109,8 @@ func Up(ctx context.Context, o Options) (st *State, err error) {
 	if err := os.RemoveAll(o.Dir); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+	// Gatekeeper's audit keeps its listing cache in audit/.
+	if err := os.MkdirAll(filepath.Join(o.Dir, "audit"), 0o755); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Budget)
