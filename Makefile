@@ -103,29 +103,29 @@ $(BIN)/gatekeeper:
 	@echo "installing Gatekeeper's manager $(GATOR_VERSION) into $(BIN)/"
 	GOBIN=$(CURDIR)/$(BIN) $(GO) install github.com/open-policy-agent/gatekeeper/v3@$(GATOR_VERSION)
 
-$(BIN)/cluster: $(wildcard e2e/go.mod e2e/cluster/*.go e2e/cmd/cluster/*.go)
-	cd e2e && $(GO) build -o $(CURDIR)/$@ ./cmd/cluster
+$(BIN)/ome-cluster: $(wildcard e2e/go.mod e2e/cluster/*.go e2e/cmd/ome-cluster/*.go)
+	cd e2e && $(GO) build -o $(CURDIR)/$@ ./cmd/ome-cluster
 
 # etcd, kube-apiserver (OME's CRDs) and Gatekeeper (sync.yaml, both
 # templates, two constraints) on 127.0.0.1; returns when Gatekeeper refuses
 # what it should. Logs, pids and the admin kubeconfig are in bin/cluster/.
-cluster: tools $(BIN)/cluster
-	$(BIN)/cluster up -repo . -bin $(BIN) -dir $(CLUSTER_DIR)
+cluster: tools $(BIN)/ome-cluster
+	$(BIN)/ome-cluster up -repo . -bin $(BIN) -dir $(CLUSTER_DIR)
 
 # Stops exactly what `make cluster` started (recorded pids) and removes the state.
 cluster-down:
-	@if [ -x $(BIN)/cluster ]; then $(BIN)/cluster down -dir $(CLUSTER_DIR); else rm -rf $(CLUSTER_DIR); fi
+	@if [ -x $(BIN)/ome-cluster ]; then $(BIN)/ome-cluster down -dir $(CLUSTER_DIR); else rm -rf $(CLUSTER_DIR); fi
 
 e2e-vet:
 	cd e2e && $(GO) vet ./...
 
 # Cluster up, the end-to-end checks (e2e/), cluster down, also on failure.
-e2e: build tools $(BIN)/cluster e2e-vet
-	@$(BIN)/cluster down -dir $(CLUSTER_DIR) >/dev/null 2>&1 || true
+e2e: build tools $(BIN)/ome-cluster e2e-vet
+	@$(BIN)/ome-cluster down -dir $(CLUSTER_DIR) >/dev/null 2>&1 || true
 	@status=0; \
-	$(BIN)/cluster up -repo . -bin $(BIN) -dir $(CLUSTER_DIR) && \
-	  (cd e2e && OME_E2E_CLUSTER=$(CURDIR)/$(CLUSTER_DIR) OME_E2E_REPO=$(CURDIR) $(GO) test -count=1 -timeout 30m ./...) || status=$$?; \
-	$(BIN)/cluster down -dir $(CLUSTER_DIR) || status=1; \
+	$(BIN)/ome-cluster up -repo . -bin $(BIN) -dir $(CLUSTER_DIR) && \
+	  (cd e2e && OME_E2E_CLUSTER=$(CURDIR)/$(CLUSTER_DIR) OME_E2E_REPO=$(CURDIR) $(GO) test -count=1 -v -timeout 30m ./...) || status=$$?; \
+	$(BIN)/ome-cluster down -dir $(CLUSTER_DIR) || status=1; \
 	exit $$status
 
 clean:

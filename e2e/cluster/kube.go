@@ -242,11 +242,15 @@ spec:
 `
 
 // waitEnforced waits until dry-run creates of the two probes are refused
-// with the constraints' words.
+// with the constraints' words: the InferenceService by Gatekeeper's
+// webhook, the runtime by the ValidatingAdmissionPolicy that Gatekeeper
+// generates from OMEVersionLint's CEL (its binding comes about 30 s after
+// the constraint, --default-wait-for-vapb-generation; until then the
+// webhook refuses it).
 func (k *Kube) waitEnforced(ctx context.Context, gk process) error {
 	probes := []struct{ yaml, want string }{
-		{probeInferenceService, "[ome-runtime-selection] "},
-		{probeRuntime, "[unknown-operator] "},
+		{probeInferenceService, `denied the request: [ome-runtime-selection] `},
+		{probeRuntime, `ValidatingAdmissionPolicy 'gatekeeper-omeversionlint' with binding 'gatekeeper-omeversionlint-ome-version-lint-errors' denied request: [unknown-operator] `},
 	}
 	for _, p := range probes {
 		objs, err := decodeObjects("probe", []byte(p.yaml))
