@@ -27,6 +27,7 @@ func TestE2E(t *testing.T) {
 	}{
 		{"objects/K8sNativeValidation", func(t *testing.T) { checkObjects(t, "policy") }},
 		{"objects/Rego", testObjectsRego},
+		{"objects/native-policy", testNativePolicy},
 		{"selection", testSelection},
 		{"audit", testAudit},
 		{"gatekeeper-down", testGatekeeperDown},

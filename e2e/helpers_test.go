@@ -134,8 +134,14 @@ func asciiJSON(data []byte) []byte {
 // sorted; empty when it admits the object.
 func lintViolations(t *testing.T, objs []object) [][]string {
 	t.Helper()
+	return lintViolationsAt(t, "error", objs)
+}
+
+// lintViolationsAt is lintViolations for a constraint enforcing severity.
+func lintViolationsAt(t *testing.T, severity string, objs []object) [][]string {
+	t.Helper()
 	dir := t.TempDir()
-	args := []string{"gatekeeper", "violations", "-o", "json"}
+	args := []string{"gatekeeper", "violations", "-o", "json", "--severities", severity}
 	index := map[string]int{}
 	for i, o := range objs {
 		path := writeObjects(t, dir, fmt.Sprintf("%04d.json", i), o.Obj)

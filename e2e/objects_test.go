@@ -171,7 +171,8 @@ func lineDiff(want, got string) string {
 // objects of refusedBySchema, else refused by OMEVersionLint exactly when
 // `evaluate lint` finds an error, with the same rule ids and messages, from
 // the refuser `by` ("policy": the ValidatingAdmissionPolicy Gatekeeper
-// generated, status 422; "webhook": Gatekeeper's webhook, status 403).
+// generated, status 422; "webhook": Gatekeeper's webhook, status 403;
+// "native": policies/kubernetes' ome-version-lint-error, status 422).
 func checkObjects(t *testing.T, by string) {
 	objs := repoObjects(t)
 	var models []object
@@ -209,13 +210,20 @@ func checkObjects(t *testing.T, by string) {
 			if got.Code != 403 {
 				t.Errorf("%s: want status 403 from Gatekeeper's webhook, got %d: %s", o, got.Code, got.Raw)
 			}
-		case "policy":
+		case "policy", "native":
 			wantMsgs = want[i][:1]
 			if got.Code != 422 {
 				t.Errorf("%s: want status 422 from the ValidatingAdmissionPolicy, got %d: %s", o, got.Code, got.Raw)
 			}
 		}
-		if got.By != by || strings.Join(got.Messages, "\n") != strings.Join(wantMsgs, "\n") {
+		refuser := by
+		if by == "native" {
+			refuser = "policy"
+			if !strings.Contains(got.Raw, "ValidatingAdmissionPolicy 'ome-version-lint-error'") {
+				t.Errorf("%s: want the refusal from ome-version-lint-error, got %s", o, got.Raw)
+			}
+		}
+		if got.By != refuser || strings.Join(got.Messages, "\n") != strings.Join(wantMsgs, "\n") {
 			t.Errorf("%s: refused by %s with\n  %s\nwant %s with\n  %s", o, got.By, strings.Join(got.Messages, "\n  "), by, strings.Join(wantMsgs, "\n  "))
 		}
 	}

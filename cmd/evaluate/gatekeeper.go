@@ -17,7 +17,7 @@ import (
 
 func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 	var (
-		out         string
+		out, native string
 		cases, lint []string
 		check       bool
 	)
@@ -36,6 +36,11 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 with, for each template, sample constraints (samples/*/constraint.yaml) and
 a suite.yaml for gator verify whose cases come from --cases (OME's webhook)
 and --lint (lint fixtures, with evaluate lint's findings).
+
+For clusters without Gatekeeper it also writes, into --native-out
+(policies/kubernetes), ome-version-lint.yaml: OMEVersionLint's CEL as
+Kubernetes ValidatingAdmissionPolicies, one per severity, each with its
+binding: ome-version-lint-error (Deny) and ome-version-lint-warning (Warn).
 
 Gatekeeper runs Rego in its own OPA, which has none of this tool's Go
 builtins. So each template carries the Rego policies (--policies) with their
@@ -75,12 +80,23 @@ The files are generated: change the policies and run this again. With
 			if err != nil {
 				return err
 			}
-			return writeBundle(cmd, out, b, []string{"omeruntimeselection", "omeversionlint"}, check)
+			if err := writeBundle(cmd, out, b, []string{"omeruntimeselection", "omeversionlint"}, check); err != nil {
+				return err
+			}
+			if native == "" {
+				return nil
+			}
+			vap, err := gatekeeper.NativePolicies(set)
+			if err != nil {
+				return err
+			}
+			return writeBundle(cmd, native, vap, []string{"."}, check)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "policies/gatekeeper", "folder to write the bundle to")
 	cmd.Flags().StringSliceVar(&cases, "cases", []string{"testdata/cases/spec-selection.yaml", "testdata/cases/gatekeeper-selection.yaml"}, "selection case files for OMERuntimeSelection's suite")
 	cmd.Flags().StringSliceVar(&lint, "lint", []string{"testdata/lint/bad", "testdata/lint/clean", "testdata/gatekeeper/lint-objects.yaml"}, "models and runtimes for OMEVersionLint's suite")
+	cmd.Flags().StringVar(&native, "native-out", "policies/kubernetes", "folder to write the ValidatingAdmissionPolicies for clusters without Gatekeeper to (empty: none)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
 	cmd.AddCommand(newGatekeeperSuiteCommand(), newGatekeeperViolationsCommand(g))
 	return cmd

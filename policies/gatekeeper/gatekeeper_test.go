@@ -60,7 +60,11 @@ func generated(t *testing.T) map[string]Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return map[string]Bundle{"policies/gatekeeper": bundle, "testdata/gatekeeper/sample-selection": suite}
+	native, err := NativePolicies(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]Bundle{"policies/gatekeeper": bundle, "testdata/gatekeeper/sample-selection": suite, "policies/kubernetes": native}
 }
 
 // TestGeneratedFilesAreCurrent fails when a generated file was edited, or
@@ -69,6 +73,7 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 	owned := map[string][]string{
 		"policies/gatekeeper":                  {"sync.yaml", "omeruntimeselection", "omeversionlint"},
 		"testdata/gatekeeper/sample-selection": {"suite.yaml", "cases"},
+		"policies/kubernetes":                  {"."},
 	}
 	for dir, b := range generated(t) {
 		for _, p := range b.Paths() {
