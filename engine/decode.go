@@ -71,11 +71,29 @@ type objLoader struct {
 	objects []*Object
 }
 
+// LoadData reads objects from data as Load reads a file, name standing for
+// the file in positions and messages (such as a cluster's list of a
+// resource, read by package live).
+func LoadData(name string, data []byte, opts LoadOptions) ([]*Object, error) {
+	l := &objLoader{opts: opts, notices: opts.Notices}
+	if l.notices == nil {
+		l.notices = io.Discard
+	}
+	if err := l.loadData(name, data); err != nil {
+		return nil, err
+	}
+	return l.objects, nil
+}
+
 func (l *objLoader) loadFile(path string) (err error) {
 	data, file, err := readInput(path, l.opts.Stdin)
 	if err != nil {
 		return err
 	}
+	return l.loadData(file, data)
+}
+
+func (l *objLoader) loadData(file string, data []byte) (err error) {
 	// Whatever the input, report an error rather than crash.
 	defer func() {
 		if r := recover(); r != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ome-policy/evaluator/cmd/evaluate/output"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/live"
 )
 
 func newExplainCommand(g *globalOptions) *cobra.Command {
@@ -18,6 +19,7 @@ func newExplainCommand(g *globalOptions) *cobra.Command {
 		engineName       string
 		format           string
 		noColor          bool
+		cl               clusterOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "explain -m MODEL -r RUNTIME",
@@ -50,14 +52,14 @@ usage.`,
 			if err := checkChoice("output", format, output.ExplainFormats); err != nil {
 				return err
 			}
-			if len(models) == 0 || len(runtimes) == 0 {
-				return badInput(fmt.Errorf("give a model with -m and a runtime with -r"))
+			if !cl.enabled() && (len(models) == 0 || len(runtimes) == 0) {
+				return badInput(fmt.Errorf("give a model with -m and a runtime with -r, or --cluster"))
 			}
-			ms, err := loadForExplain(g, cmd, models, "-m", "model", modelName, (*engine.Object).IsModel)
+			ms, err := loadForExplain(g, cmd, &cl, models, live.Models, "-m", "model", modelName, (*engine.Object).IsModel)
 			if err != nil {
 				return err
 			}
-			rs, err := loadForExplain(g, cmd, runtimes, "-r", "runtime", runtimeName, (*engine.Object).IsRuntime)
+			rs, err := loadForExplain(g, cmd, &cl, runtimes, live.Runtimes, "-r", "runtime", runtimeName, (*engine.Object).IsRuntime)
 			if err != nil {
 				return err
 			}
@@ -101,6 +103,7 @@ usage.`,
 	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
 	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.ExplainFormats, ", "))
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "plain text even on a terminal (so does the NO_COLOR environment variable)")
+	addClusterFlags(cmd, &cl)
 	return cmd
 }
 
@@ -108,10 +111,10 @@ usage.`,
 // leniently, then refuses a field of the wrong type (which no verdict can be
 // computed with) with a pointer to lint, and keeps the objects named name
 // when name is given.
-func loadForExplain(g *globalOptions, cmd *cobra.Command, paths []string, flag, sort, name string, want func(*engine.Object) bool) ([]*engine.Object, error) {
-	objs, err := engine.Load(paths, engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), Lenient: true, ModelFolders: flag == "-m"})
+func loadForExplain(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, paths []string, resources []live.Resource, flag, sort, name string, want func(*engine.Object) bool) ([]*engine.Object, error) {
+	objs, err := cl.load(g, cmd, paths, resources, engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), Lenient: true, ModelFolders: flag == "-m"})
 	if err != nil {
-		return nil, badInput(err)
+		return nil, err
 	}
 	var out []*engine.Object
 	for _, o := range objs {
@@ -131,7 +134,7 @@ func loadForExplain(g *globalOptions, cmd *cobra.Command, paths []string, flag, 
 		if name != "" {
 			what = fmt.Sprintf("no %s named %q found", sort, name)
 		}
-		return nil, badInput(fmt.Errorf("%s %s: %s", flag, strings.Join(paths, " "), what))
+		return nil, badInput(fmt.Errorf("%s: %s", sourceNames(flag, paths, cl), what))
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ome-policy/evaluator/cmd/evaluate/output"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/live"
 )
 
 func newLintCommand(g *globalOptions) *cobra.Command {
@@ -17,6 +18,7 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 		crossCheck bool
 		failOnWarn bool
 		noColor    bool
+		cl         clusterOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "lint PATH...",
@@ -37,6 +39,11 @@ With --cross-check, every model is also paired with every runtime given:
 unmatched-model for a model no runtime accepts, unreachable-entry for an
 entry that accepts no model, each with its closest miss.
 
+With --cluster (implied by --kubeconfig and --context) the objects also come
+from a running cluster, read as kubectl reads it: BaseModels, ServingRuntimes
+of the namespace (-n, default the context's; -A for all) and every
+ClusterBaseModel and ClusterServingRuntime.
+
 PATH is a file, a folder (recursively: *.yaml, *.yml, *.json; a folder that
 holds a config.json or model_index.json is read as one model) or -.
 
@@ -52,8 +59,10 @@ error finding, 2 unreadable input or usage.`,
   evaluate lint -o github runtimes/
 
   # For code scanning
-  evaluate lint -o sarif runtimes/ > lint.sarif`,
-		Args: cobra.MinimumNArgs(1),
+  evaluate lint -o sarif runtimes/ > lint.sarif
+
+  # What a cluster already holds, every namespace
+  evaluate lint --cluster -A`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkChoice("engine", engineName, engine.Names); err != nil {
 				return err
@@ -61,7 +70,7 @@ error finding, 2 unreadable input or usage.`,
 			if err := checkChoice("output", format, output.LintFormats); err != nil {
 				return err
 			}
-			objs, err := loadForLint(g, cmd, args)
+			objs, err := loadForLint(g, cmd, &cl, args)
 			if err != nil {
 				return err
 			}
@@ -101,16 +110,21 @@ error finding, 2 unreadable input or usage.`,
 	cmd.Flags().BoolVar(&crossCheck, "cross-check", false, "also pair every model with every runtime given (unmatched-model, unreachable-entry)")
 	cmd.Flags().BoolVar(&failOnWarn, "fail-on-warn", false, "exit 1 on warnings too")
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "plain text even on a terminal (so does the NO_COLOR environment variable)")
+	addClusterFlags(cmd, &cl)
 	return cmd
 }
 
 // loadForLint reads each path leniently (a field of the wrong type is a
 // finding, not an error) and keeps the models and runtimes; a path that
 // holds none is an error that names it.
-func loadForLint(g *globalOptions, cmd *cobra.Command, paths []string) ([]*engine.Object, error) {
+func loadForLint(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, paths []string) ([]*engine.Object, error) {
+	if len(paths) == 0 && !cl.enabled() {
+		return nil, badInput(fmt.Errorf("give the models and runtimes to lint: files, folders, - or --cluster"))
+	}
+	opts := engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), Lenient: true, ModelFolders: true}
 	var out []*engine.Object
 	for _, p := range paths {
-		objs, err := engine.Load([]string{p}, engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), Lenient: true, ModelFolders: true})
+		objs, err := engine.Load([]string{p}, opts)
 		if err != nil {
 			return nil, badInput(err)
 		}
@@ -126,6 +140,13 @@ func loadForLint(g *globalOptions, cmd *cobra.Command, paths []string) ([]*engin
 		if n == 0 {
 			return nil, badInput(fmt.Errorf("%s: no model or runtime found", p))
 		}
+	}
+	if cl.enabled() {
+		objs, err := cl.load(g, cmd, nil, append(append([]live.Resource{}, live.Models...), live.Runtimes...), opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ome-policy/evaluator/cmd/evaluate/output"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/live"
 )
 
 func newMatchCommand(g *globalOptions) *cobra.Command {
@@ -15,6 +16,7 @@ func newMatchCommand(g *globalOptions) *cobra.Command {
 		models, runtimes []string
 		engineName       string
 		format           string
+		cl               clusterOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "match -m PATH... -r PATH...",
@@ -27,6 +29,11 @@ A runtime is compatible when it is not disabled, one of its
 spec.supportedModelFormats entries accepts the model (format, framework,
 versions and operators, architecture, quantization, diffusion pipeline), and
 the model's spec.modelParameterSize lies within its spec.modelSizeRange.
+
+With --cluster (implied by --kubeconfig and --context) the objects also come
+from a running cluster, read as kubectl reads it: BaseModels, ServingRuntimes
+of the namespace (-n, default the context's; -A for all) and every
+ClusterBaseModel and ClusterServingRuntime.
 
 PATH is a file, a folder (read recursively: *.yaml, *.yml, *.json) or - for
 standard input; multi-document YAML and kind: List are read. Other kinds are
@@ -50,7 +57,13 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
   evaluate match -m model.yaml -r runtimes/ -o json
 
   # Models from standard input, on both engines (any disagreement is an error)
-  cat models.yaml | evaluate match -m - -r runtimes/ --engine both`,
+  cat models.yaml | evaluate match -m - -r runtimes/ --engine both
+
+  # The models and runtimes of a cluster (kubectl's kubeconfig and context)
+  evaluate match --cluster -n llama-demo
+
+  # A new model against the runtimes a cluster has
+  evaluate match -m model.yaml --context prod`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkChoice("engine", engineName, engine.Names); err != nil {
@@ -59,8 +72,8 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 			if err := checkChoice("output", format, output.MatchFormats); err != nil {
 				return err
 			}
-			if len(models) == 0 || len(runtimes) == 0 {
-				return badInput(fmt.Errorf("give models with -m and runtimes with -r"))
+			if !cl.enabled() && (len(models) == 0 || len(runtimes) == 0) {
+				return badInput(fmt.Errorf("give models with -m and runtimes with -r, or --cluster"))
 			}
 			// The policies compile while the files load.
 			type compiled struct {
@@ -80,7 +93,7 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 				}
 				ready <- compiled{m, err}
 			}()
-			ms, err := loadSort(g, cmd, models, "-m", "model", (*engine.Object).IsModel)
+			ms, err := loadSort(g, cmd, &cl, models, live.Models, "-m", "model", (*engine.Object).IsModel)
 			if err != nil {
 				return err
 			}
@@ -89,7 +102,7 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 					fmt.Fprintln(cmd.ErrOrStderr(), note)
 				}
 			}
-			rs, err := loadSort(g, cmd, runtimes, "-r", "runtime", (*engine.Object).IsRuntime)
+			rs, err := loadSort(g, cmd, &cl, runtimes, live.Runtimes, "-r", "runtime", (*engine.Object).IsRuntime)
 			if err != nil {
 				return err
 			}
@@ -130,15 +143,17 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 	cmd.Flags().StringArrayVarP(&runtimes, "runtimes", "r", nil, "runtimes: a file, folder or - (repeatable)")
 	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
 	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.MatchFormats, ", "))
+	addClusterFlags(cmd, &cl)
 	return cmd
 }
 
-// loadSort loads the objects for one flag, and refuses any recognised
-// object that belongs to another flag, and a flag that yields nothing.
-func loadSort(g *globalOptions, cmd *cobra.Command, paths []string, flag, sort string, want func(*engine.Object) bool) ([]*engine.Object, error) {
-	objs, err := engine.Load(paths, engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), ModelFolders: flag == "-m"})
+// loadSort loads the objects for one flag (and, with --cluster, the
+// cluster's resources of that sort), and refuses any recognised object that
+// belongs to another flag, and a flag that yields nothing.
+func loadSort(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, paths []string, resources []live.Resource, flag, sort string, want func(*engine.Object) bool) ([]*engine.Object, error) {
+	objs, err := cl.load(g, cmd, paths, resources, engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), ModelFolders: flag == "-m"})
 	if err != nil {
-		return nil, badInput(err)
+		return nil, err
 	}
 	var out []*engine.Object
 	for _, o := range objs {
@@ -148,7 +163,19 @@ func loadSort(g *globalOptions, cmd *cobra.Command, paths []string, flag, sort s
 		out = append(out, o)
 	}
 	if len(out) == 0 {
-		return nil, badInput(fmt.Errorf("%s %s: no %s found", flag, strings.Join(paths, " "), sort))
+		return nil, badInput(fmt.Errorf("%s: no %s found", sourceNames(flag, paths, cl), sort))
 	}
 	return out, nil
+}
+
+// sourceNames names where objects were looked for, for "none found".
+func sourceNames(flag string, paths []string, cl *clusterOptions) string {
+	var parts []string
+	if len(paths) > 0 {
+		parts = append(parts, flag+" "+strings.Join(paths, " "))
+	}
+	if cl.enabled() {
+		parts = append(parts, "the cluster")
+	}
+	return strings.Join(parts, " and ")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ome-policy/evaluator/cmd/evaluate/output"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/live"
 )
 
 func newSelectCommand(g *globalOptions) *cobra.Command {
@@ -17,6 +18,7 @@ func newSelectCommand(g *globalOptions) *cobra.Command {
 		engineName string
 		format     string
 		strict     bool
+		cl         clusterOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "select -f PATH...",
@@ -38,6 +40,12 @@ A runtime named in spec.runtime.name is checked as OME's controller would
 webhook does not check it, so problems are warnings that change neither the
 verdict nor the exit code, unless --strict-named-runtime is given.
 
+With --cluster (implied by --kubeconfig and --context) the objects also come
+from a running cluster, read as kubectl reads it: the BaseModels,
+ServingRuntimes and (unless -f gives some) InferenceServices of the
+namespace (-n, default the context's; -A for all), and every
+ClusterBaseModel and ClusterServingRuntime.
+
 PATH is a file, a folder (recursively: *.yaml, *.yml, *.json; a folder that
 holds a config.json or model_index.json is read as one model) or -.
 
@@ -47,6 +55,12 @@ Exit codes: 0 every InferenceService admitted, 1 any rejected, 2 bad input.`,
 
   # InferenceServices from one place, the cluster's objects from others
   evaluate select -f isvc.yaml -f models/ -f runtimes/ -o json
+
+  # Every InferenceService of a namespace, as the cluster holds them
+  evaluate select --cluster -n llama-demo
+
+  # My InferenceService against the models and runtimes of the cluster
+  evaluate select -f isvc.yaml --context prod
 
   # Treat a problem with the named runtime as a rejection
   evaluate select -f isvc.yaml -f cluster/ --strict-named-runtime`,
@@ -58,12 +72,30 @@ Exit codes: 0 every InferenceService admitted, 1 any rejected, 2 bad input.`,
 			if err := checkChoice("output", format, output.SelectFormats); err != nil {
 				return err
 			}
-			if len(files) == 0 {
-				return badInput(fmt.Errorf("give the InferenceServices, models and runtimes with -f"))
+			if len(files) == 0 && !cl.enabled() {
+				return badInput(fmt.Errorf("give the InferenceServices, models and runtimes with -f, or --cluster"))
 			}
+			// From the cluster: its InferenceServices only when no file
+			// gives any, so that -f isvc.yaml --cluster checks the file's
+			// InferenceServices against the cluster's models and runtimes.
+			resources := append(append([]live.Resource{}, live.Models...), live.Runtimes...)
 			objs, err := engine.Load(files, engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), ModelFolders: true})
 			if err != nil {
 				return badInput(err)
+			}
+			given := false
+			for _, o := range objs {
+				given = given || o.Kind == engine.KindInferenceService
+			}
+			if !given {
+				resources = append(resources, live.InferenceServices)
+			}
+			if cl.enabled() {
+				more, err := cl.load(g, cmd, nil, resources, engine.LoadOptions{Notices: cmd.ErrOrStderr()})
+				if err != nil {
+					return err
+				}
+				objs = append(objs, more...)
 			}
 			var services, cluster []*engine.Object
 			for _, o := range objs {
@@ -74,7 +106,7 @@ Exit codes: 0 every InferenceService admitted, 1 any rejected, 2 bad input.`,
 				}
 			}
 			if len(services) == 0 {
-				return badInput(fmt.Errorf("-f %s: no InferenceService found", strings.Join(files, " ")))
+				return badInput(fmt.Errorf("%s: no InferenceService found", sourceNames("-f", files, &cl)))
 			}
 			if err := checkTimestamps(cluster); err != nil {
 				return badInput(err)
@@ -127,6 +159,7 @@ Exit codes: 0 every InferenceService admitted, 1 any rejected, 2 bad input.`,
 	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
 	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.SelectFormats, ", "))
 	cmd.Flags().BoolVar(&strict, "strict-named-runtime", false, "reject an InferenceService whose named runtime OME's controller would refuse")
+	addClusterFlags(cmd, &cl)
 	return cmd
 }
 

@@ -25,6 +25,7 @@ func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 		engineName string
 		format     string
 		severities []string
+		cl         clusterOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "violations PATH...",
@@ -45,7 +46,6 @@ Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
 
   # What would a constraint enforcing warnings too refuse?
   evaluate gatekeeper violations --severities error,warning -o json runtimes/`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkChoice("engine", engineName, engine.Names); err != nil {
 				return err
@@ -58,7 +58,7 @@ Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
 					return err
 				}
 			}
-			objs, err := loadForLint(g, cmd, args)
+			objs, err := loadForLint(g, cmd, &cl, args)
 			if err != nil {
 				return err
 			}
@@ -113,6 +113,7 @@ Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
 	}
 	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
 	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: text, json")
+	addClusterFlags(cmd, &cl)
 	cmd.Flags().StringSliceVar(&severities, "severities", []string{engine.SeverityError}, "the severities the constraint enforces (its parameters.severities)")
 	return cmd
 }
