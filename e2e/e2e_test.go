@@ -29,8 +29,10 @@ func TestE2E(t *testing.T) {
 		{"objects/Rego", testObjectsRego},
 		{"objects/native-policy", testNativePolicy},
 		{"selection", testSelection},
+		{"live-input", testLiveInput},
 		{"audit", testAudit},
 		{"gatekeeper-down", testGatekeeperDown},
+		{"no-OME-CRDs", testNoOMECRDs},
 	}
 	for _, s := range steps {
 		if !t.Run(s.name, s.run) {
