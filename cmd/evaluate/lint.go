@@ -70,17 +70,9 @@ error finding, 2 unreadable input or usage.`,
 			if err := checkChoice("output", format, output.LintFormats); err != nil {
 				return err
 			}
-			objs, err := loadForLint(g, cmd, &cl, args)
+			objs, linter, err := lintInputs(g, cmd, &cl, engineName, args)
 			if err != nil {
 				return err
-			}
-			set, err := g.policies()
-			if err != nil {
-				return badInput(err)
-			}
-			linter, err := engine.NewLinter(engineName, set)
-			if err != nil {
-				return badInput(err)
 			}
 			w, err := output.NewLintWriter(format, cmd.OutOrStdout(), output.StyleFor(cmd.OutOrStdout(), noColor))
 			if err != nil {
@@ -112,6 +104,24 @@ error finding, 2 unreadable input or usage.`,
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "plain text even on a terminal (so does the NO_COLOR environment variable)")
 	addClusterFlags(cmd, &cl)
 	return cmd
+}
+
+// lintInputs loads the objects to lint (loadForLint) and the linter of
+// the engine chosen.
+func lintInputs(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, engineName string, paths []string) ([]*engine.Object, engine.Linter, error) {
+	objs, err := loadForLint(g, cmd, cl, paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	set, err := g.policies()
+	if err != nil {
+		return nil, nil, badInput(err)
+	}
+	linter, err := engine.NewLinter(engineName, set)
+	if err != nil {
+		return nil, nil, badInput(err)
+	}
+	return objs, linter, nil
 }
 
 // loadForLint reads each path leniently (a field of the wrong type is a

@@ -58,17 +58,9 @@ Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
 					return err
 				}
 			}
-			objs, err := loadForLint(g, cmd, &cl, args)
+			objs, linter, err := lintInputs(g, cmd, &cl, engineName, args)
 			if err != nil {
 				return err
-			}
-			set, err := g.policies()
-			if err != nil {
-				return badInput(err)
-			}
-			linter, err := engine.NewLinter(engineName, set)
-			if err != nil {
-				return badInput(err)
 			}
 			report := make([]objectViolations, 0, len(objs))
 			refused := false
