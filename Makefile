@@ -9,7 +9,7 @@ ETCD_VERSION  := v3.6.16
 KUBE_VERSION  := v1.35.4
 CLUSTER_DIR   := $(BIN)/cluster
 
-.PHONY: all build test unit cases fmt fmt-check vet fuzz bench capabilities celcache clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet
+.PHONY: FORCE all build test unit cases fmt fmt-check vet fuzz bench capabilities celcache clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet
 
 all: build test
 
@@ -99,9 +99,14 @@ $(BIN)/kube-apiserver: tools/kube-apiserver/go.mod tools/kube-apiserver/main.go
 	@echo "building kube-apiserver $(KUBE_VERSION) into $(BIN)/ (about 6 minutes from cold caches)"
 	cd tools/kube-apiserver && $(GO) build -o $(CURDIR)/$@ .
 
-$(BIN)/gatekeeper:
-	@echo "installing Gatekeeper's manager $(GATOR_VERSION) into $(BIN)/"
-	GOBIN=$(CURDIR)/$(BIN) $(GO) install github.com/open-policy-agent/gatekeeper/v3@$(GATOR_VERSION)
+# Gatekeeper's manager, reinstalled when bin/gatekeeper is not the pinned version.
+$(BIN)/gatekeeper: FORCE
+	@if ! $(GO) version -m $@ 2>/dev/null | grep -q 'gatekeeper/v3[[:space:]]*$(GATOR_VERSION)[[:space:]]'; then \
+	  echo "installing Gatekeeper's manager $(GATOR_VERSION) into $(BIN)/ (about 6 minutes from cold caches)"; \
+	  GOBIN=$(CURDIR)/$(BIN) $(GO) install github.com/open-policy-agent/gatekeeper/v3@$(GATOR_VERSION); \
+	fi
+
+FORCE:
 
 $(BIN)/ome-cluster: $(wildcard e2e/go.mod e2e/cluster/*.go e2e/cmd/ome-cluster/*.go)
 	cd e2e && $(GO) build -o $(CURDIR)/$@ ./cmd/ome-cluster
