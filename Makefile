@@ -9,7 +9,7 @@ ETCD_VERSION  := v3.6.16
 KUBE_VERSION  := v1.35.4
 CLUSTER_DIR   := $(BIN)/cluster
 
-.PHONY: FORCE all build test unit cases fmt fmt-check vet fuzz bench capabilities celcache clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet
+.PHONY: FORCE all build test unit cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet
 
 all: build test
 
@@ -60,6 +60,11 @@ capabilities:
 # policies/cel or to the CEL builtins. A Go test fails when it is stale.
 celcache:
 	$(GO) test ./engine -run TestPrecompiledCELIsCurrent -update
+
+# Rewrite engine/crdschema (OME's CRD schemas for lint's crd-schema rule)
+# from testdata/ome-crds. A Go test fails when it is stale.
+crdschema:
+	$(GO) test ./engine -run TestCRDSchemasAreCurrent -update
 
 # Regenerate the Gatekeeper bundle (policies/gatekeeper: templates, sample
 # constraints, gator suites, sync config) from the policies, and the gator

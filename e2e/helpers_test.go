@@ -171,12 +171,45 @@ func lintViolationsAt(t *testing.T, severity string, objs []object) [][]string {
 	return out
 }
 
+// lintErrors runs `evaluate lint -o json` on each object alone and returns,
+// per object, its error findings by field (field -> rules).
+func lintErrors(t *testing.T, objs []object) []map[string][]string {
+	t.Helper()
+	dir := t.TempDir()
+	args := []string{"lint", "-o", "json"}
+	index := map[string]int{}
+	for i, o := range objs {
+		path := writeObjects(t, dir, fmt.Sprintf("%04d.json", i), o.Obj)
+		index[path] = i
+		args = append(args, path)
+	}
+	var res struct {
+		Findings []struct{ Rule, Severity, Field, File string }
+	}
+	mustJSON(t, evaluate(t, args...), &res)
+	out := make([]map[string][]string, len(objs))
+	for i := range out {
+		out[i] = map[string][]string{}
+	}
+	for _, f := range res.Findings {
+		i, ok := index[f.File]
+		if !ok {
+			t.Fatalf("evaluate lint: a finding in %s, which was not given", f.File)
+		}
+		if f.Severity == "error" {
+			out[i][f.Field] = append(out[i][f.Field], f.Rule)
+		}
+	}
+	return out
+}
+
 // refusal is how the API server answered a create: admitted (Code 0), or
 // refused with an HTTP code, who refused it and the messages.
 type refusal struct {
 	Code     int32
 	By       string   // "webhook", "policy" (a ValidatingAdmissionPolicy) or "schema"
 	Messages []string // without the refuser's preamble
+	Fields   []string // the fields a schema refusal names
 	Raw      string
 }
 
@@ -209,6 +242,7 @@ func answer(err error) refusal {
 		r.By = "schema"
 		for _, c := range st.Details.Causes {
 			r.Messages = append(r.Messages, c.Field+": "+c.Message)
+			r.Fields = append(r.Fields, c.Field)
 		}
 		sort.Strings(r.Messages)
 	default:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -183,11 +184,29 @@ func checkObjects(t *testing.T, by string) {
 	}
 	ensureNamespaces(t, models)
 	want := lintViolations(t, models)
+	errs := lintErrors(t, models)
 	counts := map[string]int{}
 	var schema strings.Builder
 	for i, o := range models {
 		_, err := kube.Create(ctxT(t), o.Obj, true)
 		got := answer(err)
+		// evaluate lint's crd-schema rule agrees with OME's CRDs: every
+		// field the API server refuses has an error finding (crd-schema,
+		// or a rule that already says what is wrong there), and an object
+		// the CRDs accept has no crd-schema finding.
+		if got.By == "schema" {
+			for _, f := range got.Fields {
+				if len(errs[i][f]) == 0 {
+					t.Errorf("%s: OME's CRDs refuse %s; evaluate lint finds no error there (it finds %v)", o, f, errs[i])
+				}
+			}
+		} else {
+			for f, rules := range errs[i] {
+				if slices.Contains(rules, "crd-schema") {
+					t.Errorf("%s: evaluate lint says OME's CRDs refuse %s; the API server took the object", o, f)
+				}
+			}
+		}
 		if got.By == "schema" {
 			counts["refused by OME's CRDs"]++
 			fmt.Fprintf(&schema, "%s: %s\n", o, strings.Join(got.Messages, "; "))

@@ -39,8 +39,9 @@ type LintOptions struct {
 }
 
 // Linter runs the lint policies over a set of objects. The policies decide
-// every finding; the engine only hands them the objects, maps each
-// finding's field to its file and line, and sorts the findings.
+// every finding but crd-schema (what OME's CRDs refuse, checked in Go with
+// the API server's validator); the engine only hands them the objects, maps
+// each finding's field to its file and line, and sorts the findings.
 type Linter interface {
 	Name() string
 	Lint(objs []*Object, opts LintOptions) ([]Finding, error)
@@ -164,6 +165,26 @@ func finishFindings(objs []*Object, perObject [][]rawFinding, set []rawFinding) 
 	for i, fs := range perObject {
 		for _, f := range fs {
 			add(objs[i], f)
+		}
+	}
+	// What OME's CRDs refuse: the API server's own check, not a policy,
+	// so both engines give it alike. A field that a policy already reports
+	// as an error is left to that rule, which says how to fix it.
+	for i, o := range objs {
+		covered := map[string]bool{}
+		for _, f := range perObject[i] {
+			if f.severity == SeverityError {
+				covered[f.field] = true
+			}
+		}
+		fs, err := crdSchemaFindings(o)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fs {
+			if !covered[f.field] {
+				add(o, f)
+			}
 		}
 	}
 	for _, f := range set {

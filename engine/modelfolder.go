@@ -111,7 +111,8 @@ func folderObject(name, file string, spec map[string]any) *Object {
 			"metadata":   map[string]any{"name": name},
 			"spec":       spec,
 		},
-		Pos: map[string]Pos{},
+		Pos:        map[string]Pos{},
+		FromFolder: true,
 	}
 }
 

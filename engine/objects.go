@@ -33,6 +33,9 @@ type Object struct {
 	Line                              int    // line where the object starts
 	Value                             map[string]any
 	Pos                               map[string]Pos // field path ("spec.modelFormat.version") -> position
+	// FromFolder marks a model made from a folder's config.json or
+	// model_index.json (spec section 8) rather than read as a document.
+	FromFolder bool
 }
 
 // Spec returns Value["spec"] as a map, or an empty map.

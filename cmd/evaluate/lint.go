@@ -28,8 +28,10 @@ ClusterServingRuntime) and reports what OME accepts without a word but
 never matches: versions that do not parse, version: "", unquoted versions,
 unknown operators, ordering operators on suffixed versions, fields that
 selection ignores, missing formats and frameworks, names that differ only in
-case, duplicate names and incomplete size ranges. Each finding names the
-file, line and field, says what is wrong and how to fix it.
+case, duplicate names and incomplete size ranges; and, as crd-schema
+errors, what OME's CRDs refuse (required fields, types, enums), checked
+with the validator the API server uses. Each finding names the file, line
+and field, says what is wrong and how to fix it.
 
 The rules are policies (CEL and Rego, see evaluate policies): lint loads the
 objects leniently, so a field of the wrong type is a finding rather than an
