@@ -1,0 +1,95 @@
+package cluster
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A process that exits is reported with the last lines of its log; stop
+// waits until a running one has exited; a recorded pid is all stop needs.
+func TestProcess(t *testing.T) {
+	dir := t.TempDir()
+	const sh = "/bin/sh"
+	if _, err := os.Stat(sh); err != nil {
+		t.Skip("no /bin/sh")
+	}
+
+	died := process{name: "dies", dir: dir}
+	if err := died.start(sh, []string{"-c", "echo first; echo 'listen: address already in use'; exit 3"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for died.alive() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if died.alive() {
+		t.Fatal("the process did not exit")
+	}
+	msg := died.died().Error()
+	if !strings.Contains(msg, "dies exited") || !strings.Contains(msg, "address already in use") || !strings.Contains(msg, filepath.Join(dir, "dies.log")) {
+		t.Errorf("died: %s", msg)
+	}
+
+	runs := process{name: "runs", dir: dir}
+	if err := runs.start(sh, []string{"-c", "sleep 60"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !runs.alive() {
+		t.Fatal("the process does not run")
+	}
+	// Another process (such as `make cluster-down`) knows it by its pid file.
+	again := process{name: "runs", dir: dir}
+	if err := again.stop(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if runs.alive() {
+		t.Error("still running after stop")
+	}
+	if err := (process{name: "never", dir: dir}).stop(time.Second); err != nil {
+		t.Errorf("stopping a process that never started: %v", err)
+	}
+	if err := (process{name: "x", dir: dir}).start(filepath.Join(dir, "missing"), nil, nil); err == nil || !strings.Contains(err.Error(), "make tools") {
+		t.Errorf("a missing binary: %v", err)
+	}
+}
+
+func TestCheckPortFree(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	err = checkPortFree("etcd", port)
+	if err == nil || !strings.Contains(err.Error(), "is taken") || !strings.Contains(err.Error(), "etcd") {
+		t.Errorf("a taken port: %v", err)
+	}
+	free, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkPortFree("etcd", free); err != nil {
+		t.Errorf("a free port: %v", err)
+	}
+}
+
+// Up refuses to start a second cluster over a running one.
+func TestUpRefusesARunningCluster(t *testing.T) {
+	dir := t.TempDir()
+	p := process{name: "etcd", dir: dir}
+	if err := p.start("/bin/sh", []string{"-c", "sleep 60"}, nil); err != nil {
+		t.Skip(err)
+	}
+	defer func() { _ = p.stop(5 * time.Second) }()
+	_, err := Up(t.Context(), Options{Dir: dir, Bin: dir})
+	if err == nil || !strings.Contains(err.Error(), "already running") {
+		t.Errorf("Up over a running cluster: %v", err)
+	}
+	if !p.alive() {
+		t.Error("Up stopped the running cluster's process")
+	}
+}
