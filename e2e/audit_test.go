@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,19 +14,6 @@ import (
 
 	"github.com/ome-policy/evaluator/e2e/cluster"
 )
-
-func processPid(t *testing.T, name string) int {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(clusterDir, name+".pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pid
-}
 
 // testAudit puts both constraints on dry run, creates the examples (with
 // their InferenceServices), OME's catalog and the lint fixtures that OME's

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,16 +71,29 @@ func isOME(u *unstructured.Unstructured) bool {
 // exit code other than 0 and 1 fails the test.
 func evaluate(t *testing.T, args ...string) []byte {
 	t.Helper()
+	stdout, stderr, code := run(t, args...)
+	if code > 1 {
+		t.Fatalf("evaluate %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
+	}
+	return []byte(stdout)
+}
+
+// run runs bin/evaluate and returns its outputs and exit code.
+func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(repo, "bin", "evaluate"), args...)
 	cmd.Dir = repo
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = append(os.Environ(), "KUBECONFIG=") // a cluster only where the flags say
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
 	var ee *exec.ExitError
-	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
-		t.Fatalf("evaluate %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
 	}
-	return stdout.Bytes()
+	return out.String(), errOut.String(), code
 }
 
 // writeObjects writes objects as one JSON file (a `kind: List` when there
@@ -295,4 +309,18 @@ func mustJSON(t *testing.T, data []byte, v any) {
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%v in %s", err, data)
 	}
+}
+
+// processPid is the recorded pid of one of the cluster's processes.
+func processPid(t *testing.T, name string) int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(clusterDir, name+".pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
 }

@@ -1,11 +1,8 @@
 package e2e
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,24 +13,6 @@ import (
 
 	"github.com/ome-policy/evaluator/e2e/cluster"
 )
-
-// run runs bin/evaluate and returns its outputs and exit code.
-func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	cmd := exec.Command(filepath.Join(repo, "bin", "evaluate"), args...)
-	cmd.Dir = repo
-	cmd.Env = append(os.Environ(), "KUBECONFIG=") // only what the flags say
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errOut.String(), code
-}
 
 // testLiveInput creates the examples in the cluster and checks that
 // `evaluate match|select|lint|explain --kubeconfig` read them as the
