@@ -142,6 +142,20 @@ func asciiJSON(data []byte) []byte {
 	return b.Bytes()
 }
 
+// objectFiles writes each object to a file of its own, so that a command
+// given them all treats each alone; index maps a file back to its object.
+func objectFiles(t *testing.T, objs []object) (paths []string, index map[string]int) {
+	t.Helper()
+	dir := t.TempDir()
+	index = map[string]int{}
+	for i, o := range objs {
+		path := writeObjects(t, dir, fmt.Sprintf("%04d.json", i), o.Obj)
+		index[path] = i
+		paths = append(paths, path)
+	}
+	return paths, index
+}
+
 // lintViolations asks `evaluate gatekeeper violations` what the
 // ome-version-lint-errors constraint (severities: [error]) says of each
 // object, linted alone as Gatekeeper reviews it: "[rule] field: message",
@@ -154,14 +168,8 @@ func lintViolations(t *testing.T, objs []object) [][]string {
 // lintViolationsAt is lintViolations for a constraint enforcing severity.
 func lintViolationsAt(t *testing.T, severity string, objs []object) [][]string {
 	t.Helper()
-	dir := t.TempDir()
-	args := []string{"gatekeeper", "violations", "-o", "json", "--severities", severity}
-	index := map[string]int{}
-	for i, o := range objs {
-		path := writeObjects(t, dir, fmt.Sprintf("%04d.json", i), o.Obj)
-		index[path] = i
-		args = append(args, path)
-	}
+	paths, index := objectFiles(t, objs)
+	args := append([]string{"gatekeeper", "violations", "-o", "json", "--severities", severity}, paths...)
 	var res struct {
 		Objects []struct {
 			File       string
@@ -189,14 +197,8 @@ func lintViolationsAt(t *testing.T, severity string, objs []object) [][]string {
 // per object, its error findings by field (field -> rules).
 func lintErrors(t *testing.T, objs []object) []map[string][]string {
 	t.Helper()
-	dir := t.TempDir()
-	args := []string{"lint", "-o", "json"}
-	index := map[string]int{}
-	for i, o := range objs {
-		path := writeObjects(t, dir, fmt.Sprintf("%04d.json", i), o.Obj)
-		index[path] = i
-		args = append(args, path)
-	}
+	paths, index := objectFiles(t, objs)
+	args := append([]string{"lint", "-o", "json"}, paths...)
 	var res struct {
 		Findings []struct{ Rule, Severity, Field, File string }
 	}
