@@ -24,27 +24,31 @@ import (
 type kubeconfig struct {
 	CurrentContext string `yaml:"current-context"`
 	Clusters       []struct {
-		Name    string `yaml:"name"`
-		Cluster struct {
-			Server                   string `yaml:"server"`
-			CertificateAuthority     string `yaml:"certificate-authority"`
-			CertificateAuthorityData string `yaml:"certificate-authority-data"`
-			InsecureSkipTLSVerify    bool   `yaml:"insecure-skip-tls-verify"`
-			TLSServerName            string `yaml:"tls-server-name"`
-		} `yaml:"cluster"`
+		Name    string      `yaml:"name"`
+		Cluster clusterInfo `yaml:"cluster"`
 	} `yaml:"clusters"`
 	Users []struct {
 		Name string   `yaml:"name"`
 		User authInfo `yaml:"user"`
 	} `yaml:"users"`
 	Contexts []struct {
-		Name    string `yaml:"name"`
-		Context struct {
-			Cluster   string `yaml:"cluster"`
-			User      string `yaml:"user"`
-			Namespace string `yaml:"namespace"`
-		} `yaml:"context"`
+		Name    string      `yaml:"name"`
+		Context contextInfo `yaml:"context"`
 	} `yaml:"contexts"`
+}
+
+type clusterInfo struct {
+	Server                   string `yaml:"server"`
+	CertificateAuthority     string `yaml:"certificate-authority"`
+	CertificateAuthorityData string `yaml:"certificate-authority-data"`
+	InsecureSkipTLSVerify    bool   `yaml:"insecure-skip-tls-verify"`
+	TLSServerName            string `yaml:"tls-server-name"`
+}
+
+type contextInfo struct {
+	Cluster   string `yaml:"cluster"`
+	User      string `yaml:"user"`
+	Namespace string `yaml:"namespace"`
 }
 
 type authInfo struct {
@@ -116,14 +120,15 @@ func resolve(o Options) (*endpoint, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no kubeconfig: give --kubeconfig or set KUBECONFIG")
 	}
+	// Each entry with the folder of its file, against which its relative
+	// paths are read.
 	type located[T any] struct {
 		v   T
 		dir string
 	}
-	clusters := map[string]located[int]{}
+	clusters := map[string]located[clusterInfo]{}
 	users := map[string]located[authInfo]{}
-	contexts := map[string]located[int]{}
-	var files []kubeconfig
+	contexts := map[string]located[contextInfo]{}
 	current := ""
 	read := 0
 	for _, p := range paths {
@@ -140,14 +145,12 @@ func resolve(o Options) (*endpoint, error) {
 		}
 		read++
 		dir := filepath.Dir(p)
-		i := len(files)
-		files = append(files, kc)
 		if current == "" {
 			current = kc.CurrentContext
 		}
-		for j, c := range kc.Clusters {
+		for _, c := range kc.Clusters {
 			if _, ok := clusters[c.Name]; !ok {
-				clusters[c.Name] = located[int]{i<<16 | j, dir}
+				clusters[c.Name] = located[clusterInfo]{c.Cluster, dir}
 			}
 		}
 		for _, u := range kc.Users {
@@ -155,9 +158,9 @@ func resolve(o Options) (*endpoint, error) {
 				users[u.Name] = located[authInfo]{u.User, dir}
 			}
 		}
-		for j, c := range kc.Contexts {
+		for _, c := range kc.Contexts {
 			if _, ok := contexts[c.Name]; !ok {
-				contexts[c.Name] = located[int]{i<<16 | j, dir}
+				contexts[c.Name] = located[contextInfo]{c.Context, dir}
 			}
 		}
 	}
@@ -175,12 +178,12 @@ func resolve(o Options) (*endpoint, error) {
 	if !ok {
 		return nil, fmt.Errorf("context %q is not in the kubeconfig", name)
 	}
-	ctx := files[cl.v>>16].Contexts[cl.v&0xffff].Context
+	ctx := cl.v
 	cc, ok := clusters[ctx.Cluster]
 	if !ok {
 		return nil, fmt.Errorf("context %q names cluster %q, which is not in the kubeconfig", name, ctx.Cluster)
 	}
-	c := files[cc.v>>16].Clusters[cc.v&0xffff].Cluster
+	c := cc.v
 	if c.Server == "" {
 		return nil, fmt.Errorf("cluster %q has no server", ctx.Cluster)
 	}
