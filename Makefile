@@ -92,7 +92,7 @@ gator-verify: gator
 
 # The local control plane's servers, built from their Go modules at the
 # pinned versions into bin/ and reused while they are those versions: etcd
-# and kube-apiserver from the tools modules under tools/ (about 2 and 6
+# and kube-apiserver from the tools modules under tools/ (about 2 and 9
 # minutes from cold caches), Gatekeeper's manager with go install.
 tools: $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/gatekeeper
 
@@ -101,7 +101,7 @@ $(BIN)/etcd: tools/etcd/go.mod tools/etcd/main.go
 	cd tools/etcd && $(GO) build -o $(CURDIR)/$@ .
 
 $(BIN)/kube-apiserver: tools/kube-apiserver/go.mod tools/kube-apiserver/main.go
-	@echo "building kube-apiserver $(KUBE_VERSION) into $(BIN)/ (about 6 minutes from cold caches)"
+	@echo "building kube-apiserver $(KUBE_VERSION) into $(BIN)/ (about 9 minutes from cold caches)"
 	cd tools/kube-apiserver && $(GO) build -o $(CURDIR)/$@ .
 
 # Gatekeeper's manager, reinstalled when bin/gatekeeper is not the pinned version.
