@@ -138,5 +138,6 @@ e2e: build tools $(BIN)/ome-cluster e2e-vet
 	$(BIN)/ome-cluster down -dir $(CLUSTER_DIR) || status=1; \
 	exit $$status
 
-clean:
+# Stops a running local cluster first: its pids are recorded under bin/.
+clean: cluster-down
 	rm -rf $(BIN)
