@@ -1,6 +1,7 @@
 // Package policies holds the rules as data: the CEL and Rego sources that
-// the engine compiles, their unit tests, and the OPA capabilities file that
-// declares the Go builtins they call. The files are embedded in the binary;
+// the engine compiles, their unit tests, the OPA capabilities file that
+// declares the Go builtins they call, and the generated bundles
+// (gatekeeper/, kubernetes/) with the hand-written parts the generator reads. The files are embedded in the binary;
 // `evaluate --policies DIR` reads a folder of the same layout instead.
 package policies
 
@@ -11,3 +12,10 @@ import "embed"
 //
 //go:embed cel rego capabilities.json
 var FS embed.FS
+
+// Gatekeeper holds what the Gatekeeper generator (engine/gatekeeper) reads
+// besides the policies: gatekeeper/lib/*.rego, the plain-Rego stand-in for
+// the Go builtins, and gatekeeper/src, the templates' entry points.
+//
+//go:embed gatekeeper/lib/*.rego gatekeeper/src
+var Gatekeeper embed.FS

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/policies/gatekeeper"
+	"github.com/ome-policy/evaluator/engine/gatekeeper"
 )
 
 func newGatekeeperCommand(g *globalOptions) *cobra.Command {

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/policies/gatekeeper"
+	"github.com/ome-policy/evaluator/engine/gatekeeper"
 )
 
 // objectViolations is one object of `evaluate gatekeeper violations -o json`.

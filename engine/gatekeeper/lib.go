@@ -7,13 +7,22 @@
 package gatekeeper
 
 import (
-	"embed"
 	"io/fs"
 	"sort"
+
+	"github.com/ome-policy/evaluator/policies"
 )
 
-//go:embed lib/*.rego src
-var sources embed.FS
+// sources are policies/gatekeeper's lib/*.rego and src/, by those paths.
+var sources = mustSub(policies.Gatekeeper, "gatekeeper")
+
+func mustSub(f fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err) // a constant, valid path
+	}
+	return sub
+}
 
 // LibModule is one module of the stand-in library.
 type LibModule struct {

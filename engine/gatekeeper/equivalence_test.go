@@ -263,7 +263,7 @@ func window[T any](l []T, from, n int) []T {
 // FuzzStandIn compares the stand-in with the builtins on any two strings:
 // each as a version and as a size, and the two as a pair of each.
 //
-//	go test ./policies/gatekeeper -run '^$' -fuzz FuzzStandIn
+//	go test ./engine/gatekeeper -run '^$' -fuzz FuzzStandIn
 func FuzzStandIn(f *testing.F) {
 	for i, s := range append(versionCorpus(200), sizeSeeds...) {
 		f.Add(s, sizeSeeds[i%len(sizeSeeds)])
