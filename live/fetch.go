@@ -41,10 +41,12 @@ var (
 	InferenceServices      = Resource{"InferenceService", "inferenceservices", true}
 )
 
-// Models and Runtimes are the resources of each sort.
+// Models and Runtimes are the resources of each sort; ModelsAndRuntimes
+// both, in that order.
 var (
-	Models   = []Resource{BaseModels, ClusterBaseModels}
-	Runtimes = []Resource{ServingRuntimes, ClusterServingRuntimes}
+	Models            = []Resource{BaseModels, ClusterBaseModels}
+	Runtimes          = []Resource{ServingRuntimes, ClusterServingRuntimes}
+	ModelsAndRuntimes = []Resource{BaseModels, ClusterBaseModels, ServingRuntimes, ClusterServingRuntimes}
 )
 
 const groupVersion = "ome.io/v1beta1"

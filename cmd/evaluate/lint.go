@@ -154,7 +154,7 @@ func loadForLint(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, paths
 		}
 	}
 	if cl.enabled() {
-		objs, err := cl.load(g, cmd, nil, append(append([]live.Resource{}, live.Models...), live.Runtimes...), opts)
+		objs, err := cl.load(g, cmd, nil, live.ModelsAndRuntimes, opts)
 		if err != nil {
 			return nil, err
 		}

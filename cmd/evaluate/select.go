@@ -78,7 +78,7 @@ Exit codes: 0 every InferenceService admitted, 1 any rejected, 2 bad input.`,
 			// From the cluster: its InferenceServices only when no file
 			// gives any, so that -f isvc.yaml --cluster checks the file's
 			// InferenceServices against the cluster's models and runtimes.
-			resources := append(append([]live.Resource{}, live.Models...), live.Runtimes...)
+			resources := append([]live.Resource{}, live.ModelsAndRuntimes...)
 			objs, err := engine.Load(files, engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), ModelFolders: true})
 			if err != nil {
 				return badInput(err)
