@@ -42,29 +42,29 @@ vet:
 # Short fuzzing runs of the parsers (FUZZTIME each).
 fuzz:
 	$(GO) test ./builtins -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./engine -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./objects -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/gatekeeper -run '^$$' -fuzz '^FuzzStandIn$$' -fuzztime $(FUZZTIME)
 
 # The Go benchmarks of the hot paths (allocations reported), then the table
 # of bench/run.sh: evaluate match per engine against the plain-Go matcher.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./builtins ./engine
+	$(GO) test -run '^$$' -bench . -benchmem ./builtins ./engine/...
 	RUNS=$(RUNS) bash bench/run.sh
 
 # Rewrite policies/capabilities.json from the builtins' declarations.
 capabilities:
 	$(GO) test ./builtins -run TestCapabilitiesFileIsCurrent -update
 
-# Rewrite engine/celcompiled.gob.gz, the embedded CEL policies' checked
+# Rewrite engine/cel/precompiled.gob.gz, the embedded CEL policies' checked
 # expressions (a process then skips parsing them), after any change to
 # policies/cel or to the CEL builtins. A Go test fails when it is stale.
 celcache:
-	$(GO) test ./engine -run TestPrecompiledCELIsCurrent -update
+	$(GO) test ./engine/cel -run TestPrecompiledCELIsCurrent -update
 
-# Rewrite engine/crdschema (OME's CRD schemas for lint's crd-schema rule)
+# Rewrite objects/crdschema (OME's CRD schemas for lint's crd-schema rule)
 # from testdata/ome-crds. A Go test fails when it is stale.
 crdschema:
-	$(GO) test ./engine -run TestCRDSchemasAreCurrent -update
+	$(GO) test ./objects -run TestCRDSchemasAreCurrent -update
 
 # Regenerate the Gatekeeper bundle (policies/gatekeeper: templates, sample
 # constraints, gator suites, sync config) from the policies, and the gator

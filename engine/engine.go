@@ -1,6 +1,13 @@
-// Package engine loads the policies (embedded or from a folder), compiles
-// them once, and evaluates models against runtimes with CEL, with Rego, or
-// with both at once.
+// Package engine is the API over the two engines: the contracts every
+// command uses (Matcher, Selector, Linter, Explainer and the answers they
+// give), the choice of engine by name (cel, rego, or both, which runs the
+// two and refuses to answer when they disagree), and MatchObjects, which
+// evaluates every model against every runtime on all cores, in order.
+//
+// The engines themselves live in engine/cel and engine/rego; each compiles
+// its language's policies and evaluates them. The answers' types live in
+// engine/answer, which both engines fill and neither needs this package
+// for. This package knows no policy language: it never parses CEL or Rego.
 package engine
 
 import (
@@ -9,41 +16,48 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/ome-policy/evaluator/engine/answer"
+	"github.com/ome-policy/evaluator/engine/cel"
+	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/engine/rego"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // Names of the engines.
 const (
-	CEL  = "cel"
-	Rego = "rego"
+	CEL  = cel.Name
+	Rego = rego.Name
 	Both = "both"
 )
 
 // Names lists the engines a user can choose, in the order help shows them.
 var Names = []string{CEL, Rego, Both}
 
-// Ref names an object in results.
-type Ref struct {
-	Kind      string `json:"kind" yaml:"kind"`
-	Namespace string `json:"namespace" yaml:"namespace"`
-	Name      string `json:"name" yaml:"name"`
-}
+// The answers the engines give (see engine/answer).
+type (
+	Ref              = objects.Ref
+	Verdict          = answer.Verdict
+	EntryResult      = answer.EntryResult
+	Finding          = answer.Finding
+	LintOptions      = answer.LintOptions
+	Explanation      = answer.Explanation
+	EntryExplanation = answer.EntryExplanation
+	Check            = answer.Check
+	CheckVersions    = answer.CheckVersions
+	VersionText      = answer.VersionText
+	Decision         = answer.Decision
+	Candidate        = answer.Candidate
+	Excluded         = answer.Excluded
+	Checked          = answer.Checked
+)
 
-// RefOf returns the reference to o.
-func RefOf(o *Object) Ref { return Ref{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name} }
-
-// EntryResult is the verdict on one entry of spec.supportedModelFormats.
-type EntryResult struct {
-	Index       int      `json:"index" yaml:"index"`
-	Matched     bool     `json:"matched" yaml:"matched"`
-	Differences []string `json:"differences" yaml:"differences"`
-}
-
-// Verdict is the policies' answer for one model spec and one runtime spec.
-type Verdict struct {
-	Compatible bool          `json:"compatible" yaml:"compatible"`
-	Reason     string        `json:"reason" yaml:"reason"`
-	Entries    []EntryResult `json:"entries" yaml:"entries"`
-}
+// Severities of lint findings, from the most to the least serious.
+const (
+	SeverityError   = answer.SeverityError
+	SeverityWarning = answer.SeverityWarning
+	SeverityInfo    = answer.SeverityInfo
+)
 
 // Result is a Verdict with the two objects it is about.
 type Result struct {
@@ -61,18 +75,18 @@ type Matcher interface {
 }
 
 // New compiles the policies of set for the named engine: cel, rego or both.
-func New(name string, set *PolicySet) (Matcher, error) {
+func New(name string, set *policyset.Set) (Matcher, error) {
 	switch name {
 	case CEL:
-		return NewCEL(set)
+		return cel.New(set)
 	case Rego:
-		return NewRego(set)
+		return rego.New(set)
 	case Both:
-		c, err := NewCEL(set)
+		c, err := cel.New(set)
 		if err != nil {
 			return nil, err
 		}
-		r, err := NewRego(set)
+		r, err := rego.New(set)
 		if err != nil {
 			return nil, err
 		}
@@ -88,10 +102,11 @@ type DisagreementError struct {
 }
 
 func (e *DisagreementError) Error() string {
-	return fmt.Sprintf("engines disagree: cel says %s; rego says %s", describe(e.CEL), describe(e.Rego))
+	return fmt.Sprintf("engines disagree: cel says %s; rego says %s", Describe(e.CEL), Describe(e.Rego))
 }
 
-func describe(v Verdict) string {
+// Describe says a verdict in a few words, for messages about disagreements.
+func Describe(v Verdict) string {
 	if v.Compatible {
 		return fmt.Sprintf("compatible, entries %v", v.Entries)
 	}
@@ -124,15 +139,15 @@ func (b *bothMatcher) Match(model, runtime map[string]any) (Verdict, error) {
 // once (prepare), then each model is matched against all of them.
 type batchMatcher interface {
 	Matcher
-	prepare(runtimes []map[string]any) (any, error)
-	matchModel(model map[string]any, prepared any) ([]Verdict, error)
+	Prepare(runtimes []map[string]any) (any, error)
+	MatchModel(model map[string]any, prepared any) ([]Verdict, error)
 }
 
 // modelKeyer is a batchMatcher whose verdicts depend only on a key of the
 // model: models with the same key get the same verdicts. ok is false when
 // the matcher cannot tell.
 type modelKeyer interface {
-	modelKey(model map[string]any) (key string, ok bool, err error)
+	ModelKey(model map[string]any) (key string, ok bool, err error)
 }
 
 // verdictMemo holds the verdicts of the models evaluated last, by model
@@ -189,7 +204,7 @@ func (e *memoEntry) finish(vs []Verdict, err error) {
 // known. Models are evaluated on all cores; results stay in order, and at
 // most a few models' results are held at once. It stops at the first error,
 // which names the model (and the runtime, when known).
-func MatchObjects(m Matcher, models, runtimes []*Object, emit func(Result) error) error {
+func MatchObjects(m Matcher, models, runtimes []*objects.Object, emit func(Result) error) error {
 	specs := make([]map[string]any, len(runtimes))
 	for i, r := range runtimes {
 		specs[i] = r.Spec()
@@ -201,11 +216,11 @@ func MatchObjects(m Matcher, models, runtimes []*Object, emit func(Result) error
 	// particular) keep lazily computed state that is not safe to share.
 	// Verdicts are plain Go values: a model whose key was seen lately gets
 	// the verdicts already made (they are only read).
-	evaluate := func(mo *Object, prepared any) ([]Verdict, error) {
+	evaluate := func(mo *objects.Object, prepared any) ([]Verdict, error) {
 		if batch {
 			var entry *memoEntry
 			if keyed {
-				key, ok, err := keyer.modelKey(mo.Spec())
+				key, ok, err := keyer.ModelKey(mo.Spec())
 				if err != nil {
 					return nil, fmt.Errorf("model %s (%s): %w", mo.Ref(), mo.File, err)
 				}
@@ -222,7 +237,7 @@ func MatchObjects(m Matcher, models, runtimes []*Object, emit func(Result) error
 					}
 				}
 			}
-			vs, err := bm.matchModel(mo.Spec(), prepared)
+			vs, err := bm.MatchModel(mo.Spec(), prepared)
 			if err != nil {
 				err = fmt.Errorf("model %s (%s): %w", mo.Ref(), mo.File, err)
 			}
@@ -276,7 +291,7 @@ func MatchObjects(m Matcher, models, runtimes []*Object, emit func(Result) error
 			var prepared any
 			var err error
 			if batch {
-				prepared, err = bm.prepare(specs)
+				prepared, err = bm.Prepare(specs)
 			}
 			for i := range next {
 				if err != nil {
@@ -295,10 +310,31 @@ func MatchObjects(m Matcher, models, runtimes []*Object, emit func(Result) error
 			return d.err
 		}
 		for j, ro := range runtimes {
-			if err := emit(Result{Model: RefOf(mo), Runtime: RefOf(ro), Verdict: d.verdicts[j]}); err != nil {
+			if err := emit(Result{Model: objects.RefOf(mo), Runtime: objects.RefOf(ro), Verdict: d.verdicts[j]}); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// Matchers returns the matchers a case runs on for the named engine: one,
+// or for "both" the CEL and the Rego matcher, so each is checked on its own.
+func Matchers(name string, set *policyset.Set) ([]Matcher, error) {
+	if name != Both {
+		m, err := New(name, set)
+		if err != nil {
+			return nil, err
+		}
+		return []Matcher{m}, nil
+	}
+	c, err := cel.New(set)
+	if err != nil {
+		return nil, err
+	}
+	r, err := rego.New(set)
+	if err != nil {
+		return nil, err
+	}
+	return []Matcher{c, r}, nil
 }

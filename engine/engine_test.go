@@ -3,16 +3,19 @@ package engine
 import (
 	"fmt"
 	"math/rand"
-	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/ome-policy/evaluator/bench/generate"
+	"github.com/ome-policy/evaluator/bench/reference"
+	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/objects"
 	"github.com/stretchr/testify/require"
 )
 
-func testPolicies(t testing.TB) *PolicySet {
+func testPolicies(t testing.TB) *policyset.Set {
 	t.Helper()
-	set, err := EmbeddedPolicies()
+	set, err := policyset.Embedded()
 	require.NoError(t, err)
 	return set
 }
@@ -20,63 +23,13 @@ func testPolicies(t testing.TB) *PolicySet {
 func testMatchers(t testing.TB) map[string]Matcher {
 	t.Helper()
 	set := testPolicies(t)
-	out := map[string]Matcher{"reference": refMatcher{}}
+	out := map[string]Matcher{"reference": reference.Matcher{}}
 	for _, name := range Names {
 		m, err := New(name, set)
 		require.NoError(t, err)
 		out[name] = m
 	}
 	return out
-}
-
-// Every match case of testdata/cases, on every engine and on the plain-Go
-// reference matcher: the expected verdict and, where given, OME's reason.
-func TestCaseFilesOnEveryEngine(t *testing.T) {
-	files, err := filepath.Glob("../testdata/cases/*.yaml")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	matchers := testMatchers(t)
-	selectors := map[string]Selector{}
-	for _, name := range Names {
-		s, err := NewSelector(name, testPolicies(t))
-		require.NoError(t, err)
-		selectors[name] = s
-	}
-	total, selections := 0, 0
-	for _, f := range files {
-		cases, err := ReadCases(f)
-		require.NoError(t, err)
-		for _, c := range cases {
-			if c.InferenceService != nil {
-				selections++
-				cluster, _ := Deduplicate(c.Objects)
-				for name, s := range selectors {
-					d, err := s.Select(c.InferenceService, cluster)
-					require.NoError(t, err, "%s: %s [%s]", f, c.Name, name)
-					want := SelectionExpectation{Admitted: *c.Expect.Admitted, Runtime: c.Expect.Runtime, Message: c.Expect.Message}
-					require.Equal(t, want, d.Expectation(), "%s: %s [%s]", f, c.Name, name)
-				}
-				continue
-			}
-			if c.Model == nil {
-				continue
-			}
-			total++
-			for name, m := range matchers {
-				v, err := m.Match(c.Model.Spec(), c.Runtime.Spec())
-				require.NoError(t, err, "%s: %s [%s]", f, c.Name, name)
-				require.Equal(t, *c.Expect.Compatible, v.Compatible, "%s: %s [%s]: %q", f, c.Name, name, v.Reason)
-				if c.Expect.Reason != nil {
-					require.Equal(t, *c.Expect.Reason, v.Reason, "%s: %s [%s]", f, c.Name, name)
-				}
-				if v.Compatible {
-					require.Empty(t, v.Reason)
-				}
-			}
-		}
-	}
-	require.Greater(t, total, 500, "the bundled case files shrank")
-	require.Greater(t, selections, 90, "the bundled selection cases shrank")
 }
 
 // gen makes random models and runtimes from small pools, so that names and
@@ -311,11 +264,11 @@ func TestNewRejectsUnknownEngine(t *testing.T) {
 }
 
 // generatedObjects makes objects of the values Generate returns.
-func generatedObjects(vals []map[string]any) []*Object {
-	out := make([]*Object, len(vals))
+func generatedObjects(vals []map[string]any) []*objects.Object {
+	out := make([]*objects.Object, len(vals))
 	for i, v := range vals {
 		meta := v["metadata"].(map[string]any)
-		out[i] = &Object{APIVersion: APIVersion, Kind: v["kind"].(string), Name: meta["name"].(string), Value: v}
+		out[i] = &objects.Object{APIVersion: objects.APIVersion, Kind: v["kind"].(string), Name: meta["name"].(string), Value: v}
 	}
 	return out
 }
@@ -324,13 +277,13 @@ func generatedObjects(vals []map[string]any) []*Object {
 // the reference's verdicts, in input order.
 func TestMatchObjectsOnGeneratedCluster(t *testing.T) {
 	// Many runtimes, so that one Rego query sees many distinct entries.
-	ms, rs := Generate(1, 4, 700)
+	ms, rs := generate.Cluster(1, 4, 700)
 	if testing.Short() {
-		ms, rs = Generate(1, 3, 200)
+		ms, rs = generate.Cluster(1, 3, 200)
 	}
 	models, runtimes := generatedObjects(ms), generatedObjects(rs)
 	var want []Result
-	require.NoError(t, MatchObjects(refMatcher{}, models, runtimes, func(r Result) error { want = append(want, r); return nil }))
+	require.NoError(t, MatchObjects(reference.Matcher{}, models, runtimes, func(r Result) error { want = append(want, r); return nil }))
 	require.Len(t, want, len(models)*len(runtimes))
 	for name, m := range testMatchers(t) {
 		var got []Result

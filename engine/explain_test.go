@@ -1,14 +1,12 @@
 package engine
 
 import (
-	"context"
 	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/ome-policy/evaluator/objects"
 	"github.com/stretchr/testify/require"
 )
 
@@ -24,16 +22,16 @@ func testExplainers(t testing.TB) map[string]Explainer {
 	return out
 }
 
-func specObject(kind, name string, spec map[string]any) *Object {
-	return &Object{Kind: kind, Name: name, File: "test.yaml", Line: 1,
-		Value: map[string]any{"apiVersion": APIVersion, "kind": kind, "metadata": map[string]any{"name": name}, "spec": spec}}
+func specObject(kind, name string, spec map[string]any) *objects.Object {
+	return &objects.Object{Kind: kind, Name: name, File: "test.yaml", Line: 1,
+		Value: map[string]any{"apiVersion": objects.APIVersion, "kind": kind, "metadata": map[string]any{"name": name}, "spec": spec}}
 }
 
 func explainFiles(t testing.TB, x Explainer, model, runtime string) Explanation {
 	t.Helper()
-	ms, err := Load([]string{model}, LoadOptions{})
+	ms, err := objects.Load([]string{model}, objects.LoadOptions{})
 	require.NoError(t, err)
-	rs, err := Load([]string{runtime}, LoadOptions{})
+	rs, err := objects.Load([]string{runtime}, objects.LoadOptions{})
 	require.NoError(t, err)
 	e, err := x.Explain(ms[0], rs[0])
 	require.NoError(t, err)
@@ -44,9 +42,9 @@ func explainFiles(t testing.TB, x Explainer, model, runtime string) Explanation 
 // entry 4.45.0.dev0. OME's reason, and the suffix rule named.
 func TestExplainSeedExample(t *testing.T) {
 	for name, x := range testExplainers(t) {
-		ms, err := Load([]string{"../testdata/examples/models/more-models.yaml"}, LoadOptions{})
+		ms, err := objects.Load([]string{"../testdata/examples/models/more-models.yaml"}, objects.LoadOptions{})
 		require.NoError(t, err)
-		rs, err := Load([]string{"../testdata/examples/runtimes/srt-llama-3-2-3b-instruct.yaml"}, LoadOptions{})
+		rs, err := objects.Load([]string{"../testdata/examples/runtimes/srt-llama-3-2-3b-instruct.yaml"}, objects.LoadOptions{})
 		require.NoError(t, err)
 		e, err := x.Explain(ms[0], rs[0])
 		require.NoError(t, err, name)
@@ -135,8 +133,8 @@ func TestExplainChecks(t *testing.T) {
 		{"pipeline", model(nil), map[string]any{"modelFormat": st("1.0.0"), "diffusionPipeline": map[string]any{"className": "FluxPipeline"}}, "pipeline", []string{"diffusion pipeline required by runtime but not specified in model"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := specObject(KindClusterBaseModel, "m", tc.model)
-			r := specObject(KindClusterServingRuntime, "r", map[string]any{"supportedModelFormats": []any{tc.entry}})
+			m := specObject(objects.KindClusterBaseModel, "m", tc.model)
+			r := specObject(objects.KindClusterServingRuntime, "r", map[string]any{"supportedModelFormats": []any{tc.entry}})
 			e, err := testExplainers(t)[Both].Explain(m, r)
 			require.NoError(t, err)
 			var failing []string
@@ -164,8 +162,8 @@ func TestExplainChecks(t *testing.T) {
 
 func TestExplainRuntimeChecks(t *testing.T) {
 	x := testExplainers(t)[Both]
-	m := specObject(KindClusterBaseModel, "m", map[string]any{"modelFormat": map[string]any{"name": "onnx"}, "modelParameterSize": "9B"})
-	r := specObject(KindClusterServingRuntime, "r", map[string]any{
+	m := specObject(objects.KindClusterBaseModel, "m", map[string]any{"modelFormat": map[string]any{"name": "onnx"}, "modelParameterSize": "9B"})
+	r := specObject(objects.KindClusterServingRuntime, "r", map[string]any{
 		"disabled":              true,
 		"modelSizeRange":        map[string]any{"max": "8B"},
 		"supportedModelFormats": []any{map[string]any{"modelFormat": map[string]any{"name": "onnx"}, "autoSelect": true}},
@@ -192,8 +190,8 @@ func TestExplainEnginesAgreeOnRandomPairs(t *testing.T) {
 	g := gen{rand.New(rand.NewSource(77))}
 	for i := 0; i < n; i++ {
 		model := g.model()
-		m := specObject(KindClusterBaseModel, "m", model)
-		r := specObject(KindClusterServingRuntime, "r", g.runtime(model))
+		m := specObject(objects.KindClusterBaseModel, "m", model)
+		r := specObject(objects.KindClusterServingRuntime, "r", g.runtime(model))
 		c, err := xs[CEL].Explain(m, r)
 		require.NoError(t, err, "pair %d\nmodel %v\nruntime %v", i, m.Value, r.Value)
 		rg, err := xs[Rego].Explain(m, r)
@@ -202,42 +200,4 @@ func TestExplainEnginesAgreeOnRandomPairs(t *testing.T) {
 			t.Fatalf("pair %d: engines disagree\nmodel %v\nruntime %v\ncel  %+v\nrego %+v", i, m.Value, r.Value, c, rg)
 		}
 	}
-}
-
-// Every case of policies/cel/explain_test.yaml gives the same checks on the
-// Rego rules.
-func TestExplainCELCasesOnRego(t *testing.T) {
-	set := testPolicies(t)
-	cases, err := ReadCases("../policies/cel/explain_test.yaml")
-	require.NoError(t, err)
-	pq, err := prepareRego(set, []string{"ome.explain", "ome.match"},
-		"data.ome.explain.entry_checks(input.model, input.entry)", "data.ome.explain.result.runtime")
-	require.NoError(t, err)
-	entry, runtime := pq[0], pq[1]
-	n := 0
-	for _, c := range cases {
-		input, err := ast.InterfaceToValue(c.Input)
-		require.NoError(t, err)
-		var want any
-		var got any
-		switch c.CELPolicy {
-		case "explain-entry":
-			want = c.Expect.Variables["checks"]
-			rs, err := entry.Eval(context.Background(), rego.EvalParsedInput(input))
-			require.NoError(t, err, c.Name)
-			require.Len(t, rs, 1, c.Name)
-			got = rs[0].Expressions[0].Value
-		case "explain-runtime":
-			want = c.Expect.Variables
-			rs, err := runtime.Eval(context.Background(), rego.EvalParsedInput(input))
-			require.NoError(t, err, c.Name)
-			require.Len(t, rs, 1, c.Name)
-			got = rs[0].Expressions[0].Value
-		default:
-			continue
-		}
-		n++
-		require.Equal(t, normaliseNumbers(want), numbersToInt(got), c.Name)
-	}
-	require.GreaterOrEqual(t, n, 4)
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"math/rand"
 	"path/filepath"
@@ -10,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/objects"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,7 +28,7 @@ func testLinters(t testing.TB) map[string]Linter {
 
 func lintPaths(t testing.TB, l Linter, cross bool, paths ...string) []Finding {
 	t.Helper()
-	objs, err := Load(paths, LoadOptions{Lenient: true})
+	objs, err := objects.Load(paths, objects.LoadOptions{Lenient: true})
 	require.NoError(t, err)
 	fs, err := l.Lint(objs, LintOptions{CrossCheck: cross})
 	require.NoError(t, err)
@@ -109,7 +108,7 @@ func TestLintFixtureLocations(t *testing.T) {
 		"unknown-operator.yaml:14 error unknown-operator spec.supportedModelFormats[0].modelFramework.operator",
 		"wrong-type.yaml:10 error wrong-type spec.supportedModelFormats[0].autoSelect",
 	}, got)
-	require.Equal(t, Ref{Kind: KindClusterServingRuntime, Name: "twice"}, fs[0].Object)
+	require.Equal(t, Ref{Kind: objects.KindClusterServingRuntime, Name: "twice"}, fs[0].Object)
 }
 
 // Clean objects get no finding, even cross-checked; neither do the bundled
@@ -142,7 +141,7 @@ func TestLintCrossCheck(t *testing.T) {
 		fs = lintPaths(t, l, true, "../testdata/lint/cross-check/unreachable-entry.yaml")
 		require.Len(t, fs, 1, name)
 		require.Equal(t, "unreachable-entry", fs[0].Rule)
-		require.Equal(t, Ref{Kind: KindClusterServingRuntime, Name: "mistral-only"}, fs[0].Object)
+		require.Equal(t, Ref{Kind: objects.KindClusterServingRuntime, Name: "mistral-only"}, fs[0].Object)
 
 		// Without the cross-check, nothing.
 		require.Empty(t, lintPaths(t, l, false, "../testdata/lint/cross-check"), name)
@@ -186,46 +185,6 @@ func TestLintSortsByFileLineRule(t *testing.T) {
 	}))
 }
 
-// A per-object finding only needs the object: every CEL policy case of
-// lint-object and lint-set in policies/cel/lint_test.yaml gives the same
-// findings on the Rego rules, so the two engines are held to one set of
-// expectations.
-func TestLintCELCasesOnRego(t *testing.T) {
-	set := testPolicies(t)
-	cases, err := ReadCases("../policies/cel/lint_test.yaml")
-	require.NoError(t, err)
-	pq, err := prepareRego(set, []string{"ome.lint", "ome.match"}, RegoLintQuery, RegoLintSetQuery)
-	require.NoError(t, err)
-	queries := map[string]rego.PreparedEvalQuery{"lint-object": pq[0], "lint-set": pq[1]}
-	n := 0
-	for _, c := range cases {
-		q, ok := queries[c.CELPolicy]
-		if !ok {
-			continue
-		}
-		n++
-		want, ok := c.Expect.Variables["findings"]
-		require.True(t, ok, "case %q expects its findings", c.Name)
-		input, err := ast.InterfaceToValue(c.Input)
-		require.NoError(t, err)
-		rs, err := q.Eval(context.Background(), rego.EvalParsedInput(input))
-		require.NoError(t, err, c.Name)
-		require.Len(t, rs, 1, c.Name)
-		got := numbersToInt(rs[0].Expressions[0].Value)
-		require.Equal(t, sortedFindings(normaliseNumbers(want)), sortedFindings(got), c.Name)
-	}
-	require.Greater(t, n, 20)
-}
-
-func sortedFindings(v any) []string {
-	var out []string
-	for _, f := range v.([]any) {
-		out = append(out, fmt.Sprint(f))
-	}
-	sort.Strings(out)
-	return out
-}
-
 // mess gives a generated object's fields the wrong types now and then, as
 // lenient loading lets through.
 func (g gen) mess(v any, depth int) any {
@@ -267,10 +226,10 @@ func TestLintEnginesAgreeOnRandomObjects(t *testing.T) {
 	}
 	ls := testLinters(t)
 	g := gen{rand.New(rand.NewSource(4))}
-	kinds := []string{KindClusterBaseModel, KindBaseModel, KindClusterServingRuntime, KindServingRuntime}
+	kinds := []string{objects.KindClusterBaseModel, objects.KindBaseModel, objects.KindClusterServingRuntime, objects.KindServingRuntime}
 	rules := map[string]bool{}
 	for round := 0; round < rounds; round++ {
-		var objs []*Object
+		var objs []*objects.Object
 		for i := 0; i < 6; i++ {
 			kind := kinds[g.r.Intn(len(kinds))]
 			model := g.model()
@@ -291,10 +250,10 @@ func TestLintEnginesAgreeOnRandomObjects(t *testing.T) {
 			if !strings.HasPrefix(kind, "Cluster") || g.maybe(0.3) {
 				meta["namespace"] = g.pick("x", "y")
 			}
-			o := &Object{Kind: kind, Name: meta["name"].(string), File: "random.yaml", Line: i*10 + 1,
-				Value: map[string]any{"apiVersion": APIVersion, "kind": kind, "metadata": meta, "spec": spec},
-				Pos:   map[string]Pos{}}
-			if !isClusterScoped(kind) {
+			o := &objects.Object{Kind: kind, Name: meta["name"].(string), File: "random.yaml", Line: i*10 + 1,
+				Value: map[string]any{"apiVersion": objects.APIVersion, "kind": kind, "metadata": meta, "spec": spec},
+				Pos:   map[string]objects.Pos{}}
+			if !strings.HasPrefix(kind, "Cluster") {
 				o.Namespace = meta["namespace"].(string)
 			}
 			objs = append(objs, o)
@@ -317,7 +276,7 @@ func TestLintEnginesAgreeOnRandomObjects(t *testing.T) {
 type fixedLinter []Finding
 
 func (f fixedLinter) Name() string { return "fixed" }
-func (f fixedLinter) Lint([]*Object, LintOptions) ([]Finding, error) {
+func (f fixedLinter) Lint([]*objects.Object, LintOptions) ([]Finding, error) {
 	return f, nil
 }
 
@@ -342,12 +301,12 @@ func TestNewLinterRejectsUnknownEngine(t *testing.T) {
 // A policy folder without the lint policies says which one is missing.
 func TestLinterNeedsItsPolicies(t *testing.T) {
 	set := testPolicies(t)
-	var files []SourceFile
+	var files []policyset.File
 	for _, f := range set.Files {
 		if f.Path != "cel/lint.yaml" {
 			files = append(files, f)
 		}
 	}
-	_, err := NewLinter(CEL, &PolicySet{Origin: "test", Files: files})
+	_, err := NewLinter(CEL, &policyset.Set{Origin: "test", Files: files})
 	require.ErrorContains(t, err, `no CEL policy named "lint-object"`)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ome-policy/evaluator/bench/reference"
 	"github.com/ome-policy/evaluator/cmd/evaluate/output"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 type paths []string
@@ -50,11 +51,11 @@ func main() {
 }
 
 func run(models, runtimes []string) error {
-	ms, err := engine.Load(models, engine.LoadOptions{ModelFolders: true})
+	ms, err := objects.Load(models, objects.LoadOptions{ModelFolders: true})
 	if err != nil {
 		return err
 	}
-	rs, err := engine.Load(runtimes, engine.LoadOptions{})
+	rs, err := objects.Load(runtimes, objects.LoadOptions{})
 	if err != nil {
 		return err
 	}
@@ -69,7 +70,7 @@ func run(models, runtimes []string) error {
 	for _, m := range ms {
 		for _, r := range rs {
 			v := reference.Match(m.Spec(), r.Spec())
-			res := engine.Result{Model: engine.RefOf(m), Runtime: engine.RefOf(r)}
+			res := engine.Result{Model: objects.RefOf(m), Runtime: objects.RefOf(r)}
 			res.Compatible, res.Reason = v.Compatible, v.Reason
 			res.Entries = make([]engine.EntryResult, len(v.Entries))
 			for i, e := range v.Entries {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/live"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // clusterOptions are the flags of the commands that read a live cluster.
@@ -32,11 +32,11 @@ func (c *clusterOptions) enabled() bool {
 // load reads the objects of paths, then, with --cluster, those of the
 // resources in the cluster: files first, cluster after, so that on the
 // same kind, namespace and name the cluster's copy is the later one.
-func (c *clusterOptions) load(g *globalOptions, cmd *cobra.Command, paths []string, resources []live.Resource, opts engine.LoadOptions) ([]*engine.Object, error) {
-	var objs []*engine.Object
+func (c *clusterOptions) load(g *globalOptions, cmd *cobra.Command, paths []string, resources []live.Resource, opts objects.LoadOptions) ([]*objects.Object, error) {
+	var objs []*objects.Object
 	if len(paths) > 0 {
 		var err error
-		if objs, err = engine.Load(paths, opts); err != nil {
+		if objs, err = objects.Load(paths, opts); err != nil {
 			return nil, badInput(err)
 		}
 	}
@@ -48,7 +48,7 @@ func (c *clusterOptions) load(g *globalOptions, cmd *cobra.Command, paths []stri
 		return nil, badInput(err)
 	}
 	for _, l := range lists {
-		more, err := engine.LoadData(l.Name, l.Data, opts)
+		more, err := objects.LoadData(l.Name, l.Data, opts)
 		if err != nil {
 			return nil, badInput(fmt.Errorf("%s: %w", l.Name, err))
 		}

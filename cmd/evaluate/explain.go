@@ -9,6 +9,7 @@ import (
 	"github.com/ome-policy/evaluator/cmd/evaluate/output"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/live"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 func newExplainCommand(g *globalOptions) *cobra.Command {
@@ -55,11 +56,11 @@ usage.`,
 			if !cl.enabled() && (len(models) == 0 || len(runtimes) == 0) {
 				return badInput(fmt.Errorf("give a model with -m and a runtime with -r, or --cluster"))
 			}
-			ms, err := loadForExplain(g, cmd, &cl, models, live.Models, "-m", "model", modelName, (*engine.Object).IsModel)
+			ms, err := loadForExplain(g, cmd, &cl, models, live.Models, "-m", "model", modelName, (*objects.Object).IsModel)
 			if err != nil {
 				return err
 			}
-			rs, err := loadForExplain(g, cmd, &cl, runtimes, live.Runtimes, "-r", "runtime", runtimeName, (*engine.Object).IsRuntime)
+			rs, err := loadForExplain(g, cmd, &cl, runtimes, live.Runtimes, "-r", "runtime", runtimeName, (*objects.Object).IsRuntime)
 			if err != nil {
 				return err
 			}
@@ -111,12 +112,12 @@ usage.`,
 // leniently, then refuses a field of the wrong type (which no verdict can be
 // computed with) with a pointer to lint, and keeps the objects named name
 // when name is given.
-func loadForExplain(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, paths []string, resources []live.Resource, flag, sort, name string, want func(*engine.Object) bool) ([]*engine.Object, error) {
-	objs, err := cl.load(g, cmd, paths, resources, engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), Lenient: true, ModelFolders: flag == "-m"})
+func loadForExplain(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, paths []string, resources []live.Resource, flag, sort, name string, want func(*objects.Object) bool) ([]*objects.Object, error) {
+	objs, err := cl.load(g, cmd, paths, resources, objects.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), Lenient: true, ModelFolders: flag == "-m"})
 	if err != nil {
 		return nil, err
 	}
-	var out []*engine.Object
+	var out []*objects.Object
 	for _, o := range objs {
 		if !want(o) {
 			return nil, badInput(fmt.Errorf("%s:%d: %s is not a %s; %s takes %ss", o.File, o.Line, o.Ref(), sort, flag, sort))
@@ -124,7 +125,7 @@ func loadForExplain(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, pa
 		if name != "" && o.Name != name {
 			continue
 		}
-		if err := engine.CheckObject(o); err != nil {
+		if err := objects.CheckObject(o); err != nil {
 			return nil, badInput(fmt.Errorf("%w (run evaluate lint on it to see every problem)", err))
 		}
 		out = append(out, o)

@@ -11,14 +11,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine/gatekeeper"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 	var (
 		out, native string
-		cases, lint []string
+		caseFiles, lint []string
 		check       bool
 	)
 	cmd := &cobra.Command{
@@ -64,15 +65,15 @@ The files are generated: change the policies and run this again. With
 				return badInput(err)
 			}
 			opts := gatekeeper.Options{Policies: set}
-			for _, f := range cases {
-				c, err := engine.ReadCases(f)
+			for _, f := range caseFiles {
+				c, err := cases.ReadCases(f)
 				if err != nil {
 					return badInput(err)
 				}
 				opts.SelectionCases = append(opts.SelectionCases, c...)
 			}
 			if len(lint) > 0 {
-				if opts.LintObjects, err = engine.Load(lint, engine.LoadOptions{Lenient: true, Notices: cmd.ErrOrStderr()}); err != nil {
+				if opts.LintObjects, err = objects.Load(lint, objects.LoadOptions{Lenient: true, Notices: cmd.ErrOrStderr()}); err != nil {
 					return badInput(err)
 				}
 			}
@@ -94,7 +95,7 @@ The files are generated: change the policies and run this again. With
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "policies/gatekeeper", "folder to write the bundle to")
-	cmd.Flags().StringSliceVar(&cases, "cases", []string{"testdata/cases/spec-selection.yaml", "testdata/cases/gatekeeper-selection.yaml"}, "selection case files for OMERuntimeSelection's suite")
+	cmd.Flags().StringSliceVar(&caseFiles, "cases", []string{"testdata/cases/spec-selection.yaml", "testdata/cases/gatekeeper-selection.yaml"}, "selection case files for OMERuntimeSelection's suite")
 	cmd.Flags().StringSliceVar(&lint, "lint", []string{"testdata/lint/bad", "testdata/lint/clean", "testdata/gatekeeper/lint-objects.yaml"}, "models and runtimes for OMEVersionLint's suite")
 	cmd.Flags().StringVar(&native, "native-out", "policies/kubernetes", "folder to write the ValidatingAdmissionPolicies for clusters without Gatekeeper to (empty: none)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
@@ -122,18 +123,18 @@ the template and default constraint under --templates.`,
 			if out == "" {
 				return badInput(fmt.Errorf("--out is required"))
 			}
-			var cases []engine.Case
+			var all []cases.Case
 			for _, a := range args {
-				c, err := engine.ReadCases(a)
+				c, err := cases.ReadCases(a)
 				if err != nil {
 					return badInput(err)
 				}
-				cases = append(cases, c...)
+				all = append(all, c...)
 			}
 			if name == "" {
 				name = filepath.Base(out)
 			}
-			b, err := gatekeeper.SelectionSuite(name, cases, out, templates)
+			b, err := gatekeeper.SelectionSuite(name, all, out, templates)
 			if err != nil {
 				return badInput(err)
 			}

@@ -5,10 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ome-policy/evaluator/bench/generate"
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
-
-	"github.com/ome-policy/evaluator/engine"
 )
 
 func newGenerateCommand(_ *globalOptions) *cobra.Command {
@@ -39,7 +38,7 @@ gives the same files.`,
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return badInput(err)
 			}
-			ms, rs := engine.Generate(seed, models, runtimes)
+			ms, rs := generate.Cluster(seed, models, runtimes)
 			for _, f := range []struct {
 				name string
 				objs []map[string]any

@@ -9,6 +9,7 @@ import (
 	"github.com/ome-policy/evaluator/cmd/evaluate/output"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/live"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 func newLintCommand(g *globalOptions) *cobra.Command {
@@ -86,7 +87,7 @@ error finding, 2 unreadable input or usage.`,
 			}
 			report := output.LintReport{Findings: findings, FailOnWarn: failOnWarn}
 			for _, o := range objs {
-				report.Objects = append(report.Objects, output.LintedObject{Ref: engine.RefOf(o), File: o.File, Line: o.Line})
+				report.Objects = append(report.Objects, output.LintedObject{Ref: objects.RefOf(o), File: o.File, Line: o.Line})
 			}
 			if err := w.Write(report); err != nil {
 				return err
@@ -110,7 +111,7 @@ error finding, 2 unreadable input or usage.`,
 
 // lintInputs loads the objects to lint (loadForLint) and the linter of
 // the engine chosen.
-func lintInputs(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, engineName string, paths []string) ([]*engine.Object, engine.Linter, error) {
+func lintInputs(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, engineName string, paths []string) ([]*objects.Object, engine.Linter, error) {
 	objs, err := loadForLint(g, cmd, cl, paths)
 	if err != nil {
 		return nil, nil, err
@@ -129,14 +130,14 @@ func lintInputs(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, engine
 // loadForLint reads each path leniently (a field of the wrong type is a
 // finding, not an error) and keeps the models and runtimes; a path that
 // holds none is an error that names it.
-func loadForLint(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, paths []string) ([]*engine.Object, error) {
+func loadForLint(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, paths []string) ([]*objects.Object, error) {
 	if len(paths) == 0 && !cl.enabled() {
 		return nil, badInput(fmt.Errorf("give the models and runtimes to lint: files, folders, - or --cluster"))
 	}
-	opts := engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), Lenient: true, ModelFolders: true}
-	var out []*engine.Object
+	opts := objects.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), Lenient: true, ModelFolders: true}
+	var out []*objects.Object
 	for _, p := range paths {
-		objs, err := engine.Load([]string{p}, opts)
+		objs, err := objects.Load([]string{p}, opts)
 		if err != nil {
 			return nil, badInput(err)
 		}

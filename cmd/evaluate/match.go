@@ -9,6 +9,7 @@ import (
 	"github.com/ome-policy/evaluator/cmd/evaluate/output"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/live"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 func newMatchCommand(g *globalOptions) *cobra.Command {
@@ -93,16 +94,16 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 				}
 				ready <- compiled{m, err}
 			}()
-			ms, err := loadSort(g, cmd, &cl, models, live.Models, "-m", "model", (*engine.Object).IsModel)
+			ms, err := loadSort(g, cmd, &cl, models, live.Models, "-m", "model", (*objects.Object).IsModel)
 			if err != nil {
 				return err
 			}
 			for _, mo := range ms {
-				if note := engine.ConfigParsingNotice(mo); note != "" {
+				if note := objects.ConfigParsingNotice(mo); note != "" {
 					fmt.Fprintln(cmd.ErrOrStderr(), note)
 				}
 			}
-			rs, err := loadSort(g, cmd, &cl, runtimes, live.Runtimes, "-r", "runtime", (*engine.Object).IsRuntime)
+			rs, err := loadSort(g, cmd, &cl, runtimes, live.Runtimes, "-r", "runtime", (*objects.Object).IsRuntime)
 			if err != nil {
 				return err
 			}
@@ -132,7 +133,7 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 				return err
 			}
 			for _, mo := range ms {
-				if !served[engine.RefOf(mo)] {
+				if !served[objects.RefOf(mo)] {
 					return &silentExit{code: exitFindings}
 				}
 			}
@@ -150,12 +151,12 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 // loadSort loads the objects for one flag (and, with --cluster, the
 // cluster's resources of that sort), and refuses any recognised object that
 // belongs to another flag, and a flag that yields nothing.
-func loadSort(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, paths []string, resources []live.Resource, flag, sort string, want func(*engine.Object) bool) ([]*engine.Object, error) {
-	objs, err := cl.load(g, cmd, paths, resources, engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), ModelFolders: flag == "-m"})
+func loadSort(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, paths []string, resources []live.Resource, flag, sort string, want func(*objects.Object) bool) ([]*objects.Object, error) {
+	objs, err := cl.load(g, cmd, paths, resources, objects.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), ModelFolders: flag == "-m"})
 	if err != nil {
 		return nil, err
 	}
-	var out []*engine.Object
+	var out []*objects.Object
 	for _, o := range objs {
 		if !want(o) {
 			return nil, badInput(fmt.Errorf("%s:%d: %s is not a %s; %s takes %ss", o.File, o.Line, o.Ref(), sort, flag, sort))

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/builtins"
-	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
 )
 
 func newPoliciesCommand(g *globalOptions) *cobra.Command {
@@ -88,13 +88,13 @@ policies/ in the source tree, so copying that folder is a good start.`,
 	return cmd
 }
 
-func findSource(set *engine.PolicySet, name string) (engine.SourceFile, bool) {
+func findSource(set *policyset.Set, name string) (policyset.File, bool) {
 	for _, f := range set.Files {
 		if f.Path == name || set.Where(f) == name {
 			return f, true
 		}
 	}
-	return engine.SourceFile{}, false
+	return policyset.File{}, false
 }
 
 func writeFunctions(cmd *cobra.Command) error {

@@ -8,9 +8,8 @@ import (
 	"runtime/pprof"
 	"strings"
 
+	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/spf13/cobra"
-
-	"github.com/ome-policy/evaluator/engine"
 )
 
 // Exit codes, the same for every command.
@@ -42,11 +41,11 @@ type globalOptions struct {
 	stdin      io.Reader
 }
 
-func (g *globalOptions) policies() (*engine.PolicySet, error) {
+func (g *globalOptions) policies() (*policyset.Set, error) {
 	if g.policyDir == "" {
-		return engine.EmbeddedPolicies()
+		return policyset.Embedded()
 	}
-	return engine.LoadPolicyDir(g.policyDir)
+	return policyset.LoadDir(g.policyDir)
 }
 
 // newRootCommand builds the command tree; tests run it in-process.

@@ -10,6 +10,7 @@ import (
 	"github.com/ome-policy/evaluator/cmd/evaluate/output"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/live"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 func newSelectCommand(g *globalOptions) *cobra.Command {
@@ -79,27 +80,27 @@ Exit codes: 0 every InferenceService admitted, 1 any rejected, 2 bad input.`,
 			// gives any, so that -f isvc.yaml --cluster checks the file's
 			// InferenceServices against the cluster's models and runtimes.
 			resources := append([]live.Resource{}, live.ModelsAndRuntimes...)
-			objs, err := engine.Load(files, engine.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), ModelFolders: true})
+			objs, err := objects.Load(files, objects.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), ModelFolders: true})
 			if err != nil {
 				return badInput(err)
 			}
 			given := false
 			for _, o := range objs {
-				given = given || o.Kind == engine.KindInferenceService
+				given = given || o.Kind == objects.KindInferenceService
 			}
 			if !given {
 				resources = append(resources, live.InferenceServices)
 			}
 			if cl.enabled() {
-				more, err := cl.load(g, cmd, nil, resources, engine.LoadOptions{Notices: cmd.ErrOrStderr()})
+				more, err := cl.load(g, cmd, nil, resources, objects.LoadOptions{Notices: cmd.ErrOrStderr()})
 				if err != nil {
 					return err
 				}
 				objs = append(objs, more...)
 			}
-			var services, cluster []*engine.Object
+			var services, cluster []*objects.Object
 			for _, o := range objs {
-				if o.Kind == engine.KindInferenceService {
+				if o.Kind == objects.KindInferenceService {
 					services = append(services, o)
 				} else {
 					cluster = append(cluster, o)
@@ -111,12 +112,12 @@ Exit codes: 0 every InferenceService admitted, 1 any rejected, 2 bad input.`,
 			if err := checkTimestamps(cluster); err != nil {
 				return badInput(err)
 			}
-			cluster, replaced := engine.Deduplicate(cluster)
+			cluster, replaced := objects.Deduplicate(cluster)
 			for _, o := range replaced {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s:%d: notice: %s is given again later; the later one replaces it, as on apply\n", o.File, o.Line, o.Ref())
 			}
 			for _, o := range cluster {
-				if note := engine.ConfigParsingNotice(o); note != "" {
+				if note := objects.ConfigParsingNotice(o); note != "" {
 					fmt.Fprintln(cmd.ErrOrStderr(), note)
 				}
 			}
@@ -144,7 +145,7 @@ Exit codes: 0 every InferenceService admitted, 1 any rejected, 2 bad input.`,
 					d.Message = strings.Join(d.Warnings, "; ")
 				}
 				rejected = rejected || !d.Admitted
-				results = append(results, output.SelectResult{InferenceService: engine.RefOf(isvc), Decision: d})
+				results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: d})
 			}
 			if err := w.Write(results); err != nil {
 				return err
@@ -165,7 +166,7 @@ Exit codes: 0 every InferenceService admitted, 1 any rejected, 2 bad input.`,
 
 // checkTimestamps refuses a creationTimestamp that is not RFC 3339, as the
 // API server would; selection orders runtimes by it.
-func checkTimestamps(objs []*engine.Object) error {
+func checkTimestamps(objs []*objects.Object) error {
 	for _, o := range objs {
 		meta, _ := o.Value["metadata"].(map[string]any)
 		ts, present := meta["creationTimestamp"]

@@ -10,8 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/cmd/evaluate/output"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/cel"
+	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/engine/rego"
 )
 
 func newTestCommand(g *globalOptions) *cobra.Command {
@@ -124,7 +128,7 @@ func findTestFiles(paths []string) (caseFiles, regoFiles []string, err error) {
 					regoFiles = append(regoFiles, path)
 				}
 			case ".yaml", ".yml", ".json":
-				isCase, err := engine.IsCaseFile(path)
+				isCase, err := cases.IsCaseFile(path)
 				if err != nil {
 					return err
 				}
@@ -143,7 +147,7 @@ func findTestFiles(paths []string) (caseFiles, regoFiles []string, err error) {
 	return caseFiles, regoFiles, nil
 }
 
-func runTests(set *engine.PolicySet, engineName string, caseFiles, regoFiles []string) (output.TestReport, error) {
+func runTests(set *policyset.Set, engineName string, caseFiles, regoFiles []string) (output.TestReport, error) {
 	var report output.TestReport
 	add := func(c output.CaseReport) {
 		if c.Passed {
@@ -158,7 +162,7 @@ func runTests(set *engine.PolicySet, engineName string, caseFiles, regoFiles []s
 		if err != nil {
 			return report, err
 		}
-		celTester, err := engine.NewCELPolicyTester(set)
+		celTester, err := cel.NewPolicyTester(set)
 		if err != nil {
 			return report, err
 		}
@@ -167,23 +171,23 @@ func runTests(set *engine.PolicySet, engineName string, caseFiles, regoFiles []s
 			return report, err
 		}
 		for _, f := range caseFiles {
-			cases, err := engine.ReadCases(f)
+			list, err := cases.ReadCases(f)
 			if err != nil {
 				return report, err
 			}
-			for i := range cases {
-				c := &cases[i]
+			for i := range list {
+				c := &list[i]
 				if c.CELPolicy != "" {
-					o := celTester.Run(c)
+					o := cases.RunPolicyCase(celTester, c)
 					add(output.CaseReport{File: f, Name: c.Name, Engine: engine.CEL, Passed: o.Passed,
 						Expected: o.Expected, Got: o.Got, Detail: o.Detail, Line: c.Line})
 					continue
 				}
-				var o engine.CaseOutcome
+				var o cases.CaseOutcome
 				if c.InferenceService != nil {
-					o = engine.RunSelectionCase(selectors, c)
+					o = cases.RunSelectionCase(selectors, c)
 				} else {
-					o = engine.RunMatchCase(matchers, c)
+					o = cases.RunMatchCase(matchers, c)
 				}
 				add(output.CaseReport{File: f, Name: c.Name, Engine: engineName, Passed: o.Passed,
 					Expected: o.Expected, Got: o.Got, Detail: o.Detail, Line: c.Line})
@@ -199,7 +203,7 @@ func runTests(set *engine.PolicySet, engineName string, caseFiles, regoFiles []s
 			}
 			texts[f] = string(b)
 		}
-		results, err := engine.RunRegoTests(set, texts)
+		results, err := rego.RunTests(set, texts)
 		if err != nil {
 			return report, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/gatekeeper"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // objectViolations is one object of `evaluate gatekeeper violations -o json`.
@@ -65,7 +66,7 @@ Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
 			report := make([]objectViolations, 0, len(objs))
 			refused := false
 			for _, o := range objs {
-				findings, err := linter.Lint([]*engine.Object{o}, engine.LintOptions{})
+				findings, err := linter.Lint([]*objects.Object{o}, engine.LintOptions{})
 				if err != nil {
 					return err
 				}
@@ -74,7 +75,7 @@ Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
 					v = []string{}
 				}
 				refused = refused || len(v) > 0
-				report = append(report, objectViolations{Object: engine.RefOf(o), File: o.File, Line: o.Line, Violations: v, ref: o.Ref()})
+				report = append(report, objectViolations{Object: objects.RefOf(o), File: o.File, Line: o.Line, Violations: v, ref: o.Ref()})
 			}
 			w := cmd.OutOrStdout()
 			if format == "json" {

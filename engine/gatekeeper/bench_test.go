@@ -7,18 +7,20 @@ import (
 	"testing"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // benchCluster is an InferenceService that asks OME to select a runtime
 // for a Llama model among 200 of the catalog's runtimes (none of which
 // takes it: the webhook's longest message, with 200 reasons).
-func benchCluster(b *testing.B) (isvc *engine.Object, cluster []*engine.Object) {
+func benchCluster(b *testing.B) (isvc *objects.Object, cluster []*objects.Object) {
 	b.Helper()
-	runtimes, err := engine.Load([]string{repoPath("testdata/catalog/runtimes")}, engine.LoadOptions{})
+	runtimes, err := objects.Load([]string{repoPath("testdata/catalog/runtimes")}, objects.LoadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	kept, _ := engine.Deduplicate(runtimes)
+	kept, _ := objects.Deduplicate(runtimes)
 	if len(kept) < 200 {
 		b.Fatalf("only %d runtimes in the catalog", len(kept))
 	}
@@ -42,14 +44,14 @@ spec:
 `), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	objs, err := engine.Load([]string{path}, engine.LoadOptions{})
+	objs, err := objects.Load([]string{path}, objects.LoadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	return objs[1], append(kept[:200:200], objs[0])
 }
 
-func values(objs []*engine.Object) []map[string]any {
+func values(objs []*objects.Object) []map[string]any {
 	out := make([]map[string]any, len(objs))
 	for i, o := range objs {
 		out[i] = deepCopy(o.Value)
@@ -78,7 +80,7 @@ func BenchmarkSelect200(b *testing.B) {
 	for _, name := range []string{engine.CEL, engine.Rego} {
 		b.Run(name, func(b *testing.B) {
 			isvc, cluster := benchCluster(b)
-			set, err := engine.EmbeddedPolicies()
+			set, err := policyset.Embedded()
 			if err != nil {
 				b.Fatal(err)
 			}

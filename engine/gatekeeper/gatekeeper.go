@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
 )
 
 // Bundle is a set of generated files: slash-separated path, relative to
@@ -117,7 +118,7 @@ func templateDefs() []*Template {
 }
 
 // policySource is where a policy file came from, as the headers say it.
-func policySource(set *engine.PolicySet, f engine.SourceFile) string {
+func policySource(set *policyset.Set, f policyset.File) string {
 	if set.Origin == "embedded" {
 		return "policies/" + f.Path
 	}
@@ -127,7 +128,7 @@ func policySource(set *engine.PolicySet, f engine.SourceFile) string {
 // Templates builds the ConstraintTemplates from the policies of set: each
 // entry point of src/ with the policy packages it needs, rewritten to call
 // the stand-in, and the stand-in itself.
-func Templates(set *engine.PolicySet) ([]*Template, error) {
+func Templates(set *policyset.Set) ([]*Template, error) {
 	byPkg := map[string][]*policyModule{}
 	for _, f := range set.Sources(engine.Rego, false) {
 		pm, err := rewritePolicy(policySource(set, f), f.Text)
@@ -196,7 +197,7 @@ func Templates(set *engine.PolicySet) ([]*Template, error) {
 
 // templateCEL builds a template's K8sNativeValidation code from its
 // src/*.cel.yaml and the project's CEL policies.
-func templateCEL(set *engine.PolicySet, t *Template) (*celBlock, error) {
+func templateCEL(set *policyset.Set, t *Template) (*celBlock, error) {
 	b, err := fs.ReadFile(sources, t.CELSource)
 	if err != nil {
 		return nil, err

@@ -16,7 +16,10 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
+	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // The repository root, from this package's folder.
@@ -27,19 +30,19 @@ func repoPath(p string) string { return filepath.Join(root, filepath.FromSlash(p
 // What `make gatekeeper` generates, with the same inputs.
 func generated(t *testing.T) map[string]Bundle {
 	t.Helper()
-	set, err := engine.EmbeddedPolicies()
+	set, err := policyset.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var spec []engine.Case
+	var spec []cases.Case
 	for _, f := range []string{"testdata/cases/spec-selection.yaml", "testdata/cases/gatekeeper-selection.yaml"} {
-		c, err := engine.ReadCases(repoPath(f))
+		c, err := cases.ReadCases(repoPath(f))
 		if err != nil {
 			t.Fatal(err)
 		}
 		spec = append(spec, c...)
 	}
-	lint, err := engine.Load([]string{repoPath("testdata/lint/bad"), repoPath("testdata/lint/clean"), repoPath("testdata/gatekeeper/lint-objects.yaml")}, engine.LoadOptions{Lenient: true})
+	lint, err := objects.Load([]string{repoPath("testdata/lint/bad"), repoPath("testdata/lint/clean"), repoPath("testdata/gatekeeper/lint-objects.yaml")}, objects.LoadOptions{Lenient: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +55,7 @@ func generated(t *testing.T) map[string]Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sample, err := engine.ReadCases(repoPath("testdata/cases/sample-selection.yaml"))
+	sample, err := cases.ReadCases(repoPath("testdata/cases/sample-selection.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +110,7 @@ type gatekeeperEval struct {
 
 func newGatekeeperEval(t testing.TB, name string) *gatekeeperEval {
 	t.Helper()
-	set, err := engine.EmbeddedPolicies()
+	set, err := policyset.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,15 +213,15 @@ func (g *gatekeeperEval) review(t testing.TB, object map[string]any, inv []map[s
 
 // selectionCaseFiles are every case file of testdata/cases with selection
 // cases.
-func selectionCaseFiles(t *testing.T) map[string][]engine.Case {
+func selectionCaseFiles(t *testing.T) map[string][]cases.Case {
 	t.Helper()
 	paths, err := filepath.Glob(repoPath("testdata/cases/*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string][]engine.Case{}
+	out := map[string][]cases.Case{}
 	for _, p := range paths {
-		cases, err := engine.ReadCases(p)
+		cases, err := cases.ReadCases(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,7 +241,7 @@ func selectionCaseFiles(t *testing.T) map[string][]engine.Case {
 // expectation: no violation when OME admits the InferenceService, else
 // exactly one, with OME's message.
 func TestSelectionTemplateAgreesWithSelect(t *testing.T) {
-	set, err := engine.EmbeddedPolicies()
+	set, err := policyset.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +265,7 @@ func TestSelectionTemplateAgreesWithSelect(t *testing.T) {
 		}
 		for i, c := range cases {
 			total++
-			kept, _ := engine.Deduplicate(c.Objects)
+			kept, _ := objects.Deduplicate(c.Objects)
 			var want []string
 			for _, s := range selectors {
 				d, err := s.Select(c.InferenceService, kept)
@@ -311,7 +314,7 @@ func TestSelectionTemplateAgreesWithSelect(t *testing.T) {
 // CEL code, and compares their violations with `evaluate lint`'s findings
 // for the object, narrowed to the template's rules.
 func TestLintTemplateAgreesWithLint(t *testing.T) {
-	set, err := engine.EmbeddedPolicies()
+	set, err := policyset.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,14 +337,14 @@ func TestLintTemplateAgreesWithLint(t *testing.T) {
 	}
 	g := newGatekeeperEval(t, "omeversionlint")
 	c := newCELEval(t, celCode)
-	objs, err := engine.Load([]string{repoPath("testdata/lint"), repoPath("testdata/gatekeeper/lint-objects.yaml"),
-		repoPath("testdata/examples/models"), repoPath("testdata/examples/runtimes"), repoPath("testdata/catalog")}, engine.LoadOptions{Lenient: true})
+	objs, err := objects.Load([]string{repoPath("testdata/lint"), repoPath("testdata/gatekeeper/lint-objects.yaml"),
+		repoPath("testdata/examples/models"), repoPath("testdata/examples/runtimes"), repoPath("testdata/catalog")}, objects.LoadOptions{Lenient: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	counts := map[string]int{}
 	for _, o := range objs {
-		findings, err := linter.Lint([]*engine.Object{o}, engine.LintOptions{})
+		findings, err := linter.Lint([]*objects.Object{o}, engine.LintOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,21 +12,24 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // Options are the inputs of Generate.
 type Options struct {
 	// Policies are the Rego policies the templates are generated from.
-	Policies *engine.PolicySet
+	Policies *policyset.Set
 	// SelectionCases become the default test of OMERuntimeSelection's
 	// suite (the project uses testdata/cases/spec-selection.yaml, which
 	// covers every step and message of OME's webhook, and
 	// gatekeeper-selection.yaml).
-	SelectionCases []engine.Case
+	SelectionCases []cases.Case
 	// LintObjects become the cases of OMEVersionLint's suite, with what
 	// `evaluate lint` finds in each (the project uses testdata/lint).
-	LintObjects []*engine.Object
+	LintObjects []*objects.Object
 }
 
 // Generate writes the Gatekeeper bundle, relative to its folder
@@ -89,7 +92,7 @@ func Generate(opts Options) (Bundle, error) {
 // SelectionSuite converts selection cases into a gator suite of its own,
 // to be written to the folder suiteDir, for OMERuntimeSelection's template
 // and default constraint in the bundle folder templatesDir.
-func SelectionSuite(name string, cases []engine.Case, suiteDir, templatesDir string) (Bundle, error) {
+func SelectionSuite(name string, cases []cases.Case, suiteDir, templatesDir string) (Bundle, error) {
 	sc, err := SelectionCases(cases)
 	if err != nil {
 		return nil, err
@@ -135,7 +138,7 @@ func namedRuntimeCases() ([]SuiteCase, error) {
 // NamedRuntimeCaseFile reads the cases of the validate-named-runtime test
 // (src/named-runtime-cases.yaml): their expect is the constraint's verdict
 // with validateNamedRuntime: true, not the webhook's.
-func NamedRuntimeCaseFile() ([]engine.Case, error) {
+func NamedRuntimeCaseFile() ([]cases.Case, error) {
 	data, err := fs.ReadFile(sources, "src/named-runtime-cases.yaml")
 	if err != nil {
 		return nil, err
@@ -155,7 +158,7 @@ func NamedRuntimeCaseFile() ([]engine.Case, error) {
 	if err := f.Close(); err != nil {
 		return nil, err
 	}
-	return engine.ReadCases(f.Name())
+	return cases.ReadCases(f.Name())
 }
 
 // LintRules are the rules OMEVersionLint applies: the single-object rules
@@ -170,7 +173,7 @@ var LintRules = []string{
 // the severities enforced: `evaluate lint`'s findings for the object alone,
 // narrowed as the template narrows them (see src/omeversionlint.rego), each
 // written "[rule] field: message", sorted, at most MaxViolations.
-func LintViolations(findings []engine.Finding, o *engine.Object, severities ...string) []string {
+func LintViolations(findings []engine.Finding, o *objects.Object, severities ...string) []string {
 	rules := map[string]bool{}
 	for _, r := range LintRules {
 		rules[r] = true
@@ -221,7 +224,7 @@ func capViolations(msgs []string) []string {
 		len(msgs)-(MaxViolations-1), MaxViolations-1))
 }
 
-func lintCases(set *engine.PolicySet, objs []*engine.Object) (errs, warns []SuiteCase, err error) {
+func lintCases(set *policyset.Set, objs []*objects.Object) (errs, warns []SuiteCase, err error) {
 	if len(objs) == 0 {
 		return nil, nil, nil
 	}
@@ -230,7 +233,7 @@ func lintCases(set *engine.PolicySet, objs []*engine.Object) (errs, warns []Suit
 		return nil, nil, err
 	}
 	for _, o := range objs {
-		findings, err := linter.Lint([]*engine.Object{o}, engine.LintOptions{})
+		findings, err := linter.Lint([]*objects.Object{o}, engine.LintOptions{})
 		if err != nil {
 			return nil, nil, fmt.Errorf("lint %s: %w", o.Ref(), err)
 		}

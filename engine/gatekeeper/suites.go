@@ -7,9 +7,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ome-policy/evaluator/cases"
+	"github.com/ome-policy/evaluator/objects"
 	"gopkg.in/yaml.v3"
-
-	"github.com/ome-policy/evaluator/engine"
 )
 
 // A gator suite: Tests of a template and a constraint, each with Cases that
@@ -133,14 +133,14 @@ func slug(name string) string {
 // the template looks for cluster-scoped objects there too). A case expects
 // no violation when the case expects an admission, and exactly its message
 // otherwise.
-func SelectionCases(cases []engine.Case) ([]SuiteCase, error) {
+func SelectionCases(cases []cases.Case) ([]SuiteCase, error) {
 	var out []SuiteCase
 	for _, c := range cases {
 		if c.InferenceService == nil {
 			continue
 		}
 		sc := SuiteCase{Name: c.Name, Object: deepCopy(c.InferenceService.Value)}
-		kept, _ := engine.Deduplicate(c.Objects)
+		kept, _ := objects.Deduplicate(c.Objects)
 		for _, o := range kept {
 			sc.Inventory = append(sc.Inventory, deepCopy(o.Value))
 		}

@@ -7,6 +7,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
 )
 
 // NativeSeverities are the lint severities that get a ValidatingAdmissionPolicy
@@ -24,7 +25,7 @@ var NativeSeverities = []struct{ Severity, Action string }{
 // validations and its severities variable fixed to that severity. The
 // policies fail closed (failurePolicy: Fail, the Kubernetes default), as
 // Gatekeeper's own generated policies do.
-func NativePolicies(set *engine.PolicySet) (Bundle, error) {
+func NativePolicies(set *policyset.Set) (Bundle, error) {
 	templates, err := Templates(set)
 	if err != nil {
 		return nil, err

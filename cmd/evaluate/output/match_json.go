@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // matchJSON writes {"results": [...]}, one result at a time, so memory does
@@ -14,7 +15,7 @@ type matchJSON struct {
 	count int
 }
 
-func (m *matchJSON) Begin(_, _ []*engine.Object) error {
+func (m *matchJSON) Begin(_, _ []*objects.Object) error {
 	_, err := io.WriteString(m.w, "{\"results\": [")
 	return err
 }

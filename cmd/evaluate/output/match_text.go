@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // matchText writes a table per model: each runtime, MATCH or NO MATCH, and
@@ -34,10 +35,10 @@ func runtimeText(r engine.Ref) string {
 	return r.Name
 }
 
-func (m *matchText) Begin(_, runtimes []*engine.Object) error {
+func (m *matchText) Begin(_, runtimes []*objects.Object) error {
 	m.width = len("RUNTIME")
 	for _, r := range runtimes {
-		m.width = max(m.width, len(runtimeText(engine.RefOf(r))))
+		m.width = max(m.width, len(runtimeText(objects.RefOf(r))))
 	}
 	return nil
 }

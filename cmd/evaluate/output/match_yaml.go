@@ -7,6 +7,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // matchYAML writes the same document as -o json, in YAML, one result at a
@@ -16,7 +17,7 @@ type matchYAML struct {
 	count int
 }
 
-func (m *matchYAML) Begin(_, _ []*engine.Object) error { return nil }
+func (m *matchYAML) Begin(_, _ []*objects.Object) error { return nil }
 
 func (m *matchYAML) Result(r engine.Result) error {
 	if m.count == 0 {

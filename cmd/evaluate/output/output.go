@@ -10,12 +10,13 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // MatchWriter writes the results of `evaluate match` as they come: Begin
 // once, Result for each pair (ordered by model, then runtime), End once.
 type MatchWriter interface {
-	Begin(models, runtimes []*engine.Object) error
+	Begin(models, runtimes []*objects.Object) error
 	Result(r engine.Result) error
 	End() error
 }

@@ -1,0 +1,103 @@
+// Package generate makes synthetic clusters of OME models and runtimes for
+// benchmarks and load tests, and for `evaluate generate`. It owns only the
+// shape of the data; it reads no file, evaluates nothing and knows no
+// engine.
+package generate
+
+import (
+	"fmt"
+	"math/rand"
+
+	"github.com/ome-policy/evaluator/objects"
+)
+
+// Cluster makes a synthetic cluster, deterministically from seed: models
+// ClusterBaseModels and runtimes ClusterServingRuntimes that look like OME's
+// catalog (the same few formats, a few dozen architectures and framework
+// versions, operators, size ranges, accelerator classes, and a container
+// spec of realistic size). It is for benchmarks and load tests.
+func Cluster(seed int64, models, runtimes int) (ms, rs []map[string]any) {
+	r := rand.New(rand.NewSource(seed))
+	pick := func(xs ...string) string { return xs[r.Intn(len(xs))] }
+	archs := make([]string, 30)
+	for i := range archs {
+		archs[i] = fmt.Sprintf("Arch%02dForCausalLM", i)
+	}
+	versions := []string{"4.36.0", "4.38.2", "4.40.0.dev0", "4.41.2", "4.42.3", "4.43.0", "4.44.2",
+		"4.45.0", "4.45.0.dev0", "4.46.0", "4.48.3", "4.50.0.dev0", "4.51.0", "4.51.3", "4.55.0.dev0", "4.57.1"}
+	sizes := []string{"500M", "1.5B", "3B", "7B", "8B", "14B", "32B", "70B", "405B", "1T"}
+	for i := 0; i < models; i++ {
+		spec := map[string]any{
+			"modelFormat":        map[string]any{"name": pick("safetensors", "safetensors", "safetensors", "pytorch"), "version": "1.0.0"},
+			"modelFramework":     map[string]any{"name": "transformers", "version": versions[r.Intn(len(versions))]},
+			"modelArchitecture":  archs[r.Intn(len(archs))],
+			"modelParameterSize": sizes[r.Intn(len(sizes))],
+			"modelCapabilities":  []any{"TEXT_TO_TEXT"},
+			"storage":            map[string]any{"storageUri": fmt.Sprintf("hf://org/model-%04d", i), "path": fmt.Sprintf("/mnt/data/models/model-%04d", i)},
+		}
+		if r.Intn(10) == 0 {
+			spec["quantization"] = pick("fp8", "int4")
+		}
+		ms = append(ms, map[string]any{
+			"apiVersion": objects.APIVersion, "kind": objects.KindClusterBaseModel,
+			"metadata": map[string]any{"name": fmt.Sprintf("model-%04d", i)},
+			"spec":     spec,
+		})
+	}
+	for i := 0; i < runtimes; i++ {
+		var entries []any
+		for j := 0; j <= r.Intn(3); j++ {
+			framework := map[string]any{"name": "transformers", "version": versions[r.Intn(len(versions))]}
+			if r.Intn(3) == 0 {
+				framework["operator"] = "GreaterThanOrEqual"
+			}
+			format := map[string]any{"name": "safetensors", "version": "1.0.0"}
+			if r.Intn(4) == 0 {
+				format["operator"] = "GreaterThanOrEqual"
+			}
+			e := map[string]any{
+				"modelFormat":       format,
+				"modelFramework":    framework,
+				"modelArchitecture": archs[r.Intn(len(archs))],
+				"autoSelect":        r.Intn(2) == 0,
+				"priority":          int64(1 + r.Intn(3)),
+			}
+			if r.Intn(10) == 0 {
+				e["quantization"] = pick("fp8", "int4")
+			}
+			entries = append(entries, e)
+		}
+		spec := map[string]any{
+			"supportedModelFormats": entries,
+			"protocolVersions":      []any{"openAI"},
+			"engineConfig": map[string]any{
+				"runner": map[string]any{
+					"name":  "ome-container",
+					"image": fmt.Sprintf("docker.io/lmsysorg/sglang:v0.4.%d", r.Intn(10)),
+					"args":  []any{"--host=0.0.0.0", "--port=8080", "--model-path=$(MODEL_PATH)", "--tp-size=1"},
+					"resources": map[string]any{
+						"requests": map[string]any{"cpu": "10", "memory": "30Gi", "nvidia.com/gpu": "1"},
+						"limits":   map[string]any{"cpu": "10", "memory": "30Gi", "nvidia.com/gpu": "1"},
+					},
+					"env": []any{map[string]any{"name": "MODEL_PATH", "value": "/mnt/models"}},
+				},
+			},
+		}
+		if r.Intn(20) == 0 {
+			spec["disabled"] = true
+		}
+		if r.Intn(5) < 2 {
+			lo := r.Intn(len(sizes) - 1)
+			spec["modelSizeRange"] = map[string]any{"min": sizes[lo], "max": sizes[lo+1+r.Intn(len(sizes)-lo-1)]}
+		}
+		if r.Intn(3) == 0 {
+			spec["acceleratorRequirements"] = map[string]any{"acceleratorClasses": []any{pick("nvidia-h100", "nvidia-a100", "amd-mi300x")}}
+		}
+		rs = append(rs, map[string]any{
+			"apiVersion": objects.APIVersion, "kind": objects.KindClusterServingRuntime,
+			"metadata": map[string]any{"name": fmt.Sprintf("runtime-%04d", i)},
+			"spec":     spec,
+		})
+	}
+	return ms, rs
+}

@@ -1,0 +1,403 @@
+// Package cases reads case files (a top-level cases: list of match,
+// selection and CEL policy cases, each with what OME answers) and runs them
+// on the engines, reporting each case's outcome and the engines that got it
+// wrong or disagree.
+//
+// It owns the case-file format and its errors (file, line, case, field).
+// It decides nothing itself: every verdict comes from an engine, every
+// object from the objects package.
+package cases
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/ome-policy/evaluator/objects"
+	"gopkg.in/yaml.v3"
+)
+
+// Case is one case of a case file: a match case (Model, Runtime,
+// Expect.Compatible) or a selection case (InferenceService, Objects,
+// Expect.Admitted).
+type Case struct {
+	File string
+	Line int
+	Name string
+
+	Model, Runtime *objects.Object // match case
+
+	InferenceService *objects.Object   // selection case
+	Objects          []*objects.Object // selection case
+
+	CELPolicy string         // CEL policy case: the policy's name
+	Input     map[string]any // CEL policy case: the policy's inputs
+
+	Expect Expect
+}
+
+// Expect is what a case expects; nil fields were not given.
+type Expect struct {
+	Compatible *bool   // match case
+	Reason     *string // match case, optional
+
+	Admitted *bool   // selection case
+	Runtime  *string // selection case: the runtime the webhook selected, if it selected one
+	Message  *string // selection case: the webhook's rejection message, if any
+
+	Failures  *[]string      // CEL policy case: messages of the failing validations, in order
+	Variables map[string]any // CEL policy case, optional: values of named variables
+}
+
+// The roles an object can play in a case: which kinds it may have, and the
+// defaults that let a match case give just a spec.
+type caseRole struct {
+	what        string
+	kinds       []string
+	defaultKind string
+	defaultName string
+}
+
+var (
+	roleModel   = caseRole{"a model", []string{objects.KindBaseModel, objects.KindClusterBaseModel}, objects.KindClusterBaseModel, "model"}
+	roleRuntime = caseRole{"a runtime", []string{objects.KindServingRuntime, objects.KindClusterServingRuntime}, objects.KindClusterServingRuntime, "runtime"}
+	roleService = caseRole{"an inference service", []string{objects.KindInferenceService}, objects.KindInferenceService, ""}
+	roleCluster = caseRole{"a model or runtime", []string{objects.KindBaseModel, objects.KindClusterBaseModel,
+		objects.KindServingRuntime, objects.KindClusterServingRuntime}, "", ""}
+)
+
+// sortOf says what an OME kind is, for messages about a kind in the wrong place.
+func sortOf(kind string) string {
+	switch kind {
+	case objects.KindBaseModel, objects.KindClusterBaseModel:
+		return "a model"
+	case objects.KindServingRuntime, objects.KindClusterServingRuntime:
+		return "a runtime"
+	}
+	return "an inference service"
+}
+
+// ReadCases reads a case file (YAML or JSON): a top-level `cases:` list (in
+// each document, when there are several). Every malformed case is an
+// InputError naming the file, the line and, when known, the case.
+func ReadCases(path string) (cases []Case, err error) {
+	data, file, err := objects.ReadInput(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			cases, err = nil, &objects.InputError{File: file, Msg: fmt.Sprintf("internal error while decoding: %v", r)}
+		}
+	}()
+	names := map[string]int{} // name -> line, to report duplicates
+	found := false
+	err = objects.EachDocument(file, data, func(doc *yaml.Node) error {
+		v, pos, err := objects.DecodeValue(file, doc, "")
+		if err != nil || v == nil {
+			return err
+		}
+		root, _ := v.(map[string]any)
+		list, ok := root["cases"].([]any)
+		if !ok {
+			msg := "not a case file: needs a top-level cases list"
+			if c, present := root["cases"]; present {
+				msg = "must be a list of cases, got " + objects.DescribeValue(c, pos["cases"].Raw)
+			}
+			return &objects.InputError{File: file, Line: objects.LineAt(pos, "cases", pos[""].Line), Field: "cases", Msg: msg}
+		}
+		found = true
+		parts := objects.SplitPos(pos, "cases")
+		for i, cv := range list {
+			c, err := readCase(file, i, cv, parts[i], names)
+			if err != nil {
+				return err
+			}
+			cases = append(cases, c)
+		}
+		return nil
+	})
+	if err == nil && !found {
+		err = &objects.InputError{File: file, Msg: "not a case file: needs a top-level cases list"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return cases, nil
+}
+
+// readCase reads the i-th case; pos holds its positions relative to the case.
+func readCase(file string, i int, v any, pos map[string]objects.Pos, names map[string]int) (Case, error) {
+	c := Case{File: file, Line: pos[""].Line}
+	fail := func(field, msg string) error {
+		e := &objects.InputError{File: file, Line: objects.LineAt(pos, field, c.Line), Case: c.Name, Field: field, Msg: msg}
+		if c.Name == "" { // no name to show yet: say which item of the list it is
+			e.Field = strings.TrimSuffix(objects.IndexPath("cases", i)+"."+field, ".")
+		}
+		return e
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return c, fail("", "a case must be an object, got "+objects.DescribeValue(v, pos[""].Raw))
+	}
+	if name, present := m["name"]; !present {
+		return c, fail("name", "every case needs a name")
+	} else if c.Name, _ = name.(string); c.Name == "" {
+		return c, fail("name", "must be a non-empty string, got "+objects.DescribeValue(name, pos["name"].Raw))
+	}
+	if line, dup := names[c.Name]; dup {
+		return c, fail("name", fmt.Sprintf("duplicate case name (first at line %d)", line))
+	}
+	names[c.Name] = c.Line
+
+	expect, _ := m["expect"].(map[string]any)
+	if e, present := m["expect"]; present && expect == nil {
+		return c, fail("expect", "must be an object, got "+objects.DescribeValue(e, pos["expect"].Raw))
+	}
+	// Unknown expect keys are refused: a misspelt expectation would
+	// otherwise be silently not checked.
+	for _, k := range slices.Sorted(maps.Keys(expect)) {
+		switch k {
+		case "compatible", "reason", "admitted", "runtime", "message", "failures", "variables":
+		default:
+			return c, fail(objects.JoinPath("expect", k), "unknown expectation (known: compatible, reason, admitted, runtime, message, failures, variables)")
+		}
+	}
+	has := func(m map[string]any, keys ...string) bool {
+		for _, k := range keys {
+			if _, ok := m[k]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	match := has(m, "model", "runtime") || has(expect, "compatible", "reason")
+	selection := has(m, "inferenceService", "objects") || has(expect, "admitted", "runtime", "message")
+	policy := has(m, "celPolicy", "input") || has(expect, "failures", "variables")
+	const kinds = "a match case (model, runtime, expect.compatible), a selection case (inferenceService, objects, expect.admitted) or a CEL policy case (celPolicy, input, expect.failures)"
+	switch n := btoi(match) + btoi(selection) + btoi(policy); {
+	case n > 1:
+		return c, fail("", "mixes the fields of different sorts of case; a case is "+kinds)
+	case n == 0:
+		return c, fail("", "must be "+kinds)
+	}
+	what, required := "match", []string{"model", "runtime", "expect", "expect.compatible"}
+	switch {
+	case selection:
+		what, required = "selection", []string{"inferenceService", "objects", "expect", "expect.admitted"}
+	case policy:
+		what, required = "CEL policy", []string{"celPolicy", "input", "expect", "expect.failures"}
+	}
+	for _, r := range required {
+		parent, key, _ := strings.Cut(r, ".")
+		if !has(m, parent) || key != "" && !has(expect, key) {
+			return c, fail(r, "is required in a "+what+" case")
+		}
+	}
+
+	for _, k := range []string{"compatible", "reason", "admitted", "runtime", "message"} {
+		v, ok := expect[k]
+		if !ok {
+			continue
+		}
+		field := "expect." + k
+		switch k {
+		case "compatible", "admitted":
+			b, ok := v.(bool)
+			if !ok {
+				return c, fail(field, "must be true or false, got "+objects.DescribeValue(v, pos[field].Raw))
+			}
+			if k == "compatible" {
+				c.Expect.Compatible = &b
+			} else {
+				c.Expect.Admitted = &b
+			}
+		default:
+			s, ok := v.(string)
+			if !ok {
+				return c, fail(field, "must be a string, got "+objects.DescribeValue(v, pos[field].Raw))
+			}
+			switch k {
+			case "reason":
+				c.Expect.Reason = &s
+			case "runtime":
+				c.Expect.Runtime = &s
+			default:
+				c.Expect.Message = &s
+			}
+		}
+	}
+
+	if policy {
+		return readPolicyCase(c, m, expect, pos, fail)
+	}
+
+	// Errors from an object name its field relative to the object; put the
+	// case's field in front, so "spec.x" reads "model.spec.x".
+	object := func(field string, v any, pos map[string]objects.Pos, role caseRole) (*objects.Object, error) {
+		o, err := caseObject(file, v, pos, role)
+		if ie, ok := err.(*objects.InputError); ok {
+			ie.Case = c.Name
+			ie.Field = strings.TrimSuffix(field+"."+ie.Field, ".")
+		}
+		return o, err
+	}
+	var err error
+	if match {
+		if c.Model, err = object("model", m["model"], objects.SubPos(pos, "model"), roleModel); err != nil {
+			return c, err
+		}
+		c.Runtime, err = object("runtime", m["runtime"], objects.SubPos(pos, "runtime"), roleRuntime)
+		return c, err
+	}
+	if c.InferenceService, err = object("inferenceService", m["inferenceService"], objects.SubPos(pos, "inferenceService"), roleService); err != nil {
+		return c, err
+	}
+	list, ok := m["objects"].([]any)
+	if !ok {
+		return c, fail("objects", "must be a list, got "+objects.DescribeValue(m["objects"], pos["objects"].Raw))
+	}
+	parts := objects.SplitPos(pos, "objects")
+	for j, x := range list {
+		p := parts[j]
+		if p == nil {
+			p = map[string]objects.Pos{}
+		}
+		o, err := object(objects.IndexPath("objects", j), x, p, roleCluster)
+		if err != nil {
+			return c, err
+		}
+		c.Objects = append(c.Objects, o)
+	}
+	return c, nil
+}
+
+// caseObject builds an object of a case from its value and its own
+// positions, filling in the defaults of its role, and checks it strictly.
+func caseObject(file string, v any, pos map[string]objects.Pos, role caseRole) (*objects.Object, error) {
+	line := pos[""].Line
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &objects.InputError{File: file, Line: line, Msg: "must be " + role.what + " object, got " + objects.DescribeValue(v, pos[""].Raw)}
+	}
+	if _, ok := m["apiVersion"]; !ok {
+		m["apiVersion"] = objects.APIVersion
+	}
+	if _, ok := m["kind"]; !ok && role.defaultKind != "" {
+		m["kind"] = role.defaultKind
+	}
+	if _, ok := m["metadata"]; !ok {
+		m["metadata"] = map[string]any{}
+	}
+	if meta, ok := m["metadata"].(map[string]any); ok && role.defaultName != "" {
+		if _, ok := meta["name"]; !ok {
+			meta["name"] = role.defaultName
+		}
+	}
+	fail := func(field, msg string) error {
+		return &objects.InputError{File: file, Line: objects.LineAt(pos, field, line), Field: field, Msg: msg}
+	}
+	if av, _ := m["apiVersion"].(string); av != objects.APIVersion {
+		return nil, fail("apiVersion", "must be "+objects.APIVersion+", got "+objects.DescribeValue(m["apiVersion"], pos["apiVersion"].Raw))
+	}
+	kind, _ := m["kind"].(string)
+	n := len(role.kinds)
+	kinds := strings.Join(role.kinds[:n-1], ", ") + " or " + role.kinds[n-1]
+	if n == 1 {
+		kinds = role.kinds[0]
+	}
+	allowed := false
+	for _, k := range role.kinds {
+		allowed = allowed || k == kind
+	}
+	switch {
+	case allowed:
+	case objects.IsOMEKind(kind):
+		return nil, fail("kind", fmt.Sprintf("%s is %s, but %s is expected here (%s)",
+			kind, sortOf(kind), role.what, kinds))
+	case m["kind"] == nil:
+		return nil, fail("kind", "is required ("+kinds+")")
+	default:
+		return nil, fail("kind", "must be "+kinds+", got "+objects.DescribeValue(m["kind"], pos["kind"].Raw))
+	}
+	o, err := objects.NewObject(file, m, pos)
+	if err == nil {
+		err = objects.CheckObject(o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// IsCaseFile reports whether a YAML or JSON file is a case file: its first
+// non-empty document is a mapping with a top-level `cases` key. A file that
+// cannot be read or does not parse is an error, so a broken case file in a
+// folder is reported rather than passed over.
+func IsCaseFile(path string) (found bool, err error) {
+	data, file, err := objects.ReadInput(path, nil)
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			found, err = false, &objects.InputError{File: file, Msg: fmt.Sprintf("cannot decode: %v", r)}
+		}
+	}()
+	err = objects.EachDocument(file, data, func(doc *yaml.Node) error {
+		if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
+			return nil
+		}
+		root := doc.Content[0]
+		for i := 0; root.Kind == yaml.MappingNode && i+1 < len(root.Content); i += 2 {
+			if k := root.Content[i]; k.Kind == yaml.ScalarNode && k.Value == "cases" {
+				found = true
+			}
+		}
+		return objects.ErrStopDocuments
+	})
+	if errors.Is(err, objects.ErrStopDocuments) {
+		err = nil
+	}
+	return found, err
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// readPolicyCase reads the fields of a CEL policy case: a unit test of one
+// CEL policy, with its inputs given directly.
+func readPolicyCase(c Case, m, expect map[string]any, pos map[string]objects.Pos, fail func(field, msg string) error) (Case, error) {
+	if c.CELPolicy, _ = m["celPolicy"].(string); c.CELPolicy == "" {
+		return c, fail("celPolicy", "must be the name of a CEL policy, got "+objects.DescribeValue(m["celPolicy"], pos["celPolicy"].Raw))
+	}
+	if c.Input, _ = m["input"].(map[string]any); c.Input == nil {
+		return c, fail("input", "must be an object of the policy's inputs, got "+objects.DescribeValue(m["input"], pos["input"].Raw))
+	}
+	list, ok := expect["failures"].([]any)
+	if !ok {
+		return c, fail("expect.failures", "must be a list of messages, got "+objects.DescribeValue(expect["failures"], pos["expect.failures"].Raw))
+	}
+	failures := make([]string, 0, len(list))
+	for i, f := range list {
+		s, ok := f.(string)
+		if !ok {
+			field := objects.IndexPath("expect.failures", i)
+			return c, fail(field, "must be a string, got "+objects.DescribeValue(f, pos[field].Raw))
+		}
+		failures = append(failures, s)
+	}
+	c.Expect.Failures = &failures
+	if v, present := expect["variables"]; present {
+		if c.Expect.Variables, _ = v.(map[string]any); c.Expect.Variables == nil {
+			return c, fail("expect.variables", "must be an object of variable names and values, got "+objects.DescribeValue(v, pos["expect.variables"].Raw))
+		}
+	}
+	return c, nil
+}

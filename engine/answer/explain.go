@@ -1,0 +1,168 @@
+package answer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/ome-policy/evaluator/objects"
+)
+
+// VersionText is a version as written, parsed: what the explain policies
+// say of it. Numbers are as written, without the v.
+type VersionText struct {
+	Text    string   `json:"text" yaml:"text"`
+	Valid   bool     `json:"valid" yaml:"valid"`
+	Problem string   `json:"problem" yaml:"problem"`
+	V       bool     `json:"v" yaml:"v"`
+	Parts   int      `json:"parts" yaml:"parts"`
+	Numbers []string `json:"numbers" yaml:"numbers"`
+	Dev     []string `json:"dev" yaml:"dev"`
+	Pre     []string `json:"pre" yaml:"pre"`
+	Build   []string `json:"build" yaml:"build"`
+}
+
+// CheckVersions are the two versions a format or framework check compared,
+// and the entry's operator; nil where a side sets none.
+type CheckVersions struct {
+	Operator *string      `json:"operator" yaml:"operator"`
+	Model    *VersionText `json:"model" yaml:"model"`
+	Entry    *VersionText `json:"entry" yaml:"entry"`
+}
+
+// Check is one check of an entry (pipeline, architecture, quantization,
+// format, framework) or of the runtime (disabled, size), in words.
+type Check struct {
+	Check    string         `json:"check" yaml:"check"`
+	Passed   bool           `json:"passed" yaml:"passed"`
+	Summary  string         `json:"summary" yaml:"summary"`
+	Details  []string       `json:"details" yaml:"details"`
+	Fix      string         `json:"fix" yaml:"fix"`
+	Versions *CheckVersions `json:"versions" yaml:"versions"`
+}
+
+// EntryExplanation is one entry: OME's verdict and differences (from the
+// match policies) and the checks that explain them.
+type EntryExplanation struct {
+	Index       int      `json:"index" yaml:"index"`
+	Matched     bool     `json:"matched" yaml:"matched"`
+	Differences []string `json:"differences" yaml:"differences"`
+	Checks      []Check  `json:"checks" yaml:"checks"`
+}
+
+// Explanation is a verdict on one model and one runtime, check by check.
+// Compatible and Reason are OME's, from the match policies, unchanged.
+type Explanation struct {
+	Model         objects.Ref        `json:"model" yaml:"model"`
+	Runtime       objects.Ref        `json:"runtime" yaml:"runtime"`
+	Compatible    bool               `json:"compatible" yaml:"compatible"`
+	Reason        string             `json:"reason" yaml:"reason"`
+	RuntimeChecks []Check            `json:"runtimeChecks" yaml:"runtimeChecks"`
+	Entries       []EntryExplanation `json:"entries" yaml:"entries"`
+	Notes         []string           `json:"notes" yaml:"notes"`
+	Advice        []string           `json:"advice" yaml:"advice"`
+}
+
+// explainParts is what the explain policies give: the runtime's checks,
+// notes and advice, and each entry's checks.
+type explainParts struct {
+	Runtime struct {
+		Checks []Check  `json:"checks"`
+		Notes  []string `json:"notes"`
+		Advice []string `json:"advice"`
+	} `json:"runtime"`
+	Entries [][]Check `json:"entries"`
+}
+
+// decodeParts converts the policies' plain values into explainParts,
+// refusing any other shape.
+func decodeParts(v any) (explainParts, error) {
+	var p explainParts
+	b, err := json.Marshal(v)
+	if err != nil {
+		return p, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return p, fmt.Errorf("the explain policies gave an unexpected shape: %w", err)
+	}
+	return p, nil
+}
+
+// combine puts OME's verdict and the policies' checks together, and checks
+// that they tell the same story: an entry matches exactly when all its
+// checks pass.
+func combine(model, runtime *objects.Object, v Verdict, p explainParts) (Explanation, error) {
+	e := Explanation{
+		Model: objects.RefOf(model), Runtime: objects.RefOf(runtime),
+		Compatible: v.Compatible, Reason: v.Reason,
+		RuntimeChecks: p.Runtime.Checks, Notes: p.Runtime.Notes, Advice: p.Runtime.Advice,
+		Entries: []EntryExplanation{},
+	}
+	if len(p.Entries) != len(v.Entries) {
+		return e, fmt.Errorf("the explain policies gave %d entries, the match policies %d", len(p.Entries), len(v.Entries))
+	}
+	for i, er := range v.Entries {
+		checks := p.Entries[i]
+		passed := true
+		for j := range checks {
+			normaliseCheck(&checks[j])
+			passed = passed && checks[j].Passed
+		}
+		if passed != er.Matched {
+			return e, fmt.Errorf("entry %d: the explain policies say its checks %s, but the match policies say it %s", i,
+				map[bool]string{true: "all pass", false: "do not all pass"}[passed], map[bool]string{true: "matches", false: "does not match"}[er.Matched])
+		}
+		diffs := er.Differences
+		if diffs == nil {
+			diffs = []string{}
+		}
+		e.Entries = append(e.Entries, EntryExplanation{Index: i, Matched: er.Matched, Differences: diffs, Checks: checks})
+	}
+	for j := range e.RuntimeChecks {
+		normaliseCheck(&e.RuntimeChecks[j])
+	}
+	for _, s := range []*[]string{&e.Notes, &e.Advice} {
+		if *s == nil {
+			*s = []string{}
+		}
+	}
+	if e.RuntimeChecks == nil {
+		e.RuntimeChecks = []Check{}
+	}
+	return e, nil
+}
+
+// normaliseCheck makes empty lists [] rather than null, so both engines
+// and every output format agree.
+func normaliseCheck(c *Check) {
+	if c.Details == nil {
+		c.Details = []string{}
+	}
+	if c.Versions == nil {
+		return
+	}
+	for _, v := range []*VersionText{c.Versions.Model, c.Versions.Entry} {
+		if v == nil {
+			continue
+		}
+		for _, l := range []*[]string{&v.Numbers, &v.Dev, &v.Pre, &v.Build} {
+			if *l == nil {
+				*l = []string{}
+			}
+		}
+	}
+}
+
+// ExplanationFrom puts OME's verdict v (from the match policies) and the
+// explain policies' output, as plain values, together into an Explanation,
+// refusing an output of any other shape or one that tells another story
+// than the verdict.
+func ExplanationFrom(model, runtime *objects.Object, v Verdict, parts any) (Explanation, error) {
+	p, err := decodeParts(parts)
+	if err != nil {
+		return Explanation{}, err
+	}
+	return combine(model, runtime, v, p)
+}

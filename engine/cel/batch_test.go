@@ -1,0 +1,140 @@
+package cel
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ome-policy/evaluator/bench/generate"
+	"github.com/ome-policy/evaluator/engine/answer"
+	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+)
+
+// readsPolicy is a policy whose validation i is exprs[i], with one
+// variable v that reads entry.f and model.
+func readsPolicy(t *testing.T, exprs ...string) *policy {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("apiVersion: policy.ome.io/v1alpha1\nkind: CELPolicy\nmetadata: {name: p}\nspec:\n  inputs: [model, entry]\n  evaluation: all\n")
+	b.WriteString("  variables:\n  - name: v\n    expression: 'entry.f + model.g'\n  validations:\n")
+	for _, e := range exprs {
+		fmt.Fprintf(&b, "  - expression: %q\n    message: m\n", e)
+	}
+	ps, err := parsePolicies("test", b.String(), nil)
+	require.NoError(t, err)
+	require.Len(t, ps, 1)
+	return ps[0]
+}
+
+func TestReadsOf(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want string // input=fields, sorted; * for the whole value
+	}{
+		{`entry.a == "x"`, "entry=a"},
+		{`has(entry.a) && has(model.b)`, "entry=a model=b"},
+		{`entry.?a.orValue("") == model.?b.?c.orValue("")`, "entry=a model=b"},
+		{`entry.a.b == entry.c`, "entry=a,c"},
+		{`entry["a"] == ""`, "entry=*"},
+		{`"a" in entry`, "entry=*"},
+		{`size(model) > 0`, "model=*"},
+		{`variables.v == ""`, "entry=f model=g"},
+		{`variables.v == entry.h`, "entry=f,h model=g"},
+		{`[1].all(x, x > 0)`, ""},
+		{`["a"].all(x, x in entry.l)`, "entry=l"},
+		// A comprehension variable named like an input hides it: every
+		// input counts as read whole.
+		{`["a"].all(entry, entry == "a")`, "entry=* model=*"},
+	} {
+		t.Run(tc.expr, func(t *testing.T) {
+			p := readsPolicy(t, tc.expr)
+			var got []string
+			for _, in := range []string{"entry", "model"} {
+				r, ok := p.checks[0].reads[in]
+				if !ok {
+					continue
+				}
+				fields := "*"
+				if !r.whole {
+					fields = strings.Join(r.fields, ",")
+				}
+				got = append(got, in+"="+fields)
+			}
+			require.Equal(t, tc.want, strings.Join(got, " "))
+		})
+	}
+}
+
+// The outcome memo gives the same verdicts however small it is: with room
+// for two outcomes per validation it starts over all the time. The batch's
+// verdicts are those of matching each pair on its own.
+func TestBatchMemoBound(t *testing.T) {
+	ms, rs := generate.Cluster(3, 12, 150)
+	spec := func(o map[string]any) map[string]any { return o["spec"].(map[string]any) }
+	m, err := New(testPolicies(t))
+	require.NoError(t, err)
+	runtimes := make([]map[string]any, len(rs))
+	for i, r := range rs {
+		runtimes[i] = spec(r)
+	}
+	want := make([][]answer.Verdict, len(ms))
+	for i, mo := range ms {
+		for _, r := range runtimes {
+			v, err := m.Match(spec(mo), r)
+			require.NoError(t, err)
+			want[i] = append(want[i], v)
+		}
+	}
+	for _, bound := range []int{2, 1 << 13} {
+		saved := maxOutcomes
+		maxOutcomes = bound
+		prepared, err := m.Prepare(runtimes)
+		require.NoError(t, err)
+		for i, mo := range ms {
+			got, err := m.MatchModel(spec(mo), prepared)
+			require.NoError(t, err)
+			require.Equal(t, want[i], got, "memo bound %d, model %d", bound, i)
+		}
+		maxOutcomes = saved
+	}
+}
+
+// testPolicies are the embedded policies.
+func testPolicies(t testing.TB) *policyset.Set {
+	t.Helper()
+	set, err := policyset.Embedded()
+	require.NoError(t, err)
+	return set
+}
+
+// The architecture and quantization checks, and the format and framework
+// version checks, are written twice in the entry policy, so that each reads
+// one field of the entry; only their first lines may differ.
+func TestTwinVariablesShareTheirBody(t *testing.T) {
+	var text string
+	for _, f := range testPolicies(t).Sources(policyset.CEL, false) {
+		if strings.HasSuffix(f.Path, "match.yaml") {
+			text = f.Text
+		}
+	}
+	require.NotEmpty(t, text)
+	var doc policyDoc
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	for doc.Metadata.Name != "entry" {
+		require.NoError(t, dec.Decode(&doc))
+	}
+	body := map[string]string{}
+	for _, v := range doc.Spec.Variables {
+		_, rest, _ := strings.Cut(v.Expression, "\n")
+		body[v.Name] = rest
+	}
+	for _, twins := range [][2]string{
+		{"formatVersionDifference", "frameworkVersionDifference"},
+		{"architectureDifference", "quantizationDifference"},
+	} {
+		require.NotEmpty(t, body[twins[0]], twins[0])
+		require.Equal(t, body[twins[0]], body[twins[1]], "%s and %s", twins[0], twins[1])
+	}
+}

@@ -1,0 +1,60 @@
+package cel
+
+import (
+	"fmt"
+
+	"github.com/ome-policy/evaluator/engine/answer"
+	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/objects"
+)
+
+type Linter struct {
+	object, set *policy
+}
+
+func NewLinter(set *policyset.Set) (*Linter, error) {
+	ps, err := compilePolicies(set, "lint-object", "lint-set")
+	if err != nil {
+		return nil, err
+	}
+	obj, err := policyWithInputs(set, ps.byName, "lint-object", []string{"object", "raw"})
+	if err != nil {
+		return nil, err
+	}
+	all, err := policyWithInputs(set, ps.byName, "lint-set", []string{"objects", "crossCheck"})
+	if err != nil {
+		return nil, err
+	}
+	return &Linter{object: obj, set: all}, nil
+}
+
+func (l *Linter) Name() string { return Name }
+
+func (l *Linter) Lint(objs []*objects.Object, opts answer.LintOptions) ([]answer.Finding, error) {
+	per := make([][]answer.RawFinding, len(objs))
+	for i, o := range objs {
+		fs, err := policyFindings(l.object, map[string]any{"object": o.Value, "raw": objects.RawScalars(o)}, false)
+		if err != nil {
+			return nil, fmt.Errorf("%s (%s:%d): %w", o.Ref(), o.File, o.Line, err)
+		}
+		per[i] = fs
+	}
+	set, err := policyFindings(l.set, map[string]any{"objects": answer.LintSetInput(objs), "crossCheck": opts.CrossCheck}, true)
+	if err != nil {
+		return nil, err
+	}
+	return answer.FinishFindings(objs, per, set)
+}
+
+func policyFindings(p *policy, inputs map[string]any, withIndex bool) ([]answer.RawFinding, error) {
+	act := p.activation(inputs)
+	v, err := act.variable("findings")
+	if err != nil {
+		return nil, err
+	}
+	native, err := toNative(v)
+	if err != nil {
+		return nil, err
+	}
+	return answer.FindingsFrom(p.source+": CEL policy "+p.name, native, withIndex)
+}

@@ -1,0 +1,490 @@
+package cel
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/ext"
+	"github.com/google/cel-go/interpreter"
+	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/builtins"
+)
+
+// policyDoc is one document of a CEL policy file.
+type policyDoc struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	Metadata   struct {
+		Name string `yaml:"name"`
+	} `yaml:"metadata"`
+	Spec struct {
+		Inputs     []string `yaml:"inputs"`
+		Evaluation string   `yaml:"evaluation"`
+		Variables  []struct {
+			Name       string `yaml:"name"`
+			Expression string `yaml:"expression"`
+		} `yaml:"variables"`
+		Validations []struct {
+			Expression        string `yaml:"expression"`
+			Message           string `yaml:"message"`
+			MessageExpression string `yaml:"messageExpression"`
+		} `yaml:"validations"`
+	} `yaml:"spec"`
+}
+
+const (
+	policyAPIVersion = "policy.ome.io/v1alpha1"
+	celPolicyKind    = "CELPolicy"
+)
+
+// policy is a compiled CEL policy: variables evaluated lazily, at most
+// once per evaluation, then the validations in order.
+type policy struct {
+	name      string
+	source    string
+	key       string     // identifies the document, for precompiled ASTs
+	checked   []*cel.Ast // every expression, in compile order
+	inputs    []string
+	firstOnly bool
+	varNames  []string
+	varIndex  map[string]int
+	vars      []cel.Program
+	// modelOnly[i] is true when variable i reads no input but `model`
+	// (directly or through other such variables): its value is the same
+	// for every pair of one model, and a batch computes it once per model.
+	modelOnly []bool
+	// varReads[i] is what variable i reads of the inputs (see readsOf).
+	varReads []readSet
+	checks   []checkExpr
+}
+
+type checkExpr struct {
+	expr    cel.Program
+	message string
+	msgExpr cel.Program // nil when message is fixed
+	line    int
+	// reads is what the validation and its message read of the inputs: a
+	// batch reuses its outcome for inputs that agree on those fields.
+	reads readSet
+}
+
+// programOptions fold what is constant (literal lists of field names and
+// the like) once, at compile time.
+var programOptions = []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}
+
+// envOptions are the libraries every policy may use.
+func envOptions() []cel.EnvOption {
+	return []cel.EnvOption{
+		cel.OptionalTypes(),
+		ext.Strings(),
+		ext.Lists(),
+		ext.Bindings(),
+		ext.Math(),
+		builtins.CELLibrary(),
+	}
+}
+
+// parsePolicies reads the CEL policy documents of one file and
+// compiles them with more environment options, such as functions that only
+// the engine can bind. With names, only the documents of those policies are
+// compiled.
+func parsePolicies(where, text string, names []string, extra ...cel.EnvOption) ([]*policy, error) {
+	type document struct {
+		node yaml.Node
+		doc  policyDoc
+	}
+	dec := yaml.NewDecoder(bytes.NewReader([]byte(text)))
+	var docs []*document
+	var decodeErr error
+	for {
+		d := &document{}
+		err := dec.Decode(&d.node)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			decodeErr = fmt.Errorf("%s: %w", where, err)
+			break
+		}
+		if err := d.node.Decode(&d.doc); err != nil {
+			decodeErr = fmt.Errorf("%s:%d: %w", where, d.node.Line, err)
+			break
+		}
+		if len(names) > 0 && !slices.Contains(names, d.doc.Metadata.Name) {
+			continue
+		}
+		docs = append(docs, d)
+	}
+	// The documents compile at the same time; errors are reported in the
+	// order of the file, as if one after the other.
+	out := make([]*policy, len(docs))
+	errs := make([]error, len(docs))
+	var wg sync.WaitGroup
+	for i, d := range docs {
+		wg.Go(func() { out[i], errs[i] = compilePolicy(where, &d.node, &d.doc, extra) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if decodeErr != nil {
+		return nil, decodeErr
+	}
+	return out, nil
+}
+
+func compilePolicy(where string, node *yaml.Node, doc *policyDoc, extra []cel.EnvOption) (*policy, error) {
+	at := func(line int) string { return fmt.Sprintf("%s:%d", where, line) }
+	if doc.APIVersion != policyAPIVersion || doc.Kind != celPolicyKind {
+		return nil, fmt.Errorf("%s: want apiVersion %s, kind %s; got %q, %q", at(node.Line), policyAPIVersion, celPolicyKind, doc.APIVersion, doc.Kind)
+	}
+	name := doc.Metadata.Name
+	if name == "" {
+		return nil, fmt.Errorf("%s: metadata.name is required", at(node.Line))
+	}
+	p := &policy{name: name, source: where, inputs: doc.Spec.Inputs, varIndex: map[string]int{}}
+	switch doc.Spec.Evaluation {
+	case "all":
+	case "first":
+		p.firstOnly = true
+	default:
+		return nil, fmt.Errorf("%s: policy %s: spec.evaluation must be all or first, got %q", at(node.Line), name, doc.Spec.Evaluation)
+	}
+	opts := append(envOptions(), extra...)
+	for _, in := range doc.Spec.Inputs {
+		opts = append(opts, cel.Variable(in, cel.DynType))
+	}
+	env, err := cel.NewEnv(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: policy %s: %w", at(node.Line), name, err)
+	}
+	lines := exprLines(node)
+	if p.key, err = policyKey(doc); err != nil {
+		return nil, fmt.Errorf("%s: policy %s: %w", at(node.Line), name, err)
+	}
+	// The embedded policies come with their expressions checked already
+	// (see celcompiled.go). Otherwise, as parsing is most of the cost of a
+	// short run and needs no declarations, every expression is parsed at
+	// once, on all cores; checking then goes in order, as each variable's
+	// type is known.
+	precompiled := precompiledASTs(p.key)
+	var parsed map[string]parsedExpr
+	if precompiled == nil {
+		var sources []string
+		for _, v := range doc.Spec.Variables {
+			sources = append(sources, v.Expression)
+		}
+		for _, c := range doc.Spec.Validations {
+			sources = append(sources, c.Expression, c.MessageExpression)
+		}
+		parsed = parseAll(env, sources)
+	}
+	compile := func(text string) (*cel.Ast, *cel.Issues) {
+		n := len(p.checked)
+		var ast *cel.Ast
+		var iss *cel.Issues
+		switch pa, ok := parsed[text]; {
+		case n < len(precompiled):
+			ast = precompiled[n]
+		case ok && pa.iss.Err() != nil:
+			return nil, pa.iss
+		case ok:
+			ast, iss = env.Check(pa.ast)
+		default:
+			ast, iss = env.Compile(text)
+		}
+		if iss.Err() == nil {
+			p.checked = append(p.checked, ast)
+		}
+		return ast, iss
+	}
+	for i, v := range doc.Spec.Variables {
+		if v.Name == "" {
+			return nil, fmt.Errorf("%s: policy %s: variable %d has no name", at(node.Line), name, i)
+		}
+		if _, dup := p.varIndex[v.Name]; dup {
+			return nil, fmt.Errorf("%s: policy %s: variable %s is defined twice", at(node.Line), name, v.Name)
+		}
+		ast, iss := compile(v.Expression)
+		if iss.Err() != nil {
+			return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, iss.Err())
+		}
+		prg, err := env.Program(ast, programOptions...)
+		if err != nil {
+			return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, err)
+		}
+		p.varIndex[v.Name] = len(p.vars)
+		p.varNames = append(p.varNames, v.Name)
+		p.vars = append(p.vars, prg)
+		reads := p.readsOf(ast)
+		p.varReads = append(p.varReads, reads)
+		p.modelOnly = append(p.modelOnly, reads.only("model"))
+		// Later expressions see this variable, typed as it was checked.
+		env, err = env.Extend(cel.Variable("variables."+v.Name, ast.OutputType()))
+		if err != nil {
+			return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, err)
+		}
+	}
+	for i, c := range doc.Spec.Validations {
+		line := lines.validations[i]
+		ast, iss := compile(c.Expression)
+		if iss.Err() != nil {
+			return nil, fmt.Errorf("%s: policy %s: validation %d: %w", at(line), name, i, iss.Err())
+		}
+		if !ast.OutputType().IsAssignableType(cel.BoolType) {
+			return nil, fmt.Errorf("%s: policy %s: validation %d: expression must be a bool, is %s", at(line), name, i, ast.OutputType())
+		}
+		prg, err := env.Program(ast, programOptions...)
+		if err != nil {
+			return nil, fmt.Errorf("%s: policy %s: validation %d: %w", at(line), name, i, err)
+		}
+		check := checkExpr{expr: prg, message: c.Message, line: line, reads: p.readsOf(ast)}
+		if c.MessageExpression != "" {
+			mast, iss := compile(c.MessageExpression)
+			if iss.Err() != nil {
+				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression: %w", at(line), name, i, iss.Err())
+			}
+			if !mast.OutputType().IsAssignableType(cel.StringType) {
+				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression must be a string, is %s", at(line), name, i, mast.OutputType())
+			}
+			if check.msgExpr, err = env.Program(mast, programOptions...); err != nil {
+				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression: %w", at(line), name, i, err)
+			}
+			check.reads.union(p.readsOf(mast))
+		} else if c.Message == "" {
+			return nil, fmt.Errorf("%s: policy %s: validation %d needs a message or a messageExpression", at(line), name, i)
+		}
+		p.checks = append(p.checks, check)
+	}
+	return p, nil
+}
+
+type parsedExpr struct {
+	ast *cel.Ast
+	iss *cel.Issues
+}
+
+// parseAll parses each distinct text, in parallel on all cores.
+func parseAll(env *cel.Env, texts []string) map[string]parsedExpr {
+	out := map[string]parsedExpr{}
+	var todo []string
+	for _, t := range texts {
+		if _, seen := out[t]; !seen && t != "" {
+			out[t] = parsedExpr{}
+			todo = append(todo, t)
+		}
+	}
+	results := make([]parsedExpr, len(todo))
+	next := make(chan int, len(todo))
+	for i := range todo {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Go(func() {
+			for i := range next {
+				ast, iss := env.Parse(todo[i])
+				results[i] = parsedExpr{ast, iss}
+			}
+		})
+	}
+	wg.Wait()
+	for i, t := range todo {
+		out[t] = results[i]
+	}
+	return out
+}
+
+type policyLines struct {
+	variables, validations []int
+}
+
+// exprLines finds the source line of each variable and validation, for
+// error messages that point into the policy file.
+func exprLines(doc *yaml.Node) policyLines {
+	var l policyLines
+	s := mapValue(doc, "spec")
+	for _, n := range seqItems(mapValue(s, "variables")) {
+		l.variables = append(l.variables, n.Line)
+	}
+	for _, n := range seqItems(mapValue(s, "validations")) {
+		l.validations = append(l.validations, n.Line)
+	}
+	return l
+}
+
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func seqItems(n *yaml.Node) []*yaml.Node {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return n.Content
+}
+
+// activation resolves a policy's inputs and its variables; a variable
+// is evaluated on first use and kept for the rest of the evaluation.
+type activation struct {
+	p      *policy
+	inputs map[string]any
+	vals   []ref.Val
+	// shared holds the model-only variables of one model across the pairs
+	// of a batch; nil outside batches.
+	shared []ref.Val
+}
+
+func (a *activation) ResolveName(name string) (any, bool) {
+	if v, ok := a.inputs[name]; ok {
+		return v, true
+	}
+	i, ok := a.p.varIndex[trimVariables(name)]
+	if !ok {
+		return nil, false
+	}
+	vals := a.vals
+	if a.shared != nil && a.p.modelOnly[i] {
+		vals = a.shared
+	}
+	if vals[i] == nil {
+		v, _, err := a.p.vars[i].Eval(a)
+		if err != nil {
+			v = types.NewErr("variable %s: %v", a.p.varNames[i], err)
+		}
+		vals[i] = v
+	}
+	return vals[i], true
+}
+
+func (a *activation) Parent() interpreter.Activation { return nil }
+
+// trimVariables turns "variables.x" into "x", and anything else into "",
+// which names no variable.
+func trimVariables(name string) string {
+	if rest, ok := strings.CutPrefix(name, "variables."); ok {
+		return rest
+	}
+	return ""
+}
+
+// eval runs the validations and returns the messages of those that fail, in
+// order (only the first when the policy's evaluation is "first").
+func (p *policy) eval(inputs map[string]any) ([]string, error) {
+	return p.run(p.activation(inputs))
+}
+
+func (p *policy) activation(inputs map[string]any) *activation {
+	return &activation{p: p, inputs: inputs, vals: make([]ref.Val, len(p.vars))}
+}
+
+// sharedActivation is an activation whose model-only variables are kept in
+// shared, for all the pairs of one model.
+func (p *policy) sharedActivation(inputs map[string]any, shared []ref.Val) *activation {
+	a := p.activation(inputs)
+	a.shared = shared
+	return a
+}
+
+// variable returns the value of a variable of the policy, evaluating it if
+// it was not needed yet.
+func (a *activation) variable(name string) (ref.Val, error) {
+	if _, ok := a.p.varIndex[name]; !ok {
+		return nil, fmt.Errorf("%s: CEL policy %s has no variable %q", a.p.source, a.p.name, name)
+	}
+	v, _ := a.ResolveName("variables." + name)
+	val := v.(ref.Val)
+	if err, isErr := val.(*types.Err); isErr {
+		return nil, fmt.Errorf("%s: CEL policy %s: %w", a.p.source, a.p.name, err)
+	}
+	return val, nil
+}
+
+// run evaluates the validations on an activation.
+func (p *policy) run(act *activation) ([]string, error) {
+	return p.collect(func(i int) (bool, string, error) { return p.check(i, act) })
+}
+
+// collect goes through the validations in order, with outcome giving
+// whether validation i fails and its message, and returns the messages of
+// those that fail (only the first when the policy's evaluation is "first").
+func (p *policy) collect(outcome func(i int) (bool, string, error)) ([]string, error) {
+	var failures []string
+	for i := range p.checks {
+		failed, msg, err := outcome(i)
+		if err != nil {
+			return nil, err
+		}
+		if !failed {
+			continue
+		}
+		failures = append(failures, msg)
+		if p.firstOnly {
+			break
+		}
+	}
+	return failures, nil
+}
+
+// check evaluates validation i on an activation: whether it fails, and
+// then its message.
+func (p *policy) check(i int, act *activation) (bool, string, error) {
+	c := &p.checks[i]
+	out, _, err := c.expr.Eval(act)
+	if err != nil {
+		return false, "", p.checkError(i, "%w", err)
+	}
+	ok, isBool := out.(types.Bool)
+	if !isBool {
+		return false, "", p.checkError(i, "got %v, want a bool", out)
+	}
+	if ok {
+		return false, "", nil
+	}
+	if c.msgExpr == nil {
+		return true, c.message, nil
+	}
+	m, _, err := c.msgExpr.Eval(act)
+	if err != nil {
+		return false, "", p.checkError(i, "messageExpression: %w", err)
+	}
+	s, isString := m.(types.String)
+	if !isString {
+		return false, "", p.checkError(i, "messageExpression gave %v, want a string", m)
+	}
+	return true, string(s), nil
+}
+
+// checkError is an error of validation i, named by its policy, index and
+// line.
+func (p *policy) checkError(i int, format string, args ...any) error {
+	prefix := []any{p.source, p.name, i, p.checks[i].line}
+	return fmt.Errorf("%s: policy %s: validation %d (line %d): "+format, append(prefix, args...)...)
+}

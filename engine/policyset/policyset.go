@@ -1,0 +1,122 @@
+// Package policyset reads the policy sources: the ones embedded in the
+// binary, or a folder with the same layout given by --policies. It owns the
+// layout (cel/*.yaml, rego/*.rego, *_test.* for unit tests) and where each
+// file came from, for messages. It compiles nothing and knows no engine's
+// language: each engine takes its files from a Set.
+package policyset
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/ome-policy/evaluator/policies"
+)
+
+// The folders of the layout, named after the engine that reads them.
+const (
+	CEL  = "cel"
+	Rego = "rego"
+)
+
+// File is one policy source as it was loaded.
+type File struct {
+	Path   string `json:"path" yaml:"path"`     // slash-separated, relative to the policy folder
+	Engine string `json:"engine" yaml:"engine"` // cel or rego
+	Test   bool   `json:"test" yaml:"test"`     // a unit test of the policies, not a policy
+	Text   string `json:"-" yaml:"-"`
+}
+
+// Set is the whole policy tree: what `evaluate policies` shows and what the
+// engines compile.
+type Set struct {
+	// Origin is "embedded" or the folder the files were read from.
+	Origin string
+	Files  []File
+}
+
+// Embedded returns the policies built into the binary.
+func Embedded() (*Set, error) {
+	return Load(policies.FS, "embedded")
+}
+
+// LoadDir reads the policies from a folder with the embedded layout:
+// cel/*.yaml and rego/*.rego (files named *_test.* are their unit tests).
+func LoadDir(dir string) (*Set, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("policies: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("policies: %s is not a folder", dir)
+	}
+	return Load(os.DirFS(dir), dir)
+}
+
+// Load reads the policy sources of fsys.
+func Load(fsys fs.FS, origin string) (*Set, error) {
+	set := &Set{Origin: origin}
+	for _, dir := range []string{CEL, Rego} {
+		entries, err := fs.ReadDir(fsys, dir)
+		if err != nil {
+			return nil, fmt.Errorf("policies %s: %w", origin, err)
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || !isPolicySource(dir, name) {
+				continue
+			}
+			p := path.Join(dir, name)
+			b, err := fs.ReadFile(fsys, p)
+			if err != nil {
+				return nil, fmt.Errorf("policies %s: %w", origin, err)
+			}
+			set.Files = append(set.Files, File{
+				Path:   p,
+				Engine: dir,
+				Test:   isTestSource(name),
+				Text:   string(b),
+			})
+		}
+	}
+	sort.SliceStable(set.Files, func(i, j int) bool { return set.Files[i].Path < set.Files[j].Path })
+	if len(set.Sources(CEL, false)) == 0 || len(set.Sources(Rego, false)) == 0 {
+		return nil, fmt.Errorf("policies %s: need at least one CEL policy (cel/*.yaml) and one Rego policy (rego/*.rego)", origin)
+	}
+	return set, nil
+}
+
+func isPolicySource(dir, name string) bool {
+	if dir == CEL {
+		return strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")
+	}
+	return strings.HasSuffix(name, ".rego")
+}
+
+func isTestSource(name string) bool {
+	base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, ".yaml"), ".yml"), ".rego")
+	return strings.HasSuffix(base, "_test")
+}
+
+// Sources returns the files of one engine, policies (tests=false) or their
+// unit tests (tests=true), in path order.
+func (s *Set) Sources(engine string, tests bool) []File {
+	var out []File
+	for _, f := range s.Files {
+		if f.Engine == engine && f.Test == tests {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Where says where a policy file came from, for messages.
+func (s *Set) Where(f File) string {
+	if s.Origin == "embedded" {
+		return "embedded:" + f.Path
+	}
+	return path.Join(s.Origin, f.Path)
+}

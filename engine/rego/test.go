@@ -1,0 +1,75 @@
+package rego
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/tester"
+
+	"github.com/ome-policy/evaluator/builtins"
+	"github.com/ome-policy/evaluator/engine/policyset"
+)
+
+// TestResult is one Rego unit test (a test_ rule) and its outcome.
+type TestResult struct {
+	File   string
+	Line   int    // where the test rule starts
+	Name   string // package.rule
+	Passed bool
+	Detail string // why it failed; empty when it passed
+}
+
+// RunTests runs the test_ rules of the given Rego test files (path ->
+// source) with OPA's test runner, against the policies of set and with the
+// ome.* builtins registered, as `opa test` would with them. Results are in
+// file, then line order.
+func RunTests(set *policyset.Set, files map[string]string) ([]TestResult, error) {
+	mods, err := Modules(set, false)
+	if err != nil {
+		return nil, err
+	}
+	for path, text := range files {
+		m, err := ast.ParseModuleWithOpts(path, text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, err
+		}
+		mods[path] = m
+	}
+	ctx := context.Background()
+	ch, err := tester.NewRunner().
+		SetDefaultRegoVersion(ast.RegoV1).
+		AddCustomBuiltins(builtins.TesterBuiltins()).
+		SetModules(mods).
+		RaiseBuiltinErrors(true).
+		RunTests(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	var all []TestResult
+	for r := range ch {
+		if _, given := files[r.Location.File]; !given {
+			continue
+		}
+		res := TestResult{File: r.Location.File, Line: r.Location.Row, Name: r.Package + "." + r.Name, Passed: !r.Fail && r.Error == nil}
+		switch {
+		case r.Skip:
+			continue
+		case r.Error != nil:
+			res.Detail = r.Error.Error()
+		case r.Fail && r.FailedAt != nil:
+			res.Detail = fmt.Sprintf("failed at %s: %s", r.FailedAt.Location, r.FailedAt)
+		case r.Fail:
+			res.Detail = fmt.Sprintf("%s (%s:%d) is false or undefined", r.Name, r.Location.File, r.Location.Row)
+		}
+		all = append(all, res)
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].File != all[j].File {
+			return all[i].File < all[j].File
+		}
+		return all[i].Line < all[j].Line
+	})
+	return all, nil
+}

@@ -1,0 +1,575 @@
+package objects
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Bounds on input, so that no file can make the tool run out of memory or stack.
+const (
+	maxInputBytes = 64 << 20  // bytes per file
+	maxDocNodes   = 1_000_000 // nodes per document, counting every alias expansion
+	maxNesting    = 100       // nested maps and lists
+)
+
+// LoadOptions configures Load.
+type LoadOptions struct {
+	Stdin   io.Reader // read for the path "-"; nil means os.Stdin
+	Notices io.Writer // notices such as skipped kinds; nil discards them
+	Lenient bool      // skip CheckObject, so callers can report wrong types as findings
+	// ModelFolders reads a folder that directly holds config.json or
+	// model_index.json as one model (spec section 8), instead of searching it.
+	ModelFolders bool
+}
+
+// Load reads files, directories (recursively: *.yaml, *.yml, *.json, in
+// lexical order) or "-" for standard input, and returns the recognised objects
+// in input order. Other kinds are skipped with a notice. It stops at the
+// first problem.
+func Load(paths []string, opts LoadOptions) ([]*Object, error) {
+	l := &objLoader{opts: opts, notices: opts.Notices}
+	if l.notices == nil {
+		l.notices = io.Discard
+	}
+	for _, p := range paths {
+		items, err := expandPath(p, opts.ModelFolders)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			if it.modelFolder {
+				o, err := ModelFromFolder(it.path)
+				if err != nil {
+					return nil, err
+				}
+				l.objects = append(l.objects, o)
+				continue
+			}
+			if err := l.loadFile(it.path); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return l.objects, nil
+}
+
+type objLoader struct {
+	opts    LoadOptions
+	notices io.Writer
+	objects []*Object
+}
+
+// LoadData reads objects from data as Load reads a file, name standing for
+// the file in positions and messages (such as a cluster's list of a
+// resource, read by package live).
+func LoadData(name string, data []byte, opts LoadOptions) ([]*Object, error) {
+	l := &objLoader{opts: opts, notices: opts.Notices}
+	if l.notices == nil {
+		l.notices = io.Discard
+	}
+	if err := l.loadData(name, data); err != nil {
+		return nil, err
+	}
+	return l.objects, nil
+}
+
+func (l *objLoader) loadFile(path string) (err error) {
+	data, file, err := ReadInput(path, l.opts.Stdin)
+	if err != nil {
+		return err
+	}
+	return l.loadData(file, data)
+}
+
+func (l *objLoader) loadData(file string, data []byte) (err error) {
+	// Whatever the input, report an error rather than crash.
+	defer func() {
+		if r := recover(); r != nil {
+			err = &InputError{File: file, Msg: fmt.Sprintf("internal error while decoding: %v", r)}
+		}
+	}()
+	return EachDocument(file, data, func(doc *yaml.Node) error {
+		v, pos, err := DecodeValue(file, doc, "")
+		if err != nil || v == nil {
+			return err // an empty document is not an error
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return &InputError{File: file, Line: pos[""].Line, Msg: "document is not an object"}
+		}
+		return l.add(file, m, pos)
+	})
+}
+
+// add takes one decoded object, unwrapping kind: List (of any apiVersion,
+// as kubectl writes them) recursively.
+func (l *objLoader) add(file string, v map[string]any, pos map[string]Pos) error {
+	line := pos[""].Line
+	kind, _ := v["kind"].(string)
+	if kind == "List" {
+		items, ok := v["items"]
+		if !ok {
+			return nil
+		}
+		list, ok := items.([]any)
+		if !ok {
+			return &InputError{File: file, Line: LineAt(pos, "items", line), Field: "items",
+				Msg: "must be a list, got " + DescribeValue(items, pos["items"].Raw)}
+		}
+		parts := SplitPos(pos, "items")
+		for i, it := range list {
+			m, ok := it.(map[string]any)
+			if !ok {
+				p := IndexPath("items", i)
+				return &InputError{File: file, Line: LineAt(pos, p, line), Field: p,
+					Msg: "must be an object, got " + DescribeValue(it, pos[p].Raw)}
+			}
+			if err := l.add(file, m, parts[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	apiVersion, _ := v["apiVersion"].(string)
+	if !IsOMEKind(kind) || apiVersion != APIVersion {
+		meta, _ := v["metadata"].(map[string]any)
+		name, _ := meta["name"].(string)
+		what := kind
+		if what == "" {
+			what = "<no kind>"
+		}
+		if name != "" {
+			what += "/" + name
+		}
+		why := "not an OME object"
+		if IsOMEKind(kind) {
+			why = fmt.Sprintf("apiVersion %q, not %s", apiVersion, APIVersion)
+		}
+		fmt.Fprintf(l.notices, "%s:%d: notice: skipping %s (%s)\n", file, line, what, why)
+		return nil
+	}
+	o, err := NewObject(file, v, pos)
+	if err != nil {
+		return err
+	}
+	if !l.opts.Lenient {
+		if err := CheckObject(o); err != nil {
+			return err
+		}
+	}
+	l.objects = append(l.objects, o)
+	return nil
+}
+
+// expand turns one path argument into the files to read.
+// inputItem is one thing to read: a YAML/JSON file, or a model folder.
+type inputItem struct {
+	path        string
+	modelFolder bool
+}
+
+// expandPath turns a path into the files to read: the file itself, or a
+// folder's *.yaml, *.yml and *.json files, recursively, in lexical order.
+// With modelFolders, a folder that directly holds config.json or
+// model_index.json is a model folder, read as one model, and not searched.
+func expandPath(path string, modelFolders bool) ([]inputItem, error) {
+	if path == "-" {
+		return []inputItem{{path: path}}, nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, pathError(path, err)
+	}
+	if !fi.IsDir() {
+		base := filepath.Base(path)
+		if modelFolders && (base == configFile || base == modelIndexFile) {
+			return []inputItem{{path: filepath.Dir(path), modelFolder: true}}, nil
+		}
+		return []inputItem{{path: path}}, nil
+	}
+	var items []inputItem
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return pathError(p, err)
+		}
+		if d.IsDir() {
+			if modelFolders && IsModelFolder(p) {
+				items = append(items, inputItem{path: p, modelFolder: true})
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".yaml", ".yml", ".json":
+			items = append(items, inputItem{path: p})
+		}
+		return nil
+	})
+	// WalkDir sorts per directory ("a" before "a-b.yaml"); sort whole paths so
+	// the order is plain lexical order of what the user sees.
+	sort.Slice(items, func(i, j int) bool { return items[i].path < items[j].path })
+	return items, err
+}
+
+func pathError(path string, err error) error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return ie
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return &InputError{File: path, Msg: "no such file or directory"}
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &InputError{File: path, Msg: err.Error()}
+}
+
+// ReadInput reads a file or, for "-", stdin (nil means os.Stdin), returning
+// the data and the name to show in messages.
+func ReadInput(path string, stdin io.Reader) ([]byte, string, error) {
+	name := path
+	var r io.Reader
+	if path == "-" {
+		name, r = "<stdin>", stdin
+		if r == nil {
+			r = os.Stdin
+		}
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, name, pathError(path, err)
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Size() > maxInputBytes {
+			return nil, name, tooLargeError(name)
+		}
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxInputBytes+1))
+	if err != nil {
+		return nil, name, pathError(name, err)
+	}
+	if len(data) > maxInputBytes {
+		return nil, name, tooLargeError(name)
+	}
+	return data, name, nil
+}
+
+func tooLargeError(name string) error {
+	return &InputError{File: name, Msg: fmt.Sprintf("file is larger than %d MiB", maxInputBytes>>20)}
+}
+
+var yamlErrLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
+
+// isParserError reports whether a yaml.v3 message comes from its parser
+// rather than its scanner: yaml.v3 gives the parser's lines counted from 0
+// (and the scanner's from 1), so those need one added.
+func isParserError(msg string) bool {
+	for _, p := range []string{"did not find expected", "found undefined tag handle", "found duplicate %", "found incompatible YAML document"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrStopDocuments ends eachDocument early without an error.
+var ErrStopDocuments = errors.New("stop")
+
+// EachDocument calls fn for each YAML document of data in order, stopping at
+// the first error.
+func EachDocument(file string, data []byte, fn func(*yaml.Node) error) error {
+	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+		return &InputError{File: file, Msg: "not a YAML or JSON file (binary data)"}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		doc := new(yaml.Node)
+		err := dec.Decode(doc)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			ie := &InputError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+			if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
+				ie.Line, _ = strconv.Atoi(m[1])
+				ie.Msg = m[2]
+				if isParserError(ie.Msg) {
+					ie.Line++
+				}
+			}
+			return ie
+		}
+		if err := fn(doc); err != nil {
+			if err == ErrStopDocuments {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// DecodeValue turns one YAML node into a normalised value and the positions
+// of its parts, keyed by field path under prefix ("" for a root):
+// int64, float64, bool, string, []any, map[string]any, or nil for null.
+// Mapping keys must be strings; null values are dropped from mappings (a
+// field set to null is unset), except inside diffusionPipeline.additionalComponents,
+// where a component given as null is present but empty. Merge keys are
+// applied and aliases expanded, within the node and depth bounds.
+func DecodeValue(file string, n *yaml.Node, prefix string) (any, map[string]Pos, error) {
+	pos := map[string]Pos{}
+	if n == nil {
+		return nil, pos, nil
+	}
+	if n.Kind == yaml.DocumentNode {
+		if len(n.Content) == 0 {
+			return nil, pos, nil
+		}
+		n = n.Content[0]
+	}
+	// Measure first: an alias bomb is refused before anything is built, and
+	// the decoding below may then recurse without limits of its own.
+	m := &nodeMeasurer{file: file, seen: map[*yaml.Node]nodeMeasure{}}
+	if _, _, err := m.walk(n, 0); err != nil {
+		return nil, nil, err
+	}
+	d := &yamlDecoder{file: file, pos: pos}
+	v, err := d.decode(n, prefix, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, d.pos, nil
+}
+
+type nodeMeasure struct {
+	size, height int
+	done         bool
+}
+
+// nodeMeasurer counts the nodes a document expands to and how deep it nests,
+// remembering each node's result so that aliases cost nothing to nodeMeasure.
+type nodeMeasurer struct {
+	file string
+	seen map[*yaml.Node]nodeMeasure
+}
+
+func (m *nodeMeasurer) walk(n *yaml.Node, depth int) (size, height int, err error) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		size, height, err = m.walk(n.Alias, depth)
+		return size + 1, height, err
+	}
+	if r, ok := m.seen[n]; ok {
+		// A node still being measured is its own ancestor: an alias cycle,
+		// which would nest without end.
+		if !r.done || depth+r.height > maxNesting {
+			return 0, 0, m.tooDeep(n)
+		}
+		return r.size, r.height, nil
+	}
+	nested := 0
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		nested = 1
+		if depth+1 > maxNesting {
+			return 0, 0, m.tooDeep(n)
+		}
+	}
+	m.seen[n] = nodeMeasure{}
+	size = 1
+	for _, c := range n.Content {
+		s, h, err := m.walk(c, depth+nested)
+		if err != nil {
+			return 0, 0, err
+		}
+		size += s
+		if size > maxDocNodes {
+			return 0, 0, &InputError{File: m.file, Line: n.Line,
+				Msg: fmt.Sprintf("document expands to more than %d nodes (YAML alias bomb?)", maxDocNodes)}
+		}
+		height = max(height, h)
+	}
+	height += nested
+	m.seen[n] = nodeMeasure{size: size, height: height, done: true}
+	return size, height, nil
+}
+
+func (m *nodeMeasurer) tooDeep(n *yaml.Node) error {
+	return &InputError{File: m.file, Line: n.Line, Msg: fmt.Sprintf("nesting deeper than %d levels", maxNesting)}
+}
+
+type yamlDecoder struct {
+	file string
+	pos  map[string]Pos
+}
+
+func (d *yamlDecoder) fail(n *yaml.Node, path, msg string) error {
+	return &InputError{File: d.file, Line: n.Line, Field: path, Msg: msg}
+}
+
+// decode converts n, recording positions under path; key is n's key when n
+// is a mapping value.
+func (d *yamlDecoder) decode(n *yaml.Node, path string, key *yaml.Node) (any, error) {
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil {
+			return nil, d.fail(n, path, "unknown alias *"+n.Value)
+		}
+		n = n.Alias
+	}
+	p := Pos{Line: n.Line, Column: n.Column}
+	if key != nil && n.Kind != yaml.ScalarNode {
+		p.Line, p.Column = key.Line, key.Column
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		p.Raw = n.Value
+		d.pos[path] = p
+		v, err := scalarValue(n)
+		if err != nil {
+			return nil, d.fail(n, path, err.Error())
+		}
+		return v, nil
+	case yaml.SequenceNode:
+		d.pos[path] = p
+		out := make([]any, 0, len(n.Content))
+		for i, c := range n.Content {
+			v, err := d.decode(c, IndexPath(path, i), nil)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		d.pos[path] = p
+		return d.mapping(n, path)
+	}
+	return nil, d.fail(n, path, "unexpected YAML node")
+}
+
+func (d *yamlDecoder) mapping(n *yaml.Node, path string) (map[string]any, error) {
+	out := map[string]any{}
+	return out, d.fill(out, map[string]bool{}, n, path)
+}
+
+// fill adds the pairs of mapping n to out, skipping keys already taken, then
+// its merge sources (<<) in order: so explicit keys win over merged ones, and
+// earlier merge sources over later ones, as YAML's merge key specifies.
+func (d *yamlDecoder) fill(out map[string]any, taken map[string]bool, n *yaml.Node, path string) error {
+	// In OME an additional component given as null is still "set".
+	components := path == "diffusionPipeline.additionalComponents" ||
+		strings.HasSuffix(path, ".diffusionPipeline.additionalComponents")
+	lines := map[string]int{} // key -> line, to report duplicates
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.AliasNode && k.Alias != nil {
+			k = k.Alias
+		}
+		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+			merges = append(merges, v)
+			continue
+		}
+		name, err := d.key(k, path)
+		if err != nil {
+			return err
+		}
+		cp := JoinPath(path, name)
+		if line, dup := lines[name]; dup {
+			return d.fail(k, cp, fmt.Sprintf("duplicate key (first at line %d)", line))
+		}
+		lines[name] = k.Line
+		if taken[name] {
+			continue
+		}
+		taken[name] = true
+		val, err := d.decode(v, cp, k)
+		if err != nil {
+			return err
+		}
+		if val == nil {
+			if !components {
+				delete(d.pos, cp)
+				continue
+			}
+			val = map[string]any{}
+		}
+		out[name] = val
+	}
+	for _, m := range merges {
+		if m.Kind == yaml.AliasNode && m.Alias != nil {
+			m = m.Alias
+		}
+		sources := []*yaml.Node{m}
+		if m.Kind == yaml.SequenceNode {
+			sources = m.Content
+		}
+		for _, s := range sources {
+			if s.Kind == yaml.AliasNode && s.Alias != nil {
+				s = s.Alias
+			}
+			if s.Kind != yaml.MappingNode {
+				return d.fail(s, path, "a merge key (<<) needs an object or a list of objects")
+			}
+			if err := d.fill(out, taken, s, path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (d *yamlDecoder) key(k *yaml.Node, path string) (string, error) {
+	if k.Kind != yaml.ScalarNode {
+		return "", d.fail(k, path, "mapping keys must be strings, got "+map[yaml.Kind]string{
+			yaml.MappingNode: "an object", yaml.SequenceNode: "a list"}[k.Kind])
+	}
+	v, err := scalarValue(k)
+	if err != nil {
+		return "", d.fail(k, path, err.Error())
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", d.fail(k, path, fmt.Sprintf("mapping keys must be strings, got %s; quote it: %s",
+			DescribeValue(v, k.Value), strconv.Quote(k.Value)))
+	}
+	return s, nil
+}
+
+// scalar converts a scalar node: null, bool, int (int64; float64 past the
+// int64 range), float; everything else, timestamps included, stays its text.
+func scalarValue(n *yaml.Node) (any, error) {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, nil
+	case "!!bool", "!!int", "!!float":
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+		switch x := v.(type) {
+		case int:
+			return int64(x), nil
+		case int64:
+			return x, nil
+		case uint64:
+			return float64(x), nil
+		case float64, bool:
+			return x, nil
+		}
+		return nil, fmt.Errorf("cannot read %s %q", n.ShortTag(), n.Value)
+	}
+	return n.Value, nil
+}
