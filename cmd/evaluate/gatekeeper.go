@@ -18,9 +18,9 @@ import (
 
 func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 	var (
-		out, native string
+		out, native     string
 		caseFiles, lint []string
-		check       bool
+		check           bool
 	)
 	cmd := &cobra.Command{
 		Use:   "gatekeeper",

@@ -23,7 +23,7 @@ func runGatekeeper(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestGatekeeperCheckIsCurrent(t *testing.T) {
-	code, out, errOut := runGatekeeper(t, append([]string{"--check", "--out", "../../policies/gatekeeper"}, gatekeeperInputs...)...)
+	code, out, errOut := runGatekeeper(t, append([]string{"--check", "--out", "../../policies/gatekeeper", "--native-out", "../../policies/kubernetes"}, gatekeeperInputs...)...)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
@@ -36,13 +36,14 @@ func TestGatekeeperCheckIsCurrent(t *testing.T) {
 
 func TestGatekeeperWritesAndChecks(t *testing.T) {
 	dir := t.TempDir()
-	args := append([]string{"--out", dir}, gatekeeperInputs...)
+	args := append([]string{"--out", dir, "--native-out", filepath.Join(dir, "kubernetes")}, gatekeeperInputs...)
 	if code, out, errOut := runGatekeeper(t, args...); code != exitOK || !strings.Contains(out, "written") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	for _, p := range []string{"sync.yaml", "omeruntimeselection/template.yaml", "omeruntimeselection/suite.yaml",
 		"omeruntimeselection/samples/default/constraint.yaml", "omeversionlint/template.yaml",
-		"omeversionlint/samples/deny-errors/constraint.yaml", "omeversionlint/samples/warn-warnings/constraint.yaml"} {
+		"omeversionlint/samples/deny-errors/constraint.yaml", "omeversionlint/samples/warn-warnings/constraint.yaml",
+		"kubernetes/ome-version-lint.yaml"} {
 		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
 			t.Error(err)
 		}

@@ -1,0 +1,216 @@
+# OME runtime matching, in Rego: the evaluation plan. The rules are in
+# match.rego; this file only calls them, to evaluate one model against many
+# runtimes in one query, and gives for each runtime what runtime_result
+# gives for the pair.
+#
+# Input: input.model, a model's spec; input.runtimes, a list of runtime specs;
+# input.acceleratorClasses, the classes an InferenceService asks for (absent
+# or [] in `evaluate match`); input.batch, optional, data.ome.match.batch
+# of the runtimes and classes, computed before by an engine that evaluates
+# many models against them (results then needs no input.runtimes).
+# data.ome.match.results is one verdict per runtime, in order.
+# Selection's scores are in select.rego.
+#
+# What depends only on the model (its label) is computed once, what depends
+# only on the runtimes once (batch), each check once per distinct value of
+# the field it reads, and each distinct entry, list of entries and size range
+# once.
+package ome.match
+
+model := object.get(input, "model", {})
+
+classes := object.get(input, "acceleratorClasses", [])
+
+model_label := label(model)
+
+# model_fields are the fields of input.model that results reads: models
+# that agree on them get the same verdicts. An engine may evaluate a model
+# with these fields alone and give its verdicts to every model that agrees.
+model_fields := ["diffusionPipeline", "modelArchitecture", "modelFormat", "modelFramework", "modelParameterSize", "quantization"]
+
+# A query evaluates one model against a batch of runtimes. What depends
+# only on the runtimes (and the accelerator classes) is batch, computed once
+# per query:
+#   - values: for each field the entry checks read, its distinct values;
+#   - entries: the batch's distinct entries (the fields the checks read),
+#     each as the keys of its values, in checked_fields order;
+#   - lists: the distinct lists of entries of the runtimes; single, those
+#     with one entry (to its entry's key), and multi, the others;
+#   - ranges: the distinct modelSizeRange values of the runtimes;
+#   - runtimes: for each runtime of input.runtimes, the keys of its list of
+#     entries and of its range, and gate: the runtime's reason when it fails
+#     before its entries are looked at (absent when it does not).
+# Everything is keyed by its JSON text ("null" for a field that is not
+# set): an object as an object key is not always found again. An engine
+# that evaluates many models against the same runtimes may compute batch
+# once (data.ome.match.batch) and give it back as input.batch.
+checked_fields := ["diffusionPipeline", "modelArchitecture", "quantization", "modelFormat", "modelFramework"]
+
+batch := input.batch if {
+	input.batch
+} else := runtimes_batch
+
+runtimes_batch := {
+	"values": values,
+	"entries": entries,
+	"lists": {json.marshal(l): l | some l in lists},
+	"single": {json.marshal(l): l[0] | some l in lists; count(l) == 1},
+	"multi": {json.marshal(l): l | some l in lists; count(l) != 1},
+	"ranges": {json.marshal(x): x | some r in input.runtimes; x := object.get(r, "modelSizeRange", null)},
+	"runtimes": [object.union(
+		{
+			"list": json.marshal(lists[i]),
+			"range": json.marshal(object.get(r, "modelSizeRange", null)),
+		},
+		{"gate": g | g := runtime_gate(r, classes); g != ""},
+	) |
+		some i, r in input.runtimes
+	],
+} if {
+	lists := [[json.marshal(object.filter(e, checked_fields)) |
+		some e in object.get(r, "supportedModelFormats", [])
+	] |
+		some r in input.runtimes
+	]
+	distinct := {object.filter(e, checked_fields) |
+		some r in input.runtimes
+		some e in object.get(r, "supportedModelFormats", [])
+	}
+	entries := {json.marshal(e): [json.marshal(object.get(e, f, null)) | some f in checked_fields] | some e in distinct}
+	values := {f: {json.marshal(v): v | some e in distinct; v := object.get(e, f, null)} | some f in checked_fields}
+}
+
+only(_, null) := {}
+
+only(field, v) := {field: v} if v != null
+
+# Each check of an entry reads one field of the model and one field of the
+# entry, so it runs once per distinct value of its entry field; a table
+# holds what it finds, [] or [text] (object.get({"": []}, t, [t]) is []
+# when t is ""), and each distinct entry is put together from those.
+#
+# table_fields names each table and the one model field it reads. An engine
+# that evaluates many models against one batch may evaluate a table once
+# per distinct value of that field (with input.model holding that field
+# alone, or nothing when the model has none) and give the tables back as
+# input.tables: a table given there is used as it is.
+table_fields := {
+	"pipeline_found": "diffusionPipeline",
+	"architecture_found": "modelArchitecture",
+	"quantization_found": "quantization",
+	"format_found": "modelFormat",
+	"framework_found": "modelFramework",
+}
+
+pipeline_found := input.tables.pipeline_found if {
+	input.tables.pipeline_found
+} else := {k: object.get({"": []}, t, [t]) |
+	some k, v in batch.values.diffusionPipeline
+	t := pipeline_difference(model, only("diffusionPipeline", v))
+}
+
+architecture_found := input.tables.architecture_found if {
+	input.tables.architecture_found
+} else := {k: object.get({"": []}, t, [t]) |
+	some k, v in batch.values.modelArchitecture
+	t := architecture_difference(model, only("modelArchitecture", v))
+}
+
+quantization_found := input.tables.quantization_found if {
+	input.tables.quantization_found
+} else := {k: object.get({"": []}, t, [t]) |
+	some k, v in batch.values.quantization
+	t := quantization_difference(model, only("quantization", v))
+}
+
+format_found := input.tables.format_found if {
+	input.tables.format_found
+} else := {k: object.get({"": []}, t, [t]) |
+	some k, v in batch.values.modelFormat
+	t := format_difference(model, only("modelFormat", v))
+}
+
+framework_found := input.tables.framework_found if {
+	input.tables.framework_found
+} else := {k: object.get({"": []}, t, [t]) |
+	some k, v in batch.values.modelFramework
+	t := framework_difference(model, only("modelFramework", v))
+}
+
+# Each distinct entry's differences, as entry_differences_of gives them: the
+# tables in its order (pipeline, architecture, quantization, format,
+# framework), then with_unknown for an entry without modelFormat.
+entry_differences := object.union(found, unknown) if {
+	# The tables, bound once: a lookup in a local value is cheaper.
+	p := pipeline_found
+	a := architecture_found
+	q := quantization_found
+	f := format_found
+	fw := framework_found
+	found := {k: array.concat(array.concat(array.concat(array.concat(p[x[0]], a[x[1]]), q[x[2]]), f[x[3]]), fw[x[4]]) |
+		some k, x in batch.entries
+	}
+	unknown := {k: with_unknown(found[k], json.unmarshal(k)) |
+		some k, x in batch.entries
+		x[3] == "null"
+	}
+}
+
+# Each distinct list of entries' failure, as entries_failure gives it: ""
+# when one of its entries matched, else the reason. Most lists have one
+# entry, whose failure in a list of its own is entry_failures'.
+list_failures := object.union(single, multi) if {
+	ef := entry_failures
+	ed := entry_differences
+	single := {lk: ef[k] | some lk, k in batch.single}
+	multi := {lk: entries_failure(model_label, [ed[k] | some k in keys]) | some lk, keys in batch.multi}
+}
+
+# What each entry's failure would be in a list of its own.
+entry_failures := {k: entries_failure(lbl, [d]) |
+	lbl := model_label
+	some k, d in entry_differences
+}
+
+# Each runtime's reason, in order, as runtime_reason gives it: its gate
+# when it has one, else its list's failure when it is not "", else its
+# range's size failure: object.get({"": b}, a, a) is a, or b when a is "".
+# "" is compatible. A model without a size passes every range (spec 9).
+reasons := [object.get(x, "gate", lf[x.list]) |
+	lf := list_failures
+	some x in batch.runtimes
+] if {
+	not model.modelParameterSize
+} else := [reason |
+	lf := list_failures
+	sf := size_failures
+	some x in batch.runtimes
+	f := lf[x.list]
+	reason := object.get(x, "gate", object.get(sf[x.range], f, f))
+]
+
+# The model size check of each distinct range, as {"": text}: see reasons.
+size_failures := {k: {"": size_failure(model, only("modelSizeRange", x))} | some k, x in batch.ranges}
+
+# verdicts is results in parts, for an engine that keeps batch: each
+# distinct entry's differences (entry_differences) and each runtime's
+# reason. A runtime's entries are its list's entries (batch.lists,
+# batch.runtimes[i].list), each with its index in the list.
+verdicts := {"entries": entry_differences, "reasons": reasons}
+
+# Each distinct list's entries, each with its index in the list.
+list_entries := {lk: entries |
+	ed := entry_differences
+	some lk, keys in batch.lists
+	entries := [{"index": j, "matched": count(d) == 0, "differences": d} |
+		some j, k in keys
+		d := ed[k]
+	]
+}
+
+results := [{"compatible": reason == "", "reason": reason, "entries": le[x.list]} |
+	le := list_entries
+	rs := reasons
+	some i, x in batch.runtimes
+	reason := rs[i]
+]
