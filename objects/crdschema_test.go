@@ -54,7 +54,7 @@ func crdSchemas(t *testing.T) map[string][]byte {
 	return out
 }
 
-// TestCRDSchemasAreCurrent fails when engine/crdschema is not what
+// TestCRDSchemasAreCurrent fails when objects/crdschema is not what
 // testdata/ome-crds gives; `make crdschema` (go test -update) rewrites it.
 func TestCRDSchemasAreCurrent(t *testing.T) {
 	for kind, want := range crdSchemas(t) {

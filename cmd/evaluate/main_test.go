@@ -510,7 +510,7 @@ func TestTestCommandPrintsFailures(t *testing.T) {
 		r := evaluate(t, 30*time.Second, "", "test", "--engine", "both", bad("failing-case.yaml"))
 		require.Equal(t, 1, r.code)
 		if strings.Contains(r.stdout, "engine cel got it wrong") {
-			t.Fatal("with --engine both, a case that CEL and Rego both get wrong (the same verdict) is reported as 'detail: engine cel got it wrong', which reads as if Rego were right (engine/casetest.go RunMatchCase keeps only the first engine's name)")
+			t.Fatal("with --engine both, a case that CEL and Rego both get wrong (the same verdict) is reported as 'detail: engine cel got it wrong', which reads as if Rego were right (cases/match.go RunMatchCase keeps only the first engine's name)")
 		}
 	})
 	t.Run("rego unit test", func(t *testing.T) {
@@ -520,7 +520,7 @@ func TestTestCommandPrintsFailures(t *testing.T) {
 		require.Contains(t, r.stdout, "FAIL "+bad("failing_test.rego")+": data.bad.match_test.test_wrongly_expects_suffix_ordering [rego]")
 		require.NotContains(t, r.stdout, "test_equal_versions_match")
 		if !strings.Contains(r.stdout, "failing_test.rego:10") {
-			t.Fatalf("a failing Rego unit test prints only 'detail: failed', with no line of the failing rule (failing_test.rego:10) nor the expression; engine/regotest.go relies on tester.Result.FailedAt, which OPA v1.22 never sets. Output:\n%s", r.stdout)
+			t.Fatalf("a failing Rego unit test prints only 'detail: failed', with no line of the failing rule (failing_test.rego:10) nor the expression; engine/rego/test.go relies on tester.Result.FailedAt, which OPA v1.22 never sets. Output:\n%s", r.stdout)
 		}
 	})
 	t.Run("summary is the last line", func(t *testing.T) {
@@ -661,7 +661,7 @@ func TestInvalidYAMLLine(t *testing.T) {
 	var line int
 	fmt.Sscan(m[1], &line)
 	if line < 6 {
-		t.Fatalf("a YAML syntax error is reported one line too early: %q names line %d, but the unclosed '{' is on line 6 (engine/decode.go passes on yaml.v3's 0-based context line for parser errors)", strings.TrimSpace(r.stderr), line)
+		t.Fatalf("a YAML syntax error is reported one line too early: %q names line %d, but the unclosed '{' is on line 6 (objects/decode.go passes on yaml.v3's 0-based context line for parser errors)", strings.TrimSpace(r.stderr), line)
 	}
 	require.LessOrEqual(t, line, 8)
 }

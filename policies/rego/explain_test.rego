@@ -1,6 +1,6 @@
 # Unit tests of explain.rego. Run them with
 #   evaluate test policies/rego
-# engine/explain_test.go also runs every case of policies/cel/explain_test.yaml
+# cases/engines_test.go also runs every case of policies/cel/explain_test.yaml
 # on these rules, so the two engines are held to the same explanations.
 package ome.explain_test
 

@@ -1,6 +1,6 @@
 # Unit tests of lint.rego. Run them with
 #   evaluate test policies/rego
-# engine/lint_test.go also runs every lint case of policies/cel/lint_test.yaml
+# cases/engines_test.go also runs every lint case of policies/cel/lint_test.yaml
 # on these rules, so the two engines are held to the same findings.
 package ome.lint_test
 

@@ -119,17 +119,10 @@ decision := {"admitted": false, "selection": false, "message": msg} if {
 
 format_name := object.get(object.get(model_spec, "modelFormat", {}), "name", "")
 
-# Spec 9: each runtime looked at, with its verdict and score, from one
-# batch of the match policy.
-assessed(rs) := [{"runtime": r, "verdict": verdicts[i], "score": scores[i], "auto_select": auto[i]} |
-	some i, r in rs
-] if {
-	batch := {"model": model_spec, "runtimes": [object.get(r, "spec", {}) | some r in rs], "acceleratorClasses": accelerator_classes}
-	verdicts := match.results with input as batch
-	scores := [runtime_score(model_spec, r) | some r in batch.runtimes]
-	auto := [auto_selectable_bool(r) | some r in batch.runtimes]
-}
-
+# Spec 9: each runtime looked at, with its verdict (match.rego's
+# runtime_result, with the accelerator classes), its score and whether an
+# entry has autoSelect: assessed in select_plan.rego evaluates them in one
+# query of the match policy.
 assessed_namespaced := assessed(namespaced_runtimes)
 
 assessed_cluster := assessed(cluster_runtimes)
@@ -199,9 +192,7 @@ else := [sprintf("runtime %s not found in namespace %s or at cluster scope", [ru
 else := [concat("", [scope(named_runtime), " runtime ", runtime_name, " is disabled"])] if named_runtime.spec.disabled == true
 else := [] if not model
 else := [sprintf("runtime %s does not support model %s: %s", [runtime_name, format_name, v.reason])] if {
-	batch := {"model": model_spec, "runtimes": [object.get(named_runtime, "spec", {})], "acceleratorClasses": accelerator_classes}
-	verdicts := match.results with input as batch
-	v := verdicts[0]
+	v := named_runtime_verdict
 	not v.compatible
 } else := []
 
