@@ -57,20 +57,21 @@ runtime_gate(runtime, classes) := "runtime is disabled" if {
 
 # Spec 7: the entries' verdict: "" when one of them matched (it has no
 # differences), else OME's reason, which gives every entry's differences
-# (differences_text), after the model's label.
+# (entries_text), after the model's label.
 entries_failure(lbl, differences) := "" if {
 	some d in differences
 	count(d) == 0
-} else := no_format_matched(lbl, differences_text(differences))
+} else := no_format_matched(lbl, entries_text([entry_text(d) | some d in differences]))
 
 # Spec 7: the reason when no entry matched.
 no_format_matched(lbl, details) := concat("", ["model format '", lbl, "' not in supported formats: ", details])
 
-# Spec 7: each entry's differences joined by ", ", the entries by "; "; a
-# runtime without entries has "no supported formats defined".
-differences_text(differences) := "no supported formats defined" if {
-	count(differences) == 0
-} else := concat("; ", [concat(", ", d) | some d in differences])
+# Spec 7: an entry's differences are joined by ", "; the entries' by "; ",
+# and a runtime without entries has "no supported formats defined".
+entry_text(differences) := concat(", ", differences)
+
+entries_text(texts) := "no supported formats defined" if count(texts) == 0
+else := concat("; ", texts)
 
 # Spec 6 and 7: an entry's differences, its checks in OME's order (the
 # pipeline, the architecture, the quantization, the format, the framework);

@@ -159,17 +159,32 @@ entry_differences := object.union(found, unknown) if {
 # Each distinct list of entries' failure, as entries_failure gives it: ""
 # when one of its entries matched, else the reason. Most lists have one
 # entry, whose failure in a list of its own is entry_failures'.
-list_failures := object.union(single, multi) if {
+list_failures := object.union(single, multi_failures) if {
 	ef := entry_failures
-	ed := entry_differences
 	single := {lk: ef[k] | some lk, k in batch.single}
-	multi := {lk: entries_failure(model_label, [ed[k] | some k in keys]) | some lk, keys in batch.multi}
 }
 
-# What each entry's failure would be in a list of its own.
-entry_failures := {k: entries_failure(lbl, [d]) |
-	lbl := model_label
+# What each entry's failure would be in a list of its own: "" when it
+# matched (object.get({0: a}, n, b) is a when n is 0, b otherwise), else the
+# reason. The reason is no_format_matched's: failure_prefix, then the
+# details.
+entry_failures := {k: object.get({0: ""}, count(d), concat("", [prefix, entry_text(d)])) |
+	prefix := failure_prefix
 	some k, d in entry_differences
+}
+
+failure_prefix := no_format_matched(model_label, "")
+
+# The lists without exactly one entry: "" when one of them matched (an
+# entry that did not match has differences), else the reason.
+multi_failures := object.union(failing, passing) if {
+	ed := entry_differences
+	passing := {lk: "" | some lk, keys in batch.multi; some k in keys; count(ed[k]) == 0}
+	prefix := failure_prefix
+	failing := {lk: concat("", [prefix, entries_text([entry_text(ed[k]) | some k in keys])]) |
+		some lk, keys in batch.multi
+		not passing[lk]
+	}
 }
 
 # Each runtime's reason, in order, as runtime_reason gives it: its gate
