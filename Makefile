@@ -44,6 +44,7 @@ fuzz:
 	$(GO) test ./builtins -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./objects -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/gatekeeper -run '^$$' -fuzz '^FuzzStandIn$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./cmd/evaluate/output -run '^$$' -fuzz '^FuzzAppendJSONString$$' -fuzztime $(FUZZTIME)
 
 # The Go benchmarks of the hot paths (allocations reported), then the table
 # of bench/run.sh: evaluate match per engine against the plain-Go matcher.

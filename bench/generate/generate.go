@@ -11,24 +11,86 @@ import (
 	"github.com/ome-policy/evaluator/objects"
 )
 
-// Cluster makes a synthetic cluster, deterministically from seed: models
-// ClusterBaseModels and runtimes ClusterServingRuntimes that look like OME's
-// catalog (the same few formats, a few dozen architectures and framework
-// versions, operators, size ranges, accelerator classes, and a container
-// spec of realistic size). It is for benchmarks and load tests.
+// Shape is how varied a synthetic cluster is: how many distinct
+// architectures, framework versions and format names its models and entries
+// draw from. Matching costs depend on it (each distinct value is a check to
+// make), so benchmarks run on more than one.
+type Shape struct {
+	Name          string
+	Architectures int // distinct modelArchitecture values
+	Versions      int // distinct modelFramework versions (0: OME's own 16)
+	Formats       int // distinct modelFormat names (1 or 2: OME's safetensors and pytorch)
+}
+
+// The shapes `evaluate generate --shape` knows, from the least to the most
+// varied. OME is what OME's catalog looks like, and the default.
+var (
+	Few  = Shape{Name: "few", Architectures: 3, Versions: 4, Formats: 1}
+	OME  = Shape{Name: "ome", Architectures: 30, Formats: 2}
+	Many = Shape{Name: "many", Architectures: 400, Versions: 600, Formats: 6}
+)
+
+// Shapes lists the named shapes in that order.
+var Shapes = []Shape{Few, OME, Many}
+
+// omeVersions are the framework versions of the OME shape.
+var omeVersions = []string{"4.36.0", "4.38.2", "4.40.0.dev0", "4.41.2", "4.42.3", "4.43.0", "4.44.2",
+	"4.45.0", "4.45.0.dev0", "4.46.0", "4.48.3", "4.50.0.dev0", "4.51.0", "4.51.3", "4.55.0.dev0", "4.57.1"}
+
+// formatNames are the format names shapes draw from, OME's first.
+var formatNames = []string{"safetensors", "pytorch", "gguf", "onnx", "tensorrt", "openvino", "mlx", "jax"}
+
+// Cluster makes a synthetic cluster of the OME shape: see ShapedCluster.
 func Cluster(seed int64, models, runtimes int) (ms, rs []map[string]any) {
+	return ShapedCluster(seed, models, runtimes, OME)
+}
+
+// ShapedCluster makes a synthetic cluster, deterministically from seed:
+// models ClusterBaseModels and runtimes ClusterServingRuntimes that look
+// like OME's catalog (formats, architectures and framework versions as
+// varied as shape says, operators, size ranges, accelerator classes, and a
+// container spec of realistic size). Every entry has a format and framework
+// name that some model has, so names alone rarely settle a pair. It is for
+// benchmarks and load tests.
+func ShapedCluster(seed int64, models, runtimes int, shape Shape) (ms, rs []map[string]any) {
 	r := rand.New(rand.NewSource(seed))
 	pick := func(xs ...string) string { return xs[r.Intn(len(xs))] }
-	archs := make([]string, 30)
+	archs := make([]string, max(1, shape.Architectures))
 	for i := range archs {
 		archs[i] = fmt.Sprintf("Arch%02dForCausalLM", i)
 	}
-	versions := []string{"4.36.0", "4.38.2", "4.40.0.dev0", "4.41.2", "4.42.3", "4.43.0", "4.44.2",
-		"4.45.0", "4.45.0.dev0", "4.46.0", "4.48.3", "4.50.0.dev0", "4.51.0", "4.51.3", "4.55.0.dev0", "4.57.1"}
+	versions := omeVersions
+	if shape.Versions > 0 {
+		versions = make([]string, shape.Versions)
+		for i := range versions {
+			versions[i] = fmt.Sprintf("4.%d.%d", 30+i/5, i%5)
+			if i%7 == 3 {
+				versions[i] += ".dev0"
+			}
+		}
+	}
+	// OME's models are mostly safetensors, some pytorch; its entries all
+	// safetensors. Other shapes spread both over their formats.
+	modelFormats := []string{"safetensors", "safetensors", "safetensors", "pytorch"}
+	entryFormats := []string{"safetensors"}
+	if shape.Formats == 1 {
+		modelFormats = entryFormats
+	} else if shape.Formats > 2 {
+		modelFormats = formatNames[:min(shape.Formats, len(formatNames))]
+		entryFormats = modelFormats
+	}
+	// choose picks from xs, drawing a random number only when there is a
+	// choice, so that the OME shape makes what it always made.
+	choose := func(xs []string) string {
+		if len(xs) == 1 {
+			return xs[0]
+		}
+		return xs[r.Intn(len(xs))]
+	}
 	sizes := []string{"500M", "1.5B", "3B", "7B", "8B", "14B", "32B", "70B", "405B", "1T"}
 	for i := 0; i < models; i++ {
 		spec := map[string]any{
-			"modelFormat":        map[string]any{"name": pick("safetensors", "safetensors", "safetensors", "pytorch"), "version": "1.0.0"},
+			"modelFormat":        map[string]any{"name": choose(modelFormats), "version": "1.0.0"},
 			"modelFramework":     map[string]any{"name": "transformers", "version": versions[r.Intn(len(versions))]},
 			"modelArchitecture":  archs[r.Intn(len(archs))],
 			"modelParameterSize": sizes[r.Intn(len(sizes))],
@@ -51,7 +113,7 @@ func Cluster(seed int64, models, runtimes int) (ms, rs []map[string]any) {
 			if r.Intn(3) == 0 {
 				framework["operator"] = "GreaterThanOrEqual"
 			}
-			format := map[string]any{"name": "safetensors", "version": "1.0.0"}
+			format := map[string]any{"name": choose(entryFormats), "version": "1.0.0"}
 			if r.Intn(4) == 0 {
 				format["operator"] = "GreaterThanOrEqual"
 			}

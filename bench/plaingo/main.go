@@ -4,6 +4,10 @@
 // writes every pair with its reason and per-entry differences, streaming)
 // but with the rules in Go (bench/reference) instead of policies. It is not
 // part of the product.
+//
+// With -dump it only writes the models it read as one YAML file (a folder
+// of config.json becomes its ClusterBaseModel), which is how bench/run.sh
+// gives the catalog's models to bench/bare.
 package main
 
 import (
@@ -18,6 +22,7 @@ import (
 	"github.com/ome-policy/evaluator/cmd/evaluate/output"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
+	"gopkg.in/yaml.v3"
 )
 
 type paths []string
@@ -30,7 +35,15 @@ func main() {
 	flag.Var(&models, "m", "models: file or folder (repeatable)")
 	flag.Var(&runtimes, "r", "runtimes: file or folder (repeatable)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
+	dump := flag.Bool("dump", false, "write the models as YAML documents and exit")
 	flag.Parse()
+	if *dump {
+		if err := dumpModels(models); err != nil {
+			fmt.Fprintln(os.Stderr, "plaingo:", err)
+			os.Exit(2)
+		}
+		return
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -85,4 +98,24 @@ func run(models, runtimes []string) error {
 		return err
 	}
 	return out.Flush()
+}
+
+// dumpModels writes the models of the paths as YAML documents.
+func dumpModels(models []string) error {
+	ms, err := objects.Load(models, objects.LoadOptions{ModelFolders: true})
+	if err != nil {
+		return err
+	}
+	enc := yaml.NewEncoder(os.Stdout)
+	for _, m := range ms {
+		meta := map[string]any{"name": m.Name}
+		if m.Namespace != "" {
+			meta["namespace"] = m.Namespace
+		}
+		doc := map[string]any{"apiVersion": m.APIVersion, "kind": m.Kind, "metadata": meta, "spec": m.Spec()}
+		if err := enc.Encode(doc); err != nil {
+			return err
+		}
+	}
+	return enc.Close()
 }

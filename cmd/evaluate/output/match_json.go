@@ -1,18 +1,24 @@
 package output
 
 import (
-	"encoding/json"
 	"io"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
 )
 
 // matchJSON writes {"results": [...]}, one result at a time, so memory does
-// not grow with the number of pairs.
+// not grow with the number of pairs. Each result is written as
+// json.MarshalIndent(result, "  ", "  ") writes it (empty lists as []), by
+// hand: the document is the largest output the tool makes (13,662 pairs
+// for OME's catalog), and reflection and re-indenting were most of the time
+// spent writing it. TestMatchJSONIsEncodingJSON holds the two together.
 type matchJSON struct {
 	w     io.Writer
 	count int
+	buf   []byte
 }
 
 func (m *matchJSON) Begin(_, _ []*objects.Object) error {
@@ -21,19 +27,47 @@ func (m *matchJSON) Begin(_, _ []*objects.Object) error {
 }
 
 func (m *matchJSON) Result(r engine.Result) error {
-	b, err := json.MarshalIndent(normalise(r), "  ", "  ")
-	if err != nil {
-		return err
-	}
-	sep := "\n  "
+	b := m.buf[:0]
 	if m.count > 0 {
-		sep = ",\n  "
+		b = append(b, ',')
 	}
 	m.count++
-	if _, err := io.WriteString(m.w, sep); err != nil {
-		return err
+	b = append(b, "\n  {\n    \"model\": "...)
+	b = appendRef(b, r.Model)
+	b = append(b, ",\n    \"runtime\": "...)
+	b = appendRef(b, r.Runtime)
+	b = append(b, ",\n    \"compatible\": "...)
+	b = strconv.AppendBool(b, r.Compatible)
+	b = append(b, ",\n    \"reason\": "...)
+	b = appendJSONString(b, r.Reason)
+	b = append(b, ",\n    \"entries\": ["...)
+	for i, e := range r.Entries {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n      {\n        \"index\": "...)
+		b = strconv.AppendInt(b, int64(e.Index), 10)
+		b = append(b, ",\n        \"matched\": "...)
+		b = strconv.AppendBool(b, e.Matched)
+		b = append(b, ",\n        \"differences\": ["...)
+		for j, d := range e.Differences {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n          "...)
+			b = appendJSONString(b, d)
+		}
+		if len(e.Differences) > 0 {
+			b = append(b, "\n        "...)
+		}
+		b = append(b, "]\n      }"...)
 	}
-	_, err = m.w.Write(b)
+	if len(r.Entries) > 0 {
+		b = append(b, "\n    "...)
+	}
+	b = append(b, "]\n  }"...)
+	m.buf = b
+	_, err := m.w.Write(b)
 	return err
 }
 
@@ -46,15 +80,76 @@ func (m *matchJSON) End() error {
 	return err
 }
 
-// normalise makes empty lists print as [] rather than null.
-func normalise(r engine.Result) engine.Result {
-	if r.Entries == nil {
-		r.Entries = []engine.EntryResult{}
-	}
-	for i := range r.Entries {
-		if r.Entries[i].Differences == nil {
-			r.Entries[i].Differences = []string{}
+// appendRef writes an object reference at the depth of a result's field.
+func appendRef(b []byte, r engine.Ref) []byte {
+	b = append(b, "{\n      \"kind\": "...)
+	b = appendJSONString(b, r.Kind)
+	b = append(b, ",\n      \"namespace\": "...)
+	b = appendJSONString(b, r.Namespace)
+	b = append(b, ",\n      \"name\": "...)
+	b = appendJSONString(b, r.Name)
+	return append(b, "\n    }"...)
+}
+
+// appendJSONString quotes s as encoding/json does by default: '"', '\\'
+// and the control characters escaped (\n, \r, \t, \b and \f by name), the
+// HTML characters <, > and & as \u003c, \u003e and \u0026, U+2028 and
+// U+2029 as \u2028 and \u2029, and each byte of invalid UTF-8 as \ufffd.
+func appendJSONString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	done := 0 // s[:done] is written
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			var esc string
+			switch {
+			case c == '"':
+				esc = `\"`
+			case c == '\\':
+				esc = `\\`
+			case c == '\n':
+				esc = `\n`
+			case c == '\r':
+				esc = `\r`
+			case c == '\t':
+				esc = `\t`
+			case c == '\b':
+				esc = `\b`
+			case c == '\f':
+				esc = `\f`
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				b = append(b, s[done:i]...)
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+				i++
+				done = i
+				continue
+			default:
+				i++
+				continue
+			}
+			b = append(b, s[done:i]...)
+			b = append(b, esc...)
+			i++
+			done = i
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[done:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[done:i]...)
+			b = append(b, `\u202`...)
+			b = append(b, hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		done = i
 	}
-	return r
+	b = append(b, s[done:]...)
+	return append(b, '"')
 }

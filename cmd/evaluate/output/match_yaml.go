@@ -43,3 +43,16 @@ func (m *matchYAML) End() error {
 	}
 	return nil
 }
+
+// normalise makes empty lists print as [] rather than null.
+func normalise(r engine.Result) engine.Result {
+	if r.Entries == nil {
+		r.Entries = []engine.EntryResult{}
+	}
+	for i := range r.Entries {
+		if r.Entries[i].Differences == nil {
+			r.Entries[i].Differences = []string{}
+		}
+	}
+	return r
+}

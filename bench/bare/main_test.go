@@ -1,0 +1,36 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// bare writes, byte for byte, what `evaluate match -o json` writes on the
+// README's examples (testdata/golden/match-json.stdout), and on a catalog
+// runtime whose entries and texts are long.
+func TestBareIsEvaluateMatch(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"../../testdata/examples/models"}, []string{"../../testdata/examples/runtimes"}, &out))
+	want, err := os.ReadFile("../../testdata/golden/match-json.stdout")
+	require.NoError(t, err)
+	require.Equal(t, string(want), out.String())
+
+	out.Reset()
+	require.NoError(t, run([]string{"../../testdata/examples/models"}, nil, &out))
+	require.Equal(t, "{\"results\": []}\n", out.String())
+}
+
+func TestAppendString(t *testing.T) {
+	for s, want := range map[string]string{
+		"":                `""`,
+		"a <b> & \"c\"\\": `"a \u003cb\u003e \u0026 \"c\"\\"`,
+		"\n\r\t\b\f\x01":  `"\n\r\t\b\f\u0001"`,
+		"\u2028\u2029 é":  `"\u2028\u2029 é"`,
+		"bad \xff utf-8":  `"bad \ufffd utf-8"`,
+	} {
+		require.Equal(t, want, string(appendString(nil, s)), "%q", s)
+	}
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Measures the Gatekeeper templates as a new user would, with gator test
+# (Gatekeeper's own engine, bin/gator): the cost of one more object under
+# review, all else equal. For each inventory size it times gator test with 1
+# and with 21 objects under review (median of RUNS runs each) and prints
+# (t21 - t1) / 20, the marginal cost per object, which leaves out gator's
+# start-up and the inventory's loading.
+#
+# OMERuntimeSelection: an inventory of N generated ClusterServingRuntimes and
+# 50 ClusterBaseModels (evaluate generate --shape many --architectures 12
+# --versions 150: every entry has the models' format and framework names,
+# about a third with an ordering operator, some quantized), and
+# InferenceServices that are admitted (their model has a selectable runtime)
+# or refused (no runtime accepts their model: every runtime is excluded
+# with its reason).
+# OMEVersionLint: runtimes of 64 entries, on Rego and on K8sNativeValidation.
+#
+# Usage: bench/gatekeeper.sh               (from the repository root; make bench)
+#        SIZES="100 1000" RUNS=3 bench/gatekeeper.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-3}
+SIZES=${SIZES:-100 1000 10000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+[ -x bin/gator ] || make -s gator
+go build -o "$work/evaluate" ./cmd/evaluate
+go build -o "$work/measure" ./bench/measure
+median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
+
+# timed NAME ARGS...: median wall ms of gator test ARGS.
+timed() {
+  local name=$1; shift
+  rm -f "$work/t.$name"
+  for _ in $(seq "$RUNS"); do
+    "$work/measure" bin/gator test "$@" 2>/dev/null | cut -d' ' -f1 >>"$work/t.$name"
+  done
+  median <"$work/t.$name"
+}
+
+# isvc NAME MODEL: an InferenceService of namespace default on a ClusterBaseModel.
+isvc() {
+  printf 'apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: %s, namespace: default}\nspec:\n  model: {name: %s}\n---\n' "$1" "$2"
+}
+
+sel=policies/gatekeeper/omeruntimeselection
+printf '%-34s %9s %11s %11s %13s\n' "OMERuntimeSelection" runtimes "admitted_ms" "refused_ms" "per object"
+for n in $SIZES; do
+  d="$work/inv-$n"
+  "$work/evaluate" generate --dir "$d" --models 50 --runtimes "$n" --seed 7 --shape many --architectures 12 --versions 150 >/dev/null
+  # A model no runtime accepts (its architecture is nobody's), so that a
+  # refusal excludes every runtime with its reason.
+  printf -- '---\napiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: unmatched}\nspec:\n  modelFormat: {name: safetensors, version: "1.0.0"}\n  modelFramework: {name: transformers, version: "4.40.0"}\n  modelArchitecture: NoSuchArchForCausalLM\n  storage: {storageUri: "hf://x/unmatched"}\n' >>"$d/models.yaml"
+  # A model that is admitted, by the project's own selection.
+  : >"$d/all.yaml"
+  for i in $(seq 0 49); do m=$(printf 'model-%04d' "$i"); isvc "$m" "$m" >>"$d/all.yaml"; done
+  admitted=$("$work/evaluate" select -o json -f "$d/all.yaml" -f "$d/models.yaml" -f "$d/runtimes.yaml" 2>/dev/null |
+    awk '/"inferenceService": [{]/ {f=1} f && /"name":/ {gsub(/[",]/, "", $2); n=$2; f=0} /"admitted": true/ {print n; exit}' || true)
+  [ -n "$admitted" ] || { echo "gatekeeper.sh: no admitted model among the generated ones" >&2; exit 1; }
+  for kind in admitted refused; do
+    model=$admitted; [ $kind = refused ] && model=unmatched
+    : >"$d/one-$kind.yaml"; : >"$d/many-$kind.yaml"
+    isvc "isvc-0" "$model" >"$d/one-$kind.yaml"
+    for i in $(seq 0 20); do isvc "isvc-$i" "$model" >>"$d/many-$kind.yaml"; done
+  done
+  args=(-f "$sel/template.yaml" -f "$sel/samples/default/constraint.yaml" -f "$d/models.yaml" -f "$d/runtimes.yaml")
+  a1=$(timed a1 "${args[@]}" -f "$d/one-admitted.yaml"); a21=$(timed a21 "${args[@]}" -f "$d/many-admitted.yaml")
+  r1=$(timed r1 "${args[@]}" -f "$d/one-refused.yaml"); r21=$(timed r21 "${args[@]}" -f "$d/many-refused.yaml")
+  awk -v n="$n" -v a1="$a1" -v a21="$a21" -v r1="$r1" -v r21="$r21" 'BEGIN {
+    printf "%-34s %9d %5d/%-5d %5d/%-5d %6.1f / %6.1f ms\n", "  1/21 InferenceServices", n, a1, a21, r1, r21, (a21-a1)/20, (r21-r1)/20 }'
+done
+
+# OMEVersionLint: runtimes of 64 entries (every eighth version an ordering
+# operator with a suffix, so that findings are made), 1 or 21 of them, on
+# each engine of the template.
+lint=policies/gatekeeper/omeversionlint
+runtime64() {
+  printf 'apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {name: %s}\nspec:\n  supportedModelFormats:\n' "$1"
+  for j in $(seq 0 63); do
+    op=""; [ $((j % 8)) = 0 ] && op=", operator: GreaterThanOrEqual"
+    printf '  - modelFormat: {name: safetensors, version: "1.0.0"}\n    modelFramework: {name: transformers, version: "4.%d.0.dev0"%s}\n    modelArchitecture: Arch%02dForCausalLM\n' "$j" "$op" "$j"
+  done
+  printf -- '---\n'
+}
+runtime64 lint-0 >"$work/lint-1.yaml"
+: >"$work/lint-21.yaml"; for i in $(seq 0 20); do runtime64 "lint-$i" >>"$work/lint-21.yaml"; done
+printf '\n%-34s %9s %11s %13s\n' "OMEVersionLint, 64 entries" engine "1/21 ms" "per object"
+for engine in Rego K8sNativeValidation; do
+  flag=--enable-k8s-native-validation=true; [ $engine = Rego ] && flag=--enable-k8s-native-validation=false
+  args=("$flag" -f "$lint/template.yaml" -f "$lint/samples/deny-errors/constraint.yaml" -f "$lint/samples/warn-warnings/constraint.yaml")
+  l1=$(timed l1 "${args[@]}" -f "$work/lint-1.yaml"); l21=$(timed l21 "${args[@]}" -f "$work/lint-21.yaml")
+  awk -v e="$engine" -v l1="$l1" -v l21="$l21" 'BEGIN {printf "%-34s %9s %5d/%-5d %6.1f ms\n", "  1/21 runtimes", e, l1, l21, (l21-l1)/20}'
+done
