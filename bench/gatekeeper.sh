@@ -15,14 +15,23 @@
 # with its reason).
 # OMEVersionLint: runtimes of 64 entries, on Rego and on K8sNativeValidation.
 #
+# With BEFORE=REV (a commit), the templates of that commit are measured
+# beside, on the same inventories, as the rows marked @REV.
+#
 # Usage: bench/gatekeeper.sh               (from the repository root; make bench)
 #        SIZES="100 1000" RUNS=3 bench/gatekeeper.sh
+#        BEFORE=HEAD~3 bench/gatekeeper.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 SIZES=${SIZES:-100 1000 10000}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; [ -z "${BEFORE:-}" ] || git worktree remove --force "$work/before" 2>/dev/null || true' EXIT
+trees=.
+if [ -n "${BEFORE:-}" ]; then
+  git worktree add -q --detach "$work/before" "$BEFORE"
+  trees=". $work/before"
+fi
 [ -x bin/gator ] || make -s gator
 go build -o "$work/evaluate" ./cmd/evaluate
 go build -o "$work/measure" ./bench/measure
@@ -38,9 +47,10 @@ timed() {
   median <"$work/t.$name"
 }
 
-# isvc NAME MODEL: an InferenceService of namespace default on a ClusterBaseModel.
+# isvc NAME MODEL: an InferenceService of namespace default on a ClusterBaseModel,
+# with an engine that has no runner of its own, so that OME selects a runtime.
 isvc() {
-  printf 'apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: %s, namespace: default}\nspec:\n  model: {name: %s}\n---\n' "$1" "$2"
+  printf 'apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: %s, namespace: default}\nspec:\n  model: {name: %s}\n  engine: {}\n---\n' "$1" "$2"
 }
 
 sel=policies/gatekeeper/omeruntimeselection
@@ -63,11 +73,14 @@ for n in $SIZES; do
     isvc "isvc-0" "$model" >"$d/one-$kind.yaml"
     for i in $(seq 0 20); do isvc "isvc-$i" "$model" >>"$d/many-$kind.yaml"; done
   done
-  args=(-f "$sel/template.yaml" -f "$sel/samples/default/constraint.yaml" -f "$d/models.yaml" -f "$d/runtimes.yaml")
-  a1=$(timed a1 "${args[@]}" -f "$d/one-admitted.yaml"); a21=$(timed a21 "${args[@]}" -f "$d/many-admitted.yaml")
-  r1=$(timed r1 "${args[@]}" -f "$d/one-refused.yaml"); r21=$(timed r21 "${args[@]}" -f "$d/many-refused.yaml")
-  awk -v n="$n" -v a1="$a1" -v a21="$a21" -v r1="$r1" -v r21="$r21" 'BEGIN {
-    printf "%-34s %9d %5d/%-5d %5d/%-5d %6.1f / %6.1f ms\n", "  1/21 InferenceServices", n, a1, a21, r1, r21, (a21-a1)/20, (r21-r1)/20 }'
+  for tree in $trees; do
+    label="  1/21 InferenceServices"; [ "$tree" = . ] || label="$label @$BEFORE"
+    args=(-f "$tree/$sel/template.yaml" -f "$tree/$sel/samples/default/constraint.yaml" -f "$d/models.yaml" -f "$d/runtimes.yaml")
+    a1=$(timed a1 "${args[@]}" -f "$d/one-admitted.yaml"); a21=$(timed a21 "${args[@]}" -f "$d/many-admitted.yaml")
+    r1=$(timed r1 "${args[@]}" -f "$d/one-refused.yaml"); r21=$(timed r21 "${args[@]}" -f "$d/many-refused.yaml")
+    awk -v l="$label" -v n="$n" -v a1="$a1" -v a21="$a21" -v r1="$r1" -v r21="$r21" 'BEGIN {
+      printf "%-34s %9d %5d/%-5d %5d/%-5d %6.1f / %6.1f ms\n", l, n, a1, a21, r1, r21, (a21-a1)/20, (r21-r1)/20 }'
+  done
 done
 
 # OMEVersionLint: runtimes of 64 entries (every eighth version an ordering
@@ -85,9 +98,12 @@ runtime64() {
 runtime64 lint-0 >"$work/lint-1.yaml"
 : >"$work/lint-21.yaml"; for i in $(seq 0 20); do runtime64 "lint-$i" >>"$work/lint-21.yaml"; done
 printf '\n%-34s %9s %11s %13s\n' "OMEVersionLint, 64 entries" engine "1/21 ms" "per object"
-for engine in Rego K8sNativeValidation; do
-  flag=--enable-k8s-native-validation=true; [ $engine = Rego ] && flag=--enable-k8s-native-validation=false
-  args=("$flag" -f "$lint/template.yaml" -f "$lint/samples/deny-errors/constraint.yaml" -f "$lint/samples/warn-warnings/constraint.yaml")
-  l1=$(timed l1 "${args[@]}" -f "$work/lint-1.yaml"); l21=$(timed l21 "${args[@]}" -f "$work/lint-21.yaml")
-  awk -v e="$engine" -v l1="$l1" -v l21="$l21" 'BEGIN {printf "%-34s %9s %5d/%-5d %6.1f ms\n", "  1/21 runtimes", e, l1, l21, (l21-l1)/20}'
+for tree in $trees; do
+  label="  1/21 runtimes"; [ "$tree" = . ] || label="$label @$BEFORE"
+  for engine in Rego K8sNativeValidation; do
+    flag=--enable-k8s-native-validation=true; [ $engine = Rego ] && flag=--enable-k8s-native-validation=false
+    args=("$flag" -f "$tree/$lint/template.yaml" -f "$tree/$lint/samples/deny-errors/constraint.yaml" -f "$tree/$lint/samples/warn-warnings/constraint.yaml")
+    l1=$(timed l1 "${args[@]}" -f "$work/lint-1.yaml"); l21=$(timed l21 "${args[@]}" -f "$work/lint-21.yaml")
+    awk -v l="$label" -v e="$engine" -v l1="$l1" -v l21="$l21" 'BEGIN {printf "%-34s %9s %5d/%-5d %6.1f ms\n", l, e, l1, l21, (l21-l1)/20}'
+  done
 done

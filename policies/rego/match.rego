@@ -23,13 +23,17 @@ package ome.match
 # runtime_result is OME's verdict on one model (spec) and one runtime
 # (spec), as `evaluate match` gives it: no InferenceService, so no
 # accelerator classes.
-runtime_result(model, runtime) := {
+runtime_result(model, runtime) := runtime_verdict(model, runtime, [])
+
+# runtime_verdict is that verdict when an InferenceService asks for the
+# accelerator classes classes.
+runtime_verdict(model, runtime, classes) := {
 	"compatible": reason == "",
 	"reason": reason,
 	"entries": [{"index": i, "matched": count(d) == 0, "differences": d} | some i, d in differences],
 } if {
 	differences := [entry_differences_of(model, e) | some e in object.get(runtime, "supportedModelFormats", [])]
-	reason := runtime_reason(model, runtime, [], differences)
+	reason := runtime_reason(model, runtime, classes, differences)
 }
 
 # Spec 9: a runtime's reason, "" when it is compatible: the checks on the

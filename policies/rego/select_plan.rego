@@ -1,25 +1,26 @@
 # OME's admission webhook, in Rego: the evaluation plan of select.rego.
-# The rules are in select.rego and match.rego; this file only asks the match
-# policy for the verdicts selection needs, each set of runtimes in one query
-# (match_plan.rego's results), so that what depends only on the model is
-# computed once.
+# The rules are in select.rego and match.rego; this file only decides how
+# they are evaluated for one InferenceService.
+#
+# A webhook request has one model, so there is nothing to share between
+# models: each runtime is judged on its own by match.rego's rules
+# (runtime_verdict), which costs less than putting the runtimes in a batch
+# (match_plan.rego) for a single model. OPA keeps the result of a function
+# for arguments it has seen in the same request, so each distinct version
+# string is parsed and compared once. A runtime's score and its autoSelect
+# are only looked at when it is compatible: the ranking needs no others.
 package ome.select
 
 import data.ome.match
 
-# Spec 9: each runtime looked at, with its verdict and score, from one
-# batch of the match policy.
-assessed(rs) := [{"runtime": r, "verdict": verdicts[i], "score": scores[i], "auto_select": auto[i]} |
-	some i, r in rs
-] if {
-	batch := {"model": model_spec, "runtimes": [object.get(r, "spec", {}) | some r in rs], "acceleratorClasses": accelerator_classes}
-	verdicts := match.results with input as batch
-	scores := [runtime_score(model_spec, r) | some r in batch.runtimes]
-	auto := [auto_selectable_bool(r) | some r in batch.runtimes]
-}
+# Spec 9: each runtime looked at, with its verdict (with the accelerator
+# classes), and for a compatible one its score and whether it can be
+# selected automatically.
+assessed(rs) := [assessment(r, match.runtime_verdict(model_spec, object.get(r, "spec", {}), accelerator_classes)) | some r in rs]
+
+assessment(r, verdict) := {"runtime": r, "verdict": verdict, "score": runtime_score(model_spec, r.spec), "auto_select": auto_selectable_bool(r.spec)} if {
+	verdict.compatible
+} else := {"runtime": r, "verdict": verdict, "score": 0, "auto_select": false}
 
 # The verdict on the runtime named in spec.runtime.name, for the warnings.
-named_runtime_verdict := verdicts[0] if {
-	batch := {"model": model_spec, "runtimes": [object.get(named_runtime, "spec", {})], "acceleratorClasses": accelerator_classes}
-	verdicts := match.results with input as batch
-}
+named_runtime_verdict := match.runtime_verdict(model_spec, object.get(named_runtime, "spec", {}), accelerator_classes)
