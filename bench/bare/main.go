@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -58,6 +59,14 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	// The product's garbage-collection setting (cmd/evaluate/main.go), so
+	// that neither side wins by trading memory for time.
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(72 << 20)
+	}
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(300)
+	}
 	if err := run(models, runtimes, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bare:", err)
 		pprof.StopCPUProfile()
@@ -85,9 +94,9 @@ func run(models, runtimes []string, stdout io.Writer) error {
 	out.WriteString("{\"results\": [")
 	// Models are matched on all cores, a few ahead of the writer.
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(ms)))
-	slots := make([]chan []byte, len(ms))
+	slots := make([]chan *[]byte, len(ms))
 	for i := range slots {
-		slots[i] = make(chan []byte, 1)
+		slots[i] = make(chan *[]byte, 1)
 	}
 	next := make(chan int)
 	window := make(chan struct{}, 2*workers)
@@ -98,22 +107,28 @@ func run(models, runtimes []string, stdout io.Writer) error {
 		}
 		close(next)
 	}()
+	// Each model's results are one buffer, reused once written.
+	buffers := sync.Pool{New: func() any { return new([]byte) }}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				var b []byte
+				bp := buffers.Get().(*[]byte)
+				b := (*bp)[:0]
 				for j, r := range rs {
 					b = appendResult(b, i == 0 && j == 0, ms[i], r, reference.Match(ms[i].spec, r.spec))
 				}
-				slots[i] <- b
+				*bp = b
+				slots[i] <- bp
 			}
 		}()
 	}
 	for i := range ms {
-		out.Write(<-slots[i])
+		bp := <-slots[i]
+		out.Write(*bp)
+		buffers.Put(bp)
 		<-window
 	}
 	wg.Wait()

@@ -29,7 +29,7 @@ func distinct(ms, rs []map[string]any) (archs, versions, formats int) {
 
 func TestShapes(t *testing.T) {
 	for _, tc := range []struct {
-		shape                     Shape
+		shape                    Shape
 		archs, versions, formats int
 	}{
 		{Few, 3, 4, 1},
