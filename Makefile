@@ -4,6 +4,7 @@ BIN     := bin
 PKGS    := ./...
 FUZZTIME ?= 10s
 RUNS    ?= 5
+BEFORE  ?=
 GATOR_VERSION := v3.23.1
 ETCD_VERSION  := v3.6.16
 KUBE_VERSION  := v1.35.4
@@ -46,11 +47,15 @@ fuzz:
 	$(GO) test ./engine/gatekeeper -run '^$$' -fuzz '^FuzzStandIn$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./cmd/evaluate/output -run '^$$' -fuzz '^FuzzAppendJSONString$$' -fuzztime $(FUZZTIME)
 
-# The Go benchmarks of the hot paths (allocations reported), then the table
-# of bench/run.sh: evaluate match per engine against the plain-Go matcher.
-bench:
+# The Go benchmarks of the hot paths (allocations reported), then the two
+# tables: bench/run.sh (evaluate match per engine against the bare plain-Go
+# program, on the catalog and three shapes of generated cluster) and
+# bench/gatekeeper.sh (the templates per object in gator test, at 100, 1,000
+# and 10,000 runtimes). BEFORE=REV measures that commit beside.
+bench: gator
 	$(GO) test -run '^$$' -bench . -benchmem ./builtins ./engine/...
-	RUNS=$(RUNS) bash bench/run.sh
+	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/run.sh
+	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/gatekeeper.sh
 
 # Rewrite policies/capabilities.json from the builtins' declarations.
 capabilities:

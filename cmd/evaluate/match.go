@@ -107,6 +107,15 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 			if err != nil {
 				return err
 			}
+			// Matching reads values only: the positions of every field, kept
+			// for messages about bad input, are dropped, so that the heap the
+			// collector scans over and over is the engine's own.
+			for _, o := range ms {
+				o.Pos = nil
+			}
+			for _, o := range rs {
+				o.Pos = nil
+			}
 			c := <-ready
 			if c.err != nil {
 				return c.err
