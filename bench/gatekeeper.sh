@@ -66,10 +66,13 @@ for n in $SIZES; do
   # A model no runtime accepts (its architecture is nobody's), so that a
   # refusal excludes every runtime with its reason.
   printf -- '---\napiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: unmatched}\nspec:\n  modelFormat: {name: safetensors, version: "1.0.0"}\n  modelFramework: {name: transformers, version: "4.40.0"}\n  modelArchitecture: NoSuchArchForCausalLM\n  storage: {storageUri: "hf://x/unmatched"}\n' >>"$d/models.yaml"
-  # A model that is admitted, by the project's own selection.
+  # A model that is admitted, by the project's own selection, found among
+  # the first 100 runtimes: the generator makes the same first runtimes
+  # whatever their number, and a runtime that can be selected stays one.
+  "$work/evaluate" generate --dir "$d/probe" --models 50 --runtimes 100 --seed 7 --shape many --architectures 12 --versions 150 >/dev/null
   : >"$d/all.yaml"
   for i in $(seq 0 49); do m=$(printf 'model-%04d' "$i"); isvc "$m" "$m" >>"$d/all.yaml"; done
-  admitted=$("$work/evaluate" select -o json -f "$d/all.yaml" -f "$d/models.yaml" -f "$d/runtimes.yaml" 2>/dev/null |
+  admitted=$("$work/evaluate" select -o json -f "$d/all.yaml" -f "$d/probe/models.yaml" -f "$d/probe/runtimes.yaml" 2>/dev/null |
     awk '/"inferenceService": [{]/ {f=1} f && /"name":/ {gsub(/[",]/, "", $2); n=$2; f=0} /"admitted": true/ {print n; exit}' || true)
   [ -n "$admitted" ] || { echo "gatekeeper.sh: no admitted model among the generated ones" >&2; exit 1; }
   for kind in admitted refused; do
