@@ -76,23 +76,19 @@ type Matcher interface {
 
 // New compiles the policies of set for the named engine: cel, rego or both.
 func New(name string, set *policyset.Set) (Matcher, error) {
-	switch name {
-	case CEL:
-		return cel.New(set)
-	case Rego:
-		return rego.New(set)
-	case Both:
-		c, err := cel.New(set)
-		if err != nil {
-			return nil, err
-		}
-		r, err := rego.New(set)
-		if err != nil {
-			return nil, err
-		}
-		return &bothMatcher{cel: c, rego: r}, nil
+	ms, err := Matchers(name, set)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown engine %q (want %s)", name, strings.Join(Names, ", "))
+	if len(ms) == 2 {
+		return &bothMatcher{cel: ms[0], rego: ms[1]}, nil
+	}
+	return ms[0], nil
+}
+
+// unknownEngine is the error for an engine name that is none of Names.
+func unknownEngine(name string) error {
+	return fmt.Errorf("unknown engine %q (want %s)", name, strings.Join(Names, ", "))
 }
 
 // DisagreementError is returned by the "both" engine when CEL and Rego give
@@ -318,23 +314,33 @@ func MatchObjects(m Matcher, models, runtimes []*objects.Object, emit func(Resul
 	return nil
 }
 
-// Matchers returns the matchers a case runs on for the named engine: one,
-// or for "both" the CEL and the Rego matcher, so each is checked on its own.
+// Matchers returns the matchers of the named engine: one, or for "both"
+// the CEL and the Rego matcher, which New puts together and case runners
+// check each on its own.
 func Matchers(name string, set *policyset.Set) ([]Matcher, error) {
-	if name != Both {
-		m, err := New(name, set)
+	switch name {
+	case CEL:
+		c, err := cel.New(set)
 		if err != nil {
 			return nil, err
 		}
-		return []Matcher{m}, nil
+		return []Matcher{c}, nil
+	case Rego:
+		r, err := rego.New(set)
+		if err != nil {
+			return nil, err
+		}
+		return []Matcher{r}, nil
+	case Both:
+		c, err := cel.New(set)
+		if err != nil {
+			return nil, err
+		}
+		r, err := rego.New(set)
+		if err != nil {
+			return nil, err
+		}
+		return []Matcher{c, r}, nil
 	}
-	c, err := cel.New(set)
-	if err != nil {
-		return nil, err
-	}
-	r, err := rego.New(set)
-	if err != nil {
-		return nil, err
-	}
-	return []Matcher{c, r}, nil
+	return nil, unknownEngine(name)
 }

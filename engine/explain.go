@@ -20,9 +20,17 @@ type Explainer interface {
 func NewExplainer(name string, set *policyset.Set) (Explainer, error) {
 	switch name {
 	case CEL:
-		return cel.NewExplainer(set)
+		c, err := cel.NewExplainer(set)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
 	case Rego:
-		return rego.NewExplainer(set)
+		r, err := rego.NewExplainer(set)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
 	case Both:
 		c, err := cel.NewExplainer(set)
 		if err != nil {
@@ -34,8 +42,7 @@ func NewExplainer(name string, set *policyset.Set) (Explainer, error) {
 		}
 		return &bothExplainer{cel: c, rego: r}, nil
 	}
-	_, err := New(name, set)
-	return nil, err
+	return nil, unknownEngine(name)
 }
 
 type bothExplainer struct{ cel, rego Explainer }

@@ -23,9 +23,17 @@ type Linter interface {
 func NewLinter(name string, set *policyset.Set) (Linter, error) {
 	switch name {
 	case CEL:
-		return cel.NewLinter(set)
+		c, err := cel.NewLinter(set)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
 	case Rego:
-		return rego.NewLinter(set)
+		r, err := rego.NewLinter(set)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
 	case Both:
 		c, err := cel.NewLinter(set)
 		if err != nil {
@@ -37,8 +45,7 @@ func NewLinter(name string, set *policyset.Set) (Linter, error) {
 		}
 		return &bothLinter{cel: c, rego: r}, nil
 	}
-	_, err := New(name, set)
-	return nil, err
+	return nil, unknownEngine(name)
 }
 
 type bothLinter struct{ cel, rego Linter }

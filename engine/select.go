@@ -19,24 +19,14 @@ type Selector interface {
 
 // NewSelector compiles the selection policies for the named engine.
 func NewSelector(name string, set *policyset.Set) (Selector, error) {
-	switch name {
-	case CEL:
-		return cel.NewSelector(set)
-	case Rego:
-		return rego.NewSelector(set)
-	case Both:
-		c, err := cel.NewSelector(set)
-		if err != nil {
-			return nil, err
-		}
-		r, err := rego.NewSelector(set)
-		if err != nil {
-			return nil, err
-		}
-		return &bothSelector{cel: c, rego: r}, nil
+	ss, err := Selectors(name, set)
+	if err != nil {
+		return nil, err
 	}
-	_, err := New(name, set)
-	return nil, err
+	if len(ss) == 2 {
+		return &bothSelector{cel: ss[0], rego: ss[1]}, nil
+	}
+	return ss[0], nil
 }
 
 type bothSelector struct{ cel, rego Selector }
@@ -58,23 +48,33 @@ func (b *bothSelector) Select(isvc *objects.Object, cluster []*objects.Object) (
 	return c, nil
 }
 
-// Selectors returns the selectors a case runs on for the named engine: one,
-// or for "both" the CEL and the Rego selector, each checked on its own.
+// Selectors returns the selectors of the named engine: one, or for "both"
+// the CEL and the Rego selector, which NewSelector puts together and case
+// runners check each on its own.
 func Selectors(name string, set *policyset.Set) ([]Selector, error) {
-	if name != Both {
-		s, err := NewSelector(name, set)
+	switch name {
+	case CEL:
+		c, err := cel.NewSelector(set)
 		if err != nil {
 			return nil, err
 		}
-		return []Selector{s}, nil
+		return []Selector{c}, nil
+	case Rego:
+		r, err := rego.NewSelector(set)
+		if err != nil {
+			return nil, err
+		}
+		return []Selector{r}, nil
+	case Both:
+		c, err := cel.NewSelector(set)
+		if err != nil {
+			return nil, err
+		}
+		r, err := rego.NewSelector(set)
+		if err != nil {
+			return nil, err
+		}
+		return []Selector{c, r}, nil
 	}
-	c, err := cel.NewSelector(set)
-	if err != nil {
-		return nil, err
-	}
-	r, err := rego.NewSelector(set)
-	if err != nil {
-		return nil, err
-	}
-	return []Selector{c, r}, nil
+	return nil, unknownEngine(name)
 }
