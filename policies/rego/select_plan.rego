@@ -16,9 +16,12 @@ import data.ome.match
 # Spec 9: each runtime looked at, with its verdict (with the accelerator
 # classes), and for a compatible one its score and whether it can be
 # selected automatically.
-assessed(rs) := [assessment(r, match.runtime_verdict(model_spec, object.get(r, "spec", {}), accelerator_classes)) | some r in rs]
+assessed(rs) := [assessment(r, spec, match.runtime_verdict(model_spec, spec, accelerator_classes)) |
+	some r in rs
+	spec := object.get(r, "spec", {})
+]
 
-assessment(r, verdict) := {"runtime": r, "verdict": verdict, "score": runtime_score(model_spec, r.spec), "auto_select": auto_selectable_bool(r.spec)} if {
+assessment(r, spec, verdict) := {"runtime": r, "verdict": verdict, "score": runtime_score(model_spec, spec), "auto_select": auto_selectable_bool(spec)} if {
 	verdict.compatible
 } else := {"runtime": r, "verdict": verdict, "score": 0, "auto_select": false}
 
