@@ -100,6 +100,7 @@ test), 2 bad input or usage.`,
 	root.AddCommand(newLintCommand(g))
 	root.AddCommand(newExplainCommand(g))
 	root.AddCommand(newGatekeeperCommand(g))
+	root.AddCommand(newReportCommand(g))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	return root
 }

@@ -1,0 +1,412 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/ome-policy/evaluator/cmd/evaluate/output"
+	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/objects"
+)
+
+// Input is what a report is about.
+type Input struct {
+	// Models and Runtimes are matched, explained and linted, every model
+	// against every runtime, in this order (as evaluate match reads them).
+	Models, Runtimes []*objects.Object
+	// Services are the InferenceServices to select a runtime for (-f);
+	// Others are the other objects given with them, which selection sees
+	// before Models and Runtimes.
+	Services, Others []*objects.Object
+	// Engine is cel, rego or both; Policies the set to compile.
+	Engine   string
+	Policies *policyset.Set
+	// Title heads the page; empty for a default.
+	Title string
+}
+
+// Summary is what a report found, for the command's exit code.
+type Summary struct {
+	Models, Runtimes int
+	Compatible       int // compatible pairs
+	Unserved         int // models that no runtime accepts
+	Rejected         int // InferenceServices the webhook rejects
+	DataBytes        int // size of the embedded data (gzip + base64)
+}
+
+// ObjectInfo is what the page says of a model or runtime besides the
+// commands' JSON: where it was read, and the names the filter looks at.
+type ObjectInfo struct {
+	Kind          string   `json:"kind"`
+	Namespace     string   `json:"namespace"`
+	Name          string   `json:"name"`
+	File          string   `json:"file"`
+	Line          int      `json:"line"`
+	Formats       []string `json:"formats"`
+	Frameworks    []string `json:"frameworks"`
+	Architectures []string `json:"architectures"`
+	Quantizations []string `json:"quantizations"`
+}
+
+// data is the embedded document, built as a table (see table).
+type data struct {
+	t    *table
+	keys [][]byte
+	refs []int
+}
+
+func (d *data) put(key string, ref int) {
+	k, _ := json.Marshal(key)
+	d.keys = append(d.keys, k)
+	d.refs = append(d.refs, ref)
+}
+
+func (d *data) putJSON(key string, doc []byte) error {
+	r, err := d.t.intern(doc)
+	if err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	d.put(key, r)
+	return nil
+}
+
+// compute evaluates everything the page shows and returns the data table
+// and its root.
+func compute(in Input) (*table, int, Summary, error) {
+	sum := Summary{Models: len(in.Models), Runtimes: len(in.Runtimes)}
+	d := &data{t: newTable()}
+	m, err := engine.New(in.Engine, in.Policies)
+	if err != nil {
+		return nil, 0, sum, err
+	}
+	ek, _ := json.Marshal(in.Engine)
+	d.put("engine", d.t.add(ek))
+	title := in.Title
+	if title == "" {
+		title = "Compatibility report"
+	}
+	tk, _ := json.Marshal(title)
+	d.put("title", d.t.add(tk))
+
+	// evaluate match -o json.
+	var buf bytes.Buffer
+	mw, err := output.NewMatchWriter("json", &buf)
+	if err != nil {
+		return nil, 0, sum, err
+	}
+	if err := mw.Begin(in.Models, in.Runtimes); err != nil {
+		return nil, 0, sum, err
+	}
+	compatible := make([][]bool, len(in.Models))
+	for i := range compatible {
+		compatible[i] = make([]bool, len(in.Runtimes))
+	}
+	mi, ri := 0, 0
+	err = engine.MatchObjects(m, in.Models, in.Runtimes, func(r engine.Result) error {
+		compatible[mi][ri] = r.Compatible
+		if ri++; ri == len(in.Runtimes) {
+			mi, ri = mi+1, 0
+		}
+		return mw.Result(r)
+	})
+	if err != nil {
+		return nil, 0, sum, err
+	}
+	if err := mw.End(); err != nil {
+		return nil, 0, sum, err
+	}
+	if err := d.putJSON("match", buf.Bytes()); err != nil {
+		return nil, 0, sum, err
+	}
+	for _, row := range compatible {
+		served := false
+		for _, c := range row {
+			if c {
+				sum.Compatible++
+				served = true
+			}
+		}
+		if !served {
+			sum.Unserved++
+		}
+	}
+
+	// evaluate explain -o json.
+	refs, err := explainInto(d.t, in)
+	if err != nil {
+		return nil, 0, sum, err
+	}
+	explK, _ := json.Marshal("explanations")
+	d.put("explain", d.t.object([][]byte{explK}, []int{d.t.array(refs)}))
+
+	// evaluate lint --cross-check -o json, models then runtimes.
+	lint, err := engine.NewLinter(in.Engine, in.Policies)
+	if err != nil {
+		return nil, 0, sum, err
+	}
+	all := append(append([]*objects.Object{}, in.Models...), in.Runtimes...)
+	findings, err := lint.Lint(all, engine.LintOptions{CrossCheck: true})
+	if err != nil {
+		return nil, 0, sum, err
+	}
+	buf.Reset()
+	lw, err := output.NewLintWriter("json", &buf, output.Style{})
+	if err != nil {
+		return nil, 0, sum, err
+	}
+	if err := lw.Write(output.LintReport{Findings: findings}); err != nil {
+		return nil, 0, sum, err
+	}
+	if err := d.putJSON("lint", buf.Bytes()); err != nil {
+		return nil, 0, sum, err
+	}
+
+	sel, err := engine.NewSelector(in.Engine, in.Policies)
+	if err != nil {
+		return nil, 0, sum, err
+	}
+	// evaluate select -o json on the InferenceServices given.
+	if len(in.Services) > 0 {
+		cluster := append(append(append([]*objects.Object{}, in.Others...), in.Models...), in.Runtimes...)
+		cluster, _ = objects.Deduplicate(cluster)
+		var results []output.SelectResult
+		for _, isvc := range in.Services {
+			dec, err := sel.Select(isvc, cluster)
+			if err != nil {
+				return nil, 0, sum, fmt.Errorf("%s (%s:%d): %w", isvc.Ref(), isvc.File, isvc.Line, err)
+			}
+			if !dec.Admitted {
+				sum.Rejected++
+			}
+			results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: dec})
+		}
+		if err := writeSelect(d, "select", results); err != nil {
+			return nil, 0, sum, err
+		}
+	} else {
+		d.put("select", d.t.add([]byte("null")))
+	}
+
+	// The matrix's selectable cells and scores: evaluate select -o json on
+	// one InferenceService per model and namespace (see probes).
+	results, owners, err := probes(sel, in.Models, in.Runtimes, compatible)
+	if err != nil {
+		return nil, 0, sum, err
+	}
+	if err := writeSelect(d, "probes", results); err != nil {
+		return nil, 0, sum, err
+	}
+	ob, _ := json.Marshal(owners)
+	if err := d.putJSON("probeModels", ob); err != nil {
+		return nil, 0, sum, err
+	}
+
+	models, _ := json.Marshal(infos(in.Models))
+	if err := d.putJSON("models", models); err != nil {
+		return nil, 0, sum, err
+	}
+	runtimes, _ := json.Marshal(infos(in.Runtimes))
+	if err := d.putJSON("runtimes", runtimes); err != nil {
+		return nil, 0, sum, err
+	}
+	return d.t, d.t.object(d.keys, d.refs), sum, nil
+}
+
+func writeSelect(d *data, key string, results []output.SelectResult) error {
+	var buf bytes.Buffer
+	w, err := output.NewSelectWriter("json", &buf)
+	if err != nil {
+		return err
+	}
+	if err := w.Write(results); err != nil {
+		return err
+	}
+	return d.putJSON(key, buf.Bytes())
+}
+
+// explainInto computes evaluate explain's explanation of every pair, in
+// match's order (by model, then runtime), on all cores, writes each as the
+// explain writer writes it and stores it in t; it returns their references.
+func explainInto(t *table, in Input) ([]int, error) {
+	x, err := engine.NewExplainer(in.Engine, in.Policies)
+	if err != nil {
+		return nil, err
+	}
+	nr := len(in.Runtimes)
+	docs := make([][]byte, nr)
+	errs := make([]error, nr)
+	workers := runtime.GOMAXPROCS(0)
+	refs := make([]int, 0, len(in.Models)*nr)
+	for _, m := range in.Models {
+		jobs := make(chan int)
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for ri := range jobs {
+					r := in.Runtimes[ri]
+					e, err := x.Explain(m, r)
+					if err != nil {
+						errs[ri] = fmt.Errorf("model %s (%s) against runtime %s (%s): %w", m.Ref(), m.File, r.Ref(), r.File, err)
+						continue
+					}
+					var b bytes.Buffer
+					w, _ := output.NewExplainWriter("json", &b, output.Style{})
+					errs[ri] = w.Write([]engine.Explanation{e})
+					docs[ri] = b.Bytes()
+				}
+			}()
+		}
+		for ri := range in.Runtimes {
+			jobs <- ri
+		}
+		close(jobs)
+		wg.Wait()
+		for ri := range in.Runtimes {
+			if errs[ri] != nil {
+				return nil, errs[ri]
+			}
+			// {"explanations": [e]}: keep e.
+			list, err := t.internElements(docs[ri])
+			if err != nil {
+				return nil, err
+			}
+			if len(list) != 1 {
+				return nil, fmt.Errorf("report: the explain writer wrote %d explanations for one pair", len(list))
+			}
+			refs = append(refs, list[0])
+			docs[ri] = nil
+		}
+	}
+	return refs, nil
+}
+
+// probes asks OME's webhook, for each model, what it would do with an
+// InferenceService of that model that has an engine and nothing else: the
+// candidates it ranks are the matrix's selectable cells, with their
+// scores. The webhook only looks at the ServingRuntimes of the
+// InferenceService's namespace and at ClusterServingRuntimes, so there is
+// one InferenceService per model and namespace: a BaseModel's own
+// namespace; for a ClusterBaseModel, each namespace of a compatible
+// ServingRuntime (or "default"). Selection only gets the model and the
+// runtimes compatible with it: the others can't be candidates, and
+// leaving them out keeps the messages short. It returns the decisions and,
+// for each, the index of its model.
+func probes(sel engine.Selector, models, runtimes []*objects.Object, compatible [][]bool) ([]output.SelectResult, []int, error) {
+	var results []output.SelectResult
+	var owners []int
+	for mi, m := range models {
+		var clusterScoped []*objects.Object
+		byNS := map[string][]*objects.Object{}
+		var namespaces []string
+		for ri, r := range runtimes {
+			if !compatible[mi][ri] {
+				continue
+			}
+			if r.Kind == objects.KindClusterServingRuntime {
+				clusterScoped = append(clusterScoped, r)
+				continue
+			}
+			if m.Kind == objects.KindBaseModel && r.Namespace != m.Namespace {
+				continue // no InferenceService of this model sees it
+			}
+			if _, ok := byNS[r.Namespace]; !ok {
+				namespaces = append(namespaces, r.Namespace)
+			}
+			byNS[r.Namespace] = append(byNS[r.Namespace], r)
+		}
+		if len(namespaces) == 0 {
+			if len(clusterScoped) == 0 {
+				continue
+			}
+			ns := m.Namespace
+			if ns == "" {
+				ns = "default"
+			}
+			namespaces = []string{ns}
+		}
+		for _, ns := range namespaces {
+			isvc, err := probeService(m, ns)
+			if err != nil {
+				return nil, nil, err
+			}
+			cluster := append(append([]*objects.Object{m}, byNS[ns]...), clusterScoped...)
+			d, err := sel.Select(isvc, cluster)
+			if err != nil {
+				return nil, nil, fmt.Errorf("selecting a runtime for model %s (%s:%d): %w", m.Ref(), m.File, m.Line, err)
+			}
+			results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: d})
+			owners = append(owners, mi)
+		}
+	}
+	return results, owners, nil
+}
+
+// probeService is an InferenceService named after model m in namespace ns,
+// with an engine and nothing else, so that the webhook selects a runtime.
+func probeService(m *objects.Object, ns string) (*objects.Object, error) {
+	doc, err := json.Marshal(map[string]any{
+		"apiVersion": objects.APIVersion,
+		"kind":       objects.KindInferenceService,
+		"metadata":   map[string]any{"name": m.Name, "namespace": ns},
+		"spec":       map[string]any{"model": map[string]any{"name": m.Name}, "engine": map[string]any{}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	objs, err := objects.LoadData("(report)", doc, objects.LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if len(objs) != 1 {
+		return nil, fmt.Errorf("report: %d objects in a probe InferenceService", len(objs))
+	}
+	return objs[0], nil
+}
+
+// infos says where each object was read, and the names the filter uses.
+func infos(objs []*objects.Object) []ObjectInfo {
+	out := make([]ObjectInfo, len(objs))
+	for i, o := range objs {
+		info := ObjectInfo{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, File: o.File, Line: o.Line,
+			Formats: []string{}, Frameworks: []string{}, Architectures: []string{}, Quantizations: []string{}}
+		spec := o.Spec()
+		add := func(list *[]string, v any) {
+			s, ok := v.(string)
+			if !ok || s == "" {
+				return
+			}
+			for _, x := range *list {
+				if x == s {
+					return
+				}
+			}
+			*list = append(*list, s)
+		}
+		facets := func(m map[string]any) {
+			f, _ := m["modelFormat"].(map[string]any)
+			add(&info.Formats, f["name"])
+			fw, _ := m["modelFramework"].(map[string]any)
+			add(&info.Frameworks, fw["name"])
+			add(&info.Architectures, m["modelArchitecture"])
+			add(&info.Quantizations, m["quantization"])
+		}
+		if o.IsModel() {
+			facets(spec)
+		} else {
+			entries, _ := spec["supportedModelFormats"].([]any)
+			for _, e := range entries {
+				if em, ok := e.(map[string]any); ok {
+					facets(em)
+				}
+			}
+		}
+		out[i] = info
+	}
+	return out
+}
