@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ome-policy/evaluator/report"
+)
+
+// compact is a JSON document without its layout, for byte comparison.
+func compact(t *testing.T, doc []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, json.Compact(&b, doc), "not JSON: %.200s", doc)
+	return b.String()
+}
+
+// reportDocuments writes a report with args and returns its documents.
+func reportDocuments(t *testing.T, code int, args ...string) map[string]json.RawMessage {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "report.html")
+	res := evaluate(t, 5*time.Minute, "", append(append([]string{"report"}, args...), "-o", out)...)
+	require.Equal(t, code, res.code, "stderr: %s", res.stderr)
+	require.Contains(t, res.stderr, "wrote "+out)
+	page, err := os.ReadFile(out)
+	require.NoError(t, err)
+	docs, err := report.Documents(page)
+	require.NoError(t, err)
+	return docs
+}
+
+// The page's data is, document for document and byte for byte (layout
+// aside), what evaluate match, explain, lint --cross-check and select print.
+func TestReportDataIsTheCommandsJSON(t *testing.T) {
+	services := at("testdata/examples/select")
+	catModels, catRuntimes := at("testdata/catalog/models"), at("testdata/catalog/runtimes")
+	for _, tc := range []struct {
+		name             string
+		models, runtimes string
+		services         string
+		engine           string
+		code             int
+	}{
+		{name: "examples with InferenceServices", models: exModels, runtimes: exRuntimes, services: services, engine: "cel"},
+		{name: "examples on rego", models: exModels, runtimes: exRuntimes, services: services, engine: "rego"},
+		{name: "examples on both", models: exModels, runtimes: exRuntimes, engine: "both"},
+		{name: "catalog", models: catModels, runtimes: catRuntimes, engine: "cel", code: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"-m", tc.models, "-r", tc.runtimes, "--engine", tc.engine}
+			if tc.services != "" {
+				args = append(args, "-f", tc.services)
+			}
+			docs := reportDocuments(t, tc.code, args...)
+			cli := func(code int, args ...string) string {
+				t.Helper()
+				res := evaluate(t, 5*time.Minute, "", append(args, "--engine", tc.engine, "-o", "json")...)
+				require.Equal(t, code, res.code, "%s: %s", strings.Join(args, " "), res.stderr)
+				return compact(t, []byte(res.stdout))
+			}
+			require.Equal(t, cli(tc.code, "match", "-m", tc.models, "-r", tc.runtimes), compact(t, docs["match"]), "match")
+			explainCode := 1 // some pair is not compatible, in every case here
+			require.Equal(t, cli(explainCode, "explain", "-m", tc.models, "-r", tc.runtimes), compact(t, docs["explain"]), "explain")
+			require.Equal(t, cli(0, "lint", "--cross-check", tc.models, tc.runtimes), compact(t, docs["lint"]), "lint")
+			if tc.services != "" {
+				require.Equal(t, cli(1, "select", "-f", tc.services, "-f", tc.models, "-f", tc.runtimes), compact(t, docs["select"]), "select")
+			} else {
+				require.Equal(t, "null", string(docs["select"]))
+			}
+		})
+	}
+}
+
+func TestReportCommand(t *testing.T) {
+	tmp := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want []string // substrings of stderr
+	}{
+		{"no -o", []string{"report", "-m", exModels, "-r", exRuntimes}, 2, []string{"-o FILE.html"}},
+		{"no runtimes", []string{"report", "-m", exModels, "-o", filepath.Join(tmp, "a.html")}, 2, []string{"give models with -m and runtimes with -r"}},
+		{"unknown engine", []string{"report", "-m", exModels, "-r", exRuntimes, "--engine", "lua", "-o", filepath.Join(tmp, "a.html")}, 2, []string{`--engine: "lua"`}},
+		{"version as a YAML number", []string{"report", "-m", bad("version-number.yaml"), "-r", exRuntimes, "-o", filepath.Join(tmp, "a.html")}, 2,
+			[]string{bad("version-number.yaml") + ":9: spec.modelFormat.version: ", `quote it: "1.0"`}},
+		{"a runtime given as a model", []string{"report", "-m", exRuntimes, "-r", exRuntimes, "-o", filepath.Join(tmp, "a.html")}, 2, []string{"is not a model; -m takes models"}},
+		{"-f without an InferenceService", []string{"report", "-m", exModels, "-r", exRuntimes, "-f", exModels, "-o", filepath.Join(tmp, "a.html")}, 2, []string{"no InferenceService found"}},
+		{"unwritable output", []string{"report", "-m", exModels, "-r", exRuntimes, "-o", filepath.Join(tmp, "missing", "a.html")}, 2, []string{"-o: "}},
+		{"a model no runtime accepts", []string{"report", "-m", bad("unserved-model.yaml"), "-r", exRuntimes, "-o", filepath.Join(tmp, "b.html")}, 1, []string{"1 model(s) with no compatible runtime"}},
+		{"every model served", []string{"report", "-m", exModels, "-r", exRuntimes, "-o", filepath.Join(tmp, "c.html")}, 0, []string{"3 model(s) x 4 runtime(s)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := evaluate(t, time.Minute, "", tc.args...)
+			require.Equal(t, tc.code, res.code, "stderr: %s", res.stderr)
+			for _, w := range tc.want {
+				require.Contains(t, res.stderr, w)
+			}
+			require.Empty(t, res.stdout)
+		})
+	}
+	// Bad input writes no page.
+	_, err := os.Stat(filepath.Join(tmp, "a.html"))
+	require.True(t, os.IsNotExist(err), "a failed run wrote its page")
+
+	// -o - writes the page to standard output, and only the page.
+	res := evaluate(t, time.Minute, "", "report", "-m", exModels, "-r", exRuntimes, "-o", "-")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.True(t, strings.HasPrefix(res.stdout, "<!DOCTYPE html>"))
+	_, err = report.Documents([]byte(res.stdout))
+	require.NoError(t, err)
+}
+
+func TestReportHelp(t *testing.T) {
+	res := evaluate(t, time.Minute, "", "report", "--help")
+	require.Equal(t, 0, res.code)
+	for _, w := range []string{"Examples:", "evaluate report -m testdata/catalog/models -r testdata/catalog/runtimes -o report.html",
+		"--engine", "--cluster", "-f, --filename", "Exit codes"} {
+		require.Contains(t, res.stdout, w)
+	}
+	res = evaluate(t, time.Minute, "", "--help")
+	require.Contains(t, res.stdout, "report ")
+}

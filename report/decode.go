@@ -1,0 +1,148 @@
+package report
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Documents reads the data of a page that Write wrote and returns its
+// documents as JSON text, keys in the order written: "match" (as evaluate
+// match -o json prints it), "explain", "lint", "select" (null without -f),
+// "probes", and the page's own "models", "runtimes", "probeModels",
+// "engine" and "title". It is the page's decoding, in Go, for tests and
+// tools.
+func Documents(page []byte) (map[string]json.RawMessage, error) {
+	const open = `<script type="application/octet-stream" id="data">`
+	i := bytes.Index(page, []byte(open))
+	if i < 0 {
+		return nil, fmt.Errorf("report: no data in the page")
+	}
+	rest := page[i+len(open):]
+	j := bytes.Index(rest, []byte("</script>"))
+	if j < 0 {
+		return nil, fmt.Errorf("report: the data is not closed")
+	}
+	z, err := base64.StdEncoding.DecodeString(string(bytes.TrimSpace(rest[:j])))
+	if err != nil {
+		return nil, fmt.Errorf("report: data: %w", err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, fmt.Errorf("report: data: %w", err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("report: data: %w", err)
+	}
+	var t struct {
+		Shapes [][]json.RawMessage `json:"shapes"`
+		Nodes  []json.RawMessage   `json:"nodes"`
+		Root   int                 `json:"root"`
+	}
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, fmt.Errorf("report: data: %w", err)
+	}
+	d := &decoder{shapes: t.Shapes, nodes: t.Nodes, kids: make([][]int, len(t.Nodes))}
+	keys, refs, err := d.object(t.Root)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]json.RawMessage{}
+	for k, key := range keys {
+		var name string
+		if err := json.Unmarshal(key, &name); err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		if err := d.write(&b, refs[k], 0); err != nil {
+			return nil, err
+		}
+		out[name] = b.Bytes()
+	}
+	return out, nil
+}
+
+type decoder struct {
+	shapes [][]json.RawMessage
+	nodes  []json.RawMessage
+	kids   [][]int
+}
+
+// composite returns the tag and children of an array or object node;
+// ok is false for a primitive.
+func (d *decoder) composite(r int) (tag int, kids []int, ok bool, err error) {
+	if r < 0 || r >= len(d.nodes) {
+		return 0, nil, false, fmt.Errorf("report: reference %d out of range", r)
+	}
+	n := d.nodes[r]
+	if len(n) == 0 || n[0] != '[' {
+		return 0, nil, false, nil
+	}
+	if d.kids[r] == nil {
+		var all []int
+		if err := json.Unmarshal(n, &all); err != nil || len(all) == 0 {
+			return 0, nil, false, fmt.Errorf("report: bad node %d", r)
+		}
+		d.kids[r] = all
+	}
+	return d.kids[r][0], d.kids[r][1:], true, nil
+}
+
+func (d *decoder) object(r int) ([]json.RawMessage, []int, error) {
+	tag, kids, ok, err := d.composite(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok || tag < 1 || tag > len(d.shapes) || len(d.shapes[tag-1]) != len(kids) {
+		return nil, nil, fmt.Errorf("report: node %d is not an object", r)
+	}
+	return d.shapes[tag-1], kids, nil
+}
+
+func (d *decoder) write(b *bytes.Buffer, r, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("report: data nested too deeply")
+	}
+	tag, kids, ok, err := d.composite(r)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		b.Write(d.nodes[r])
+		return nil
+	}
+	if tag == 0 {
+		b.WriteByte('[')
+		for i, k := range kids {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := d.write(b, k, depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+		return nil
+	}
+	keys, kids, err := d.object(r)
+	if err != nil {
+		return err
+	}
+	b.WriteByte('{')
+	for i, k := range kids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(keys[i])
+		b.WriteByte(':')
+		if err := d.write(b, k, depth+1); err != nil {
+			return err
+		}
+	}
+	b.WriteByte('}')
+	return nil
+}
