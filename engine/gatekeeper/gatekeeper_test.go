@@ -3,10 +3,12 @@ package gatekeeper
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -16,9 +18,11 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
+	"github.com/ome-policy/evaluator/bench/generate"
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/policyset"
+	regoengine "github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/objects"
 )
 
@@ -306,6 +310,109 @@ func TestSelectionTemplateAgreesWithSelect(t *testing.T) {
 		}
 	}
 	t.Logf("%d selection cases in %d files", total, len(files))
+}
+
+// TestRuntimeSpecFieldsAreAllThatIsRead: the Gatekeeper template hands
+// the selection policy each runtime's kind, name, namespace,
+// creationTimestamp and the spec fields of select.runtime_spec_fields only.
+// On every selection case, and on a generated cluster, the Rego selector
+// decides the same (the whole decision: candidates, excluded runtimes and
+// reasons, warnings) with the runtimes cut down so.
+func TestRuntimeSpecFieldsAreAllThatIsRead(t *testing.T) {
+	set, err := policyset.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := regoengine.Queries(set, []string{"ome.select", "ome.match"}, "data.ome.select.runtime_spec_fields")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := qs[0].Eval(context.Background())
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("runtime_spec_fields: %v %v", rs, err)
+	}
+	var fields []string
+	for _, f := range rs[0].Expressions[0].Value.([]any) {
+		fields = append(fields, f.(string))
+	}
+	s, err := engine.NewSelector(engine.Rego, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := func(objs []*objects.Object) []*objects.Object {
+		out := make([]*objects.Object, len(objs))
+		for i, o := range objs {
+			c := *o
+			if o.Kind == "ServingRuntime" || o.Kind == "ClusterServingRuntime" {
+				meta, _ := o.Value["metadata"].(map[string]any)
+				spec, _ := o.Value["spec"].(map[string]any)
+				c.Value = map[string]any{"kind": o.Kind, "metadata": pick(meta, "name", "namespace", "creationTimestamp"), "spec": pick(spec, fields...)}
+			}
+			out[i] = &c
+		}
+		return out
+	}
+	type job struct {
+		name string
+		isvc *objects.Object
+		objs []*objects.Object
+	}
+	var jobs []job
+	for file, cs := range selectionCaseFiles(t) {
+		for _, c := range cs {
+			kept, _ := objects.Deduplicate(c.Objects)
+			jobs = append(jobs, job{file + ": " + c.Name, c.InferenceService, kept})
+		}
+	}
+	ms, rts := generate.ShapedCluster(3, 20, 200, generate.Shape{Name: "gk", Architectures: 12, Versions: 150, Formats: 1})
+	var cluster []*objects.Object
+	for _, v := range append(ms, rts...) {
+		cluster = append(cluster, &objects.Object{Kind: v["kind"].(string), Name: v["metadata"].(map[string]any)["name"].(string), Value: v})
+	}
+	for _, m := range ms {
+		name := m["metadata"].(map[string]any)["name"].(string)
+		isvc := &objects.Object{Kind: "InferenceService", Namespace: "default", Name: name, Value: map[string]any{
+			"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
+			"metadata": map[string]any{"name": name, "namespace": "default"},
+			"spec":     map[string]any{"model": map[string]any{"name": name}, "engine": map[string]any{}},
+		}}
+		jobs = append(jobs, job{"generated: " + name, isvc, cluster})
+	}
+	admitted, refused := 0, 0
+	for _, j := range jobs {
+		whole, err := s.Select(j.isvc, j.objs)
+		if err != nil {
+			t.Fatalf("%s: %v", j.name, err)
+		}
+		viewed, err := s.Select(j.isvc, cut(j.objs))
+		if err != nil {
+			t.Fatalf("%s: %v", j.name, err)
+		}
+		if !reflect.DeepEqual(whole, viewed) {
+			a, _ := json.Marshal(whole)
+			b, _ := json.Marshal(viewed)
+			t.Errorf("%s:\n  whole runtimes: %.600s\n  cut down:       %.600s", j.name, a, b)
+		}
+		if whole.Admitted {
+			admitted++
+		} else {
+			refused++
+		}
+	}
+	if admitted == 0 || refused == 0 {
+		t.Errorf("%d admitted, %d refused: both kinds are needed", admitted, refused)
+	}
+}
+
+// pick is m with only the keys given (those it has).
+func pick(m map[string]any, keys ...string) map[string]any {
+	out := map[string]any{}
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // TestLintTemplateAgreesWithLint runs OMEVersionLint, as Gatekeeper would,

@@ -229,3 +229,26 @@ results := [{"compatible": reason == "", "reason": reason, "entries": le[x.list]
 	some i, x in batch.runtimes
 	reason := rs[i]
 ]
+
+# runtime_accepts is runtime_verdict(model, runtime, classes).compatible
+# without the reason: for a yes or no, the order of the checks does not
+# matter and the first that fails settles it, so the runtime's own checks
+# come first, then each entry's checks, the cheap equalities before the
+# versions. An admission request that ends in a runtime needs no reason.
+runtime_accepts(model, runtime, classes) if {
+	runtime_gate(runtime, classes) == ""
+	size_failure(model, runtime) == ""
+	some e in object.get(runtime, "supportedModelFormats", [])
+	entry_matches(model, e)
+}
+
+# entry_matches: the entry has no differences (entry_differences_of gives
+# []): it has a format, and every check gives "".
+entry_matches(model, entry) if {
+	entry.modelFormat
+	architecture_difference(model, entry) == ""
+	quantization_difference(model, entry) == ""
+	pipeline_difference(model, entry) == ""
+	format_difference(model, entry) == ""
+	framework_difference(model, entry) == ""
+}

@@ -63,17 +63,19 @@ accelerator_classes := sort({c |
 	c != ""
 })
 
-# The runtimes looked at, in the order OME checks them: the ServingRuntimes
-# of the namespace, then the ClusterServingRuntimes; each newest
-# creationTimestamp first (none counts as oldest), then by name.
-namespaced_runtimes := check_order([r |
+# The runtimes looked at: the ServingRuntimes of the namespace and the
+# ClusterServingRuntimes.
+namespaced_runtimes := [r |
 	some r in input.objects
 	r.kind == "ServingRuntime"
 	object_namespace(r) == namespace
-])
+]
 
-cluster_runtimes := check_order([r | some r in input.objects; r.kind == "ClusterServingRuntime"])
+cluster_runtimes := [r | some r in input.objects; r.kind == "ClusterServingRuntime"]
 
+# The order OME checks them in: the ServingRuntimes of the namespace, then
+# the ClusterServingRuntimes; each newest creationTimestamp first (none
+# counts as oldest), then by name.
 check_order(rs) := [rs[k[2]] | some k in sort([[age(r), r.metadata.name, i] | some i, r in rs])]
 
 # Sorts newest first; an object without a timestamp after every other.
@@ -119,26 +121,20 @@ decision := {"admitted": false, "selection": false, "message": msg} if {
 
 format_name := object.get(object.get(model_spec, "modelFormat", {}), "name", "")
 
-# Spec 9: each runtime looked at, with its verdict (match.rego's
-# runtime_result, with the accelerator classes), its score and whether an
-# entry has autoSelect: assessed in select_plan.rego evaluates them in one
-# query of the match policy.
-assessed_namespaced := assessed(namespaced_runtimes)
-
-assessed_cluster := assessed(cluster_runtimes)
-
 # A candidate is compatible, has an entry with autoSelect: true and a score
 # above 0. Candidates rank by score, then (for a model with a size) by how
 # closely the runtime's size range fits it, then by name.
+# (Names are unique within each list, so the check order does not enter.)
+# Whether a runtime is compatible is compatible(r), in select_plan.rego.
 candidates(runtimes) := [c |
-	some k in sort([[0 - a.score, size_distance(a.runtime), a.runtime.metadata.name, i] |
-		some i, a in runtimes
-		a.verdict.compatible
-		a.auto_select
-		a.score > 0
+	some k in sort([[0 - score, size_distance(r), r.metadata.name, i] |
+		some i, r in runtimes
+		compatible(r)
+		auto_selectable(object.get(r, "spec", {}))
+		score := runtime_score(model_spec, object.get(r, "spec", {}))
+		score > 0
 	])
-	a := runtimes[k[3]]
-	c := object.union(ref(a.runtime), {"score": a.score})
+	c := object.union(ref(runtimes[k[3]]), {"score": 0 - k[0]})
 ]
 
 size_distance(r) := 0 if not has(model_spec, "modelParameterSize")
@@ -150,11 +146,13 @@ else := 0
 
 # Namespaced candidates come before cluster ones: the best namespaced
 # runtime wins over any cluster runtime.
-ranked := array.concat(candidates(assessed_namespaced), candidates(assessed_cluster))
+ranked := array.concat(candidates(namespaced_runtimes), candidates(cluster_runtimes))
 
-excluded := [object.union(ref(a.runtime), {"reason": a.verdict.reason}) |
-	some a in array.concat(assessed_namespaced, assessed_cluster)
-	not a.verdict.compatible
+# The runtimes that are not compatible, in the order OME checks them, each
+# with its reason (match.rego's runtime_verdict, in select_plan.rego).
+excluded := [object.union(ref(r), {"reason": exclusion_reason(r)}) |
+	some r in array.concat(check_order(namespaced_runtimes), check_order(cluster_runtimes))
+	not compatible(r)
 ]
 
 checked := {"namespaced": count(namespaced_runtimes), "cluster": count(cluster_runtimes)}
@@ -285,6 +283,3 @@ else := default_weight if spec.weight == 0
 else := spec.weight
 
 priority(entry) := object.get(entry, "priority", 1)
-
-auto_selectable_bool(r) if auto_selectable(r)
-else := false

@@ -3,27 +3,48 @@
 # they are evaluated for one InferenceService.
 #
 # A webhook request has one model, so there is nothing to share between
-# models: each runtime is judged on its own by match.rego's rules
-# (runtime_verdict), which costs less than putting the runtimes in a batch
-# (match_plan.rego) for a single model. OPA keeps the result of a function
-# for arguments it has seen in the same request, so each distinct version
-# string is parsed and compared once. A runtime's score and its autoSelect
-# are only looked at when it is compatible: the ranking needs no others.
+# models: each runtime is judged on its own by match.rego's rules. Whether
+# a runtime is compatible is asked of match.runtime_accepts, which stops at
+# the first check that fails and builds no text; the reason of an excluded
+# runtime (match.runtime_verdict) is only built when the request is refused
+# or the result lists the excluded runtimes. OPA keeps the result of a
+# function for arguments it has seen in the same request, so each runtime
+# is judged once and each distinct version string parsed once.
 package ome.select
 
 import data.ome.match
 
-# Spec 9: each runtime looked at, with its verdict (with the accelerator
-# classes), and for a compatible one its score and whether it can be
-# selected automatically.
-assessed(rs) := [assessment(r, spec, match.runtime_verdict(model_spec, spec, accelerator_classes)) |
-	some r in rs
-	spec := object.get(r, "spec", {})
-]
+# The fields of a runtime's spec that the rules read: match.rego's verdict,
+# select.rego's score and autoSelect. Whoever hands runtimes to this
+# policy may leave out the others (the Gatekeeper template does, to read
+# less of its inventory); TestRuntimeSpecFieldsAreAllThatIsRead checks
+# that the decisions do not change.
+runtime_spec_fields := ["acceleratorRequirements", "disabled", "modelSizeRange", "supportedModelFormats"]
 
-assessment(r, spec, verdict) := {"runtime": r, "verdict": verdict, "score": runtime_score(model_spec, spec), "auto_select": auto_selectable_bool(spec)} if {
-	verdict.compatible
-} else := {"runtime": r, "verdict": verdict, "score": 0, "auto_select": false}
+# Spec 9: whether a runtime is compatible with the model (with the
+# accelerator classes). An entry matches only if its modelArchitecture
+# equals the model's (both unset counts as equal: architecture_difference
+# is "" then and only then), so a runtime without such an entry is not
+# compatible: it is set aside with a comparison, before any function call.
+compatible(r) if {
+	some e in object.get(object.get(r, "spec", {}), "supportedModelFormats", [])
+	object.get(e, "modelArchitecture", null) == model_architecture
+	match.runtime_accepts(model_spec, object.get(r, "spec", {}), accelerator_classes)
+}
+
+model_architecture := object.get(model_spec, "modelArchitecture", null)
+
+# The reason why a runtime that is not compatible is excluded.
+exclusion_reason(r) := match.runtime_verdict(model_spec, object.get(r, "spec", {}), accelerator_classes).reason
 
 # The verdict on the runtime named in spec.runtime.name, for the warnings.
 named_runtime_verdict := match.runtime_verdict(model_spec, object.get(named_runtime, "spec", {}), accelerator_classes)
+
+# What an admission webhook needs: the decision alone when selection
+# admits the InferenceService (nothing explains an admission, so neither
+# the excluded runtimes nor their reasons are built), the whole result
+# otherwise.
+admission := decision if {
+	decision.admitted
+	decision.selection
+} else := result

@@ -34,37 +34,59 @@ namespace := ns if {
 	ns != ""
 } else := "default"
 
-namespaced_objects := [o |
-	some kind in ["BaseModel", "ServingRuntime"]
-	some o in object.get(data.inventory, ["namespace", namespace, group_version, kind], {})
-]
+namespaced_objects := array.concat(
+	models_at(["namespace", namespace, group_version, "BaseModel"]),
+	runtimes_at(["namespace", namespace, group_version, "ServingRuntime"]),
+)
 
 # Cluster-scoped objects are synced under inventory.cluster; one that says
 # a namespace (the API server drops it, but a test's inventory may keep it)
 # ends up under that namespace, and counts all the same.
 cluster_objects := array.concat(
+	array.concat(
+		models_at(["cluster", group_version, "ClusterBaseModel"]),
+		runtimes_at(["cluster", group_version, "ClusterServingRuntime"]),
+	),
 	[o |
-		some kind in ["ClusterBaseModel", "ClusterServingRuntime"]
-		some o in object.get(data.inventory, ["cluster", group_version, kind], {})
-	],
-	[o |
-		some kind in ["ClusterBaseModel", "ClusterServingRuntime"]
-		some ns, _ in object.get(data.inventory, "namespace", {})
-		some o in object.get(data.inventory, ["namespace", ns, group_version, kind], {})
+		some ns in object.keys(object.get(data.inventory, "namespace", {}))
+		some o in array.concat(
+			models_at(["namespace", ns, group_version, "ClusterBaseModel"]),
+			runtimes_at(["namespace", ns, group_version, "ClusterServingRuntime"]),
+		)
 	],
 )
 
+# The models synced under path, whole.
+models_at(path) := [o | some o in object.get(data.inventory, path, {})]
+
+# The runtimes synced under path, as the selection policy reads them: the
+# kind, name, namespace and creationTimestamp, and the fields of the spec
+# that the rules read (select.runtime_spec_fields). Gatekeeper's store
+# turns a synced object into a Rego value as the policy reads it, so the
+# rest of a runtime (its containers, often most of it) is never converted.
+# (The runtime is not handed to a function: that would convert it whole.)
+runtimes_at(path) := [{
+	"kind": o.kind,
+	"metadata": {k: v | some k in ["name", "namespace", "creationTimestamp"]; v := o.metadata[k]},
+	"spec": {k: v | some k in select.runtime_spec_fields; v := o.spec[k]},
+} |
+	some o in object.get(data.inventory, path, {})
+]
+
+# select.admission: the decision alone when the InferenceService is
+# admitted by selection, the whole result (with the excluded runtimes and
+# their reasons) otherwise.
 decision := d if {
-	d := select.result with input as {
+	d := select.admission with input as {
 		"inferenceService": object.union(isvc, {"metadata": {"namespace": namespace}}),
 		"objects": array.concat(namespaced_objects, cluster_objects),
 	}
 }
 
 details := {
-	"model": decision.model,
-	"checked": decision.checked,
-	"excluded": [concat("", [e.kind, " ", e.name, ": ", e.reason]) | some e in decision.excluded],
+	"model": object.get(decision, "model", null),
+	"checked": object.get(decision, "checked", {"namespaced": 0, "cluster": 0}),
+	"excluded": [concat("", [e.kind, " ", e.name, ": ", e.reason]) | some e in object.get(decision, "excluded", [])],
 }
 
 # The webhook rejects it: one violation, OME's message.
