@@ -10,7 +10,7 @@ ETCD_VERSION  := v3.6.16
 KUBE_VERSION  := v1.35.4
 CLUSTER_DIR   := $(BIN)/cluster
 
-.PHONY: FORCE all build test unit cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet
+.PHONY: FORCE all build test unit cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet screenshot
 
 all: build test
 
@@ -24,8 +24,16 @@ build:
 # "N passed, M failed".
 test: vet fmt-check unit gator-verify e2e cases
 
+# Every Go test, among them the report's tests in headless Chromium
+# (report/browser_test.go; Debian's chromium package, which .ci/run
+# installs when missing).
 unit:
 	$(GO) test -count=1 $(PKGS)
+
+# Rewrite docs/report.png, the README's screenshot of the catalog's report,
+# from the browser test that checks that report in headless Chromium.
+screenshot:
+	$(GO) test -count=1 ./report -run '^TestCatalogReportInBrowser$$' -screenshot $(CURDIR)/docs/report.png
 
 cases: build
 	$(BIN)/evaluate test --engine both testdata/cases policies

@@ -74,14 +74,21 @@ func (d *data) putJSON(key string, doc []byte) error {
 	return nil
 }
 
-// compute evaluates everything the page shows and returns the data table
-// and its root.
-func compute(in Input) (*table, int, Summary, error) {
+// pageData is what the page embeds: two tables, the main one (everything
+// the matrix and the lists need, read before the page is interactive) and
+// the explanations (the bulk, read right after).
+type pageData struct {
+	main, explain         *table
+	mainRoot, explainRoot int
+}
+
+// compute evaluates everything the page shows and returns its data.
+func compute(in Input) (*pageData, Summary, error) {
 	sum := Summary{Models: len(in.Models), Runtimes: len(in.Runtimes)}
 	d := &data{t: newTable()}
 	m, err := engine.New(in.Engine, in.Policies)
 	if err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	ek, _ := json.Marshal(in.Engine)
 	d.put("engine", d.t.add(ek))
@@ -96,10 +103,10 @@ func compute(in Input) (*table, int, Summary, error) {
 	var buf bytes.Buffer
 	mw, err := output.NewMatchWriter("json", &buf)
 	if err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	if err := mw.Begin(in.Models, in.Runtimes); err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	compatible := make([][]bool, len(in.Models))
 	for i := range compatible {
@@ -114,13 +121,13 @@ func compute(in Input) (*table, int, Summary, error) {
 		return mw.Result(r)
 	})
 	if err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	if err := mw.End(); err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	if err := d.putJSON("match", buf.Bytes()); err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	for _, row := range compatible {
 		served := false
@@ -136,38 +143,39 @@ func compute(in Input) (*table, int, Summary, error) {
 	}
 
 	// evaluate explain -o json.
-	refs, err := explainInto(d.t, in)
+	xt := newTable()
+	refs, err := explainInto(xt, in)
 	if err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	explK, _ := json.Marshal("explanations")
-	d.put("explain", d.t.object([][]byte{explK}, []int{d.t.array(refs)}))
+	pd := &pageData{explain: xt, explainRoot: xt.object([][]byte{explK}, []int{xt.array(refs)})}
 
 	// evaluate lint --cross-check -o json, models then runtimes.
 	lint, err := engine.NewLinter(in.Engine, in.Policies)
 	if err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	all := append(append([]*objects.Object{}, in.Models...), in.Runtimes...)
 	findings, err := lint.Lint(all, engine.LintOptions{CrossCheck: true})
 	if err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	buf.Reset()
 	lw, err := output.NewLintWriter("json", &buf, output.Style{})
 	if err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	if err := lw.Write(output.LintReport{Findings: findings}); err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	if err := d.putJSON("lint", buf.Bytes()); err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 
 	sel, err := engine.NewSelector(in.Engine, in.Policies)
 	if err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	// evaluate select -o json on the InferenceServices given.
 	if len(in.Services) > 0 {
@@ -177,7 +185,7 @@ func compute(in Input) (*table, int, Summary, error) {
 		for _, isvc := range in.Services {
 			dec, err := sel.Select(isvc, cluster)
 			if err != nil {
-				return nil, 0, sum, fmt.Errorf("%s (%s:%d): %w", isvc.Ref(), isvc.File, isvc.Line, err)
+				return nil, sum, fmt.Errorf("%s (%s:%d): %w", isvc.Ref(), isvc.File, isvc.Line, err)
 			}
 			if !dec.Admitted {
 				sum.Rejected++
@@ -185,7 +193,7 @@ func compute(in Input) (*table, int, Summary, error) {
 			results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: dec})
 		}
 		if err := writeSelect(d, "select", results); err != nil {
-			return nil, 0, sum, err
+			return nil, sum, err
 		}
 	} else {
 		d.put("select", d.t.add([]byte("null")))
@@ -195,25 +203,26 @@ func compute(in Input) (*table, int, Summary, error) {
 	// one InferenceService per model and namespace (see probes).
 	results, owners, err := probes(sel, in.Models, in.Runtimes, compatible)
 	if err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	if err := writeSelect(d, "probes", results); err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	ob, _ := json.Marshal(owners)
 	if err := d.putJSON("probeModels", ob); err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 
 	models, _ := json.Marshal(infos(in.Models))
 	if err := d.putJSON("models", models); err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
 	runtimes, _ := json.Marshal(infos(in.Runtimes))
 	if err := d.putJSON("runtimes", runtimes); err != nil {
-		return nil, 0, sum, err
+		return nil, sum, err
 	}
-	return d.t, d.t.object(d.keys, d.refs), sum, nil
+	pd.main, pd.mainRoot = d.t, d.t.object(d.keys, d.refs)
+	return pd, sum, nil
 }
 
 func writeSelect(d *data, key string, results []output.SelectResult) error {

@@ -16,7 +16,22 @@ import (
 // "engine" and "title". It is the page's decoding, in Go, for tests and
 // tools.
 func Documents(page []byte) (map[string]json.RawMessage, error) {
-	const open = `<script type="application/octet-stream" id="data">`
+	out, err := documents(page, "data")
+	if err != nil {
+		return nil, err
+	}
+	explain, err := documents(page, "data-explain")
+	if err != nil {
+		return nil, err
+	}
+	out["explain"] = explain["root"]
+	return out, nil
+}
+
+// documents decodes the data element of the id: the fields of its root
+// object, or its root as "root" when that is no object.
+func documents(page []byte, id string) (map[string]json.RawMessage, error) {
+	open := `<script type="application/octet-stream" id="` + id + `">`
 	i := bytes.Index(page, []byte(open))
 	if i < 0 {
 		return nil, fmt.Errorf("report: no data in the page")
@@ -47,11 +62,19 @@ func Documents(page []byte) (map[string]json.RawMessage, error) {
 		return nil, fmt.Errorf("report: data: %w", err)
 	}
 	d := &decoder{shapes: t.Shapes, nodes: t.Nodes, kids: make([][]int, len(t.Nodes))}
+	out := map[string]json.RawMessage{}
+	if id != "data" {
+		var b bytes.Buffer
+		if err := d.write(&b, t.Root, 0); err != nil {
+			return nil, err
+		}
+		out["root"] = b.Bytes()
+		return out, nil
+	}
 	keys, refs, err := d.object(t.Root)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]json.RawMessage{}
 	for k, key := range keys {
 		var name string
 		if err := json.Unmarshal(key, &name); err != nil {

@@ -34,16 +34,20 @@ var (
 
 // Write evaluates in and writes the page to w.
 func Write(w io.Writer, in Input) (Summary, error) {
-	t, root, sum, err := compute(in)
+	pd, sum, err := compute(in)
 	if err != nil {
 		return sum, err
 	}
-	data, err := encodeData(t.encode(root))
+	data, err := encodeData(pd.main.encode(pd.mainRoot))
 	if err != nil {
 		return sum, err
 	}
-	sum.DataBytes = len(data)
-	page, err := render(data)
+	explain, err := encodeData(pd.explain.encode(pd.explainRoot))
+	if err != nil {
+		return sum, err
+	}
+	sum.DataBytes = len(data) + len(explain)
+	page, err := render(data, explain)
 	if err != nil {
 		return sum, err
 	}
@@ -84,22 +88,29 @@ func hash(s string) string {
 }
 
 // render puts the style, script and data into the page.
-func render(data []byte) ([]byte, error) {
+func render(data, explain []byte) ([]byte, error) {
 	for name, s := range map[string]string{"page.css": pageCSS, "page.js": pageJS} {
 		l := strings.ToLower(s)
 		if strings.Contains(l, "</style") || strings.Contains(l, "</script") || strings.Contains(l, "<!--") {
 			return nil, fmt.Errorf("report: %s holds text that would end its element", name)
 		}
 	}
-	parts := strings.SplitN(pageHTML, "{{DATA}}", 2)
-	if len(parts) != 2 {
-		return nil, fmt.Errorf("report: page.html has no {{DATA}}")
-	}
 	r := strings.NewReplacer("{{CSP}}", CSP(), "{{STYLE}}", pageCSS, "{{SCRIPT}}", pageJS)
 	var b bytes.Buffer
-	b.Grow(len(pageHTML) + len(pageCSS) + len(pageJS) + len(data) + 256)
-	b.WriteString(r.Replace(parts[0]))
-	b.Write(data)
-	b.WriteString(r.Replace(parts[1]))
+	b.Grow(len(pageHTML) + len(pageCSS) + len(pageJS) + len(data) + len(explain) + 256)
+	rest := pageHTML
+	for _, part := range []struct {
+		mark string
+		data []byte
+	}{{"{{DATA}}", data}, {"{{EXPLAIN}}", explain}} {
+		before, after, found := strings.Cut(rest, part.mark)
+		if !found {
+			return nil, fmt.Errorf("report: page.html has no %s", part.mark)
+		}
+		b.WriteString(r.Replace(before))
+		b.Write(part.data)
+		rest = after
+	}
+	b.WriteString(r.Replace(rest))
 	return b.Bytes(), nil
 }

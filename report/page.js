@@ -70,11 +70,16 @@
     }
   }
 
-  async function readData() {
-    const text = $('data').textContent.trim();
-    const bin = atob(text);
-    const bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  async function readData(id) {
+    const text = $(id).textContent.trim();
+    let bytes;
+    if (typeof Uint8Array.fromBase64 === 'function') {
+      bytes = Uint8Array.fromBase64(text);
+    } else {
+      const bin = atob(text);
+      bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    }
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
     return JSON.parse(await new Response(stream).text());
   }
@@ -108,7 +113,10 @@
   }
 
   // ---- state ----
-  let D, root, models, runtimes, results, explanations, M, R;
+  let D, root, models, runtimes, results, M, R;
+  // The explanations are read after the page is interactive.
+  let XD, explanations, explainReady;
+  let shown = 0; // counts the pairs opened, so that a late one does not draw over a newer one
   let state;       // per cell: 0 not compatible, 1 compatible, 2 selectable
   let kinds;       // per cell: a kind name for a not-compatible cell
   let scores;      // per cell: the score of a selectable cell
@@ -131,7 +139,6 @@
     M = models.length;
     R = runtimes.length;
     results = D.items(D.at(root, 'match', 'results'));
-    explanations = D.items(D.at(root, 'explain', 'explanations'));
     state = new Uint8Array(M * R);
     kinds = new Array(M * R);
     scores = new Int32Array(M * R);
@@ -251,7 +258,7 @@
     return `not compatible: ${KIND_WORDS[kinds[c]]}`;
   }
 
-  function matches(o, text, axis) {
+  function matches(o, text) {
     if (!text) return true;
     const hay = [o.name, o.namespace, o.kind, ...o.formats, ...o.frameworks, ...o.architectures, ...o.quantizations]
       .join('\n').toLowerCase();
@@ -323,7 +330,6 @@
       const td = document.createElement('td');
       td.className = cellClass(c);
       td.textContent = cellText(c);
-      td.setAttribute('role', 'gridcell');
       tr.appendChild(td);
     }
     return tr;
@@ -487,13 +493,14 @@
     return d;
   }
 
-  function showPair(i, j) {
+  async function showPair(i, j) {
     const c = i * R + j;
     const m = models[i], r = runtimes[j];
     const res = D.val(results[c]);
-    const ex = D.val(explanations[c]);
     const box = $('detail');
+    const token = ++shown;
     box.textContent = '';
+    box.dataset.complete = 'no';
     box.dataset.model = String(i);
     box.dataset.runtime = String(j);
     add(box, el('h2', null, 'The pair'));
@@ -521,6 +528,12 @@
       reason.dataset.field = 'reason';
       box.appendChild(reason);
     }
+    const waiting = el('p', 'hint', 'Reading the explanations…');
+    box.appendChild(waiting);
+    await explainReady;
+    if (token !== shown) return;
+    waiting.remove();
+    const ex = XD.val(explanations[c]);
     add(box, el('h3', null, 'Runtime checks'));
     for (const ck of ex.runtimeChecks) box.appendChild(checkBlock(ck));
     for (const e of ex.entries) {
@@ -550,6 +563,7 @@
     pre.dataset.field = 'json';
     raw.appendChild(pre);
     box.appendChild(raw);
+    box.dataset.complete = 'yes';
   }
 
   // ---- the lists below the matrix ----
@@ -635,12 +649,14 @@
   // For tests and the curious: the documents the page holds, as the
   // commands print them (evaluate match, explain, lint --cross-check,
   // select -o json).
-  function documents() {
+  async function documents() {
+    await explainReady;
     const out = {};
-    for (const k of ['match', 'explain', 'lint', 'select', 'probes']) {
+    for (const k of ['match', 'lint', 'select', 'probes']) {
       const r = D.get(root, k);
       out[k] = r < 0 ? null : D.val(r);
     }
+    out.explain = XD.val(XD.root);
     return out;
   }
 
@@ -648,12 +664,14 @@
     const t0 = performance.now();
     let data;
     try {
-      data = await readData();
+      data = await readData('data');
     } catch (err) {
       $('status').textContent = 'The report data could not be read: ' + err;
       return;
     }
+    const t1 = performance.now();
     prepare(data);
+    const t2 = performance.now();
     const title = D.prim(D.get(root, 'title'));
     $('title').textContent = title;
     document.title = title;
@@ -664,6 +682,7 @@
     $('layout').hidden = false;
     $('findings').hidden = false;
     redraw();
+    const t3 = performance.now();
     lists();
     const wrap = $('matrix-wrap');
     wrap.addEventListener('scroll', () => { if (virtual) drawBody(false); }, { passive: true });
@@ -673,11 +692,22 @@
     for (const id of ['filter', 'filter-axis', 'only-unserved', 'only-idle', 'sort-rows', 'sort-cols']) {
       $(id).addEventListener(id === 'filter' ? 'input' : 'change', redraw);
     }
+    explainReady = readData('data-explain').then((t) => {
+      XD = new Data(t);
+      explanations = XD.items(XD.get(XD.root, 'explanations'));
+    });
+    explainReady.catch((err) => { $('status').textContent = 'The explanations could not be read: ' + err; });
     window.omeReport = Object.freeze({ documents, cells: () => ({ M, R, virtual }) });
     const ms = Math.round(performance.now() - t0);
     $('status').textContent = `Ready (${ms} ms). Rows are models, columns runtimes; click a cell for evaluate explain on that pair.`;
     document.body.dataset.ready = 'yes';
     document.body.dataset.readyMs = String(ms);
+    document.body.dataset.timings = JSON.stringify({
+      start: Math.round(t0), decode: Math.round(t1 - t0), prepare: Math.round(t2 - t1),
+      matrix: Math.round(t3 - t2), lists: Math.round(performance.now() - t3),
+    });
+    // Milliseconds from the start of navigation until the page answers input.
+    document.body.dataset.interactiveMs = String(Math.round(performance.now()));
   }
 
   main();
