@@ -312,6 +312,70 @@ func TestSelectionTemplateAgreesWithSelect(t *testing.T) {
 	t.Logf("%d selection cases in %d files", total, len(files))
 }
 
+// TestSelectionTemplateOnAGeneratedCluster: OMERuntimeSelection says what
+// `evaluate select` says on a generated cluster of 300 runtimes with few
+// architectures and many versions, for InferenceServices that are admitted
+// and refused (the template first looks at the runtimes of the model's
+// architecture only, then at all of them when those do not admit it).
+func TestSelectionTemplateOnAGeneratedCluster(t *testing.T) {
+	set, err := policyset.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	selectors, err := engine.Selectors(engine.Both, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newGatekeeperEval(t, "omeruntimeselection")
+	ms, rts := generate.ShapedCluster(9, 30, 300, generate.Shape{Name: "gk", Architectures: 12, Versions: 150, Formats: 1})
+	ms = append(ms, map[string]any{"apiVersion": "ome.io/v1beta1", "kind": "ClusterBaseModel", "metadata": map[string]any{"name": "unmatched"},
+		"spec": map[string]any{"modelFormat": map[string]any{"name": "safetensors"}, "modelArchitecture": "NoSuchArchitecture"}})
+	var cluster []*objects.Object
+	var inv []map[string]any
+	for _, v := range append(ms, rts...) {
+		cluster = append(cluster, &objects.Object{Kind: v["kind"].(string), Name: v["metadata"].(map[string]any)["name"].(string), Value: v})
+		inv = append(inv, deepCopy(v))
+	}
+	admitted, refused := 0, 0
+	for _, m := range ms {
+		name := m["metadata"].(map[string]any)["name"].(string)
+		value := map[string]any{
+			"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
+			"metadata": map[string]any{"name": "isvc-" + name, "namespace": "default"},
+			"spec":     map[string]any{"model": map[string]any{"name": name}, "engine": map[string]any{}},
+		}
+		isvc := &objects.Object{Kind: "InferenceService", Namespace: "default", Name: "isvc-" + name, Value: value}
+		var want []string
+		for _, s := range selectors {
+			d, err := s.Select(isvc, cluster)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", name, s.Name(), err)
+			}
+			var msgs []string
+			if !d.Admitted {
+				msgs = []string{d.Message}
+			}
+			if want != nil && fmt.Sprint(want) != fmt.Sprint(msgs) {
+				t.Fatalf("%s: the engines disagree", name)
+			}
+			want = msgs
+		}
+		if len(want) == 0 {
+			admitted++
+		} else {
+			refused++
+		}
+		got := g.review(t, deepCopy(value), inv, nil)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s:\n  evaluate select: %.300q\n  template:        %.300q", name, want, got)
+		}
+	}
+	if admitted == 0 || refused < 2 {
+		t.Errorf("%d admitted, %d refused: both kinds are needed", admitted, refused)
+	}
+	t.Logf("%d admitted, %d refused", admitted, refused)
+}
+
 // TestRuntimeSpecFieldsAreAllThatIsRead: the Gatekeeper template hands
 // the selection policy each runtime's kind, name, namespace,
 // creationTimestamp and the spec fields of select.runtime_spec_fields only.

@@ -150,7 +150,7 @@ ranked := array.concat(candidates(namespaced_runtimes), candidates(cluster_runti
 
 # The runtimes that are not compatible, in the order OME checks them, each
 # with its reason (match.rego's runtime_verdict, in select_plan.rego).
-excluded := [object.union(ref(r), {"reason": exclusion_reason(r)}) |
+excluded := [{"kind": r.kind, "namespace": object_namespace(r), "name": r.metadata.name, "reason": exclusion_reason(r)} |
 	some r in array.concat(check_order(namespaced_runtimes), check_order(cluster_runtimes))
 	not compatible(r)
 ]
@@ -167,7 +167,7 @@ checked_detail := "" if checked.namespaced + checked.cluster == 0
 else := sprintf(". Checked %d runtimes (%d namespace-scoped, %d cluster-scoped)", [checked.namespaced + checked.cluster, checked.namespaced, checked.cluster])
 
 excluded_detail := "" if count(excluded) == 0
-else := concat("", [". Excluded runtimes: ", concat("; ", [sprintf("%s (%s)", [e.name, e.reason]) | some e in excluded])])
+else := concat("", [". Excluded runtimes: ", concat("; ", [concat("", [e.name, " (", e.reason, ")"]) | some e in excluded])])
 
 # What OME's controller says of a runtime named in spec.runtime.name: the
 # ServingRuntime of the namespace first, then the ClusterServingRuntime. The

@@ -34,8 +34,11 @@ compatible(r) if {
 
 model_architecture := object.get(model_spec, "modelArchitecture", null)
 
-# The reason why a runtime that is not compatible is excluded.
-exclusion_reason(r) := match.runtime_verdict(model_spec, object.get(r, "spec", {}), accelerator_classes).reason
+# The reason why a runtime that is not compatible is excluded: the
+# reason of match.runtime_verdict, without its list of entries.
+exclusion_reason(r) := match.runtime_reason(model_spec, spec, accelerator_classes, [match.entry_differences_of(model_spec, e) |
+	some e in object.get(spec, "supportedModelFormats", [])
+]) if spec := object.get(r, "spec", {})
 
 # The verdict on the runtime named in spec.runtime.name, for the warnings.
 named_runtime_verdict := match.runtime_verdict(model_spec, object.get(named_runtime, "spec", {}), accelerator_classes)

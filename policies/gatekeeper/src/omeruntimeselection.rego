@@ -34,53 +34,70 @@ namespace := ns if {
 	ns != ""
 } else := "default"
 
-namespaced_objects := array.concat(
-	models_at(["namespace", namespace, group_version, "BaseModel"]),
-	runtimes_at(["namespace", namespace, group_version, "ServingRuntime"]),
+# Where the objects are synced: the BaseModels and ServingRuntimes of the
+# namespace, and the cluster's ClusterBaseModels and ClusterServingRuntimes
+# under inventory.cluster. A cluster-scoped object that says a namespace
+# (the API server drops it, but a test's inventory may keep it) ends up
+# under that namespace, and counts all the same.
+paths(namespaced_kind, cluster_kind) := array.concat(
+	[["namespace", namespace, group_version, namespaced_kind], ["cluster", group_version, cluster_kind]],
+	[["namespace", ns, group_version, cluster_kind] | some ns in object.keys(object.get(data.inventory, "namespace", {}))],
 )
 
-# Cluster-scoped objects are synced under inventory.cluster; one that says
-# a namespace (the API server drops it, but a test's inventory may keep it)
-# ends up under that namespace, and counts all the same.
-cluster_objects := array.concat(
-	array.concat(
-		models_at(["cluster", group_version, "ClusterBaseModel"]),
-		runtimes_at(["cluster", group_version, "ClusterServingRuntime"]),
-	),
-	[o |
-		some ns in object.keys(object.get(data.inventory, "namespace", {}))
-		some o in array.concat(
-			models_at(["namespace", ns, group_version, "ClusterBaseModel"]),
-			runtimes_at(["namespace", ns, group_version, "ClusterServingRuntime"]),
-		)
-	],
-)
+# The models, whole.
+models := [o |
+	some path in paths("BaseModel", "ClusterBaseModel")
+	some o in object.get(data.inventory, path, {})
+]
 
-# The models synced under path, whole.
-models_at(path) := [o | some o in object.get(data.inventory, path, {})]
-
-# The runtimes synced under path, as the selection policy reads them: the
-# kind, name, namespace and creationTimestamp, and the fields of the spec
-# that the rules read (select.runtime_spec_fields). Gatekeeper's store
-# turns a synced object into a Rego value as the policy reads it, so the
-# rest of a runtime (its containers, often most of it) is never converted.
-# (The runtime is not handed to a function: that would convert it whole.)
-runtimes_at(path) := [{
+# The runtimes as the selection policy reads them: the kind, name,
+# namespace and creationTimestamp, and the fields of the spec that the
+# rules read (select.runtime_spec_fields). Gatekeeper's store turns a
+# synced object into a Rego value as the policy reads it, so the rest of a
+# runtime (its containers, often most of it) is never converted. (A runtime
+# is not handed to a function: that would convert it whole.)
+#
+# runtimes("all") are all of them; runtimes(a), those with an entry of
+# modelArchitecture a (null: an entry without one). An entry matches a
+# model only if their architectures are equal (both unset counts), so a
+# runtime left out by runtimes(the model's architecture) is not compatible.
+runtimes(architecture) := [{
 	"kind": o.kind,
 	"metadata": {k: v | some k in ["name", "namespace", "creationTimestamp"]; v := o.metadata[k]},
 	"spec": {k: v | some k in select.runtime_spec_fields; v := o.spec[k]},
 } |
+	some path in paths("ServingRuntime", "ClusterServingRuntime")
 	some o in object.get(data.inventory, path, {})
+	kept(architecture, {object.get(e, "modelArchitecture", null) | some e in o.spec.supportedModelFormats})
 ]
 
-# select.admission: the decision alone when the InferenceService is
-# admitted by selection, the whole result (with the excluded runtimes and
-# their reasons) otherwise.
+kept("all", _)
+
+kept(architecture, architectures) if architecture in architectures
+
+review_isvc := object.union(isvc, {"metadata": {"namespace": namespace}})
+
+# The model's architecture, the model found as select.rego finds it.
+model_architecture := a if {
+	spec := select.model_spec with input as {"inferenceService": review_isvc, "objects": models}
+	a := object.get(spec, "modelArchitecture", null)
+}
+
+# select.admission is the decision alone when selection admits the
+# InferenceService, the whole result (with the excluded runtimes and their
+# reasons) otherwise. Selection admits it with the runtimes of the model's
+# architecture exactly when it does with them all, and chooses the same
+# runtime: the compatible runtimes are among them. Else the decision is
+# taken again with every runtime, for the webhook's message.
 decision := d if {
 	d := select.admission with input as {
-		"inferenceService": object.union(isvc, {"metadata": {"namespace": namespace}}),
-		"objects": array.concat(namespaced_objects, cluster_objects),
+		"inferenceService": review_isvc,
+		"objects": array.concat(models, runtimes(model_architecture)),
 	}
+	d.admitted
+	d.selection
+} else := d if {
+	d := select.admission with input as {"inferenceService": review_isvc, "objects": array.concat(models, runtimes("all"))}
 }
 
 details := {
