@@ -61,13 +61,13 @@ fuzz:
 # bench/gatekeeper.sh (the templates per object in gator test, at 100, 1,000
 # and 10,000 runtimes). BEFORE=REV measures that commit beside.
 bench: gator
-	$(GO) test -run '^$$' -bench . -benchmem ./builtins ./engine/...
+	$(GO) test -run '^$$' -bench . -benchmem ./builtins/... ./engine/...
 	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/run.sh
 	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/gatekeeper.sh
 
 # Rewrite policies/capabilities.json from the builtins' declarations.
 capabilities:
-	$(GO) test ./builtins -run TestCapabilitiesFileIsCurrent -update
+	$(GO) test ./builtins/regolib -run TestCapabilitiesFileIsCurrent -update
 
 # Rewrite engine/cel/precompiled.gob.gz, the embedded CEL policies' checked
 # expressions (a process then skips parsing them), after any change to

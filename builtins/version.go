@@ -1,6 +1,7 @@
 // Package builtins holds the plain-Go semantics of OME model versions: the
 // parser, suffix and shape queries, equality and numeric ordering. It knows
-// nothing of CEL or OPA; cel.go and rego.go register it with each engine.
+// nothing of CEL or OPA: the packages cellib and regolib register it with
+// each engine, so that a program that needs neither links neither.
 //
 // A version is one to three dot-separated decimal numbers with an optional
 // lowercase "v" in front. Suffixes may follow the third number only: a dev

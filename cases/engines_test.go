@@ -7,7 +7,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/ome-policy/evaluator/bench/reference"
+	"github.com/ome-policy/evaluator/bench/reference/oracle"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/engine/policyset"
@@ -31,7 +31,7 @@ func testPolicies(t testing.TB) *policyset.Set {
 func testMatchers(t testing.TB) map[string]engine.Matcher {
 	t.Helper()
 	set := testPolicies(t)
-	out := map[string]engine.Matcher{"reference": reference.Matcher{}}
+	out := map[string]engine.Matcher{"reference": oracle.Matcher{}}
 	for _, name := range engine.Names {
 		m, err := engine.New(name, set)
 		require.NoError(t, err)

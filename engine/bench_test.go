@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ome-policy/evaluator/bench/reference"
+	"github.com/ome-policy/evaluator/bench/reference/oracle"
 	"github.com/ome-policy/evaluator/objects"
 )
 
@@ -30,7 +30,7 @@ var benchRuntime = map[string]any{
 func BenchmarkEntryMatch(b *testing.B) {
 	for _, name := range []string{CEL, Rego, "reference"} {
 		b.Run(name, func(b *testing.B) {
-			var m Matcher = reference.Matcher{}
+			var m Matcher = oracle.Matcher{}
 			if name != "reference" {
 				var err error
 				m, err = New(name, testPolicies(b))
@@ -57,7 +57,7 @@ func BenchmarkCatalogMatrix(b *testing.B) {
 	pairs := len(models) * len(runtimes)
 	for _, name := range []string{CEL, Rego, "reference"} {
 		b.Run(name, func(b *testing.B) {
-			var m Matcher = reference.Matcher{}
+			var m Matcher = oracle.Matcher{}
 			if name != "reference" {
 				m, err = New(name, testPolicies(b))
 				require.NoError(b, err)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ome-policy/evaluator/bench/generate"
-	"github.com/ome-policy/evaluator/bench/reference"
+	"github.com/ome-policy/evaluator/bench/reference/oracle"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/stretchr/testify/require"
@@ -23,7 +23,7 @@ func testPolicies(t testing.TB) *policyset.Set {
 func testMatchers(t testing.TB) map[string]Matcher {
 	t.Helper()
 	set := testPolicies(t)
-	out := map[string]Matcher{"reference": reference.Matcher{}}
+	out := map[string]Matcher{"reference": oracle.Matcher{}}
 	for _, name := range Names {
 		m, err := New(name, set)
 		require.NoError(t, err)
@@ -283,7 +283,7 @@ func TestMatchObjectsOnGeneratedCluster(t *testing.T) {
 	}
 	models, runtimes := generatedObjects(ms), generatedObjects(rs)
 	var want []Result
-	require.NoError(t, MatchObjects(reference.Matcher{}, models, runtimes, func(r Result) error { want = append(want, r); return nil }))
+	require.NoError(t, MatchObjects(oracle.Matcher{}, models, runtimes, func(r Result) error { want = append(want, r); return nil }))
 	require.Len(t, want, len(models)*len(runtimes))
 	for name, m := range testMatchers(t) {
 		var got []Result

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ome-policy/evaluator/bench/generate"
-	"github.com/ome-policy/evaluator/bench/reference"
+	"github.com/ome-policy/evaluator/bench/reference/oracle"
 	"github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/stretchr/testify/require"
@@ -49,7 +49,7 @@ func TestRegoMemoBounds(t *testing.T) {
 	ms, rs := generate.Cluster(5, 10, 120)
 	models, runtimes := twinModels(ms), generatedObjects(rs)
 	var want []Result
-	require.NoError(t, MatchObjects(reference.Matcher{}, models, runtimes, func(r Result) error { want = append(want, r); return nil }))
+	require.NoError(t, MatchObjects(oracle.Matcher{}, models, runtimes, func(r Result) error { want = append(want, r); return nil }))
 	m, err := rego.New(testPolicies(t))
 	require.NoError(t, err)
 	rm := m

@@ -874,7 +874,7 @@ func TestCapabilitiesDoNotDependOnEarlierCommands(t *testing.T) {
 	shipped, err := os.ReadFile(at("policies/capabilities.json"))
 	require.NoError(t, err)
 	if got, want := omeBuiltins(t, r.stdout), omeBuiltins(t, string(shipped)); got != want {
-		t.Fatalf("`evaluate policies --functions` sorts builtins.RegoBuiltins() in place (cmd/evaluate/policies.go writeFunctions; RegoBuiltins returns the package's own slice), so later in the same process `capabilities` lists the ome.* builtins as %s instead of %s", got, want)
+		t.Fatalf("`evaluate policies --functions` sorts regolib.Builtins() in place (cmd/evaluate/policies.go writeFunctions; Builtins returns the package's own slice), so later in the same process `capabilities` lists the ome.* builtins as %s instead of %s", got, want)
 	}
 	checkCapabilities(t, r.stdout)
 }

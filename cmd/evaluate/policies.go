@@ -8,7 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ome-policy/evaluator/builtins"
+	"github.com/ome-policy/evaluator/builtins/cellib"
+	"github.com/ome-policy/evaluator/builtins/regolib"
 	"github.com/ome-policy/evaluator/engine/policyset"
 )
 
@@ -100,13 +101,13 @@ func findSource(set *policyset.Set, name string) (policyset.File, bool) {
 func writeFunctions(cmd *cobra.Command) error {
 	out := cmd.OutOrStdout()
 	fmt.Fprintln(out, "Rego builtins (declared in policies/capabilities.json):")
-	bs := builtins.RegoBuiltins()
+	bs := regolib.Builtins()
 	sort.Slice(bs, func(i, j int) bool { return bs[i].Decl.Name < bs[j].Decl.Name })
 	for _, b := range bs {
 		fmt.Fprintf(out, "  %s%s\n      %s\n", b.Decl.Name, b.Decl.Decl.String(), b.Decl.Description)
 	}
-	fmt.Fprintln(out, "\nCEL library ome.version (see 'go doc github.com/ome-policy/evaluator/builtins.CELLibrary'):")
-	for _, sig := range builtins.CELSignatures() {
+	fmt.Fprintln(out, "\nCEL library ome.version (see 'go doc github.com/ome-policy/evaluator/builtins/cellib.Library'):")
+	for _, sig := range cellib.Signatures() {
 		fmt.Fprintf(out, "  %s\n", sig)
 	}
 	return nil
@@ -123,7 +124,7 @@ type-check Rego that calls them. The same file is policies/capabilities.json.`,
   opa check --capabilities caps.json policies/rego`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := builtins.CapabilitiesJSON()
+			b, err := regolib.CapabilitiesJSON()
 			if err != nil {
 				return err
 			}

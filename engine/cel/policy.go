@@ -17,7 +17,7 @@ import (
 	"github.com/google/cel-go/interpreter"
 	"gopkg.in/yaml.v3"
 
-	"github.com/ome-policy/evaluator/builtins"
+	"github.com/ome-policy/evaluator/builtins/cellib"
 )
 
 // policyDoc is one document of a CEL policy file.
@@ -90,7 +90,7 @@ func envOptions() []cel.EnvOption {
 		ext.Lists(),
 		ext.Bindings(),
 		ext.Math(),
-		builtins.CELLibrary(),
+		cellib.Library(),
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/ome-policy/evaluator/builtins"
+	"github.com/ome-policy/evaluator/builtins/regolib"
 )
 
 // probeModule evaluates every function of a library on the strings of the
@@ -80,7 +81,7 @@ func newProbe(t testing.TB) *probe {
 	ctx := context.Background()
 	query := "x := {\"versions\": data.probe.versions, \"version_pairs\": data.probe.version_pairs, \"sizes\": data.probe.sizes, \"size_pairs\": data.probe.size_pairs}"
 	opts := []func(*rego.Rego){rego.Query(query), rego.Module("probe.rego", probeModule("ome"))}
-	opts = append(opts, builtins.RegoOptions()...)
+	opts = append(opts, regolib.Options()...)
 	b, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
-	"github.com/ome-policy/evaluator/builtins"
+	"github.com/ome-policy/evaluator/builtins/regolib"
 	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/engine/policyset"
 )
@@ -150,7 +150,7 @@ func Queries(set *policyset.Set, packages []string, queries ...string) ([]rego.P
 	// The modules compile once, with the first query; the other queries
 	// reuse that compiler.
 	decls := map[string]*ast.Builtin{}
-	for _, b := range builtins.RegoBuiltins() {
+	for _, b := range regolib.Builtins() {
 		decls[b.AST().Name] = b.AST()
 	}
 	compiler := ast.NewCompiler().
@@ -165,7 +165,7 @@ func Queries(set *policyset.Set, packages []string, queries ...string) ([]rego.P
 				opts = append(opts, rego.ParsedModule(m))
 			}
 		}
-		opts = append(opts, builtins.RegoOptions()...)
+		opts = append(opts, regolib.Options()...)
 		if out[i], err = rego.New(opts...).PrepareForEval(context.Background()); err != nil {
 			return nil, err
 		}

@@ -8,7 +8,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/tester"
 
-	"github.com/ome-policy/evaluator/builtins"
+	"github.com/ome-policy/evaluator/builtins/regolib"
 	"github.com/ome-policy/evaluator/engine/policyset"
 )
 
@@ -40,7 +40,7 @@ func RunTests(set *policyset.Set, files map[string]string) ([]TestResult, error)
 	ctx := context.Background()
 	ch, err := tester.NewRunner().
 		SetDefaultRegoVersion(ast.RegoV1).
-		AddCustomBuiltins(builtins.TesterBuiltins()).
+		AddCustomBuiltins(regolib.TesterBuiltins()).
 		SetModules(mods).
 		RaiseBuiltinErrors(true).
 		RunTests(ctx, nil)

@@ -4,7 +4,7 @@
 # project's Go builtins. `evaluate gatekeeper` puts this module in every
 # template's libs and rewrites each call ome.version.f(...) of the policies
 # into data.lib.ome.version.f(...). Every function here gives what the Go
-# builtin of the same name gives (builtins/version.go, builtins/rego.go) on
+# builtin of the same name gives (builtins/version.go, builtins/regolib/regolib.go) on
 # every string: policies/gatekeeper/equivalence_test.go checks it on the
 # version strings of testdata/ and the samples, on a generated corpus of
 # valid, near-valid and hostile strings, and under `go test -fuzz`.

@@ -1,4 +1,4 @@
-package builtins
+package cellib
 
 import (
 	"fmt"
@@ -7,21 +7,23 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+
+	"github.com/ome-policy/evaluator/builtins"
 )
 
 // VersionType is the CEL type of a parsed OME version: the opaque type
 // "ome.Version". Values of it are made by omeVersion(string).
 var VersionType = cel.OpaqueType("ome.Version")
 
-// CELVersion is the CEL value of an ome.Version.
-type CELVersion struct {
-	Version
+// Version is the CEL value of an ome.Version.
+type Version struct {
+	builtins.Version
 }
 
 // ConvertToNative implements ref.Val.
-func (v CELVersion) ConvertToNative(typeDesc reflect.Type) (any, error) {
+func (v Version) ConvertToNative(typeDesc reflect.Type) (any, error) {
 	switch typeDesc {
-	case reflect.TypeOf(Version{}):
+	case reflect.TypeOf(builtins.Version{}):
 		return v.Version, nil
 	case reflect.TypeOf(v):
 		return v, nil
@@ -31,7 +33,7 @@ func (v CELVersion) ConvertToNative(typeDesc reflect.Type) (any, error) {
 
 // ConvertToType implements ref.Val: an ome.Version converts to a string (its
 // text) and to its own type.
-func (v CELVersion) ConvertToType(typeVal ref.Type) ref.Val {
+func (v Version) ConvertToType(typeVal ref.Type) ref.Val {
 	switch typeVal {
 	case VersionType:
 		return v
@@ -47,13 +49,13 @@ func (v CELVersion) ConvertToType(typeVal ref.Type) ref.Val {
 // two versions agree with isEqualTo. A version never equals a value of
 // another type (CEL's heterogeneous equality: dyn(v) == '1.0' is false, not
 // an error, just as dyn('1.0') == dyn(v) is).
-func (v CELVersion) Equal(other ref.Val) ref.Val {
-	o, ok := other.(CELVersion)
-	return types.Bool(ok && Equal(v.Version, o.Version))
+func (v Version) Equal(other ref.Val) ref.Val {
+	o, ok := other.(Version)
+	return types.Bool(ok && builtins.Equal(v.Version, o.Version))
 }
 
 // Type implements ref.Val.
-func (v CELVersion) Type() ref.Type { return VersionType }
+func (v Version) Type() ref.Type { return VersionType }
 
 // Value implements ref.Val.
-func (v CELVersion) Value() any { return v.Version }
+func (v Version) Value() any { return v.Version }

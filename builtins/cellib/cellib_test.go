@@ -1,4 +1,4 @@
-package builtins_test
+package cellib_test
 
 import (
 	"go/ast"
@@ -16,11 +16,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ome-policy/evaluator/builtins"
+	"github.com/ome-policy/evaluator/builtins/cellib"
 )
 
 func newCELEnv(t testing.TB) *cel.Env {
 	t.Helper()
-	env, err := cel.NewEnv(builtins.CELLibrary(), cel.OptionalTypes())
+	env, err := cel.NewEnv(cellib.Library(), cel.OptionalTypes())
 	require.NoError(t, err)
 	return env
 }
@@ -152,9 +153,9 @@ func TestCELVersionValue(t *testing.T) {
 	want, err := builtins.Parse("4.45.0.dev0")
 	require.NoError(t, err)
 
-	require.Equal(t, builtins.CELVersion{Version: want}, out)
+	require.Equal(t, cellib.Version{Version: want}, out)
 	require.Equal(t, want, out.Value())
-	require.Equal(t, builtins.VersionType, out.Type())
+	require.Equal(t, cellib.VersionType, out.Type())
 	require.Equal(t, "ome.Version", out.Type().TypeName())
 
 	native, err := out.ConvertToNative(reflect.TypeOf(builtins.Version{}))
@@ -164,12 +165,12 @@ func TestCELVersionValue(t *testing.T) {
 	require.Error(t, err)
 
 	require.Equal(t, types.String("4.45.0.dev0"), out.ConvertToType(types.StringType))
-	require.Equal(t, out, out.ConvertToType(builtins.VersionType))
+	require.Equal(t, out, out.ConvertToType(cellib.VersionType))
 	require.True(t, types.IsError(out.ConvertToType(types.IntType)))
 
 	typ, err := evalCEL(t, env, "type(omeVersion('1.0.0'))")
 	require.NoError(t, err)
-	require.Equal(t, builtins.VersionType, typ)
+	require.Equal(t, cellib.VersionType, typ)
 }
 
 func TestCELErrors(t *testing.T) {
@@ -221,7 +222,7 @@ func TestCELTypeErrors(t *testing.T) {
 // TestCELWithEngineLibraries checks that the library composes with the
 // other CEL extension libraries the policies use.
 func TestCELWithEngineLibraries(t *testing.T) {
-	env, err := cel.NewEnv(cel.OptionalTypes(), ext.Strings(), ext.Lists(), ext.Bindings(), builtins.CELLibrary())
+	env, err := cel.NewEnv(cel.OptionalTypes(), ext.Strings(), ext.Lists(), ext.Bindings(), cellib.Library())
 	require.NoError(t, err)
 	for expr, want := range map[string]ref.Val{
 		"cel.bind(v, omeVersion('4.46'), v.parts() == 2 && !v.hasV())":                         types.True,
@@ -237,31 +238,31 @@ func TestCELWithEngineLibraries(t *testing.T) {
 }
 
 func TestCELLibraryTwice(t *testing.T) {
-	env, err := cel.NewEnv(builtins.CELLibrary(), builtins.CELLibrary())
+	env, err := cel.NewEnv(cellib.Library(), cellib.Library())
 	require.NoError(t, err)
 	out, err := evalCEL(t, env, "omeVersion('1.0') == omeVersion('1')")
 	require.NoError(t, err)
 	require.Equal(t, types.True, out)
 }
 
-// docExample is one line of CELLibrary's doc comment of the form
+// docExample is one line of Library's doc comment of the form
 //
 //	<expression>   // <result>
 var docExample = regexp.MustCompile(`^(\S.*?)\s+// (.+)$`)
 
 // TestCELDocExamples evaluates every example in the doc comment of
-// CELLibrary and checks the result it gives.
+// Library and checks the result it gives.
 func TestCELDocExamples(t *testing.T) {
 	fset := token.NewFileSet()
-	file, err := parser.ParseFile(fset, "cel.go", nil, parser.ParseComments)
+	file, err := parser.ParseFile(fset, "cellib.go", nil, parser.ParseComments)
 	require.NoError(t, err)
 	var doc string
 	for _, d := range file.Decls {
-		if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "CELLibrary" && fn.Recv == nil {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "Library" && fn.Recv == nil {
 			doc = fn.Doc.Text()
 		}
 	}
-	require.NotEmpty(t, doc, "CELLibrary has a doc comment")
+	require.NotEmpty(t, doc, "Library has a doc comment")
 
 	env := newCELEnv(t)
 	n := 0
@@ -284,7 +285,7 @@ func TestCELDocExamples(t *testing.T) {
 			case result == "an ome.Version":
 				out, err := evalCEL(t, env, expr)
 				require.NoError(t, err)
-				require.Equal(t, builtins.VersionType, out.Type())
+				require.Equal(t, cellib.VersionType, out.Type())
 			default:
 				out, err := evalCEL(t, env, "("+expr+") == ("+result+")")
 				require.NoError(t, err)
@@ -311,11 +312,11 @@ func TestCELDocNamesEveryFunction(t *testing.T) {
 	require.NotEmpty(t, added)
 
 	fset := token.NewFileSet()
-	file, err := parser.ParseFile(fset, "cel.go", nil, parser.ParseComments)
+	file, err := parser.ParseFile(fset, "cellib.go", nil, parser.ParseComments)
 	require.NoError(t, err)
 	var doc string
 	for _, d := range file.Decls {
-		if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "CELLibrary" {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "Library" {
 			doc = fn.Doc.Text()
 		}
 	}

@@ -1,12 +1,18 @@
-package builtins
+// Package cellib registers the version and size semantics of package
+// builtins with CEL: Library is the CEL library "ome.version", with the
+// opaque type ome.Version (version.go). It is the only package that joins
+// builtins and cel-go.
+package cellib
 
 import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+
+	"github.com/ome-policy/evaluator/builtins"
 )
 
-// CELLibrary returns the CEL library "ome.version", which adds OME model
+// Library returns the CEL library "ome.version", which adds OME model
 // versions to a CEL environment:
 //
 // # omeVersion
@@ -141,7 +147,7 @@ import (
 //	omeSize('3.21B')                      // 3.21e9
 //	omeSize('500M')                       // 5e8
 //	omeSize('huge')                       // 0.0
-func CELLibrary() cel.EnvOption {
+func Library() cel.EnvOption {
 	return cel.Lib(celVersionLib{})
 }
 
@@ -154,24 +160,24 @@ func (celVersionLib) LibraryName() string { return "ome.version" }
 func (celVersionLib) ProgramOptions() []cel.ProgramOption { return nil }
 
 func (celVersionLib) CompileOptions() []cel.EnvOption {
-	member := func(name, id string, result *cel.Type, fn func(Version) ref.Val) cel.EnvOption {
+	member := func(name, id string, result *cel.Type, fn func(builtins.Version) ref.Val) cel.EnvOption {
 		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{VersionType}, result,
 			cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				v, ok := arg.(CELVersion)
+				v, ok := arg.(Version)
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(arg)
 				}
 				return fn(v.Version)
 			})))
 	}
-	binary := func(name, id string, result *cel.Type, fn func(a, b Version) ref.Val) cel.EnvOption {
+	binary := func(name, id string, result *cel.Type, fn func(a, b builtins.Version) ref.Val) cel.EnvOption {
 		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{VersionType, VersionType}, result,
 			cel.BinaryBinding(func(lhs, rhs ref.Val) ref.Val {
-				a, ok := lhs.(CELVersion)
+				a, ok := lhs.(Version)
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(lhs)
 				}
-				b, ok := rhs.(CELVersion)
+				b, ok := rhs.(Version)
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(rhs)
 				}
@@ -191,11 +197,11 @@ func (celVersionLib) CompileOptions() []cel.EnvOption {
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(arg)
 				}
-				v, err := ParseCached(string(s))
+				v, err := builtins.ParseCached(string(s))
 				if err != nil {
 					return types.WrapErr(err)
 				}
-				return CELVersion{v}
+				return Version{v}
 			}))),
 		cel.Function("isOmeVersion", cel.Overload("is_ome_version_string", []*cel.Type{cel.StringType}, cel.BoolType,
 			cel.UnaryBinding(func(arg ref.Val) ref.Val {
@@ -203,7 +209,7 @@ func (celVersionLib) CompileOptions() []cel.EnvOption {
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(arg)
 				}
-				_, err := ParseCached(string(s))
+				_, err := builtins.ParseCached(string(s))
 				return types.Bool(err == nil)
 			}))),
 		cel.Function("omeVersionProblem", cel.Overload("ome_version_problem_string", []*cel.Type{cel.StringType}, cel.StringType,
@@ -212,7 +218,7 @@ func (celVersionLib) CompileOptions() []cel.EnvOption {
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(arg)
 				}
-				return types.String(Problem(string(s)))
+				return types.String(builtins.Problem(string(s)))
 			}))),
 		cel.Function("omeSizeCompare", cel.Overload("ome_size_compare_string_string", []*cel.Type{cel.StringType, cel.StringType}, cel.IntType,
 			cel.BinaryBinding(func(lhs, rhs ref.Val) ref.Val {
@@ -224,11 +230,11 @@ func (celVersionLib) CompileOptions() []cel.EnvOption {
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(rhs)
 				}
-				return types.Int(CompareSizes(string(a), string(b)))
+				return types.Int(builtins.CompareSizes(string(a), string(b)))
 			}))),
 		cel.Function("string", cel.Overload("ome_version_to_string", []*cel.Type{VersionType}, cel.StringType,
 			cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				v, ok := arg.(CELVersion)
+				v, ok := arg.(Version)
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(arg)
 				}
@@ -240,18 +246,18 @@ func (celVersionLib) CompileOptions() []cel.EnvOption {
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(arg)
 				}
-				return types.Double(SizeValue(string(s)))
+				return types.Double(builtins.SizeValue(string(s)))
 			}))),
-		member("hasSuffix", "ome_version_has_suffix", cel.BoolType, func(v Version) ref.Val { return types.Bool(v.HasSuffix()) }),
-		member("parts", "ome_version_parts", cel.IntType, func(v Version) ref.Val { return types.Int(v.Parts) }),
-		member("hasV", "ome_version_has_v", cel.BoolType, func(v Version) ref.Val { return types.Bool(v.V) }),
-		member("major", "ome_version_major", cel.UintType, func(v Version) ref.Val { return types.Uint(v.Major) }),
-		member("minor", "ome_version_minor", cel.UintType, func(v Version) ref.Val { return types.Uint(v.Minor) }),
-		member("patch", "ome_version_patch", cel.UintType, func(v Version) ref.Val { return types.Uint(v.Patch) }),
-		member("dev", "ome_version_dev", cel.ListType(cel.StringType), func(v Version) ref.Val { return stringList(v.Dev) }),
-		member("pre", "ome_version_pre", cel.ListType(cel.StringType), func(v Version) ref.Val { return stringList(v.Pre) }),
-		member("build", "ome_version_build", cel.ListType(cel.StringType), func(v Version) ref.Val { return stringList(v.Build) }),
-		binary("isEqualTo", "ome_version_is_equal_to_ome_version", cel.BoolType, func(a, b Version) ref.Val { return types.Bool(Equal(a, b)) }),
-		binary("compareTo", "ome_version_compare_to_ome_version", cel.IntType, func(a, b Version) ref.Val { return types.Int(Compare(a, b)) }),
+		member("hasSuffix", "ome_version_has_suffix", cel.BoolType, func(v builtins.Version) ref.Val { return types.Bool(v.HasSuffix()) }),
+		member("parts", "ome_version_parts", cel.IntType, func(v builtins.Version) ref.Val { return types.Int(v.Parts) }),
+		member("hasV", "ome_version_has_v", cel.BoolType, func(v builtins.Version) ref.Val { return types.Bool(v.V) }),
+		member("major", "ome_version_major", cel.UintType, func(v builtins.Version) ref.Val { return types.Uint(v.Major) }),
+		member("minor", "ome_version_minor", cel.UintType, func(v builtins.Version) ref.Val { return types.Uint(v.Minor) }),
+		member("patch", "ome_version_patch", cel.UintType, func(v builtins.Version) ref.Val { return types.Uint(v.Patch) }),
+		member("dev", "ome_version_dev", cel.ListType(cel.StringType), func(v builtins.Version) ref.Val { return stringList(v.Dev) }),
+		member("pre", "ome_version_pre", cel.ListType(cel.StringType), func(v builtins.Version) ref.Val { return stringList(v.Pre) }),
+		member("build", "ome_version_build", cel.ListType(cel.StringType), func(v builtins.Version) ref.Val { return stringList(v.Build) }),
+		binary("isEqualTo", "ome_version_is_equal_to_ome_version", cel.BoolType, func(a, b builtins.Version) ref.Val { return types.Bool(builtins.Equal(a, b)) }),
+		binary("compareTo", "ome_version_compare_to_ome_version", cel.IntType, func(a, b builtins.Version) ref.Val { return types.Int(builtins.Compare(a, b)) }),
 	}
 }

@@ -1,4 +1,4 @@
-package builtins_test
+package regolib_test
 
 import (
 	"bytes"
@@ -11,14 +11,14 @@ import (
 	"github.com/open-policy-agent/opa/v1/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ome-policy/evaluator/builtins"
+	"github.com/ome-policy/evaluator/builtins/regolib"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // capabilitiesFile is the OPA capabilities file the policies are checked
 // against (opa check --capabilities policies/capabilities.json).
-const capabilitiesFile = "../policies/capabilities.json"
+const capabilitiesFile = "../../policies/capabilities.json"
 
 // marshalCapabilities writes caps as the capabilities file holds it: JSON
 // indented by two spaces, with a trailing newline.
@@ -33,9 +33,9 @@ func marshalCapabilities(t testing.TB, caps *ast.Capabilities) []byte {
 }
 
 func TestCapabilitiesFileIsCurrent(t *testing.T) {
-	want, err := builtins.CapabilitiesJSON()
+	want, err := regolib.CapabilitiesJSON()
 	require.NoError(t, err)
-	again, err := builtins.CapabilitiesJSON()
+	again, err := regolib.CapabilitiesJSON()
 	require.NoError(t, err)
 	require.Equal(t, want, again, "CapabilitiesJSON() is deterministic")
 
@@ -45,22 +45,22 @@ func TestCapabilitiesFileIsCurrent(t *testing.T) {
 	got, err := os.ReadFile(capabilitiesFile)
 	require.NoError(t, err)
 	require.Equal(t, string(want), string(got),
-		"%s is out of date: run go test ./builtins -run TestCapabilitiesFileIsCurrent -update", capabilitiesFile)
+		"%s is out of date: run make capabilities", capabilitiesFile)
 }
 
 func TestCapabilitiesHasEveryBuiltin(t *testing.T) {
-	caps := builtins.Capabilities()
+	caps := regolib.Capabilities()
 	byName := map[string]*ast.Builtin{}
 	for _, b := range caps.Builtins {
 		require.Nil(t, byName[b.Name], "duplicate builtin %s", b.Name)
 		byName[b.Name] = b
 	}
 	require.NotNil(t, byName["count"], "the stock builtins are kept")
-	for _, b := range builtins.RegoBuiltins() {
+	for _, b := range regolib.Builtins() {
 		require.Contains(t, byName, b.Decl.Name)
 	}
 	// Capabilities() does not change OPA's own builtin list.
-	require.Len(t, ast.CapabilitiesForThisVersion().Builtins, len(caps.Builtins)-len(builtins.RegoBuiltins()))
+	require.Len(t, ast.CapabilitiesForThisVersion().Builtins, len(caps.Builtins)-len(regolib.Builtins()))
 }
 
 func loadCapabilities(t testing.TB) *ast.Capabilities {
@@ -124,7 +124,7 @@ func TestCapabilitiesFileRoundTrip(t *testing.T) {
 	for _, b := range caps.Builtins {
 		byName[b.Name] = b
 	}
-	for _, b := range builtins.RegoBuiltins() {
+	for _, b := range regolib.Builtins() {
 		got := byName[b.Decl.Name]
 		require.NotNil(t, got, b.Decl.Name)
 		require.Equal(t, b.Decl.Description, got.Description)

@@ -1,4 +1,4 @@
-package builtins_test
+package regolib_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ome-policy/evaluator/builtins"
+	"github.com/ome-policy/evaluator/builtins/regolib"
 )
 
 // evalRego evaluates query with the ome builtins and input (nil for none).
@@ -22,7 +22,7 @@ func evalRego(t testing.TB, query string, input any) (rego.ResultSet, error) {
 	if input != nil {
 		opts = append(opts, rego.Input(input))
 	}
-	opts = append(opts, builtins.RegoOptions()...)
+	opts = append(opts, regolib.Options()...)
 	return rego.New(opts...).Eval(context.Background())
 }
 
@@ -249,7 +249,7 @@ results := [r |
 		rego.Query("data.t.results"),
 		rego.Module("t.rego", module),
 		rego.Input(rows),
-	}, builtins.RegoOptions()...)
+	}, regolib.Options()...)
 	rs, err := rego.New(opts...).Eval(context.Background())
 	require.NoError(t, err)
 	require.Len(t, rs, 1)
@@ -262,7 +262,7 @@ results := [r |
 }
 
 func TestRegoDecls(t *testing.T) {
-	all := builtins.RegoBuiltins()
+	all := regolib.Builtins()
 	require.Len(t, all, 10)
 	seen := map[string]bool{}
 	for _, b := range all {
@@ -310,8 +310,8 @@ func TestRegoDecls(t *testing.T) {
 			require.Equal(t, []string{"ome"}, a.Categories)
 		})
 	}
-	require.Len(t, builtins.RegoOptions(), len(all))
-	require.Len(t, builtins.TesterBuiltins(), len(all))
+	require.Len(t, regolib.Options(), len(all))
+	require.Len(t, regolib.TesterBuiltins(), len(all))
 }
 
 // TestRegoTesterBuiltins runs a Rego unit test through OPA's test runner
@@ -327,7 +327,7 @@ test_fails if ome.version.compare("1", "2") == 1
 `, ast.ParserOptions{})
 	require.NoError(t, err)
 	ch, err := tester.NewRunner().
-		AddCustomBuiltins(builtins.TesterBuiltins()).
+		AddCustomBuiltins(regolib.TesterBuiltins()).
 		SetModules(map[string]*ast.Module{"t_test.rego": mod}).
 		RunTests(context.Background(), nil)
 	require.NoError(t, err)

@@ -1,4 +1,9 @@
-package builtins
+// Package regolib registers the version and size semantics of package
+// builtins with OPA: the Rego builtins ome.version.* and ome.size.*, each
+// declared next to its implementation, with the options, tester builtins and
+// capabilities that carry them. It is the only package that joins builtins
+// and OPA.
+package regolib
 
 import (
 	"bytes"
@@ -9,12 +14,14 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/tester"
 	"github.com/open-policy-agent/opa/v1/types"
+
+	"github.com/ome-policy/evaluator/builtins"
 )
 
-// RegoBuiltin is one Rego builtin of the ome.version namespace: its
+// Builtin is one Rego builtin of the ome.version namespace: its
 // declaration (name, described arguments and result) and its
 // implementation, side by side.
-type RegoBuiltin struct {
+type Builtin struct {
 	Decl *rego.Function
 	// Exactly one of Impl1 and Impl2 is set.
 	Impl1 rego.Builtin1
@@ -26,7 +33,7 @@ var versionArg = types.Named("version", types.S).Description("an OME version suc
 // Every builtin takes version strings. A string that does not parse makes
 // the result undefined (is_valid is false instead), never an error, so a
 // policy can test for validity with `not`.
-var regoBuiltins = []RegoBuiltin{
+var regoBuiltins = []Builtin{
 	{
 		Decl: &rego.Function{
 			Name:        "ome.version.is_valid",
@@ -42,7 +49,7 @@ var regoBuiltins = []RegoBuiltin{
 			if !ok {
 				return ast.BooleanTerm(false), nil
 			}
-			_, err := ParseCached(string(s))
+			_, err := builtins.ParseCached(string(s))
 			return ast.BooleanTerm(err == nil), nil
 		},
 	},
@@ -56,7 +63,7 @@ var regoBuiltins = []RegoBuiltin{
 			),
 			Memoize: true,
 		},
-		Impl1: withVersion(func(v Version) *ast.Term {
+		Impl1: withVersion(func(v builtins.Version) *ast.Term {
 			parts := func(p []string) *ast.Term {
 				terms := make([]*ast.Term, len(p))
 				for i, s := range p {
@@ -93,7 +100,7 @@ var regoBuiltins = []RegoBuiltin{
 			if !ok {
 				return nil, nil
 			}
-			return ast.StringTerm(Problem(string(s))), nil
+			return ast.StringTerm(builtins.Problem(string(s))), nil
 		},
 	},
 	{
@@ -103,7 +110,7 @@ var regoBuiltins = []RegoBuiltin{
 			Decl:        types.NewFunction(types.Args(versionArg), types.Named("result", types.B).Description("true when a suffix is present")),
 			Memoize:     true,
 		},
-		Impl1: withVersion(func(v Version) *ast.Term { return ast.BooleanTerm(v.HasSuffix()) }),
+		Impl1: withVersion(func(v builtins.Version) *ast.Term { return ast.BooleanTerm(v.HasSuffix()) }),
 	},
 	{
 		Decl: &rego.Function{
@@ -112,7 +119,7 @@ var regoBuiltins = []RegoBuiltin{
 			Decl:        types.NewFunction(types.Args(versionArg), types.Named("result", types.N).Description("1, 2 or 3")),
 			Memoize:     true,
 		},
-		Impl1: withVersion(func(v Version) *ast.Term { return ast.IntNumberTerm(v.Parts) }),
+		Impl1: withVersion(func(v builtins.Version) *ast.Term { return ast.IntNumberTerm(v.Parts) }),
 	},
 	{
 		Decl: &rego.Function{
@@ -121,7 +128,7 @@ var regoBuiltins = []RegoBuiltin{
 			Decl:        types.NewFunction(types.Args(versionArg), types.Named("result", types.B).Description("true when the version starts with v")),
 			Memoize:     true,
 		},
-		Impl1: withVersion(func(v Version) *ast.Term { return ast.BooleanTerm(v.V) }),
+		Impl1: withVersion(func(v builtins.Version) *ast.Term { return ast.BooleanTerm(v.V) }),
 	},
 	{
 		Decl: &rego.Function{
@@ -136,7 +143,7 @@ var regoBuiltins = []RegoBuiltin{
 			),
 			Memoize: true,
 		},
-		Impl2: withVersions(func(a, b Version) *ast.Term { return ast.BooleanTerm(Equal(a, b)) }),
+		Impl2: withVersions(func(a, b builtins.Version) *ast.Term { return ast.BooleanTerm(builtins.Equal(a, b)) }),
 	},
 	{
 		Decl: &rego.Function{
@@ -151,7 +158,7 @@ var regoBuiltins = []RegoBuiltin{
 			),
 			Memoize: true,
 		},
-		Impl2: withVersions(func(a, b Version) *ast.Term { return ast.IntNumberTerm(Compare(a, b)) }),
+		Impl2: withVersions(func(a, b builtins.Version) *ast.Term { return ast.IntNumberTerm(builtins.Compare(a, b)) }),
 	},
 	{
 		Decl: &rego.Function{
@@ -175,7 +182,7 @@ var regoBuiltins = []RegoBuiltin{
 			if !ok {
 				return nil, nil
 			}
-			return ast.IntNumberTerm(CompareSizes(string(x), string(y))), nil
+			return ast.IntNumberTerm(builtins.CompareSizes(string(x), string(y))), nil
 		},
 	},
 	{
@@ -193,14 +200,14 @@ var regoBuiltins = []RegoBuiltin{
 			if !ok {
 				return nil, nil
 			}
-			return ast.FloatNumberTerm(SizeValue(string(x))), nil
+			return ast.FloatNumberTerm(builtins.SizeValue(string(x))), nil
 		},
 	},
 }
 
 // withVersion adapts a function of one parsed version into a Rego builtin
 // that is undefined for anything that is not a version string.
-func withVersion(f func(Version) *ast.Term) rego.Builtin1 {
+func withVersion(f func(builtins.Version) *ast.Term) rego.Builtin1 {
 	return func(_ rego.BuiltinContext, a *ast.Term) (*ast.Term, error) {
 		v, ok := termVersion(a)
 		if !ok {
@@ -210,7 +217,7 @@ func withVersion(f func(Version) *ast.Term) rego.Builtin1 {
 	}
 }
 
-func withVersions(f func(a, b Version) *ast.Term) rego.Builtin2 {
+func withVersions(f func(a, b builtins.Version) *ast.Term) rego.Builtin2 {
 	return func(_ rego.BuiltinContext, a, b *ast.Term) (*ast.Term, error) {
 		va, ok := termVersion(a)
 		if !ok {
@@ -224,21 +231,21 @@ func withVersions(f func(a, b Version) *ast.Term) rego.Builtin2 {
 	}
 }
 
-func termVersion(t *ast.Term) (Version, bool) {
+func termVersion(t *ast.Term) (builtins.Version, bool) {
 	s, ok := t.Value.(ast.String)
 	if !ok {
-		return Version{}, false
+		return builtins.Version{}, false
 	}
-	v, err := ParseCached(string(s))
+	v, err := builtins.ParseCached(string(s))
 	return v, err == nil
 }
 
-// RegoBuiltins returns the declarations and implementations of every
+// Builtins returns the declarations and implementations of every
 // ome.* builtin, in a fixed order. The slice is the caller's own.
-func RegoBuiltins() []RegoBuiltin { return append([]RegoBuiltin(nil), regoBuiltins...) }
+func Builtins() []Builtin { return append([]Builtin(nil), regoBuiltins...) }
 
 // Option registers the builtin with one rego.Rego query.
-func (b RegoBuiltin) Option() func(*rego.Rego) {
+func (b Builtin) Option() func(*rego.Rego) {
 	if b.Impl2 != nil {
 		return rego.Function2(b.Decl, b.Impl2)
 	}
@@ -247,7 +254,7 @@ func (b RegoBuiltin) Option() func(*rego.Rego) {
 
 // AST is the builtin's declaration as OPA's compiler and capabilities
 // files know it.
-func (b RegoBuiltin) AST() *ast.Builtin {
+func (b Builtin) AST() *ast.Builtin {
 	return &ast.Builtin{
 		Name:        b.Decl.Name,
 		Description: b.Decl.Description,
@@ -256,8 +263,8 @@ func (b RegoBuiltin) AST() *ast.Builtin {
 	}
 }
 
-// RegoOptions registers every ome.version builtin with a rego.Rego query.
-func RegoOptions() []func(*rego.Rego) {
+// Options registers every ome.version builtin with a rego.Rego query.
+func Options() []func(*rego.Rego) {
 	opts := make([]func(*rego.Rego), 0, len(regoBuiltins))
 	for _, b := range regoBuiltins {
 		opts = append(opts, b.Option())

@@ -1,4 +1,4 @@
-package builtins
+package cellib
 
 import (
 	"sort"
@@ -7,16 +7,16 @@ import (
 	"github.com/google/cel-go/cel"
 )
 
-// CELSignatures lists the functions of the ome.version CEL library as
+// Signatures lists the functions of the ome.version CEL library as
 // signature lines ("omeVersion(string) -> ome.Version",
 // "<ome.Version>.parts() -> int"), sorted, read from the library's own
 // declarations.
-func CELSignatures() []string {
+func Signatures() []string {
 	base, err := cel.NewEnv()
 	if err != nil {
 		return nil
 	}
-	env, err := cel.NewEnv(CELLibrary())
+	env, err := cel.NewEnv(Library())
 	if err != nil {
 		return nil
 	}

@@ -1,0 +1,27 @@
+// Package oracle gives the plain-Go reference matcher (package reference)
+// the engines' method set, so that tests can put its verdicts beside theirs.
+// It is apart from package reference so that the bare benchmark program,
+// which uses reference, links nothing of the product.
+package oracle
+
+import (
+	"github.com/ome-policy/evaluator/bench/reference"
+	"github.com/ome-policy/evaluator/engine/answer"
+)
+
+// Matcher is reference.Match with the engines' method set (engine.Matcher), so that
+// tests can put it beside them: its verdicts are the oracle's.
+type Matcher struct{}
+
+// Name returns "reference".
+func (Matcher) Name() string { return "reference" }
+
+// Match converts reference.Match's verdict into the engines' answer.
+func (Matcher) Match(model, runtime map[string]any) (answer.Verdict, error) {
+	r := reference.Match(model, runtime)
+	v := answer.Verdict{Compatible: r.Compatible, Reason: r.Reason, Entries: make([]answer.EntryResult, len(r.Entries))}
+	for i, e := range r.Entries {
+		v.Entries[i] = answer.EntryResult{Index: e.Index, Matched: e.Matched, Differences: e.Differences}
+	}
+	return v, nil
+}
