@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -74,11 +75,13 @@ func (d *data) putJSON(key string, doc []byte) error {
 	return nil
 }
 
-// pageData is what the page embeds: two tables, the main one (everything
-// the matrix and the lists need, read before the page is interactive) and
-// the explanations (the bulk, read right after).
+// pageData is what the page embeds: one table in two blocks, the main one
+// (nodes[:split]: everything the matrix and the lists need, read before
+// the page is interactive) and the explanations (nodes[split:], the bulk,
+// read right after; they share the main block's values).
 type pageData struct {
-	main, explain         *table
+	t                     *table
+	split                 int
 	mainRoot, explainRoot int
 }
 
@@ -141,15 +144,6 @@ func compute(in Input) (*pageData, Summary, error) {
 			sum.Unserved++
 		}
 	}
-
-	// evaluate explain -o json.
-	xt := newTable()
-	refs, err := explainInto(xt, in)
-	if err != nil {
-		return nil, sum, err
-	}
-	explK, _ := json.Marshal("explanations")
-	pd := &pageData{explain: xt, explainRoot: xt.object([][]byte{explK}, []int{xt.array(refs)})}
 
 	// evaluate lint --cross-check -o json, models then runtimes.
 	lint, err := engine.NewLinter(in.Engine, in.Policies)
@@ -221,7 +215,17 @@ func compute(in Input) (*pageData, Summary, error) {
 	if err := d.putJSON("runtimes", runtimes); err != nil {
 		return nil, sum, err
 	}
-	pd.main, pd.mainRoot = d.t, d.t.object(d.keys, d.refs)
+	pd := &pageData{t: d.t, mainRoot: d.t.object(d.keys, d.refs)}
+	pd.split = len(d.t.nodes)
+
+	// evaluate explain -o json, last, so that its own values follow the
+	// main block's.
+	refs, err := explainInto(d.t, in)
+	if err != nil {
+		return nil, sum, err
+	}
+	explK, _ := json.Marshal("explanations")
+	pd.explainRoot = d.t.object([][]byte{explK}, []int{d.t.array(refs)})
 	return pd, sum, nil
 }
 
@@ -240,48 +244,69 @@ func writeSelect(d *data, key string, results []output.SelectResult) error {
 // explainInto computes evaluate explain's explanation of every pair, in
 // match's order (by model, then runtime), on all cores, writes each as the
 // explain writer writes it and stores it in t; it returns their references.
+// While one model's explanations are stored, the next model's are computed.
 func explainInto(t *table, in Input) ([]int, error) {
 	x, err := engine.NewExplainer(in.Engine, in.Policies)
 	if err != nil {
 		return nil, err
 	}
-	nr := len(in.Runtimes)
-	docs := make([][]byte, nr)
-	errs := make([]error, nr)
-	workers := runtime.GOMAXPROCS(0)
-	refs := make([]int, 0, len(in.Models)*nr)
-	for _, m := range in.Models {
-		jobs := make(chan int)
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for ri := range jobs {
-					r := in.Runtimes[ri]
-					e, err := x.Explain(m, r)
-					if err != nil {
-						errs[ri] = fmt.Errorf("model %s (%s) against runtime %s (%s): %w", m.Ref(), m.File, r.Ref(), r.File, err)
-						continue
+	type batch struct {
+		docs [][]byte
+		err  error
+	}
+	batches := make(chan batch, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(batches)
+		workers := runtime.GOMAXPROCS(0)
+		for _, m := range in.Models {
+			docs := make([][]byte, len(in.Runtimes))
+			errs := make([]error, len(in.Runtimes))
+			jobs := make(chan int)
+			var wg sync.WaitGroup
+			for w := 0; w < workers; w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for ri := range jobs {
+						r := in.Runtimes[ri]
+						e, err := x.Explain(m, r)
+						if err != nil {
+							errs[ri] = fmt.Errorf("model %s (%s) against runtime %s (%s): %w", m.Ref(), m.File, r.Ref(), r.File, err)
+							continue
+						}
+						var b bytes.Buffer
+						w, _ := output.NewExplainWriter("json", &b, output.Style{})
+						errs[ri] = w.Write([]engine.Explanation{e})
+						docs[ri] = b.Bytes()
 					}
-					var b bytes.Buffer
-					w, _ := output.NewExplainWriter("json", &b, output.Style{})
-					errs[ri] = w.Write([]engine.Explanation{e})
-					docs[ri] = b.Bytes()
-				}
-			}()
-		}
-		for ri := range in.Runtimes {
-			jobs <- ri
-		}
-		close(jobs)
-		wg.Wait()
-		for ri := range in.Runtimes {
-			if errs[ri] != nil {
-				return nil, errs[ri]
+				}()
 			}
+			for ri := range in.Runtimes {
+				jobs <- ri
+			}
+			close(jobs)
+			wg.Wait()
+			b := batch{docs: docs, err: errors.Join(errs...)}
+			select {
+			case batches <- b:
+			case <-stop:
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+	refs := make([]int, 0, len(in.Models)*len(in.Runtimes))
+	for b := range batches {
+		if b.err != nil {
+			return nil, b.err
+		}
+		for _, doc := range b.docs {
 			// {"explanations": [e]}: keep e.
-			list, err := t.internElements(docs[ri])
+			list, err := t.internElements(doc)
 			if err != nil {
 				return nil, err
 			}
@@ -289,8 +314,10 @@ func explainInto(t *table, in Input) ([]int, error) {
 				return nil, fmt.Errorf("report: the explain writer wrote %d explanations for one pair", len(list))
 			}
 			refs = append(refs, list[0])
-			docs[ri] = nil
 		}
+	}
+	if len(refs) != len(in.Models)*len(in.Runtimes) {
+		return nil, fmt.Errorf("report: %d explanations for %d pairs", len(refs), len(in.Models)*len(in.Runtimes))
 	}
 	return refs, nil
 }

@@ -16,65 +16,20 @@ import (
 // "engine" and "title". It is the page's decoding, in Go, for tests and
 // tools.
 func Documents(page []byte) (map[string]json.RawMessage, error) {
-	out, err := documents(page, "data")
+	var main, explain block
+	if err := readBlock(page, "data", &main); err != nil {
+		return nil, err
+	}
+	if err := readBlock(page, "data-explain", &explain); err != nil {
+		return nil, err
+	}
+	nodes := append(main.Nodes, explain.Nodes...)
+	d := &decoder{shapes: main.Shapes, nodes: nodes, kids: make([][]int, len(nodes))}
+	keys, refs, err := d.object(main.Root)
 	if err != nil {
 		return nil, err
 	}
-	explain, err := documents(page, "data-explain")
-	if err != nil {
-		return nil, err
-	}
-	out["explain"] = explain["root"]
-	return out, nil
-}
-
-// documents decodes the data element of the id: the fields of its root
-// object, or its root as "root" when that is no object.
-func documents(page []byte, id string) (map[string]json.RawMessage, error) {
-	open := `<script type="application/octet-stream" id="` + id + `">`
-	i := bytes.Index(page, []byte(open))
-	if i < 0 {
-		return nil, fmt.Errorf("report: no data in the page")
-	}
-	rest := page[i+len(open):]
-	j := bytes.Index(rest, []byte("</script>"))
-	if j < 0 {
-		return nil, fmt.Errorf("report: the data is not closed")
-	}
-	z, err := base64.StdEncoding.DecodeString(string(bytes.TrimSpace(rest[:j])))
-	if err != nil {
-		return nil, fmt.Errorf("report: data: %w", err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(z))
-	if err != nil {
-		return nil, fmt.Errorf("report: data: %w", err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("report: data: %w", err)
-	}
-	var t struct {
-		Shapes [][]json.RawMessage `json:"shapes"`
-		Nodes  []json.RawMessage   `json:"nodes"`
-		Root   int                 `json:"root"`
-	}
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, fmt.Errorf("report: data: %w", err)
-	}
-	d := &decoder{shapes: t.Shapes, nodes: t.Nodes, kids: make([][]int, len(t.Nodes))}
 	out := map[string]json.RawMessage{}
-	if id != "data" {
-		var b bytes.Buffer
-		if err := d.write(&b, t.Root, 0); err != nil {
-			return nil, err
-		}
-		out["root"] = b.Bytes()
-		return out, nil
-	}
-	keys, refs, err := d.object(t.Root)
-	if err != nil {
-		return nil, err
-	}
 	for k, key := range keys {
 		var name string
 		if err := json.Unmarshal(key, &name); err != nil {
@@ -86,7 +41,49 @@ func documents(page []byte, id string) (map[string]json.RawMessage, error) {
 		}
 		out[name] = b.Bytes()
 	}
+	var b bytes.Buffer
+	if err := d.write(&b, explain.Root, 0); err != nil {
+		return nil, err
+	}
+	out["explain"] = b.Bytes()
 	return out, nil
+}
+
+// block is one data element of the page (see table.encode).
+type block struct {
+	Shapes [][]json.RawMessage `json:"shapes"`
+	Nodes  []json.RawMessage   `json:"nodes"`
+	Root   int                 `json:"root"`
+}
+
+// readBlock decodes the data element of the id: base64, gzip, JSON.
+func readBlock(page []byte, id string, b *block) error {
+	open := `<script type="application/octet-stream" id="` + id + `">`
+	i := bytes.Index(page, []byte(open))
+	if i < 0 {
+		return fmt.Errorf("report: no %s in the page", id)
+	}
+	rest := page[i+len(open):]
+	j := bytes.Index(rest, []byte("</script>"))
+	if j < 0 {
+		return fmt.Errorf("report: %s is not closed", id)
+	}
+	z, err := base64.StdEncoding.DecodeString(string(bytes.TrimSpace(rest[:j])))
+	if err != nil {
+		return fmt.Errorf("report: %s: %w", id, err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return fmt.Errorf("report: %s: %w", id, err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return fmt.Errorf("report: %s: %w", id, err)
+	}
+	if err := json.Unmarshal(raw, b); err != nil {
+		return fmt.Errorf("report: %s: %w", id, err)
+	}
+	return nil
 }
 
 type decoder struct {
@@ -109,6 +106,11 @@ func (d *decoder) composite(r int) (tag int, kids []int, ok bool, err error) {
 		var all []int
 		if err := json.Unmarshal(n, &all); err != nil || len(all) == 0 {
 			return 0, nil, false, fmt.Errorf("report: bad node %d", r)
+		}
+		for k := 1; k < len(all); k++ {
+			if all[k] < 0 { // a near reference, relative to r
+				all[k] += r
+			}
 		}
 		d.kids[r] = all
 	}

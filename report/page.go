@@ -38,11 +38,11 @@ func Write(w io.Writer, in Input) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	data, err := encodeData(pd.main.encode(pd.mainRoot))
+	data, err := encodeData(pd.t.encode(0, pd.split, pd.mainRoot, true))
 	if err != nil {
 		return sum, err
 	}
-	explain, err := encodeData(pd.explain.encode(pd.explainRoot))
+	explain, err := encodeData(pd.t.encode(pd.split, len(pd.t.nodes), pd.explainRoot, false))
 	if err != nil {
 		return sum, err
 	}

@@ -23,6 +23,7 @@
   }
 
   // ---- the data table (see report/table.go) ----
+  // A reference in node i below 0 is relative: node i + r.
   class Data {
     constructor(t) {
       this.nodes = t.nodes;
@@ -38,27 +39,37 @@
     val(r) {
       const n = this.nodes[r];
       if (!Array.isArray(n)) return n;
+      const ref = (x) => (x < 0 ? r + x : x);
       if (n[0] === 0) {
         const out = new Array(n.length - 1);
-        for (let i = 1; i < n.length; i++) out[i - 1] = this.val(n[i]);
+        for (let i = 1; i < n.length; i++) out[i - 1] = this.val(ref(n[i]));
         return out;
       }
       const keys = this.shapes[n[0] - 1];
       const o = {};
-      for (let i = 0; i < keys.length; i++) o[keys[i]] = this.val(n[i + 1]);
+      for (let i = 0; i < keys.length; i++) o[keys[i]] = this.val(ref(n[i + 1]));
       return o;
+    }
+    // append adds the nodes of a later block.
+    append(more) {
+      for (let i = 0; i < more.length; i++) this.nodes.push(more[i]);
     }
     // get is the reference of an object's field, or -1.
     get(r, key) {
       const n = this.nodes[r];
       if (!Array.isArray(n) || n[0] === 0) return -1;
       const i = this.keyIndex[n[0] - 1].get(key);
-      return i === undefined ? -1 : n[i + 1];
+      if (i === undefined) return -1;
+      const x = n[i + 1];
+      return x < 0 ? r + x : x;
     }
     // items are the references of an array's elements.
     items(r) {
       const n = this.nodes[r];
-      return Array.isArray(n) && n[0] === 0 ? n.slice(1) : [];
+      if (!Array.isArray(n) || n[0] !== 0) return [];
+      const out = new Array(n.length - 1);
+      for (let i = 1; i < n.length; i++) out[i - 1] = n[i] < 0 ? r + n[i] : n[i];
+      return out;
     }
     prim(r) { return r < 0 ? undefined : this.nodes[r]; }
     at(r, ...path) {
@@ -360,6 +371,8 @@
     }
     first = from;
     last = to;
+    // Drawing again must not take the keyboard focus away from the grid.
+    const hadFocus = body.contains(document.activeElement);
     const frag = document.createDocumentFragment();
     if (virtual) frag.appendChild(spacer(from * rowH));
     for (let p = from; p <= to; p++) frag.appendChild(drawRow(rows[p], p));
@@ -371,11 +384,16 @@
       if (h > 0 && h !== rowH) { rowH = h; drawBody(true); return; }
     }
     markFocus(false);
+    if (hadFocus) {
+      const td = cellAt(focusRow, focusCol);
+      if (td) td.focus({ preventScroll: true });
+    }
   }
 
   function redraw() {
     choose();
-    virtual = rows.length * cols.length > VIRTUAL_CELLS;
+    // #virtual in the address draws only the rows in view at any size.
+    virtual = rows.length * cols.length > VIRTUAL_CELLS || location.hash === '#virtual';
     document.body.dataset.virtual = virtual ? 'yes' : 'no';
     drawHead();
     focusRow = Math.min(focusRow, Math.max(0, rows.length - 1));
@@ -656,7 +674,7 @@
       const r = D.get(root, k);
       out[k] = r < 0 ? null : D.val(r);
     }
-    out.explain = XD.val(XD.root);
+    out.explain = XD.val(XD.explainRoot);
     return out;
   }
 
@@ -693,8 +711,10 @@
       $(id).addEventListener(id === 'filter' ? 'input' : 'change', redraw);
     }
     explainReady = readData('data-explain').then((t) => {
-      XD = new Data(t);
-      explanations = XD.items(XD.get(XD.root, 'explanations'));
+      D.append(t.nodes);
+      XD = D;
+      XD.explainRoot = t.root;
+      explanations = D.items(D.get(t.root, 'explanations'));
     });
     explainReady.catch((err) => { $('status').textContent = 'The explanations could not be read: ' + err; });
     window.omeReport = Object.freeze({ documents, cells: () => ({ M, R, virtual }) });
@@ -702,7 +722,9 @@
     $('status').textContent = `Ready (${ms} ms). Rows are models, columns runtimes; click a cell for evaluate explain on that pair.`;
     document.body.dataset.ready = 'yes';
     document.body.dataset.readyMs = String(ms);
+    const nav = performance.getEntriesByType('navigation')[0] || {};
     document.body.dataset.timings = JSON.stringify({
+      response: Math.round(nav.responseEnd || 0), domInteractive: Math.round(nav.domInteractive || 0),
       start: Math.round(t0), decode: Math.round(t1 - t0), prepare: Math.round(t2 - t1),
       matrix: Math.round(t3 - t2), lists: Math.round(performance.now() - t3),
     });

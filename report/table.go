@@ -20,42 +20,71 @@ import (
 // so that the page rebuilds each document exactly: the same values, the
 // same keys in the same order. Strings and numbers are kept as the writer
 // spelled them (JSON.parse reads them back), so nothing is re-encoded.
+//
+// In node i, a reference to a node less than nearRefs before it is written
+// as the negative distance, -(i-r): a value's parts are mostly stored just
+// before it, and the short numbers compress about a quarter better than
+// the indexes (shared nodes keep their index, which repeats exactly).
 type table struct {
 	nodes  [][]byte
-	index  map[string]int
+	index  map[string]int // a node's key (references as indexes) -> its index
 	shapes [][]byte
 	shape  map[string]int
-	buf    []byte
-	refs   []int
+	key    []byte
 }
+
+const nearRefs = 100
 
 func newTable() *table {
 	return &table{index: map[string]int{}, shape: map[string]int{}}
 }
 
-// add stores one node, given as its encoding, and returns its reference.
-func (t *table) add(node []byte) int {
-	if r, ok := t.index[string(node)]; ok {
+// add stores a primitive node, given as its JSON token, and returns its
+// reference.
+func (t *table) add(token []byte) int {
+	if r, ok := t.index[string(token)]; ok {
 		return r
 	}
 	r := len(t.nodes)
-	n := bytes.Clone(node)
+	n := bytes.Clone(token)
 	t.nodes = append(t.nodes, n)
 	t.index[string(n)] = r
 	return r
 }
 
-// array stores an array of the values refs.
-func (t *table) array(refs []int) int {
-	b := append(t.buf[:0], "[0"...)
+// composite stores an array (tag 0) or object (tag s) node.
+func (t *table) composite(tag int, refs []int) int {
+	k := append(t.key[:0], '[')
+	k = strconv.AppendInt(k, int64(tag), 10)
 	for _, r := range refs {
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(r), 10)
+		k = append(k, ',')
+		k = strconv.AppendInt(k, int64(r), 10)
 	}
-	b = append(b, ']')
-	t.buf = b
-	return t.add(b)
+	k = append(k, ']')
+	t.key = k
+	if r, ok := t.index[string(k)]; ok {
+		return r
+	}
+	i := len(t.nodes)
+	n := make([]byte, 0, len(k))
+	n = append(n, '[')
+	n = strconv.AppendInt(n, int64(tag), 10)
+	for _, r := range refs {
+		n = append(n, ',')
+		if d := i - r; d > 0 && d < nearRefs {
+			n = strconv.AppendInt(n, int64(-d), 10)
+		} else {
+			n = strconv.AppendInt(n, int64(r), 10)
+		}
+	}
+	n = append(n, ']')
+	t.nodes = append(t.nodes, n)
+	t.index[string(k)] = i
+	return i
 }
+
+// array stores an array of the values refs.
+func (t *table) array(refs []int) int { return t.composite(0, refs) }
 
 // object stores an object; keys are JSON string tokens, in order.
 func (t *table) object(keys [][]byte, refs []int) int {
@@ -73,15 +102,7 @@ func (t *table) object(keys [][]byte, refs []int) int {
 		t.shapes = append(t.shapes, k)
 		t.shape[string(k)] = s
 	}
-	b := append(t.buf[:0], '[')
-	b = strconv.AppendInt(b, int64(s+1), 10)
-	for _, r := range refs {
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(r), 10)
-	}
-	b = append(b, ']')
-	t.buf = b
-	return t.add(b)
+	return t.composite(s+1, refs)
 }
 
 // intern stores a whole JSON document (as the output package writes it)
@@ -358,51 +379,33 @@ func (p *parser) object(depth int) (int, error) {
 	}
 }
 
-// node returns the children of an array or object node (nil for a
-// primitive): the references after the tag.
-func (t *table) children(r int) []int {
-	n := t.nodes[r]
-	if len(n) == 0 || n[0] != '[' {
-		return nil
-	}
-	var out []int
-	v := 0
-	first := true
-	for _, c := range n[1:] {
-		switch {
-		case c >= '0' && c <= '9':
-			v = v*10 + int(c-'0')
-		case c == ',' || c == ']':
-			if !first {
-				out = append(out, v)
-			}
-			first = false
-			v = 0
-		}
-	}
-	return out
-}
-
-// encode writes the table and the root reference as one JSON object:
-// {"shapes": [...], "nodes": [...], "root": r}.
-func (t *table) encode(root int) []byte {
+// encode writes nodes[from:to] as one JSON object: {"nodes": [...],
+// "root": r}, with "shapes": [...] (all of them) first when withShapes.
+// The page reads the blocks in order and appends their nodes.
+func (t *table) encode(from, to, root int, withShapes bool) []byte {
 	size := 64
-	for _, n := range t.nodes {
+	for _, n := range t.nodes[from:to] {
 		size += len(n) + 1
 	}
-	for _, s := range t.shapes {
-		size += len(s) + 1
+	if withShapes {
+		for _, s := range t.shapes {
+			size += len(s) + 1
+		}
 	}
 	b := make([]byte, 0, size)
-	b = append(b, `{"shapes":[`...)
-	for i, s := range t.shapes {
-		if i > 0 {
-			b = append(b, ',')
+	b = append(b, '{')
+	if withShapes {
+		b = append(b, `"shapes":[`...)
+		for i, s := range t.shapes {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, s...)
 		}
-		b = append(b, s...)
+		b = append(b, `],`...)
 	}
-	b = append(b, `],"nodes":[`...)
-	for i, n := range t.nodes {
+	b = append(b, `"nodes":[`...)
+	for i, n := range t.nodes[from:to] {
 		if i > 0 {
 			b = append(b, ',')
 		}
