@@ -685,6 +685,28 @@ func TestHostileReportInBrowser(t *testing.T) {
 	b.eval(t, `document.getElementById('findings').textContent`, &lintText)
 	require.Contains(t, lintText, "<b onmouseover=")
 	b.clean(t, url)
+
+	// Were markup to get in anyway, the page's policy would stop it: an
+	// inline handler, an inline script and an image from the network
+	// are refused.
+	var blocked struct {
+		Ran        any
+		Violations []string
+	}
+	b.evalAsync(t, `new Promise((done) => {
+	  const seen = [];
+	  document.addEventListener('securitypolicyviolation', (e) => seen.push(e.effectiveDirective));
+	  const img = document.createElement('img');
+	  img.setAttribute('onerror', 'window.__csp = "handler"');
+	  img.src = 'http://example.invalid/x.png';
+	  document.body.appendChild(img);
+	  const s = document.createElement('script');
+	  s.textContent = 'window.__csp = "script"';
+	  document.body.appendChild(s);
+	  setTimeout(() => done({ Ran: window.__csp === undefined ? null : window.__csp, Violations: seen.sort() }), 500);
+	})`, &blocked)
+	require.Nil(t, blocked.Ran, "injected code ran")
+	require.Subset(t, blocked.Violations, []string{"img-src", "script-src-elem"})
 }
 
 // The data block's JSON, read back in the browser, is the documents the
@@ -708,5 +730,57 @@ func TestPageDecodesTheDocuments(t *testing.T) {
 	var services int
 	b.eval(t, `document.querySelectorAll('#services-table tr').length - 1`, &services)
 	require.Equal(t, len(in.Services), services)
+	b.clean(t, url)
+}
+
+// TestReportPageInBrowser measures a report written beforehand, such as
+// the 300 x 700 generated cluster's (see the README):
+//
+//	OME_REPORT_PAGE=/tmp/c/report.html go test ./report -run TestReportPageInBrowser -v
+//
+// It opens the page, scrolls from the first row to the last and opens a
+// cell there, and says how long each took. Without OME_REPORT_PAGE it has
+// nothing to measure.
+func TestReportPageInBrowser(t *testing.T) {
+	path := os.Getenv("OME_REPORT_PAGE")
+	if path == "" {
+		t.Skip("set OME_REPORT_PAGE to a report to measure it")
+	}
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	b := newBrowser(t)
+	url, ms := b.open(t, path)
+	var timings string
+	b.eval(t, `document.body.dataset.timings`, &timings)
+	var shape struct {
+		M, R    int
+		Virtual bool
+	}
+	b.eval(t, `omeReport.cells()`, &shape)
+	t.Logf("%s: %d bytes, %d x %d, virtualised rows: %v; interactive %d ms after navigation started (ms per step: %s)",
+		path, info.Size(), shape.M, shape.R, shape.Virtual, ms, timings)
+
+	// Scroll to the end in 20 steps; each waits until the rows in view are drawn.
+	start := time.Now()
+	var worst time.Duration
+	for k := 1; k <= 20; k++ {
+		step := time.Now()
+		b.eval(t, fmt.Sprintf(`(() => { const w = document.getElementById('matrix-wrap'); w.scrollTop = (w.scrollHeight - w.clientHeight) * %d / 20; })()`, k), nil)
+		_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](`(() => {
+		  const w = document.getElementById('matrix-wrap');
+		  const rows = [...document.querySelectorAll('#matrix-body tr[data-m]')];
+		  if (!rows.length) return false;
+		  const top = w.getBoundingClientRect().top + document.getElementById('matrix-head').offsetHeight;
+		  return rows.some((r) => Math.abs(r.getBoundingClientRect().top - top) < 2 * r.offsetHeight);
+		})()`, chromedp.WithPollingTimeout(30*time.Second)))
+		require.NoError(t, err, "step %d: the rows in view were not drawn", k)
+		worst = max(worst, time.Since(step))
+	}
+	t.Logf("scrolled to the last row in 20 steps: %s in all, the slowest step %s", time.Since(start).Round(time.Millisecond), worst.Round(time.Millisecond))
+
+	open := time.Now()
+	b.eval(t, `[...document.querySelectorAll('#matrix-body tr[data-m]')].pop().querySelector('td.c').click()`, nil)
+	b.waitDetail(t)
+	t.Logf("a cell of the last row opened, its explanation shown in %s", time.Since(open).Round(time.Millisecond))
 	b.clean(t, url)
 }
