@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -101,6 +103,13 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none
 			set, err := g.policies()
 			if err != nil {
 				return badInput(err)
+			}
+			// Unlike match's results, a page's data is held whole until
+			// it is written (hundreds of MB for 300 x 700): under the
+			// limit that main sets for streaming commands the collector
+			// would run without pause. GOMEMLIMIT still decides.
+			if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+				defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 			}
 			var page bytes.Buffer
 			sum, err := report.Write(&page, report.Input{
