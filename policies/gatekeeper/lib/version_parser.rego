@@ -101,7 +101,33 @@ else := "0"
 # with it: the text after the first "+" is the build; in what is left, the
 # text after the first "-" is the pre-release; what remains splits on "."
 # into up to three numbers, then the dev parts.
-_split(s) := {"problem": "not a string"} if {
+_split(s) := p if {
+	is_string(s)
+	p := _well_formed(s)
+} else := _split_step_by_step(s)
+
+# _well_formed is what _split gives for a version with nothing wrong, read
+# in one match: v, up to three numbers (no leading zero, at most 19 digits,
+# so that each fits in 64 bits), then, after the third, the dev parts (after
+# "."), the pre-release (after "-") and the build (after "+"), each part
+# non-empty. Anything else (a number of 20 digits too) is left to
+# _split_step_by_step, which also says what is wrong.
+_well_formed(s) := {
+	"v": m[1] == "v",
+	"numbers": [n | some n in [m[2], m[3], m[4]]; n != ""],
+	"dev": _parts(substring(m[5], 1, -1)),
+	"pre": _parts(m[6]),
+	"build": _parts(m[7]),
+	"problem": "",
+} if {
+	m := regex.find_all_string_submatch_n(`^(v?)(0|[1-9][0-9]{0,18})(?:\.(0|[1-9][0-9]{0,18})(?:\.(0|[1-9][0-9]{0,18})((?:\.[^.+-]+)*)(?:-([^.+]+(?:\.[^.+]+)*))?(?:\+([^.]+(?:\.[^.]+)*))?)?)?$`, s, 1)[0]
+}
+
+_parts("") := []
+
+_parts(t) := split(t, ".") if t != ""
+
+_split_step_by_step(s) := {"problem": "not a string"} if {
 	not is_string(s)
 } else := {"problem": "the version is empty"} if {
 	s == ""
