@@ -6,7 +6,7 @@
 (function () {
   'use strict';
 
-  // Above this many cells the matrix draws only the rows in view.
+  // Above this many cells the matrix draws only the rows and columns in view.
   const VIRTUAL_CELLS = 40000;
   const OVERSCAN = 12;
 
@@ -134,7 +134,7 @@
   let probeOf;     // per cell: the probe decision's reference, or -1
   let rowCount, colCount;
   let rows = [], cols = [];  // the indexes shown, in order
-  let virtual = false, rowH = 23, first = 0, last = -1;
+  let virtual = false, rowH = 23, colW = 23, first = 0, last = -1, colFirst = 0, colLast = -1;
   let focusRow = 0, focusCol = 0, activeCell = null;
 
   function refText(o) {
@@ -308,6 +308,16 @@
     $('shown').textContent = `${rows.length} of ${M} models × ${cols.length} of ${R} runtimes shown`;
   }
 
+  // In virtual mode a row is: its name, a gap standing for the columns
+  // before the ones drawn, the cells drawn, a gap for the columns after.
+  function gap(tag, n) {
+    const e = document.createElement(tag);
+    e.className = 'gap';
+    e.style.minWidth = e.style.width = Math.max(0, n * colW - 1) + 'px';
+    return e;
+  }
+  const off = () => (virtual ? 2 : 1); // cells before the first drawn column
+
   function drawHead() {
     const head = $('matrix-head');
     head.textContent = '';
@@ -315,7 +325,9 @@
     const corner = el('th', 'corner', 'models ↓   runtimes →');
     corner.scope = 'col';
     tr.appendChild(corner);
-    for (const j of cols) {
+    if (virtual) tr.appendChild(gap('th', colFirst));
+    for (let q = colFirst; q <= colLast; q++) {
+      const j = cols[q];
       const o = runtimes[j];
       const th = el('th', 'col' + (colCount[j] === 0 ? ' idle' : ''));
       th.scope = 'col';
@@ -323,6 +335,7 @@
       th.appendChild(el('div', null, o.name));
       tr.appendChild(th);
     }
+    if (virtual) tr.appendChild(gap('th', cols.length - 1 - colLast));
     head.appendChild(tr);
   }
 
@@ -335,14 +348,16 @@
     th.scope = 'row';
     th.title = `${refText(o)}\n${whereText(o)}\n${rowCount[i]} runtime(s)`;
     tr.appendChild(th);
+    if (virtual) tr.appendChild(gap('td', colFirst));
     const base = i * R;
-    for (const j of cols) {
-      const c = base + j;
+    for (let q = colFirst; q <= colLast; q++) {
+      const c = base + cols[q];
       const td = document.createElement('td');
       td.className = cellClass(c);
       td.textContent = cellText(c);
       tr.appendChild(td);
     }
+    if (virtual) tr.appendChild(gap('td', cols.length - 1 - colLast));
     return tr;
   }
 
@@ -350,27 +365,40 @@
     const tr = el('tr', 'spacer');
     tr.setAttribute('aria-hidden', 'true');
     const td = el('td');
-    td.colSpan = cols.length + 1;
+    td.colSpan = colLast - colFirst + 1 + off() + (virtual ? 1 : 0);
     td.style.height = h + 'px';
     tr.appendChild(td);
     return tr;
   }
 
+  // drawBody draws the rows (and, in virtual mode, the columns) in view;
+  // unless force, only when the view has left what is drawn.
   function drawBody(force) {
     const body = $('matrix-body');
-    let from = 0, to = rows.length - 1;
+    let from = 0, to = rows.length - 1, c0 = 0, c1 = cols.length - 1;
     if (virtual) {
       const wrap = $('matrix-wrap');
       const headH = $('matrix-head').offsetHeight;
+      const corner = $('matrix-head').querySelector('th.corner');
+      const headW = corner ? corner.offsetWidth : 268;
       const top = Math.max(0, wrap.scrollTop - headH);
       from = Math.max(0, Math.floor(top / rowH) - OVERSCAN);
       to = Math.min(rows.length - 1, Math.ceil((top + wrap.clientHeight) / rowH) + OVERSCAN);
-      if (!force && from >= first && to <= last) return;
+      const left = Math.max(0, wrap.scrollLeft);
+      c0 = Math.max(0, Math.floor(left / colW) - OVERSCAN);
+      c1 = Math.min(cols.length - 1, Math.ceil((left + wrap.clientWidth - headW) / colW) + OVERSCAN);
+      if (!force && from >= first && to <= last && c0 >= colFirst && c1 <= colLast) return;
       from = Math.max(0, from - OVERSCAN);
       to = Math.min(rows.length - 1, to + OVERSCAN);
+      c0 = Math.max(0, c0 - OVERSCAN);
+      c1 = Math.min(cols.length - 1, c1 + OVERSCAN);
     }
+    const newCols = c0 !== colFirst || c1 !== colLast;
     first = from;
     last = to;
+    colFirst = c0;
+    colLast = c1;
+    if (newCols || force) drawHead();
     // Drawing again must not take the keyboard focus away from the grid.
     const hadFocus = body.contains(document.activeElement);
     const frag = document.createDocumentFragment();
@@ -379,9 +407,10 @@
     if (virtual) frag.appendChild(spacer(Math.max(0, (rows.length - 1 - to) * rowH)));
     body.textContent = '';
     body.appendChild(frag);
-    if (virtual && rows.length > 0 && from <= to) {
-      const h = body.querySelector('tr:not(.spacer)').offsetHeight;
-      if (h > 0 && h !== rowH) { rowH = h; drawBody(true); return; }
+    if (virtual && rows.length > 0 && from <= to && cols.length > 0) {
+      const td = body.querySelector('td.c');
+      const h = td.parentNode.offsetHeight, w = td.offsetWidth;
+      if (h > 0 && w > 0 && (h !== rowH || w !== colW)) { rowH = h; colW = w; drawBody(true); return; }
     }
     markFocus(false);
     if (hadFocus) {
@@ -395,7 +424,8 @@
     // #virtual in the address draws only the rows in view at any size.
     virtual = rows.length * cols.length > VIRTUAL_CELLS || location.hash === '#virtual';
     document.body.dataset.virtual = virtual ? 'yes' : 'no';
-    drawHead();
+    colFirst = 0;
+    colLast = cols.length - 1;
     focusRow = Math.min(focusRow, Math.max(0, rows.length - 1));
     focusCol = Math.min(focusCol, Math.max(0, cols.length - 1));
     drawBody(true);
@@ -403,9 +433,12 @@
 
   // ---- keyboard: one cell of the grid is in the tab order ----
   function cellAt(p, q) {
+    if (q < colFirst || q > colLast) return null;
     const tr = $('matrix-body').querySelector(`tr[data-pos="${p}"]`);
-    return tr ? tr.cells[q + 1] : null;
+    return tr ? tr.cells[q - colFirst + off()] : null;
   }
+  // colOf is the column position of a drawn cell.
+  const colOf = (td) => td.cellIndex - off() + colFirst;
   function markFocus(move) {
     const old = $('matrix-body').querySelector('td[tabindex]');
     if (old) old.removeAttribute('tabindex');
@@ -420,9 +453,10 @@
   function moveTo(p, q) {
     focusRow = Math.max(0, Math.min(rows.length - 1, p));
     focusCol = Math.max(0, Math.min(cols.length - 1, q));
-    if (virtual && (focusRow < first || focusRow > last)) {
+    if (virtual && (focusRow < first || focusRow > last || focusCol < colFirst || focusCol > colLast)) {
       const wrap = $('matrix-wrap');
-      wrap.scrollTop = focusRow * rowH;
+      if (focusRow < first || focusRow > last) wrap.scrollTop = focusRow * rowH;
+      if (focusCol < colFirst || focusCol > colLast) wrap.scrollLeft = focusCol * colW;
       drawBody(true);
     }
     markFocus(true);
@@ -453,7 +487,7 @@
     const td = e.target.closest && e.target.closest('td.c');
     if (!td) return;
     focusRow = Number(td.parentNode.dataset.pos);
-    focusCol = td.cellIndex - 1;
+    focusCol = colOf(td);
     markFocus(true);
     open(td);
   }
@@ -461,7 +495,7 @@
   // ---- the explanation of a pair ----
   function open(td) {
     const i = Number(td.parentNode.dataset.m);
-    const j = cols[td.cellIndex - 1];
+    const j = cols[colOf(td)];
     if (activeCell) activeCell.classList.remove('active');
     td.classList.add('active');
     activeCell = td;
