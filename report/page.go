@@ -96,6 +96,9 @@ func render(data, explain []byte) ([]byte, error) {
 		}
 	}
 	r := strings.NewReplacer("{{CSP}}", CSP(), "{{STYLE}}", pageCSS, "{{SCRIPT}}", pageJS)
+	if strings.Index(pageHTML, "{{EXPLAIN}}") < strings.Index(pageHTML, "{{DATA}}") {
+		return nil, fmt.Errorf("report: page.html has {{EXPLAIN}} before {{DATA}}")
+	}
 	var b bytes.Buffer
 	b.Grow(len(pageHTML) + len(pageCSS) + len(pageJS) + len(data) + len(explain) + 256)
 	rest := pageHTML

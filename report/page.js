@@ -744,7 +744,10 @@
     for (const id of ['filter', 'filter-axis', 'only-unserved', 'only-idle', 'sort-rows', 'sort-cols']) {
       $(id).addEventListener(id === 'filter' ? 'input' : 'change', redraw);
     }
-    explainReady = readData('data-explain').then((t) => {
+    const parsed = document.readyState === 'loading'
+      ? new Promise((done) => document.addEventListener('DOMContentLoaded', done, { once: true }))
+      : Promise.resolve();
+    explainReady = parsed.then(() => readData('data-explain')).then((t) => {
       D.append(t.nodes);
       XD = D;
       XD.explainRoot = t.root;

@@ -107,9 +107,14 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none
 			// Unlike match's results, a page's data is held whole until
 			// it is written (hundreds of MB for 300 x 700): under the
 			// limit that main sets for streaming commands the collector
-			// would run without pause. GOMEMLIMIT still decides.
+			// would run without pause. And the heap may grow to twice
+			// what is live, not four times (as fast here, 40% less
+			// memory). GOMEMLIMIT and GOGC still decide.
 			if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 				defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+			}
+			if _, set := os.LookupEnv("GOGC"); !set {
+				defer debug.SetGCPercent(debug.SetGCPercent(100))
 			}
 			var page bytes.Buffer
 			sum, err := report.Write(&page, report.Input{
