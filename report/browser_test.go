@@ -321,11 +321,12 @@ func TestCatalogReportInBrowser(t *testing.T) {
 	require.Less(t, len(page), 2<<20, "the catalog's report must stay under 2 MB")
 
 	b := newBrowser(t)
-	// Interactive within 1 s of load: the best of three loads, so that a
-	// busy machine (benchmarks, a parallel build) does not decide.
+	// Interactive within 1 s of load: the best of up to five loads, so
+	// that a busy machine (benchmarks, the other packages' tests) does not
+	// decide.
 	var url string
 	best := 0
-	for k := 0; k < 3; k++ {
+	for k := 0; k < 5; k++ {
 		var ms int
 		url, ms = b.open(t, path)
 		var timings string
@@ -374,6 +375,7 @@ func TestCatalogReportInBrowser(t *testing.T) {
 	})
 
 	exp := expectedCatalog(t, in)
+	t.Logf("opening %d pairs", len(exp.sample))
 	t.Run("cells and explanations equal the engine's", func(t *testing.T) {
 		for _, p := range exp.sample {
 			i, j := p[0], p[1]
