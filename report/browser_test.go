@@ -321,22 +321,29 @@ func TestCatalogReportInBrowser(t *testing.T) {
 	require.Less(t, len(page), 2<<20, "the catalog's report must stay under 2 MB")
 
 	b := newBrowser(t)
-	// Interactive within 1 s of load: the best of up to five loads, so
-	// that a busy machine (benchmarks, the other packages' tests) does not
-	// decide.
+	// Interactive within 1 s of load. The clock also counts what else
+	// the machine is doing (benchmarks, the other packages' tests, run in
+	// parallel by go test ./...): so the best load counts, and while the
+	// loads are slow the test waits a few seconds between them, for up to
+	// a minute and a half.
 	var url string
 	best := 0
-	for k := 0; k < 5; k++ {
+	deadline := time.Now().Add(90 * time.Second)
+	for k := 1; ; k++ {
 		var ms int
 		url, ms = b.open(t, path)
 		var timings string
 		b.eval(t, `document.body.dataset.timings`, &timings)
-		t.Logf("catalog report, load %d: interactive %d ms after navigation started (ms per step: %s)", k+1, ms, timings)
-		if k == 0 || ms < best {
+		load, _ := os.ReadFile("/proc/loadavg")
+		t.Logf("catalog report, load %d: interactive %d ms after navigation started (ms per step: %s; load average %s)", k, ms, timings, strings.Fields(string(load) + " ?")[0])
+		if k == 1 || ms < best {
 			best = ms
 		}
-		if best < 1000 {
+		if best < 1000 || time.Now().After(deadline) {
 			break
+		}
+		if k >= 3 {
+			time.Sleep(5 * time.Second)
 		}
 	}
 	require.Less(t, best, 1000, "the catalog's report must be interactive within 1 s of load")
