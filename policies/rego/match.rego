@@ -32,9 +32,12 @@ runtime_verdict(model, runtime, classes) := {
 	"reason": reason,
 	"entries": [{"index": i, "matched": count(d) == 0, "differences": d} | some i, d in differences],
 } if {
-	differences := [entry_differences_of(model, e) | some e in object.get(runtime, "supportedModelFormats", [])]
+	differences := runtime_differences(model, runtime)
 	reason := runtime_reason(model, runtime, classes, differences)
 }
+
+# Spec 7: each entry's differences, in the runtime's order.
+runtime_differences(model, runtime) := [entry_differences_of(model, e) | some e in object.get(runtime, "supportedModelFormats", [])]
 
 # Spec 9: a runtime's reason, "" when it is compatible: the checks on the
 # runtime itself, then its entries (differences holds each entry's), then

@@ -149,7 +149,7 @@ else := 0
 ranked := array.concat(candidates(namespaced_runtimes), candidates(cluster_runtimes))
 
 # The runtimes that are not compatible, in the order OME checks them, each
-# with its reason (match.rego's runtime_verdict, in select_plan.rego).
+# with its reason (exclusion_reason, in select_plan.rego).
 excluded := [{"kind": r.kind, "namespace": object_namespace(r), "name": r.metadata.name, "reason": exclusion_reason(r)} |
 	some r in array.concat(check_order(namespaced_runtimes), check_order(cluster_runtimes))
 	not compatible(r)

@@ -6,7 +6,7 @@
 # models: each runtime is judged on its own by match.rego's rules. Whether
 # a runtime is compatible is asked of match.runtime_accepts, which stops at
 # the first check that fails and builds no text; the reason of an excluded
-# runtime (match.runtime_verdict) is only built when the request is refused
+# runtime (match.runtime_reason) is only built when the request is refused
 # or the result lists the excluded runtimes. OPA keeps the result of a
 # function for arguments it has seen in the same request, so each runtime
 # is judged once and each distinct version string parsed once.
@@ -32,13 +32,14 @@ compatible(r) if {
 	match.runtime_accepts(model_spec, object.get(r, "spec", {}), accelerator_classes)
 }
 
+# The model's modelArchitecture, null when it has none.
 model_architecture := object.get(model_spec, "modelArchitecture", null)
 
 # The reason why a runtime that is not compatible is excluded: the
 # reason of match.runtime_verdict, without its list of entries.
-exclusion_reason(r) := match.runtime_reason(model_spec, spec, accelerator_classes, [match.entry_differences_of(model_spec, e) |
-	some e in object.get(spec, "supportedModelFormats", [])
-]) if spec := object.get(r, "spec", {})
+exclusion_reason(r) := match.runtime_reason(model_spec, spec, accelerator_classes, match.runtime_differences(model_spec, spec)) if {
+	spec := object.get(r, "spec", {})
+}
 
 # The verdict on the runtime named in spec.runtime.name, for the warnings.
 named_runtime_verdict := match.runtime_verdict(model_spec, object.get(named_runtime, "spec", {}), accelerator_classes)

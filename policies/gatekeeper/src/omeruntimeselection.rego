@@ -77,10 +77,10 @@ kept(architecture, architectures) if architecture in architectures
 
 review_isvc := object.union(isvc, {"metadata": {"namespace": namespace}})
 
-# The model's architecture, the model found as select.rego finds it.
+# The model's architecture (null when it has none), the model found as
+# select.rego finds it.
 model_architecture := a if {
-	spec := select.model_spec with input as {"inferenceService": review_isvc, "objects": models}
-	a := object.get(spec, "modelArchitecture", null)
+	a := select.model_architecture with input as {"inferenceService": review_isvc, "objects": models}
 }
 
 # select.admission is the decision alone when selection admits the
