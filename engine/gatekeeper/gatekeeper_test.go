@@ -327,24 +327,15 @@ func TestSelectionTemplateOnAGeneratedCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := newGatekeeperEval(t, "omeruntimeselection")
-	ms, rts := generate.ShapedCluster(9, 30, 300, generate.Shape{Name: "gk", Architectures: 12, Versions: 150, Formats: 1})
+	ms, rts := generate.ShapedCluster(9, 30, 300, selectionShape)
 	ms = append(ms, map[string]any{"apiVersion": "ome.io/v1beta1", "kind": "ClusterBaseModel", "metadata": map[string]any{"name": "unmatched"},
 		"spec": map[string]any{"modelFormat": map[string]any{"name": "safetensors"}, "modelArchitecture": "NoSuchArchitecture"}})
-	var cluster []*objects.Object
-	var inv []map[string]any
-	for _, v := range append(ms, rts...) {
-		cluster = append(cluster, &objects.Object{Kind: v["kind"].(string), Name: v["metadata"].(map[string]any)["name"].(string), Value: v})
-		inv = append(inv, deepCopy(v))
-	}
+	cluster := generatedObjects(append(ms, rts...))
+	inv := values(cluster)
 	admitted, refused := 0, 0
 	for _, m := range ms {
 		name := m["metadata"].(map[string]any)["name"].(string)
-		value := map[string]any{
-			"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
-			"metadata": map[string]any{"name": "isvc-" + name, "namespace": "default"},
-			"spec":     map[string]any{"model": map[string]any{"name": name}, "engine": map[string]any{}},
-		}
-		isvc := &objects.Object{Kind: "InferenceService", Namespace: "default", Name: "isvc-" + name, Value: value}
+		isvc := selectingInferenceService(name)
 		var want []string
 		for _, s := range selectors {
 			d, err := s.Select(isvc, cluster)
@@ -365,7 +356,7 @@ func TestSelectionTemplateOnAGeneratedCluster(t *testing.T) {
 		} else {
 			refused++
 		}
-		got := g.review(t, deepCopy(value), inv, nil)
+		got := g.review(t, deepCopy(isvc.Value), inv, nil)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s:\n  evaluate select: %.300q\n  template:        %.300q", name, want, got)
 		}
@@ -428,19 +419,11 @@ func TestRuntimeSpecFieldsAreAllThatIsRead(t *testing.T) {
 			jobs = append(jobs, job{file + ": " + c.Name, c.InferenceService, kept})
 		}
 	}
-	ms, rts := generate.ShapedCluster(3, 20, 200, generate.Shape{Name: "gk", Architectures: 12, Versions: 150, Formats: 1})
-	var cluster []*objects.Object
-	for _, v := range append(ms, rts...) {
-		cluster = append(cluster, &objects.Object{Kind: v["kind"].(string), Name: v["metadata"].(map[string]any)["name"].(string), Value: v})
-	}
+	ms, rts := generate.ShapedCluster(3, 20, 200, selectionShape)
+	cluster := generatedObjects(append(ms, rts...))
 	for _, m := range ms {
 		name := m["metadata"].(map[string]any)["name"].(string)
-		isvc := &objects.Object{Kind: "InferenceService", Namespace: "default", Name: name, Value: map[string]any{
-			"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
-			"metadata": map[string]any{"name": name, "namespace": "default"},
-			"spec":     map[string]any{"model": map[string]any{"name": name}, "engine": map[string]any{}},
-		}}
-		jobs = append(jobs, job{"generated: " + name, isvc, cluster})
+		jobs = append(jobs, job{"generated: " + name, selectingInferenceService(name), cluster})
 	}
 	admitted, refused := 0, 0
 	for _, j := range jobs {
@@ -466,6 +449,31 @@ func TestRuntimeSpecFieldsAreAllThatIsRead(t *testing.T) {
 	if admitted == 0 || refused == 0 {
 		t.Errorf("%d admitted, %d refused: both kinds are needed", admitted, refused)
 	}
+}
+
+// selectionShape is the shape of bench/gatekeeper.sh's inventories: few
+// architectures, many framework versions, every entry with the models'
+// format and framework names.
+var selectionShape = generate.Shape{Name: "gk", Architectures: 12, Versions: 150, Formats: 1}
+
+// generatedObjects are generated objects as the loader would give them.
+func generatedObjects(vs []map[string]any) []*objects.Object {
+	out := make([]*objects.Object, len(vs))
+	for i, v := range vs {
+		out[i] = &objects.Object{Kind: v["kind"].(string), Name: v["metadata"].(map[string]any)["name"].(string), Value: v}
+	}
+	return out
+}
+
+// selectingInferenceService is an InferenceService of namespace default on
+// the model, with an engine that has no runner of its own, so that OME
+// selects a runtime.
+func selectingInferenceService(model string) *objects.Object {
+	return &objects.Object{Kind: "InferenceService", Namespace: "default", Name: "isvc-" + model, Value: map[string]any{
+		"apiVersion": "ome.io/v1beta1", "kind": "InferenceService",
+		"metadata": map[string]any{"name": "isvc-" + model, "namespace": "default"},
+		"spec":     map[string]any{"model": map[string]any{"name": model}, "engine": map[string]any{}},
+	}}
 }
 
 // pick is m with only the keys given (those it has).
