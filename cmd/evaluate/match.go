@@ -94,16 +94,7 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 				}
 				ready <- compiled{m, err}
 			}()
-			ms, err := loadSort(g, cmd, &cl, models, live.Models, "-m", "model", (*objects.Object).IsModel)
-			if err != nil {
-				return err
-			}
-			for _, mo := range ms {
-				if note := objects.ConfigParsingNotice(mo); note != "" {
-					fmt.Fprintln(cmd.ErrOrStderr(), note)
-				}
-			}
-			rs, err := loadSort(g, cmd, &cl, runtimes, live.Runtimes, "-r", "runtime", (*objects.Object).IsRuntime)
+			ms, rs, err := loadModelsAndRuntimes(g, cmd, &cl, models, runtimes)
 			if err != nil {
 				return err
 			}
@@ -155,6 +146,26 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.MatchFormats, ", "))
 	addClusterFlags(cmd, &cl)
 	return cmd
+}
+
+// loadModelsAndRuntimes loads the models of -m (with a notice for each
+// model folder whose config.json OME would not fully read) and the
+// runtimes of -r, as match and report take them.
+func loadModelsAndRuntimes(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, models, runtimes []string) (ms, rs []*objects.Object, err error) {
+	ms, err = loadSort(g, cmd, cl, models, live.Models, "-m", "model", (*objects.Object).IsModel)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, mo := range ms {
+		if note := objects.ConfigParsingNotice(mo); note != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), note)
+		}
+	}
+	rs, err = loadSort(g, cmd, cl, runtimes, live.Runtimes, "-r", "runtime", (*objects.Object).IsRuntime)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ms, rs, nil
 }
 
 // loadSort loads the objects for one flag (and, with --cluster, the

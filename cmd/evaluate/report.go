@@ -80,16 +80,7 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none
 			if !cl.enabled() && (len(models) == 0 || len(runtimes) == 0) {
 				return badInput(fmt.Errorf("give models with -m and runtimes with -r, or --cluster"))
 			}
-			ms, err := loadSort(g, cmd, &cl, models, live.Models, "-m", "model", (*objects.Object).IsModel)
-			if err != nil {
-				return err
-			}
-			for _, mo := range ms {
-				if note := objects.ConfigParsingNotice(mo); note != "" {
-					fmt.Fprintln(cmd.ErrOrStderr(), note)
-				}
-			}
-			rs, err := loadSort(g, cmd, &cl, runtimes, live.Runtimes, "-r", "runtime", (*objects.Object).IsRuntime)
+			ms, rs, err := loadModelsAndRuntimes(g, cmd, &cl, models, runtimes)
 			if err != nil {
 				return err
 			}
