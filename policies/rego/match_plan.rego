@@ -157,21 +157,20 @@ entry_differences := object.union(found, unknown) if {
 }
 
 # Each distinct list of entries' failure, as entries_failure gives it: ""
-# when one of its entries matched, else the reason. Most lists have one
-# entry, whose failure in a list of its own is entry_failures'.
+# when one of its entries matched, else the reason: failure_prefix, then
+# the details, no_format_matched's. Most lists have one entry: "" when it
+# matched (object.get({0: a}, n, b) is a when n is 0, b otherwise), else its
+# text.
 list_failures := object.union(single, multi_failures) if {
-	ef := entry_failures
-	single := {lk: ef[k] | some lk, k in batch.single}
+	ed := entry_differences
+	texts := entry_texts
+	prefix := failure_prefix
+	single := {lk: object.get({0: ""}, count(ed[k]), concat("", [prefix, texts[k]])) | some lk, k in batch.single}
 }
 
-# What each entry's failure would be in a list of its own: "" when it
-# matched (object.get({0: a}, n, b) is a when n is 0, b otherwise), else the
-# reason. The reason is no_format_matched's: failure_prefix, then the
-# details.
-entry_failures := {k: object.get({0: ""}, count(d), concat("", [prefix, entry_text(d)])) |
-	prefix := failure_prefix
-	some k, d in entry_differences
-}
+# Each distinct entry's differences as entry_text joins them, computed once
+# for all the lists that have the entry.
+entry_texts := {k: entry_text(d) | some k, d in entry_differences}
 
 failure_prefix := no_format_matched(model_label, "")
 
@@ -180,8 +179,9 @@ failure_prefix := no_format_matched(model_label, "")
 multi_failures := object.union(failing, passing) if {
 	ed := entry_differences
 	passing := {lk: "" | some lk, keys in batch.multi; some k in keys; count(ed[k]) == 0}
+	texts := entry_texts
 	prefix := failure_prefix
-	failing := {lk: concat("", [prefix, entries_text([entry_text(ed[k]) | some k in keys])]) |
+	failing := {lk: concat("", [prefix, entries_text([texts[k] | some k in keys])]) |
 		some lk, keys in batch.multi
 		not passing[lk]
 	}
