@@ -69,7 +69,7 @@ bench: gator
 capabilities:
 	$(GO) test ./builtins/regolib -run TestCapabilitiesFileIsCurrent -update
 
-# Rewrite engine/cel/precompiled.gob.gz, the embedded CEL policies' checked
+# Rewrite engine/cel/precompiled.bin, the embedded CEL policies' checked
 # expressions (a process then skips parsing them), after any change to
 # policies/cel or to the CEL builtins. A Go test fails when it is stale.
 celcache:

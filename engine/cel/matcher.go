@@ -1,6 +1,6 @@
 // Package cel is the CEL engine: it compiles the CEL policies of a policy
 // set (policies/cel, or a folder given with --policies; the embedded ones
-// start from precompiled.gob.gz) with the ome.* library of builtins, and
+// start from precompiled.bin) with the ome.* library of builtins, and
 // evaluates them as the matcher, selector, linter and explainer, and as the
 // runner of CEL policy cases.
 //
@@ -48,6 +48,12 @@ func compileAllPolicies(set *policyset.Set) (*compiledPolicies, error) {
 // compiles what it runs and no more: parsing CEL is what a short run
 // spends most of its time on.
 func compilePolicies(set *policyset.Set, names ...string) (*compiledPolicies, error) {
+	return compileWith(precompiled(), set, names...)
+}
+
+// compileWith is compilePolicies with the given precompiled cache (nil:
+// compile every policy from its text).
+func compileWith(cache *precompiledCache, set *policyset.Set, names ...string) (*compiledPolicies, error) {
 	if len(names) > 0 {
 		names = append(names, "entry", "runtime")
 	}
@@ -58,7 +64,7 @@ func compilePolicies(set *policyset.Set, names ...string) (*compiledPolicies, er
 			cel.FunctionBinding(m.omeVerdict)))
 	byName := map[string]*policy{}
 	for _, f := range set.Sources(policyset.CEL, false) {
-		ps, err := parsePolicies(set.Where(f), f.Text, names, verdict)
+		ps, err := parsePoliciesWith(cache, set.Where(f), f.Text, names, verdict)
 		if err != nil {
 			return nil, err
 		}

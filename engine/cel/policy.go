@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/google/cel-go/cel"
+	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
@@ -28,18 +29,30 @@ type policyDoc struct {
 		Name string `yaml:"name"`
 	} `yaml:"metadata"`
 	Spec struct {
-		Inputs     []string `yaml:"inputs"`
-		Evaluation string   `yaml:"evaluation"`
-		Variables  []struct {
-			Name       string `yaml:"name"`
-			Expression string `yaml:"expression"`
-		} `yaml:"variables"`
-		Validations []struct {
-			Expression        string `yaml:"expression"`
-			Message           string `yaml:"message"`
-			MessageExpression string `yaml:"messageExpression"`
-		} `yaml:"validations"`
+		Inputs      []string           `yaml:"inputs"`
+		Evaluation  string             `yaml:"evaluation"`
+		Variables   []policyVariable   `yaml:"variables"`
+		Validations []policyValidation `yaml:"validations"`
 	} `yaml:"spec"`
+}
+
+type policyVariable struct {
+	Name       string `yaml:"name"`
+	Expression string `yaml:"expression"`
+}
+
+type policyValidation struct {
+	Expression        string `yaml:"expression"`
+	Message           string `yaml:"message"`
+	MessageExpression string `yaml:"messageExpression"`
+}
+
+// compiledFrom is the document a policy was compiled from and where its
+// parts are in the file.
+type compiledFrom struct {
+	doc   *policyDoc
+	line  int // the document's first line
+	lines policyLines
 }
 
 const (
@@ -52,8 +65,9 @@ const (
 type policy struct {
 	name      string
 	source    string
-	key       string     // identifies the document, for precompiled ASTs
-	checked   []*cel.Ast // every expression, in compile order
+	key       string        // identifies the document, for precompiled ASTs
+	checked   []*celast.AST // every expression, in compile order
+	from      *compiledFrom // for Precompile
 	inputs    []string
 	firstOnly bool
 	varNames  []string
@@ -94,11 +108,27 @@ func envOptions() []cel.EnvOption {
 	}
 }
 
+// baseEnv is the environment with the libraries, built once per process:
+// each precompiled policy extends it with its inputs (and the engine's
+// functions), as building an environment with all the libraries is costly.
+var baseEnv = sync.OnceValues(func() (*cel.Env, error) { return cel.NewEnv(envOptions()...) })
+
 // parsePolicies reads the CEL policy documents of one file and
 // compiles them with more environment options, such as functions that only
 // the engine can bind. With names, only the documents of those policies are
 // compiled.
 func parsePolicies(where, text string, names []string, extra ...cel.EnvOption) ([]*policy, error) {
+	return parsePoliciesWith(precompiled(), where, text, names, extra...)
+}
+
+// parsePoliciesWith is parsePolicies with the given precompiled cache (nil:
+// compile every document from its text).
+func parsePoliciesWith(cache *precompiledCache, where, text string, names []string, extra ...cel.EnvOption) ([]*policy, error) {
+	if docs := cache.fileDocs(text); docs != nil {
+		if out, ok := compileCached(where, docs, names, extra); ok {
+			return out, nil
+		}
+	}
 	type document struct {
 		node yaml.Node
 		doc  policyDoc
@@ -131,7 +161,15 @@ func parsePolicies(where, text string, names []string, extra ...cel.EnvOption) (
 	errs := make([]error, len(docs))
 	var wg sync.WaitGroup
 	for i, d := range docs {
-		wg.Go(func() { out[i], errs[i] = compilePolicy(where, &d.node, &d.doc, extra) })
+		wg.Go(func() {
+			from := &compiledFrom{doc: &d.doc, line: d.node.Line, lines: exprLines(&d.node)}
+			key, err := policyKey(&d.doc)
+			if err != nil {
+				errs[i] = fmt.Errorf("%s:%d: policy %s: %w", where, d.node.Line, d.doc.Metadata.Name, err)
+				return
+			}
+			out[i], errs[i] = compilePolicy(where, from, key, cache.docASTs(key), extra)
+		})
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -145,41 +183,86 @@ func parsePolicies(where, text string, names []string, extra ...cel.EnvOption) (
 	return out, nil
 }
 
-func compilePolicy(where string, node *yaml.Node, doc *policyDoc, extra []cel.EnvOption) (*policy, error) {
+// compileCached compiles the named documents of a file that the cache
+// holds whole, without reading its YAML; ok is false when a document
+// cannot be decoded (the file is then read as any other).
+func compileCached(where string, docs []*cachedDoc, names []string, extra []cel.EnvOption) ([]*policy, bool) {
+	var todo []*cachedDoc
+	for _, d := range docs {
+		if len(names) == 0 || slices.Contains(names, d.name) {
+			todo = append(todo, d)
+		}
+	}
+	out := make([]*policy, len(todo))
+	errs := make([]error, len(todo))
+	var wg sync.WaitGroup
+	for i, d := range todo {
+		wg.Go(func() {
+			pd, err := d.body()
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			out[i], errs[i] = compilePolicy(where, &compiledFrom{doc: &pd.doc, line: pd.line, lines: pd.lines}, pd.key, pd.asts, extra)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// compilePolicy compiles one document; precompiled are its checked
+// expressions when the cache has them (nil: compile them from the text).
+func compilePolicy(where string, from *compiledFrom, key string, precompiled []*celast.AST, extra []cel.EnvOption) (*policy, error) {
+	doc := from.doc
 	at := func(line int) string { return fmt.Sprintf("%s:%d", where, line) }
 	if doc.APIVersion != policyAPIVersion || doc.Kind != celPolicyKind {
-		return nil, fmt.Errorf("%s: want apiVersion %s, kind %s; got %q, %q", at(node.Line), policyAPIVersion, celPolicyKind, doc.APIVersion, doc.Kind)
+		return nil, fmt.Errorf("%s: want apiVersion %s, kind %s; got %q, %q", at(from.line), policyAPIVersion, celPolicyKind, doc.APIVersion, doc.Kind)
 	}
 	name := doc.Metadata.Name
 	if name == "" {
-		return nil, fmt.Errorf("%s: metadata.name is required", at(node.Line))
+		return nil, fmt.Errorf("%s: metadata.name is required", at(from.line))
 	}
-	p := &policy{name: name, source: where, inputs: doc.Spec.Inputs, varIndex: map[string]int{}}
+	p := &policy{name: name, source: where, key: key, from: from, inputs: doc.Spec.Inputs, varIndex: map[string]int{}}
 	switch doc.Spec.Evaluation {
 	case "all":
 	case "first":
 		p.firstOnly = true
 	default:
-		return nil, fmt.Errorf("%s: policy %s: spec.evaluation must be all or first, got %q", at(node.Line), name, doc.Spec.Evaluation)
+		return nil, fmt.Errorf("%s: policy %s: spec.evaluation must be all or first, got %q", at(from.line), name, doc.Spec.Evaluation)
 	}
-	opts := append(envOptions(), extra...)
+	opts := slices.Clone(extra)
 	for _, in := range doc.Spec.Inputs {
 		opts = append(opts, cel.Variable(in, cel.DynType))
 	}
-	env, err := cel.NewEnv(opts...)
+	// Precompiled expressions are only planned: their environment extends
+	// the one with the libraries, built once. Expressions checked here get
+	// an environment of their own, as sharing the libraries' checker
+	// between policies checked at the same time does not type them alike.
+	var env *cel.Env
+	var err error
+	if precompiled != nil {
+		var base *cel.Env
+		if base, err = baseEnv(); err == nil {
+			env, err = base.Extend(opts...)
+		}
+	} else {
+		env, err = cel.NewEnv(append(envOptions(), opts...)...)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: policy %s: %w", at(node.Line), name, err)
+		return nil, fmt.Errorf("%s: policy %s: %w", at(from.line), name, err)
 	}
-	lines := exprLines(node)
-	if p.key, err = policyKey(doc); err != nil {
-		return nil, fmt.Errorf("%s: policy %s: %w", at(node.Line), name, err)
-	}
+	lines := from.lines
 	// The embedded policies come with their expressions checked already
-	// (see celcompiled.go). Otherwise, as parsing is most of the cost of a
-	// short run and needs no declarations, every expression is parsed at
-	// once, on all cores; checking then goes in order, as each variable's
-	// type is known.
-	precompiled := precompiledASTs(p.key)
+	// (see precompiled.go): they are planned as they are, and later
+	// expressions need no declarations of the variables. Otherwise, as
+	// parsing is most of the cost of a short run and needs no
+	// declarations, every expression is parsed at once, on all cores;
+	// checking then goes in order, as each variable's type is known.
 	var parsed map[string]parsedExpr
 	if precompiled == nil {
 		var sources []string
@@ -191,13 +274,14 @@ func compilePolicy(where string, node *yaml.Node, doc *policyDoc, extra []cel.En
 		}
 		parsed = parseAll(env, sources)
 	}
-	compile := func(text string) (*cel.Ast, *cel.Issues) {
+	compile := func(text string) (*celast.AST, *cel.Issues) {
 		n := len(p.checked)
 		var ast *cel.Ast
 		var iss *cel.Issues
 		switch pa, ok := parsed[text]; {
 		case n < len(precompiled):
-			ast = precompiled[n]
+			p.checked = append(p.checked, precompiled[n])
+			return precompiled[n], nil
 		case ok && pa.iss.Err() != nil:
 			return nil, pa.iss
 		case ok:
@@ -205,23 +289,25 @@ func compilePolicy(where string, node *yaml.Node, doc *policyDoc, extra []cel.En
 		default:
 			ast, iss = env.Compile(text)
 		}
-		if iss.Err() == nil {
-			p.checked = append(p.checked, ast)
+		if iss.Err() != nil {
+			return nil, iss
 		}
-		return ast, iss
+		p.checked = append(p.checked, ast.NativeRep())
+		return ast.NativeRep(), iss
 	}
+	plan := func(a *celast.AST) (cel.Program, error) { return env.PlanProgram(a, programOptions...) }
 	for i, v := range doc.Spec.Variables {
 		if v.Name == "" {
-			return nil, fmt.Errorf("%s: policy %s: variable %d has no name", at(node.Line), name, i)
+			return nil, fmt.Errorf("%s: policy %s: variable %d has no name", at(from.line), name, i)
 		}
 		if _, dup := p.varIndex[v.Name]; dup {
-			return nil, fmt.Errorf("%s: policy %s: variable %s is defined twice", at(node.Line), name, v.Name)
+			return nil, fmt.Errorf("%s: policy %s: variable %s is defined twice", at(from.line), name, v.Name)
 		}
 		ast, iss := compile(v.Expression)
 		if iss.Err() != nil {
 			return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, iss.Err())
 		}
-		prg, err := env.Program(ast, programOptions...)
+		prg, err := plan(ast)
 		if err != nil {
 			return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, err)
 		}
@@ -231,10 +317,12 @@ func compilePolicy(where string, node *yaml.Node, doc *policyDoc, extra []cel.En
 		reads := p.readsOf(ast)
 		p.varReads = append(p.varReads, reads)
 		p.modelOnly = append(p.modelOnly, reads.only("model"))
-		// Later expressions see this variable, typed as it was checked.
-		env, err = env.Extend(cel.Variable("variables."+v.Name, ast.OutputType()))
-		if err != nil {
-			return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, err)
+		if precompiled == nil {
+			// Later expressions see this variable, typed as it was checked.
+			env, err = env.Extend(cel.Variable("variables."+v.Name, outputType(ast)))
+			if err != nil {
+				return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, err)
+			}
 		}
 	}
 	for i, c := range doc.Spec.Validations {
@@ -243,10 +331,10 @@ func compilePolicy(where string, node *yaml.Node, doc *policyDoc, extra []cel.En
 		if iss.Err() != nil {
 			return nil, fmt.Errorf("%s: policy %s: validation %d: %w", at(line), name, i, iss.Err())
 		}
-		if !ast.OutputType().IsAssignableType(cel.BoolType) {
-			return nil, fmt.Errorf("%s: policy %s: validation %d: expression must be a bool, is %s", at(line), name, i, ast.OutputType())
+		if !outputType(ast).IsAssignableType(cel.BoolType) {
+			return nil, fmt.Errorf("%s: policy %s: validation %d: expression must be a bool, is %s", at(line), name, i, outputType(ast))
 		}
-		prg, err := env.Program(ast, programOptions...)
+		prg, err := plan(ast)
 		if err != nil {
 			return nil, fmt.Errorf("%s: policy %s: validation %d: %w", at(line), name, i, err)
 		}
@@ -256,10 +344,10 @@ func compilePolicy(where string, node *yaml.Node, doc *policyDoc, extra []cel.En
 			if iss.Err() != nil {
 				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression: %w", at(line), name, i, iss.Err())
 			}
-			if !mast.OutputType().IsAssignableType(cel.StringType) {
-				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression must be a string, is %s", at(line), name, i, mast.OutputType())
+			if !outputType(mast).IsAssignableType(cel.StringType) {
+				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression must be a string, is %s", at(line), name, i, outputType(mast))
 			}
-			if check.msgExpr, err = env.Program(mast, programOptions...); err != nil {
+			if check.msgExpr, err = plan(mast); err != nil {
 				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression: %w", at(line), name, i, err)
 			}
 			check.reads.union(p.readsOf(mast))
@@ -270,6 +358,9 @@ func compilePolicy(where string, node *yaml.Node, doc *policyDoc, extra []cel.En
 	}
 	return p, nil
 }
+
+// outputType is the type of a checked expression's result.
+func outputType(a *celast.AST) *cel.Type { return a.GetType(a.Expr().ID()) }
 
 type parsedExpr struct {
 	ast *cel.Ast

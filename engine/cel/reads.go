@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
 )
@@ -64,9 +63,9 @@ func (r readSet) only(allowed ...string) bool {
 // `k in entry`, passing it whole) reads the whole value. Variables count
 // with what they read. An expression that declares a comprehension
 // variable named like an input reads every input whole, to stay safe.
-func (p *policy) readsOf(checked *cel.Ast) readSet {
+func (p *policy) readsOf(checked *ast.AST) readSet {
 	reads := readSet{}
-	refs := checked.NativeRep().ReferenceMap()
+	refs := checked.ReferenceMap()
 	shadowed := false
 	var walk func(e ast.Expr)
 	// field returns the input and field name when e selects a field of an
@@ -144,7 +143,7 @@ func (p *policy) readsOf(checked *cel.Ast) readSet {
 			}
 		}
 	}
-	walk(checked.NativeRep().Expr())
+	walk(checked.Expr())
 	if shadowed {
 		for _, in := range p.inputs {
 			reads.add(in, "")
