@@ -19,6 +19,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -118,20 +119,30 @@ func Modules(set *policyset.Set, tests bool) (map[string]*ast.Module, error) {
 var packageLine = regexp.MustCompile(`(?m)^package\s+([\w.]+)`)
 
 // modulesOf parses only the policy files of the given packages, so a
-// command compiles what it runs and no more.
+// command compiles what it runs and no more. The files are parsed at the
+// same time; the first error in file order is reported.
 func modulesOf(set *policyset.Set, packages ...string) (map[string]*ast.Module, error) {
-	mods := map[string]*ast.Module{}
+	var files []policyset.File
 	for _, f := range set.Sources(policyset.Rego, false) {
-		m := packageLine.FindStringSubmatch(f.Text)
-		if m == nil || !slices.Contains(packages, m[1]) {
-			continue
+		if m := packageLine.FindStringSubmatch(f.Text); m != nil && slices.Contains(packages, m[1]) {
+			files = append(files, f)
 		}
-		where := set.Where(f)
-		mod, err := ast.ParseModuleWithOpts(where, f.Text, ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			return nil, err
+	}
+	parsed := make([]*ast.Module, len(files))
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Go(func() {
+			parsed[i], errs[i] = ast.ParseModuleWithOpts(set.Where(f), f.Text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		})
+	}
+	wg.Wait()
+	mods := map[string]*ast.Module{}
+	for i, f := range files {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		mods[where] = mod
+		mods[set.Where(f)] = parsed[i]
 	}
 	if len(mods) == 0 {
 		return nil, fmt.Errorf("policies %s: no Rego policy of package %s", set.Origin, strings.Join(packages, " or "))
