@@ -289,14 +289,30 @@ func (m *Matcher) MatchModel(model map[string]any, prepared any) ([]answer.Verdi
 	results := make([]*entryResult, b.distinctEntries)
 	shared := make([]ref.Val, len(m.runtime.vars))
 	out := make([]answer.Verdict, len(b.runtimes))
+	// One activation per policy serves all the evaluations of this model:
+	// each takes its inputs and starts with no variable evaluated. The
+	// runtimes' entry results are laid out in one slice.
+	entryInputs := map[string]any{"model": mv, "entry": nil}
+	entryAct := m.entry.activation(entryInputs)
+	runtimeInputs := map[string]any{"model": mv, "runtime": nil, "acceleratorClasses": emptyClasses, "entries": nil}
+	runtimeAct := m.runtime.sharedActivation(runtimeInputs, shared)
+	all := 0
+	for _, r := range b.runtimes {
+		all += len(r.entries)
+	}
+	entryResults := make([]answer.EntryResult, all)
+	var vals []ref.Val
 	for i, r := range b.runtimes {
-		v := answer.Verdict{Entries: make([]answer.EntryResult, len(r.entries))}
-		vals := make([]ref.Val, len(r.entries))
+		v := answer.Verdict{Entries: entryResults[:len(r.entries):len(r.entries)]}
+		entryResults = entryResults[len(r.entries):]
+		vals = vals[:0]
 		for j, e := range r.entries {
 			res := results[e.distinct]
 			if res == nil {
 				diffs, err := b.entry.run(entryModel, e.ids, 0, func() *activation {
-					return m.entry.activation(map[string]any{"model": mv, "entry": e.val})
+					entryInputs["entry"] = e.val
+					clear(entryAct.vals)
+					return entryAct
 				})
 				if err != nil {
 					return nil, fmt.Errorf("entry %d: %w", j, err)
@@ -304,20 +320,26 @@ func (m *Matcher) MatchModel(model map[string]any, prepared any) ([]answer.Verdi
 				if diffs == nil {
 					diffs = []string{}
 				}
+				// The differences as CEL strings once, not at each read
+				// of a runtime that has the entry.
+				texts := make([]ref.Val, len(diffs))
+				for k, d := range diffs {
+					texts[k] = types.String(d)
+				}
 				res = &entryResult{differences: diffs, val: types.NewRefValMap(types.DefaultTypeAdapter, map[ref.Val]ref.Val{
 					matchedKey:     types.Bool(len(diffs) == 0),
-					differencesKey: types.NewStringList(types.DefaultTypeAdapter, diffs),
+					differencesKey: types.NewRefValList(types.DefaultTypeAdapter, texts),
 				})}
 				results[e.distinct] = res
 			}
 			v.Entries[j] = answer.EntryResult{Index: j, Matched: len(res.differences) == 0, Differences: res.differences}
-			vals[j] = res.val
+			vals = append(vals, res.val)
 		}
 		failures, err := b.runtime.run(runtimeModel, r.ids, r.list, func() *activation {
-			return m.runtime.sharedActivation(map[string]any{
-				"model": mv, "runtime": r.spec, "acceleratorClasses": emptyClasses,
-				"entries": types.NewRefValList(types.DefaultTypeAdapter, vals),
-			}, shared)
+			runtimeInputs["runtime"] = r.spec
+			runtimeInputs["entries"] = types.NewRefValList(types.DefaultTypeAdapter, vals)
+			clear(runtimeAct.vals)
+			return runtimeAct
 		})
 		if err != nil {
 			return nil, err
