@@ -15,19 +15,26 @@ import (
 // hand: the document is the largest output the tool makes (13,662 pairs
 // for OME's catalog), and reflection and re-indenting were most of the time
 // spent writing it. TestMatchJSONIsEncodingJSON holds the two together.
+//
+// A model's results are written together, in one Write once its last
+// runtime's result is in (one system call per model, not per pair): the
+// results of a model come together, and a command that stops at an error
+// stops between models, so what is written before the error is the same.
 type matchJSON struct {
-	w     io.Writer
-	count int
-	buf   []byte
+	w        io.Writer
+	count    int
+	runtimes int // results per model
+	buf      []byte
 }
 
-func (m *matchJSON) Begin(_, _ []*objects.Object) error {
+func (m *matchJSON) Begin(_, runtimes []*objects.Object) error {
+	m.runtimes = len(runtimes)
 	_, err := io.WriteString(m.w, "{\"results\": [")
 	return err
 }
 
 func (m *matchJSON) Result(r engine.Result) error {
-	b := m.buf[:0]
+	b := m.buf
 	if m.count > 0 {
 		b = append(b, ',')
 	}
@@ -67,11 +74,23 @@ func (m *matchJSON) Result(r engine.Result) error {
 	}
 	b = append(b, "]\n  }"...)
 	m.buf = b
-	_, err := m.w.Write(b)
+	if m.runtimes > 0 && m.count%m.runtimes != 0 {
+		return nil
+	}
+	return m.flush()
+}
+
+// flush writes the results held.
+func (m *matchJSON) flush() error {
+	_, err := m.w.Write(m.buf)
+	m.buf = m.buf[:0]
 	return err
 }
 
 func (m *matchJSON) End() error {
+	if err := m.flush(); err != nil {
+		return err
+	}
 	end := "]}\n"
 	if m.count > 0 {
 		end = "\n]}\n"
