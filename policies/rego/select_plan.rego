@@ -26,20 +26,101 @@ runtime_spec_fields := ["acceleratorRequirements", "disabled", "modelSizeRange",
 # equals the model's (both unset counts as equal: architecture_difference
 # is "" then and only then), so a runtime without such an entry is not
 # compatible: it is set aside with a comparison, before any function call.
+# It is false rather than undefined otherwise, so that OPA keeps the
+# answer for the next time it is asked (it keeps no undefined result).
 compatible(r) if {
 	some e in object.get(object.get(r, "spec", {}), "supportedModelFormats", [])
 	object.get(e, "modelArchitecture", null) == model_architecture
 	match.runtime_accepts(model_spec, object.get(r, "spec", {}), accelerator_classes)
-}
+} else := false
 
 # The model's modelArchitecture, null when it has none.
 model_architecture := object.get(model_spec, "modelArchitecture", null)
 
 # The reason why a runtime that is not compatible is excluded: the
-# reason of match.runtime_verdict, without its list of entries.
-exclusion_reason(r) := match.runtime_reason(model_spec, spec, accelerator_classes, match.runtime_differences(model_spec, spec)) if {
-	spec := object.get(r, "spec", {})
-}
+# reason of match.runtime_verdict, without its list of entries
+# (match.runtime_reason of match.runtime_differences), put together from
+# what each check gives for the one model.
+#
+# Every check reads one field of the model and one of the entry or
+# runtime, and the model is the same for every runtime, so each check is
+# asked once per distinct value of its field: the *_text functions below
+# are those checks with the field alone, and OPA keeps each function's
+# result for arguments it has already seen in the request. Each runtime's
+# reason is then its gate, else its entries' failure, else its size
+# failure, in match.runtime_reason's order; TestExclusionReasonIsTheRules
+# holds it to match.runtime_reason.
+exclusion_reason(r) := runtime_reason_of(object.get(r, "spec", {}))
+
+runtime_reason_of(spec) := gate if {
+	gate := gate_text(object.filter(spec, ["disabled", "acceleratorRequirements"]))
+	gate != ""
+} else := failure if {
+	failure := entries_failure_text([entry_text(e) | some e in object.get(spec, "supportedModelFormats", [])])
+	failure != ""
+} else := size_text(object.get(spec, "modelSizeRange", null))
+
+# match.entries_failure with each entry's text (match.entry_text of its
+# differences): "" when an entry has no differences (its text is "": a
+# difference is never ""), else match.no_format_matched's text, which is
+# failure_prefix followed by the entries' texts.
+entries_failure_text(texts) := "" if {
+	"" in texts
+} else := concat("", [failure_prefix, match.entries_text(texts)])
+
+failure_prefix := match.no_format_matched(match.label(model_spec), "")
+
+# An entry's text: match.entry_text of match.entry_differences_of, from
+# each check's text on the entry's field (with_unknown for an entry
+# without a format). Each *_text gives "" or its text followed by ", ",
+# so that the texts joined with ", " are their concatenation less the
+# last ", ". The usual entry, with an architecture, a format and a
+# framework but neither quantization nor pipeline, takes the first branch:
+# the checks of the unset fields are asked once (unset_texts).
+entry_text(e) := trim_suffix(concat("", [
+	unset_texts.pipeline,
+	architecture_text(e.modelArchitecture),
+	unset_texts.quantization,
+	format_text(e.modelFormat),
+	framework_text(e.modelFramework),
+]), ", ") if {
+	not e.quantization
+	not e.diffusionPipeline
+} else := trim_suffix(concat("", [
+	pipeline_text(object.get(e, "diffusionPipeline", null)),
+	architecture_text(object.get(e, "modelArchitecture", null)),
+	quantization_text(object.get(e, "quantization", null)),
+	format_text(e.modelFormat),
+	framework_text(object.get(e, "modelFramework", null)),
+]), ", ") if {
+	e.modelFormat
+} else := match.entry_text(match.entry_differences_of(model_spec, e))
+
+unset_texts := {"pipeline": pipeline_text(null), "quantization": quantization_text(null)}
+
+# The checks on one field, with the model: the field alone (nothing when
+# it is null, unset).
+gate_text(fields) := match.runtime_gate(fields, accelerator_classes)
+
+pipeline_text(v) := separated(match.pipeline_difference(model_spec, only("diffusionPipeline", v)))
+
+architecture_text(v) := separated(match.architecture_difference(model_spec, only("modelArchitecture", v)))
+
+quantization_text(v) := separated(match.quantization_difference(model_spec, only("quantization", v)))
+
+format_text(v) := separated(match.format_difference(model_spec, only("modelFormat", v)))
+
+framework_text(v) := separated(match.framework_difference(model_spec, only("modelFramework", v)))
+
+separated("") := ""
+
+separated(d) := concat("", [d, ", "]) if d != ""
+
+size_text(v) := match.size_failure(model_spec, only("modelSizeRange", v))
+
+only(_, null) := {}
+
+only(field, v) := {field: v} if v != null
 
 # The verdict on the runtime named in spec.runtime.name, for the warnings.
 named_runtime_verdict := match.runtime_verdict(model_spec, object.get(named_runtime, "spec", {}), accelerator_classes)

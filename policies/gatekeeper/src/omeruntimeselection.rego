@@ -68,12 +68,16 @@ runtimes(architecture) := [{
 } |
 	some path in paths("ServingRuntime", "ClusterServingRuntime")
 	some o in object.get(data.inventory, path, {})
-	kept(architecture, {object.get(e, "modelArchitecture", null) | some e in o.spec.supportedModelFormats})
+	kept(architecture, object.get(o, ["spec", "supportedModelFormats"], []))
 ]
 
+# (The entries are a list, already a Rego value when read.)
 kept("all", _)
 
-kept(architecture, architectures) if architecture in architectures
+kept(architecture, entries) if {
+	some e in entries
+	object.get(e, "modelArchitecture", null) == architecture
+}
 
 review_isvc := object.union(isvc, {"metadata": {"namespace": namespace}})
 
