@@ -72,7 +72,7 @@ type policy struct {
 	firstOnly bool
 	varNames  []string
 	varIndex  map[string]int
-	vars      []cel.Program
+	vars      []program
 	// modelOnly[i] is true when variable i reads no input but `model`
 	// (directly or through other such variables): its value is the same
 	// for every pair of one model, and a batch computes it once per model.
@@ -83,9 +83,9 @@ type policy struct {
 }
 
 type checkExpr struct {
-	expr    cel.Program
+	expr    program
 	message string
-	msgExpr cel.Program // nil when message is fixed
+	msgExpr program // nil when message is fixed
 	line    int
 	// reads is what the validation and its message read of the inputs: a
 	// batch reuses its outcome for inputs that agree on those fields.
@@ -295,7 +295,17 @@ func compilePolicy(where string, from *compiledFrom, key string, precompiled []*
 		p.checked = append(p.checked, ast.NativeRep())
 		return ast.NativeRep(), iss
 	}
-	plan := func(a *celast.AST) (cel.Program, error) { return env.PlanProgram(a, programOptions...) }
+	plan := func(a *celast.AST) (program, error) { return env.PlanProgram(a, programOptions...) }
+	if precompiled != nil {
+		// A short run evaluates few of a policy's expressions (variables
+		// on first use, messages of failed validations): precompiled ones,
+		// planned without error when the cache was made, are planned on
+		// first evaluation.
+		eager := plan
+		plan = func(a *celast.AST) (program, error) {
+			return &lazyProgram{plan: func() (program, error) { return eager(a) }}, nil
+		}
+	}
 	for i, v := range doc.Spec.Variables {
 		if v.Name == "" {
 			return nil, fmt.Errorf("%s: policy %s: variable %d has no name", at(from.line), name, i)
@@ -361,6 +371,32 @@ func compilePolicy(where string, from *compiledFrom, key string, precompiled []*
 
 // outputType is the type of a checked expression's result.
 func outputType(a *celast.AST) *cel.Type { return a.GetType(a.Expr().ID()) }
+
+// program is what the engine asks of a planned expression.
+type program interface {
+	Eval(input any) (ref.Val, *cel.EvalDetails, error)
+}
+
+// lazyProgram is a program planned on its first evaluation.
+type lazyProgram struct {
+	plan func() (program, error)
+	once sync.Once
+	prg  program
+	err  error
+}
+
+func (l *lazyProgram) program() (program, error) {
+	l.once.Do(func() { l.prg, l.err = l.plan() })
+	return l.prg, l.err
+}
+
+func (l *lazyProgram) Eval(input any) (ref.Val, *cel.EvalDetails, error) {
+	p, err := l.program()
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.Eval(input)
+}
 
 type parsedExpr struct {
 	ast *cel.Ast

@@ -45,6 +45,19 @@ func TestPrecompiledCELIsUsed(t *testing.T) {
 	require.NotEmpty(t, ps.byName)
 	for name, p := range ps.byName {
 		require.NotNil(t, cache.docASTs(p.key), "policy %s has no precompiled expressions", name)
+		// Planned on first use, every program plans.
+		for i, prg := range p.vars {
+			_, err := prg.(*lazyProgram).program()
+			require.NoError(t, err, "%s variable %d", name, i)
+		}
+		for i, c := range p.checks {
+			_, err := c.expr.(*lazyProgram).program()
+			require.NoError(t, err, "%s validation %d", name, i)
+			if c.msgExpr != nil {
+				_, err := c.msgExpr.(*lazyProgram).program()
+				require.NoError(t, err, "%s validation %d message", name, i)
+			}
+		}
 	}
 	fromText, err := compileWith(nil, set)
 	require.NoError(t, err)
