@@ -343,9 +343,14 @@ func DecodeValue(file string, n *yaml.Node, prefix string) (any, map[string]Pos,
 	}
 	// Measure first: an alias bomb is refused before anything is built, and
 	// the decoding below may then recurse without limits of its own.
-	m := &nodeMeasurer{file: file, seen: map[*yaml.Node]nodeMeasure{}}
-	if _, _, err := m.walk(n, 0); err != nil {
+	m := &nodeMeasurer{file: file}
+	if _, _, alias, err := m.tree(n, 0); err != nil {
 		return nil, nil, err
+	} else if alias {
+		m.seen = map[*yaml.Node]nodeMeasure{}
+		if _, _, err := m.walk(n, 0); err != nil {
+			return nil, nil, err
+		}
 	}
 	d := &yamlDecoder{file: file, pos: pos}
 	v, err := d.decode(n, prefix, nil)
@@ -406,6 +411,38 @@ func (m *nodeMeasurer) walk(n *yaml.Node, depth int) (size, height int, err erro
 	return size, height, nil
 }
 
+// tree measures n as walk does while it finds no alias, without
+// remembering nodes: without aliases a document is a tree, each node met
+// once, so walk would find the same sizes and the same first error. It
+// stops at the first alias (alias true), for walk to measure the document
+// again.
+func (m *nodeMeasurer) tree(n *yaml.Node, depth int) (size, height int, alias bool, err error) {
+	if n.Kind == yaml.AliasNode {
+		return 0, 0, true, nil
+	}
+	nested := 0
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		nested = 1
+		if depth+1 > maxNesting {
+			return 0, 0, false, m.tooDeep(n)
+		}
+	}
+	size = 1
+	for _, c := range n.Content {
+		s, h, alias, err := m.tree(c, depth+nested)
+		if err != nil || alias {
+			return 0, 0, alias, err
+		}
+		size += s
+		if size > maxDocNodes {
+			return 0, 0, false, &InputError{File: m.file, Line: n.Line,
+				Msg: fmt.Sprintf("document expands to more than %d nodes (YAML alias bomb?)", maxDocNodes)}
+		}
+		height = max(height, h)
+	}
+	return size, height + nested, false, nil
+}
+
 func (m *nodeMeasurer) tooDeep(n *yaml.Node) error {
 	return &InputError{File: m.file, Line: n.Line, Msg: fmt.Sprintf("nesting deeper than %d levels", maxNesting)}
 }
@@ -460,18 +497,21 @@ func (d *yamlDecoder) decode(n *yaml.Node, path string, key *yaml.Node) (any, er
 }
 
 func (d *yamlDecoder) mapping(n *yaml.Node, path string) (map[string]any, error) {
-	out := map[string]any{}
-	return out, d.fill(out, map[string]bool{}, n, path)
+	out := make(map[string]any, len(n.Content)/2)
+	return out, d.fill(out, nil, n, path)
 }
 
 // fill adds the pairs of mapping n to out, skipping keys already taken, then
 // its merge sources (<<) in order: so explicit keys win over merged ones, and
 // earlier merge sources over later ones, as YAML's merge key specifies.
+// taken is nil for the mapping itself (none is taken before its own keys,
+// which are told apart as duplicates), and for its merge sources the keys
+// met before.
 func (d *yamlDecoder) fill(out map[string]any, taken map[string]bool, n *yaml.Node, path string) error {
 	// In OME an additional component given as null is still "set".
 	components := path == "diffusionPipeline.additionalComponents" ||
 		strings.HasSuffix(path, ".diffusionPipeline.additionalComponents")
-	lines := map[string]int{} // key -> line, to report duplicates
+	lines := make(map[string]int, len(n.Content)/2) // key -> line, to report duplicates
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -491,10 +531,12 @@ func (d *yamlDecoder) fill(out map[string]any, taken map[string]bool, n *yaml.No
 			return d.fail(k, cp, fmt.Sprintf("duplicate key (first at line %d)", line))
 		}
 		lines[name] = k.Line
-		if taken[name] {
-			continue
+		if taken != nil {
+			if taken[name] {
+				continue
+			}
+			taken[name] = true
 		}
-		taken[name] = true
 		val, err := d.decode(v, cp, k)
 		if err != nil {
 			return err
@@ -507,6 +549,12 @@ func (d *yamlDecoder) fill(out map[string]any, taken map[string]bool, n *yaml.No
 			val = map[string]any{}
 		}
 		out[name] = val
+	}
+	if len(merges) > 0 && taken == nil {
+		taken = make(map[string]bool, len(lines))
+		for name := range lines {
+			taken[name] = true
+		}
 	}
 	for _, m := range merges {
 		if m.Kind == yaml.AliasNode && m.Alias != nil {
