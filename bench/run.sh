@@ -7,8 +7,10 @@
 # file, its 207 runtime files) and for generated clusters of 300 models x
 # 700 runtimes of three shapes (evaluate generate --shape few, ome, many),
 # each command is run RUNS times, alternating, and the table shows the
-# median wall time, the median peak memory (RSS) and the ratio to bare. It
-# also times one model against one runtime in a fresh process.
+# median wall time, the median peak memory (RSS), the ratio to bare and the
+# median CPU time (user and system; less disturbed than wall time when other
+# work shares the cores). It also times one model against one runtime in a
+# fresh process.
 #
 # With BEFORE=REV (a commit), the evaluate of that commit runs beside, as
 # the rows cel@REV and rego@REV, so that a change is measured side by side.
@@ -16,9 +18,12 @@
 # Usage: bench/run.sh            (from the repository root; make bench)
 #        RUNS=7 bench/run.sh
 #        BEFORE=HEAD~3 bench/run.sh
+#        DATASETS="catalog many" bench/run.sh   (some of: catalog few ome many one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
+DATASETS=${DATASETS:-catalog few ome many one}
+wants() { case " $DATASETS " in *" $1 "*) return 0 ;; esac; return 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"; [ -z "${BEFORE:-}" ] || git worktree remove --force "$work/before" 2>/dev/null || true' EXIT
 engines="cel rego"
@@ -37,7 +42,7 @@ for shape in few ome many; do
 done
 "$work/plaingo" -dump -m testdata/catalog/models >"$work/catalog-models.yaml"
 
-# measure NAME CMD...: one run, appends "wall_ms peak_kib" to $work/NAME.
+# measure NAME CMD...: one run, appends "wall_ms peak_kib cpu_ms" to $work/NAME.
 # A CMD of "evaluate_of WHO ARGS..." runs the binary that WHO names.
 measure() {
   local name=$1; shift
@@ -81,22 +86,28 @@ dataset() {
   local base
   base=$(cut -d' ' -f1 "$work/m.bare" | median)
   for who in bare plaingo $engines; do
-    local ms kb
+    local ms kb cpu
     ms=$(cut -d' ' -f1 "$work/m.$who" | median)
     kb=$(cut -d' ' -f2 "$work/m.$who" | median)
-    awk -v l="$label" -v w="$who" -v ms="$ms" -v kb="$kb" -v b="$base" \
-      'BEGIN {printf "%-22s %-14s %9d %9.1f %7.2fx\n", l, w, ms, kb/1024, ms/b}'
+    cpu=$(cut -d' ' -f3 "$work/m.$who" | median)
+    awk -v l="$label" -v w="$who" -v ms="$ms" -v kb="$kb" -v b="$base" -v cpu="$cpu" \
+      'BEGIN {printf "%-22s %-14s %9d %9.1f %7.2fx %8d\n", l, w, ms, kb/1024, ms/b, cpu}'
 
   done
 }
 
 pairs_catalog=$(( $(find testdata/catalog/models -name config.json | wc -l) * $(find testdata/catalog/runtimes -name '*.yaml' | wc -l) ))
 echo "RUNS=$RUNS, median of each; ratio = wall time / bare wall time, same run"
-printf '%-22s %-14s %9s %9s %8s\n' dataset matcher wall_ms peak_MB ratio
-dataset "catalog ($pairs_catalog pairs)" "$work/catalog-models.yaml" testdata/catalog/runtimes
+printf '%-22s %-14s %9s %9s %8s %8s\n' dataset matcher wall_ms peak_MB ratio cpu_ms
+if wants catalog; then
+  dataset "catalog ($pairs_catalog pairs)" "$work/catalog-models.yaml" testdata/catalog/runtimes
+fi
 for shape in few ome many; do
-  dataset "300x700 $shape" "$work/$shape/models.yaml" "$work/$shape/runtimes.yaml"
+  if wants "$shape"; then
+    dataset "300x700 $shape" "$work/$shape/models.yaml" "$work/$shape/runtimes.yaml"
+  fi
 done
+wants one || exit 0
 
 rm -f "$work"/m.*
 one=(-m testdata/examples/models/llama-3-2-3b-instruct.yaml -r testdata/examples/runtimes/srt-llama-3-2-3b-instruct.yaml)

@@ -1,5 +1,6 @@
 // Command measure runs a command once and prints its wall time in
-// milliseconds and its peak resident memory in KiB ("ms kib"), for
+// milliseconds, its peak resident memory in KiB and its CPU time (user and
+// system) in milliseconds ("ms kib cpu_ms"), for
 // bench/run.sh. The command's standard output goes to the file named by -o
 // (or is discarded); its exit code is ignored, as `evaluate match` exits 1
 // when a model has no runtime.
@@ -44,5 +45,6 @@ func main() {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss // KiB on Linux
 	}
-	fmt.Printf("%d %d\n", wall.Milliseconds(), rss)
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	fmt.Printf("%d %d %d\n", wall.Milliseconds(), rss, cpu.Milliseconds())
 }
