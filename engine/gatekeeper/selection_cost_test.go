@@ -129,8 +129,8 @@ func selectionTemplateFile(t testing.TB, path string) costTemplate {
 // InferenceService: the wall and CPU time of one review, median and
 // minimum. It runs only when SELECTION_COST gives the sizes ("100 1000").
 //
-//	SELECTION_TEMPLATES  template files to time, alternating (default: the
-//	                     template of the embedded policies)
+//	SELECTION_TEMPLATES  template files to time, alternating ("embedded",
+//	                     the default: the template of the embedded policies)
 //	SELECTION_RUNS       runs per template and kind (default 5)
 //	SELECTION_ONLY       admitted or refused
 //	SELECTION_PROFILE=N  also print OPA's profile: the N costliest lines
@@ -145,10 +145,15 @@ func TestSelectionCost(t *testing.T) {
 		runs = r
 	}
 	var templates []costTemplate
-	for _, p := range strings.Fields(os.Getenv("SELECTION_TEMPLATES")) {
-		templates = append(templates, selectionTemplateFile(t, p))
+	names := strings.Fields(os.Getenv("SELECTION_TEMPLATES"))
+	if len(names) == 0 {
+		names = []string{"embedded"}
 	}
-	if len(templates) == 0 {
+	for _, p := range names {
+		if p != "embedded" {
+			templates = append(templates, selectionTemplateFile(t, p))
+			continue
+		}
 		set, err := policyset.Embedded()
 		if err != nil {
 			t.Fatal(err)

@@ -3,13 +3,16 @@
 # they are evaluated for one InferenceService.
 #
 # A webhook request has one model, so there is nothing to share between
-# models: each runtime is judged on its own by match.rego's rules. Whether
-# a runtime is compatible is asked of match.runtime_accepts, which stops at
-# the first check that fails and builds no text; the reason of an excluded
-# runtime (match.runtime_reason) is only built when the request is refused
-# or the result lists the excluded runtimes. OPA keeps the result of a
-# function for arguments it has seen in the same request, so each runtime
-# is judged once and each distinct version string parsed once.
+# models, but much between runtimes. Whether a runtime is compatible is
+# asked of match.runtime_accepts, which stops at the first check that fails
+# and builds no text. The reason of an excluded runtime is only built when
+# the request is refused or the result lists the excluded runtimes: each
+# check of match.rego reads one field of the model and one of the entry or
+# runtime, so it is asked once per distinct value of that field, and each
+# runtime's reason is put together from those texts (runtime_reason_of).
+# OPA keeps the result of a function for arguments it has seen in the same
+# request, so each runtime is judged once, each check asked once per
+# distinct value and each distinct version string parsed once.
 package ome.select
 
 import data.ome.match
@@ -55,18 +58,14 @@ exclusion_reason(r) := runtime_reason_of(object.get(r, "spec", {}))
 runtime_reason_of(spec) := gate if {
 	gate := gate_text(object.filter(spec, ["disabled", "acceleratorRequirements"]))
 	gate != ""
-} else := failure if {
-	failure := entries_failure_text([entry_text(e) | some e in object.get(spec, "supportedModelFormats", [])])
-	failure != ""
+} else := concat("", [failure_prefix, match.entries_text(texts)]) if {
+	# match.entries_failure with each entry's text (match.entry_text of
+	# its differences): "" when an entry has no differences (its text is
+	# "": a difference is never ""), else match.no_format_matched's text,
+	# which is failure_prefix followed by the entries' texts.
+	texts := [entry_text(e) | some e in object.get(spec, "supportedModelFormats", [])]
+	not "" in texts
 } else := size_text(object.get(spec, "modelSizeRange", null))
-
-# match.entries_failure with each entry's text (match.entry_text of its
-# differences): "" when an entry has no differences (its text is "": a
-# difference is never ""), else match.no_format_matched's text, which is
-# failure_prefix followed by the entries' texts.
-entries_failure_text(texts) := "" if {
-	"" in texts
-} else := concat("", [failure_prefix, match.entries_text(texts)])
 
 failure_prefix := match.no_format_matched(match.label(model_spec), "")
 
@@ -78,6 +77,14 @@ failure_prefix := match.no_format_matched(match.label(model_spec), "")
 # framework but neither quantization nor pipeline, takes the first branch:
 # the checks of the unset fields are asked once (unset_texts).
 entry_text(e) := trim_suffix(concat("", [
+	architecture_text(e.modelArchitecture),
+	format_text(e.modelFormat),
+	framework_text(e.modelFramework),
+]), ", ") if {
+	not e.quantization
+	not e.diffusionPipeline
+	unset_texts_empty
+} else := trim_suffix(concat("", [
 	unset_texts.pipeline,
 	architecture_text(e.modelArchitecture),
 	unset_texts.quantization,
@@ -97,6 +104,12 @@ entry_text(e) := trim_suffix(concat("", [
 } else := match.entry_text(match.entry_differences_of(model_spec, e))
 
 unset_texts := {"pipeline": pipeline_text(null), "quantization": quantization_text(null)}
+
+# Both are "" unless the model has a quantization or a pipeline.
+unset_texts_empty if {
+	unset_texts.pipeline == ""
+	unset_texts.quantization == ""
+}
 
 # The checks on one field, with the model: the field alone (nothing when
 # it is null, unset).
