@@ -62,6 +62,8 @@ func TestPlainCELVersionStandIns(t *testing.T) {
 			t.Errorf(format, args...)
 		}
 	}
+	quick := regexp.MustCompile(WellFormedVersionPattern())
+	quickMatches := 0
 	for _, s := range corpus {
 		if !utf8.ValidString(s) {
 			continue
@@ -72,6 +74,12 @@ func TestPlainCELVersionStandIns(t *testing.T) {
 		var pe *builtins.ParseError
 		if errors.As(err, &pe) {
 			wantProblem = pe.Reason
+		}
+		if quick.MatchString(s) {
+			quickMatches++
+			if wantProblem != "" {
+				fail("WellFormedVersionPattern matches %q, which does not parse: %s", s, wantProblem)
+			}
 		}
 		if got, _, err := valid.Eval(in); err != nil || got.Value() != (wantProblem == "") {
 			fail("isOmeVersion(%q) = %v, %v; want %v", s, got, err, wantProblem == "")
@@ -91,6 +99,9 @@ func TestPlainCELVersionStandIns(t *testing.T) {
 	}
 	if failures > 30 {
 		t.Errorf("... %d failures in all", failures)
+	}
+	if quickMatches == 0 {
+		t.Error("WellFormedVersionPattern matches no string of the corpus")
 	}
 }
 

@@ -38,12 +38,17 @@ is_model if kind in {"BaseModel", "ClusterBaseModel"}
 
 is_runtime if kind in {"ServingRuntime", "ClusterServingRuntime"}
 
-findings := array.concat(
-	array.concat(array.concat(wrong_type_findings, version_findings), array.concat(operator_findings, ignored_findings)),
-	array.concat(presence_findings, size_range_findings),
-) if {
+findings := array.concat(wrong_type_findings, findings_but_wrong_type) if {
 	kind in {"BaseModel", "ClusterBaseModel", "ServingRuntime", "ClusterServingRuntime"}
 } else := []
+
+# Every finding of findings but wrong-type's, in the same order (the
+# Gatekeeper template OMEVersionLint reads these: the API server refuses a
+# wrong type first).
+findings_but_wrong_type := array.concat(
+	array.concat(version_findings, array.concat(operator_findings, ignored_findings)),
+	array.concat(presence_findings, size_range_findings),
+)
 
 has(o, key) if _ = o[key]
 
@@ -65,12 +70,55 @@ formats_list := spec.supportedModelFormats if {
 	is_array(spec.supportedModelFormats)
 } else := []
 
-# The runtime's entries with their paths; [] for a model.
-entries := [{"path": entry_path(i), "value": e} | some i, e in formats_list]
-
 entry_path(i) := concat("", ["spec.supportedModelFormats[", format_int(i, 10), "]"])
 
-map_entries := [e | some e in entries; is_object(e.value)]
+# The runtime's entries that are objects, with their paths, but for the
+# plain ones, of which no rule has anything to say; [] for a model.
+map_entries := [{"path": entry_path(i), "value": e} |
+	some i, e in formats_list
+	is_object(e)
+	not plain_entry(e)
+]
+
+# A plain entry, as most are, has nothing for the rules to find, and no
+# name-case finding about a well-known name (its names are lowercase): one
+# match of its text as Rego writes it (sprintf %v: keys in order) tells it,
+# where the rules take each field in turn. It has modelFormat and
+# modelFramework, each with a lowercase name, maybe a version (well formed,
+# without a suffix after GreaterThan or GreaterThanOrEqual), an operator
+# with that version, and an integer weight; maybe autoSelect (a boolean),
+# modelArchitecture, priority (an integer) and quantization (strings); and
+# nothing else. Anything else is not plain, and the rules look at it.
+plain_entry(e) if regex.match(plain_entry_pattern, sprintf("%v", [e]))
+
+plain_entry_pattern := concat("", [
+	`^\{"(?:autoSelect": (?:true|false), ")?model(?:Architecture": "[^"\\]*", "model)?Format": `, _plain_block,
+	`, "modelFramework": `, _plain_block,
+	`(?:, "(?:priority": -?[0-9]+(?:, "quantization": "[^"\\]*")?|quantization": "[^"\\]*"))?\}$`,
+])
+
+# The pattern is written so that at each choice the next character decides:
+# Go's regular expressions then match it in one pass, the fastest way.
+_plain_block := concat("", [
+	`\{"name": "[a-z0-9][a-z0-9._-]*"(?:, "(?:operator": "(?:Equal", "version": "`, _plain_version,
+	`|GreaterThan(?:OrEqual)?", "version": "`, _plain_number_version, `)"`, _plain_weight,
+	`|version": "`, _plain_version, `"`, _plain_weight,
+	`|weight": -?[0-9]+))?\}`,
+])
+
+_plain_weight := `(?:, "weight": -?[0-9]+)?`
+
+# Versions that parse: up to three numbers and after the third, suffixes of
+# letters and digits (fewer than the parser takes: numbers of up to nine
+# digits, so that the pattern stays small enough to match in one pass).
+_plain_number := `(?:0|[1-9][0-9]{0,8})`
+
+_plain_number_version := concat("", [`v?`, _plain_number, `(?:\.`, _plain_number, `(?:\.`, _plain_number, `)?)?`])
+
+_plain_version := concat("", [
+	`v?`, _plain_number, `(?:\.`, _plain_number, `(?:\.`, _plain_number,
+	`(?:\.[0-9A-Za-z]+)*(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?:\+[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)?)?`,
+])
 
 model_sites := [{"path": "spec", "side": "model", "parent": spec}] if is_model
 else := []
@@ -169,7 +217,7 @@ has_type("integer", v) if {
 wrong_type_findings := [wrong_type_finding(f) |
 	some f in array.concat(
 		[f2 | some f2 in typed_fields; not has_type(f2.want, f2.value)],
-		[{"field": e.path, "value": e.value, "want": "object"} | some e in entries; not is_object(e.value)],
+		[{"field": entry_path(i), "value": e, "want": "object"} | some i, e in formats_list; not is_object(e)],
 	)
 ]
 

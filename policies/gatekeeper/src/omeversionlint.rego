@@ -61,18 +61,32 @@ left_out(f) if {
 	not skip_config_parsing
 }
 
+# What lib.ome.lint finds in the object, read in one with-scope, so that the
+# findings and the blocks share what they are computed from: every finding
+# but wrong-type's, and the modelFormat and modelFramework blocks that are
+# objects (of the entries that are not plain only: a plain entry has
+# nothing to find, and its names are lowercase).
+linted := {"findings": lint.findings_but_wrong_type, "blocks": lint.map_blocks}
+
+lint_result := r if {
+	r := linted with input as {"object": obj, "raw": {}}
+}
+
 object_findings := [f |
-	some f in lint.findings with input as {"object": obj, "raw": {}}
+	some f in lint_result.findings
 	f.rule in rules
 	not left_out(f)
 ]
 
 # name-case, for names that are a well-known name in another case only.
 name_case_findings := [f |
-	some n in lint.names with input as {"objects": [{"object": obj, "file": "", "line": 0, "valid": true}]}
-	not n.name in lint.well_known
-	lower(n.name) in lint.well_known
-	some f in lint.case_finding(n)
+	some b in lint_result.blocks
+	name := b.value.name
+	is_string(name)
+	name != ""
+	not name in lint.well_known
+	lower(name) in lint.well_known
+	some f in lint.case_finding({"index": 0, "what": b.what, "field": concat(".", [b.path, "name"]), "name": name})
 ]
 
 max_violations := 32
@@ -85,19 +99,15 @@ enforced := [f |
 
 message(f) := sprintf("[%s] %s: %s", [f.rule, f.field, f.message])
 
-messages := sort([message(f) | some f in enforced])
+# Each finding's message with its details, in the order of the messages.
+messages := sort([[message(f), {"rule": f.rule, "severity": f.severity, "field": f.field}] | some f in enforced])
 
-details(m) := {"rule": f.rule, "severity": f.severity, "field": f.field} if {
-	some f in enforced
-	message(f) == m
-}
-
-violation contains {"msg": m, "details": details(m)} if {
+violation contains {"msg": m[0], "details": m[1]} if {
 	count(messages) <= max_violations
 	some m in messages
 }
 
-violation contains {"msg": messages[i], "details": details(messages[i])} if {
+violation contains {"msg": messages[i][0], "details": messages[i][1]} if {
 	count(messages) > max_violations
 	some i in numbers.range(0, max_violations - 2)
 }
