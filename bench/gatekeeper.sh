@@ -20,9 +20,13 @@ runs=$RUNS
 # With BEFORE=REV (a commit), the templates of that commit are measured
 # beside, on the same inventories, as the rows marked @REV.
 #
+# With ONLY=lint, only OMEVersionLint is measured; with LINT_OBJECTS=N, its
+# runtimes are 1 or N (21 unless set; more objects, less noise).
+#
 # Usage: bench/gatekeeper.sh               (from the repository root; make bench)
 #        SIZES="100 1000" RUNS=3 bench/gatekeeper.sh
 #        BEFORE=HEAD~3 bench/gatekeeper.sh
+#        ONLY=lint LINT_OBJECTS=101 RUNS=5 BEFORE=HEAD~1 bench/gatekeeper.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -57,7 +61,8 @@ isvc() {
 }
 
 sel=policies/gatekeeper/omeruntimeselection
-printf '%-34s %9s %11s %11s %13s\n' "OMERuntimeSelection" runtimes "admitted_ms" "refused_ms" "per object"
+[ "${ONLY:-}" = lint ] && SIZES=
+[ -n "$SIZES" ] && printf '%-34s %9s %11s %11s %13s\n' "OMERuntimeSelection" runtimes "admitted_ms" "refused_ms" "per object"
 for n in $SIZES; do
   # An inventory of 10,000 runtimes takes minutes per gator run: once.
   runs=$RUNS; [ "$n" -lt 10000 ] || runs=1
@@ -105,15 +110,16 @@ runtime64() {
   done
   printf -- '---\n'
 }
+many=${LINT_OBJECTS:-21}
 runtime64 lint-0 >"$work/lint-1.yaml"
-: >"$work/lint-21.yaml"; for i in $(seq 0 20); do runtime64 "lint-$i" >>"$work/lint-21.yaml"; done
-printf '\n%-34s %9s %11s %13s\n' "OMEVersionLint, 64 entries" engine "1/21 ms" "per object"
+: >"$work/lint-many.yaml"; for i in $(seq 0 $((many - 1))); do runtime64 "lint-$i" >>"$work/lint-many.yaml"; done
+printf '\n%-34s %9s %11s %13s\n' "OMEVersionLint, 64 entries" engine "1/$many ms" "per object"
 for tree in $trees; do
-  label="  1/21 runtimes"; [ "$tree" = . ] || label="$label @$BEFORE"
+  label="  1/$many runtimes"; [ "$tree" = . ] || label="$label @$BEFORE"
   for engine in Rego K8sNativeValidation; do
     flag=--enable-k8s-native-validation=true; [ $engine = Rego ] && flag=--enable-k8s-native-validation=false
     args=("$flag" -f "$tree/$lint/template.yaml" -f "$tree/$lint/samples/deny-errors/constraint.yaml" -f "$tree/$lint/samples/warn-warnings/constraint.yaml")
-    l1=$(timed l1 "${args[@]}" -f "$work/lint-1.yaml"); l21=$(timed l21 "${args[@]}" -f "$work/lint-21.yaml")
-    awk -v l="$label" -v e="$engine" -v l1="$l1" -v l21="$l21" 'BEGIN {printf "%-34s %9s %5d/%-5d %6.1f ms\n", l, e, l1, l21, (l21-l1)/20}'
+    l1=$(timed l1 "${args[@]}" -f "$work/lint-1.yaml"); lm=$(timed lm "${args[@]}" -f "$work/lint-many.yaml")
+    awk -v l="$label" -v e="$engine" -v l1="$l1" -v lm="$lm" -v m="$many" 'BEGIN {printf "%-34s %9s %5d/%-5d %6.1f ms\n", l, e, l1, lm, (lm-l1)/(m-1)}'
   done
 done
