@@ -36,12 +36,24 @@ type Set struct {
 	// Origin is "embedded" or the folder the files were read from.
 	Origin string
 	Files  []File
+	// embedded is true for the policies built into the binary, which its
+	// tests have checked.
+	embedded bool
 }
 
 // Embedded returns the policies built into the binary.
 func Embedded() (*Set, error) {
-	return Load(policies.FS, "embedded")
+	set, err := Load(policies.FS, "embedded")
+	if err != nil {
+		return nil, err
+	}
+	set.embedded = true
+	return set, nil
 }
+
+// IsEmbedded reports whether the set is the policies built into the binary
+// (Embedded), which the binary's tests have checked in full.
+func (s *Set) IsEmbedded() bool { return s.embedded }
 
 // LoadDir reads the policies from a folder with the embedded layout:
 // cel/*.yaml and rego/*.rego (files named *_test.* are their unit tests).
