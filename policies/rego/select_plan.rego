@@ -3,16 +3,16 @@
 # they are evaluated for one InferenceService.
 #
 # A webhook request has one model, so there is nothing to share between
-# models, but much between runtimes. Whether a runtime is compatible is
-# asked of match.runtime_accepts, which stops at the first check that fails
-# and builds no text. The reason of an excluded runtime is only built when
-# the request is refused or the result lists the excluded runtimes: each
-# check of match.rego reads one field of the model and one of the entry or
-# runtime, so it is asked once per distinct value of that field, and each
-# runtime's reason is put together from those texts (runtime_reason_of).
-# OPA keeps the result of a function for arguments it has seen in the same
-# request, so each runtime is judged once, each check asked once per
-# distinct value and each distinct version string parsed once.
+# models, but much between runtimes: each check of match.rego reads one
+# field of the model and one of the entry or runtime, so it is asked once
+# per distinct value of that field (the *_text functions). Whether a
+# runtime is compatible stops at the first check that fails. The reason of
+# an excluded runtime is only built when the request is refused or the
+# result lists the excluded runtimes, put together from the checks' texts
+# (runtime_reason_of). OPA keeps the result of a function for arguments it
+# has seen in the same request, so each runtime is judged once, each check
+# asked once per distinct value and each distinct version string parsed
+# once.
 package ome.select
 
 import data.ome.match
@@ -31,11 +31,39 @@ runtime_spec_fields := ["acceleratorRequirements", "disabled", "modelSizeRange",
 # compatible: it is set aside with a comparison, before any function call.
 # It is false rather than undefined otherwise, so that OPA keeps the
 # answer for the next time it is asked (it keeps no undefined result).
+#
+# The checks are those of match.runtime_accepts (the runtime's own, then
+# each entry's, the cheap equalities before the versions, stopping at the
+# first that fails), each asked as its text per distinct field value
+# (below): "" when it passes.
 compatible(r) if {
-	some e in object.get(object.get(r, "spec", {}), "supportedModelFormats", [])
-	object.get(e, "modelArchitecture", null) == model_architecture
-	match.runtime_accepts(model_spec, object.get(r, "spec", {}), accelerator_classes)
+	spec := object.get(r, "spec", {})
+	architecture_listed(object.get(spec, "supportedModelFormats", []))
+	gate_text(object.filter(spec, ["disabled", "acceleratorRequirements"])) == ""
+	size_text(object.get(spec, "modelSizeRange", null)) == ""
+	some x in spec.supportedModelFormats
+	entry_accepted(x)
 } else := false
+
+# Some entry's modelArchitecture is the model's (both unset counts). (The
+# first asks it of every entry in one expression.)
+architecture_listed(entries) if entries[_].modelArchitecture == model_architecture
+
+architecture_listed(entries) if {
+	model_architecture == null
+	some e in entries
+	not e.modelArchitecture
+}
+
+# An entry matches when it has a format and every check passes.
+entry_accepted(e) if {
+	e.modelFormat
+	architecture_text(object.get(e, "modelArchitecture", null)) == ""
+	quantization_text(object.get(e, "quantization", null)) == ""
+	pipeline_text(object.get(e, "diffusionPipeline", null)) == ""
+	format_text(e.modelFormat) == ""
+	framework_text(object.get(e, "modelFramework", null)) == ""
+}
 
 # The model's modelArchitecture, null when it has none.
 model_architecture := object.get(model_spec, "modelArchitecture", null)
@@ -137,6 +165,17 @@ only(field, v) := {field: v} if v != null
 
 # The verdict on the runtime named in spec.runtime.name, for the warnings.
 named_runtime_verdict := match.runtime_verdict(model_spec, object.get(named_runtime, "spec", {}), accelerator_classes)
+
+# What the Gatekeeper template asks first, of some of the runtimes: the
+# decision when selection admits the InferenceService, undefined otherwise,
+# without building the excluded runtimes' reasons (it then asks admission
+# of all the runtimes). Only the last branches of decision depend on the
+# runtimes, and selection admits exactly when it ranks a candidate.
+selection_admission := decision if {
+	count(ranked) > 0
+	decision.admitted
+	decision.selection
+}
 
 # What an admission webhook needs: the decision alone when selection
 # admits the InferenceService (nothing explains an admission, so neither

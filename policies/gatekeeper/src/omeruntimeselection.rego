@@ -74,9 +74,11 @@ runtimes(architecture) := [{
 # (The entries are a list, already a Rego value when read.)
 kept("all", _)
 
-kept(architecture, entries) if {
+kept(architecture, entries) if entries[_].modelArchitecture == architecture
+
+kept(null, entries) if {
 	some e in entries
-	object.get(e, "modelArchitecture", null) == architecture
+	not e.modelArchitecture
 }
 
 review_isvc := object.union(isvc, {"metadata": {"namespace": namespace}})
@@ -87,19 +89,18 @@ model_architecture := a if {
 	a := select.model_architecture with input as {"inferenceService": review_isvc, "objects": models}
 }
 
-# select.admission is the decision alone when selection admits the
-# InferenceService, the whole result (with the excluded runtimes and their
-# reasons) otherwise. Selection admits it with the runtimes of the model's
+# Selection admits the InferenceService with the runtimes of the model's
 # architecture exactly when it does with them all, and chooses the same
-# runtime: the compatible runtimes are among them. Else the decision is
-# taken again with every runtime, for the webhook's message.
+# runtime: the compatible runtimes are among them. select.selection_admission
+# is the decision when selection admits it (undefined otherwise, and no
+# reason built). Else the decision is taken again with every runtime:
+# select.admission, the whole result (with the excluded runtimes and their
+# reasons) when it does not admit, for the webhook's message.
 decision := d if {
-	d := select.admission with input as {
+	d := select.selection_admission with input as {
 		"inferenceService": review_isvc,
 		"objects": array.concat(models, runtimes(model_architecture)),
 	}
-	d.admitted
-	d.selection
 } else := d if {
 	d := select.admission with input as {"inferenceService": review_isvc, "objects": array.concat(models, runtimes("all"))}
 }
