@@ -21,12 +21,14 @@ runs=$RUNS
 # beside, on the same inventories, as the rows marked @REV.
 #
 # With ONLY=lint, only OMEVersionLint is measured; with LINT_OBJECTS=N, its
-# runtimes are 1 or N (21 unless set; more objects, less noise).
+# runtimes are 1 or N (21 unless set; more objects, less noise). With
+# ONLY=selection, only OMERuntimeSelection is measured.
 #
 # Usage: bench/gatekeeper.sh               (from the repository root; make bench)
 #        SIZES="100 1000" RUNS=3 bench/gatekeeper.sh
 #        BEFORE=HEAD~3 bench/gatekeeper.sh
 #        ONLY=lint LINT_OBJECTS=101 RUNS=5 BEFORE=HEAD~1 bench/gatekeeper.sh
+#        ONLY=selection SIZES=1000 BEFORE=HEAD~1 bench/gatekeeper.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -95,6 +97,7 @@ for n in $SIZES; do
       printf "%-34s %9d %5d/%-5d %5d/%-5d %6.1f / %6.1f ms\n", l, n, a1, a21, r1, r21, (a21-a1)/20, (r21-r1)/20 }'
   done
 done
+[ "${ONLY:-}" != selection ] || exit 0
 
 runs=$RUNS
 
