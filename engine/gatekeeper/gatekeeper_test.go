@@ -118,32 +118,44 @@ func newGatekeeperEval(t testing.TB, name string) *gatekeeperEval {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return templateEval(t, templateOf(t, set, name))
+}
+
+// templateOf is the template called name that set generates.
+func templateOf(t testing.TB, set *policyset.Set, name string) *Template {
+	t.Helper()
 	templates, err := Templates(set)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tp := range templates {
-		if tp.Name != name {
-			continue
+		if tp.Name == name {
+			return tp
 		}
-		store := inmem.New()
-		opts := []func(*rego.Rego){
-			rego.Query("data." + name + ".violation"),
-			rego.Store(store),
-			// Gatekeeper's capabilities: OPA's builtins, none of ours.
-			rego.Capabilities(ast.CapabilitiesForThisVersion()),
-		}
-		for _, m := range tp.modules {
-			opts = append(opts, rego.ParsedModule(m))
-		}
-		q, err := rego.New(opts...).PrepareForEval(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &gatekeeperEval{store: store, query: q}
 	}
 	t.Fatalf("no template %s", name)
 	return nil
+}
+
+// templateEval prepares a template's violation rule as Gatekeeper
+// evaluates it.
+func templateEval(t testing.TB, tp *Template) *gatekeeperEval {
+	t.Helper()
+	store := inmem.New()
+	opts := []func(*rego.Rego){
+		rego.Query("data." + tp.Name + ".violation"),
+		rego.Store(store),
+		// Gatekeeper's capabilities: OPA's builtins, none of ours.
+		rego.Capabilities(ast.CapabilitiesForThisVersion()),
+	}
+	for _, m := range tp.modules {
+		opts = append(opts, rego.ParsedModule(m))
+	}
+	q, err := rego.New(opts...).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &gatekeeperEval{store: store, query: q}
 }
 
 // inventory places objects as Gatekeeper's sync does: by namespace (when
@@ -501,16 +513,7 @@ func TestLintTemplateAgreesWithLint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	templates, err := Templates(set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var celCode *celBlock
-	for _, tp := range templates {
-		if tp.Name == "omeversionlint" {
-			celCode = tp.CEL
-		}
-	}
+	celCode := templateOf(t, set, "omeversionlint").CEL
 	if celCode == nil {
 		t.Fatal("OMEVersionLint has no CEL code")
 	}

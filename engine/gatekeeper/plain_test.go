@@ -11,7 +11,6 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
-	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/engine"
@@ -151,28 +150,13 @@ func TestPlainEntriesHaveNothingToFind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		templates, err := Templates(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tp := range templates {
-			if tp.Name == "omeversionlint" {
-				return engines{l, lintTemplateRego(t, tp), newCELEval(t, tp.CEL)}
-			}
-		}
-		t.Fatal("no template omeversionlint")
-		return engines{}
+		tp := templateOf(t, s, "omeversionlint")
+		return engines{l, templateEval(t, tp), newCELEval(t, tp.CEL)}
 	}
 	fast, full := build(set), build(slow)
 
 	// Which variants the fast path takes, on each engine.
-	templates, _ := Templates(set)
-	var tp *Template
-	for _, x := range templates {
-		if x.Name == "omeversionlint" {
-			tp = x
-		}
-	}
+	tp := templateOf(t, set, "omeversionlint")
 	plainRego := regoPlain(t, tp)
 	plainCEL := celPlain(t, tp)
 
@@ -222,26 +206,6 @@ func TestPlainEntriesHaveNothingToFind(t *testing.T) {
 		}
 	}
 	t.Logf("%d variants; plain: %d (Rego), %d (CEL)", len(variants), plain[0], plain[1])
-}
-
-// lintTemplateRego prepares a template's violation rule as Gatekeeper
-// evaluates it.
-func lintTemplateRego(t *testing.T, tp *Template) *gatekeeperEval {
-	t.Helper()
-	store := inmem.New()
-	opts := []func(*rego.Rego){
-		rego.Query("data." + tp.Name + ".violation"),
-		rego.Store(store),
-		rego.Capabilities(ast.CapabilitiesForThisVersion()),
-	}
-	for _, m := range tp.modules {
-		opts = append(opts, rego.ParsedModule(m))
-	}
-	q, err := rego.New(opts...).PrepareForEval(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &gatekeeperEval{store: store, query: q}
 }
 
 // regoPlain is lint.rego's plain_entry, in the template's libs.

@@ -158,19 +158,12 @@ func TestSelectionCost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all, err := Templates(set)
-		if err != nil {
-			t.Fatal(err)
+		tp := templateOf(t, set, "omeruntimeselection")
+		ct := costTemplate{name: "embedded", modules: tp.modules, lines: map[string][]string{"template.rego": strings.Split(tp.Rego, "\n")}}
+		for i, l := range tp.Libs {
+			ct.lines[fmt.Sprintf("lib_%d.rego", i)] = strings.Split(l.Text, "\n")
 		}
-		for _, tp := range all {
-			if tp.Name == "omeruntimeselection" {
-				ct := costTemplate{name: "embedded", modules: tp.modules, lines: map[string][]string{"template.rego": strings.Split(tp.Rego, "\n")}}
-				for i, l := range tp.Libs {
-					ct.lines[fmt.Sprintf("lib_%d.rego", i)] = strings.Split(l.Text, "\n")
-				}
-				templates = append(templates, ct)
-			}
-		}
+		templates = append(templates, ct)
 	}
 	ctx := context.Background()
 	for _, f := range strings.Fields(sizes) {
