@@ -208,6 +208,24 @@ func TestLintIsLenient(t *testing.T) {
 	require.Contains(t, fs[1].Message, `Quote it: version: "1.0".`)
 }
 
+// A field or list item whose value is null is no wrong-type finding on
+// either engine (the CEL engine stopped with exit 2 on it): the null item
+// is crd-schema's, the entry without a format missing-format's.
+func TestLintNullFields(t *testing.T) {
+	for _, engine := range []string{"cel", "rego", "both"} {
+		r := evaluate(t, 30*time.Second, "", "lint", "-o", "json", "--engine", engine, bad("null-fields.yaml"))
+		require.Equal(t, 1, r.code, "%s: %s", engine, r.stderr)
+		var got []string
+		for _, f := range decodeLintJSON(t, r.stdout) {
+			got = append(got, f.Rule+" "+f.Field)
+		}
+		require.Equal(t, []string{
+			"crd-schema spec.supportedModelFormats[0]",
+			"missing-format spec.supportedModelFormats[1].modelFormat",
+		}, got, engine)
+	}
+}
+
 // Every engine prints the same bytes in every format.
 func TestLintSameOnEveryEngine(t *testing.T) {
 	for _, format := range output.LintFormats {
