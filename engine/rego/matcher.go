@@ -160,14 +160,7 @@ func Queries(set *policyset.Set, packages []string, queries ...string) ([]rego.P
 	}
 	// The modules compile once, with the first query; the other queries
 	// reuse that compiler.
-	decls := map[string]*ast.Builtin{}
-	for _, b := range regolib.Builtins() {
-		decls[b.AST().Name] = b.AST()
-	}
-	compiler := ast.NewCompiler().
-		WithBuiltins(decls).
-		WithUseTypeCheckAnnotations(true).
-		WithDefaultRegoVersion(ast.RegoV1)
+	compiler := newCompiler()
 	if set.IsEmbedded() {
 		compiler = compiler.WithSkipStages(checkOnlyStages...)
 	}
@@ -185,6 +178,19 @@ func Queries(set *policyset.Set, packages []string, queries ...string) ([]rego.P
 		}
 	}
 	return out, nil
+}
+
+// newCompiler is a compiler of the policies with the ome.* builtins
+// declared, every stage on.
+func newCompiler() *ast.Compiler {
+	decls := map[string]*ast.Builtin{}
+	for _, b := range regolib.Builtins() {
+		decls[b.AST().Name] = b.AST()
+	}
+	return ast.NewCompiler().
+		WithBuiltins(decls).
+		WithUseTypeCheckAnnotations(true).
+		WithDefaultRegoVersion(ast.RegoV1)
 }
 
 // checkOnlyStages are the compiler's stages that only look for mistakes

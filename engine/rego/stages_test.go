@@ -3,10 +3,8 @@ package rego
 import (
 	"testing"
 
-	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ome-policy/evaluator/builtins/regolib"
 	"github.com/ome-policy/evaluator/engine/policyset"
 )
 
@@ -17,14 +15,10 @@ func TestEmbeddedPoliciesPassEveryCheck(t *testing.T) {
 	set, err := policyset.Embedded()
 	require.NoError(t, err)
 	require.True(t, set.IsEmbedded())
-	decls := map[string]*ast.Builtin{}
-	for _, b := range regolib.Builtins() {
-		decls[b.AST().Name] = b.AST()
-	}
 	for _, pkgs := range [][]string{{"ome.match"}, {"ome.select", "ome.match"}, {"ome.lint", "ome.match"}, {"ome.explain", "ome.match"}} {
 		mods, err := modulesOf(set, pkgs...)
 		require.NoError(t, err)
-		c := ast.NewCompiler().WithBuiltins(decls).WithUseTypeCheckAnnotations(true).WithDefaultRegoVersion(ast.RegoV1)
+		c := newCompiler()
 		c.Compile(mods)
 		require.False(t, c.Failed(), "%v: %v", pkgs, c.Errors)
 	}
