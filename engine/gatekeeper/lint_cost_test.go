@@ -1,0 +1,176 @@
+package gatekeeper
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/cel-go/cel"
+	"github.com/open-policy-agent/opa/v1/profiler"
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/ome-policy/evaluator/engine/policyset"
+)
+
+// lintRuntime64 is bench/gatekeeper.sh's OMEVersionLint object: a
+// ClusterServingRuntime of 64 entries, every eighth of them an ordering
+// operator on a version with a suffix (8 findings, warnings), the others
+// plain.
+func lintRuntime64() map[string]any {
+	var entries []any
+	for j := 0; j < 64; j++ {
+		framework := map[string]any{"name": "transformers", "version": fmt.Sprintf("4.%d.0.dev0", j)}
+		if j%8 == 0 {
+			framework["operator"] = "GreaterThanOrEqual"
+		}
+		entries = append(entries, map[string]any{
+			"modelFormat":       map[string]any{"name": "safetensors", "version": "1.0.0"},
+			"modelFramework":    framework,
+			"modelArchitecture": fmt.Sprintf("Arch%02dForCausalLM", j),
+		})
+	}
+	return map[string]any{
+		"apiVersion": "ome.io/v1beta1", "kind": "ClusterServingRuntime",
+		"metadata": map[string]any{"name": "lint-0"},
+		"spec":     map[string]any{"supportedModelFormats": entries},
+	}
+}
+
+// lintConstraints are the parameters of OMEVersionLint's two sample
+// constraints (deny-errors, warn-warnings), each of which reviews every
+// object, and how many violations each gives on lintRuntime64.
+var lintConstraints = []struct {
+	name       string
+	params     map[string]any
+	violations int
+}{
+	{"errors", map[string]any{"severities": []any{"error"}}, 0},
+	{"warnings", map[string]any{"severities": []any{"warning"}}, 8},
+}
+
+// BenchmarkLintTemplate64 is one evaluation of OMEVersionLint (one
+// constraint's review) on lintRuntime64, as Gatekeeper evaluates it: its
+// Rego (this project's OPA, the template compiled once; steps/op is the
+// number of expressions OPA evaluates) and its CEL (the environment of
+// kubernetesCEL; "CEL-cost" also tracks the cost of each expression under
+// a limit, as Kubernetes does).
+func BenchmarkLintTemplate64(b *testing.B) {
+	object := lintRuntime64()
+	for _, c := range lintConstraints {
+		b.Run("Rego/"+c.name, func(b *testing.B) {
+			g := newGatekeeperEval(b, "omeversionlint")
+			if msgs := g.review(b, deepCopy(object), nil, c.params); len(msgs) != c.violations {
+				b.Fatalf("%d violations: %q", len(msgs), msgs)
+			}
+			steps := &stepCounter{}
+			if _, err := g.query.Eval(context.Background(), rego.EvalInput(map[string]any{"review": map[string]any{"object": object}, "parameters": c.params}),
+				rego.EvalQueryTracer(steps)); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				g.review(b, object, nil, c.params)
+			}
+			b.ReportMetric(float64(steps.n), "steps/op")
+		})
+		for _, cost := range []bool{false, true} {
+			name := "CEL/"
+			if cost {
+				name = "CEL-cost/"
+			}
+			b.Run(name+c.name, func(b *testing.B) {
+				var opts []cel.ProgramOption
+				if cost {
+					opts = append(opts, cel.CostLimit(1e12))
+				}
+				e := newCELEvalWith(b, templateOf(b, embeddedSet(b), "omeversionlint").CEL, opts...)
+				if msgs, err := e.review(deepCopy(object), c.params); err != nil || len(msgs) != c.violations {
+					b.Fatalf("%d violations: %q, %v", len(msgs), msgs, err)
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, err := e.review(object, c.params); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestLintTemplateCost prints the OPA steps of OMEVersionLint's Rego on
+// lintRuntime64 by line (the N costliest lines, with LINT_PROFILE=N).
+func TestLintTemplateCost(t *testing.T) {
+	top, _ := strconv.Atoi(os.Getenv("LINT_PROFILE"))
+	if top <= 0 {
+		t.Skip("LINT_PROFILE not set")
+	}
+	tp := templateOf(t, embeddedSet(t), "omeversionlint")
+	lines := map[string][]string{"template.rego": strings.Split(tp.Rego, "\n")}
+	for i, l := range tp.Libs {
+		lines[fmt.Sprintf("lib_%d.rego", i)] = strings.Split(l.Text, "\n")
+	}
+	g := templateEval(t, tp)
+	for _, c := range lintConstraints {
+		input := map[string]any{"review": map[string]any{"object": lintRuntime64()}, "parameters": c.params}
+		p := profiler.New()
+		if _, err := g.query.Eval(context.Background(), rego.EvalInput(input), rego.EvalQueryTracer(p)); err != nil {
+			t.Fatal(err)
+		}
+		stats := p.ReportTopNResults(100000, []string{"num_eval"})
+		sort.SliceStable(stats, func(i, j int) bool { return stats[i].NumEval+stats[i].NumRedo > stats[j].NumEval+stats[j].NumRedo })
+		var b strings.Builder
+		steps := 0
+		for _, s := range stats {
+			steps += s.NumEval + s.NumRedo
+		}
+		for _, s := range stats[:min(top, len(stats))] {
+			line := ""
+			if l := lines[s.Location.File]; s.Location.Row > 0 && s.Location.Row <= len(l) {
+				line = strings.TrimSpace(l[s.Location.Row-1])
+			}
+			fmt.Fprintf(&b, "\n%9.3f ms %6d evals %6d redo  %s:%-4d %.100s", ms(time.Duration(s.ExprTimeNs)), s.NumEval, s.NumRedo, s.Location.File, s.Location.Row, line)
+		}
+		t.Logf("%s: %d steps%s", c.name, steps, b.String())
+	}
+}
+
+func embeddedSet(t testing.TB) *policyset.Set {
+	t.Helper()
+	set, err := policyset.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// newCELEvalWith is newCELEval with program options.
+func newCELEvalWith(t testing.TB, block *celBlock, opts ...cel.ProgramOption) *celEval {
+	t.Helper()
+	env := kubernetesCEL(t, cel.Variable("object", cel.DynType), cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)))
+	compile := func(expr string) cel.Program {
+		a, iss := env.Compile(expr)
+		if iss.Err() != nil {
+			t.Fatalf("compile %.300s: %v", expr, iss.Err())
+		}
+		prg, err := env.Program(a, append([]cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return prg
+	}
+	e := &celEval{}
+	for _, v := range block.Variables {
+		e.vars = append(e.vars, compile(v.Expression))
+		e.names = append(e.names, v.Name)
+	}
+	for _, v := range block.Validations {
+		e.vals = append(e.vals, celValidationProgram{compile(v.Expression), compile(v.MessageExpression)})
+	}
+	return e
+}
