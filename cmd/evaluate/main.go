@@ -6,6 +6,10 @@ package main
 import (
 	"os"
 	"runtime/debug"
+
+	// First among the project's packages, so that its init marks the heap
+	// for huge pages before the libraries' inits fill it.
+	_ "github.com/ome-policy/evaluator/internal/hugeheap"
 )
 
 // Garbage collection, unless GOMEMLIMIT and GOGC say otherwise. Results
