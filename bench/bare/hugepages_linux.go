@@ -3,7 +3,6 @@
 package main
 
 import (
-	"runtime"
 	"syscall"
 	"unsafe"
 )
@@ -11,21 +10,19 @@ import (
 // The product's huge-page heap (internal/hugeheap), written again here so
 // that bare shares no code with the product: neither side wins by its
 // page faults. Map 64 MiB of heap with one untouched block, mark the
-// heap's first arena through the block's end with MADV_HUGEPAGE, and
-// collect the block, so the heap's later pages fault in 2 MiB at a time.
-// heapStart is a heap object allocated early, in the heap's first arena.
-var heapStart = new(int64)
-
+// heap's first arena through the block's end with MADV_HUGEPAGE, and let
+// the collection the block starts free it: the heap's later pages fault in
+// 2 MiB at a time.
 func init() {
 	if v, _ := syscall.Getenv("GODEBUG"); v == "disablethp=1" {
 		return
 	}
-	reserve := make([]byte, 64<<20)
 	lo := uintptr(unsafe.Pointer(heapStart)) &^ (64<<20 - 1)
-	hi := uintptr(unsafe.Pointer(&reserve[0])) + uintptr(len(reserve))
+	hi := uintptr(unsafe.Pointer(&make([]byte, 64<<20)[0])) + 64<<20
 	if hi > lo {
 		syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, 14)
 	}
-	reserve = nil
-	runtime.GC()
 }
+
+// heapStart is a heap object allocated early, in the heap's first arena.
+var heapStart = new(int64)

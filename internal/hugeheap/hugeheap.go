@@ -13,10 +13,11 @@
 //
 // How: at initialisation, before the heavier packages allocate, it
 // allocates one large block that it never writes to, so that the runtime
-// maps that much heap at once; marks the heap's address range with
-// MADV_HUGEPAGE; and frees the block again with one collection. Later
-// allocations land in that range, and each first touch of a 2 MiB region
-// is one fault instead of 512. The block costs address space, not memory.
+// maps that much heap at once, and marks the heap's address range with
+// MADV_HUGEPAGE; the block's size starts a collection, in the background,
+// that frees it. Later allocations land in that range, and each first
+// touch of a 2 MiB region is one fault instead of 512. The block costs
+// address space, not memory.
 //
 // It does nothing when GODEBUG has disablethp=1 (the runtime's own switch
 // against huge pages), and on other systems than Linux.

@@ -3,7 +3,6 @@
 package hugeheap
 
 import (
-	"runtime"
 	"syscall"
 	"unsafe"
 )
@@ -21,15 +20,15 @@ func init() {
 	if !wanted(godebug()) {
 		return
 	}
-	block := make([]byte, Reserve)
-	end := uintptr(unsafe.Pointer(unsafe.SliceData(block))) + Reserve
+	// A block that nothing keeps, of which only the address is used: the
+	// runtime maps heap for it, and the collection that its size starts at
+	// once, in the background, frees it (or the next one does).
+	end := uintptr(unsafe.Pointer(unsafe.SliceData(make([]byte, Reserve)))) + Reserve
 	start := uintptr(unsafe.Pointer(early)) &^ (arenaBytes - 1)
 	if end > start {
 		_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugepage)
 		Marked = errno == 0
 	}
-	block = nil
-	runtime.GC()
 }
 
 func godebug() string {
