@@ -51,38 +51,35 @@ has_v(s) := p.v if {
 
 # equal_versions: the same three numbers (a missing one is 0) and the same dev,
 # pre-release and build parts; the v and the number of parts do not count.
-equal_versions(a, b) := _equal_parts(x, y) if {
+equal_versions(a, b) := x.same == y.same if {
 	x := _split(a)
 	x.problem == ""
 	y := _split(b)
 	y.problem == ""
 }
-
-_equal_parts(x, y) if {
-	every i in [0, 1, 2] {
-		_number(x.numbers, i) == _number(y.numbers, i)
-	}
-	x.dev == y.dev
-	x.pre == y.pre
-	x.build == y.build
-} else := false
 
 # compare orders major, then minor, then patch, numerically: -1, 0 or 1.
 # Suffixes, the v and the number of parts are not looked at.
-compare(a, b) := _first_or_zero([c |
-	some i in [0, 1, 2]
-	c := _compare_digits(_number(x.numbers, i), _number(y.numbers, i))
-	c != 0
-]) if {
+compare(a, b) := _ordered(x.order, y.order) if {
 	x := _split(a)
 	x.problem == ""
 	y := _split(b)
 	y.problem == ""
 }
 
-_first_or_zero(list) := list[0] if count(list) > 0
-
+_ordered(x, y) := -1 if x < y
+else := 1 if x > y
 else := 0
+
+# A version's three numbers (a missing one is "0"), each as its count of
+# digits and its digits: numbers have no leading zeros, so a longer one is
+# larger, and two of the same length compare as text. Two such keys
+# compare as the numbers do (an array compares element by element).
+_order_key(nums) := [count(a), a, count(b), b, count(c), c] if {
+	a := _number(nums, 0)
+	b := _number(nums, 1)
+	c := _number(nums, 2)
+}
 
 # Numbers have no leading zeros, so a longer one is larger, and two of the
 # same length compare as text.
@@ -104,7 +101,7 @@ else := "0"
 _split(s) := p if {
 	is_string(s)
 	p := _well_formed(s)
-} else := _split_step_by_step(s)
+} else := _keyed(_split_step_by_step(s))
 
 # _well_formed is what _split gives for a version with nothing wrong, read
 # in one match: v, up to three numbers (no leading zero, at most 19 digits,
@@ -112,16 +109,24 @@ _split(s) := p if {
 # "."), the pre-release (after "-") and the build (after "+"), each part
 # non-empty. Anything else (a number of 20 digits too) is left to
 # _split_step_by_step, which also says what is wrong.
-_well_formed(s) := {
+_well_formed(s) := _keyed({
 	"v": m[1] == "v",
 	"numbers": [n | some n in [m[2], m[3], m[4]]; n != ""],
 	"dev": _parts(substring(m[5], 1, -1)),
 	"pre": _parts(m[6]),
 	"build": _parts(m[7]),
 	"problem": "",
-} if {
+}) if {
 	m := regex.find_all_string_submatch_n(`^(v?)(0|[1-9][0-9]{0,18})(?:\.(0|[1-9][0-9]{0,18})(?:\.(0|[1-9][0-9]{0,18})((?:\.[^.+-]+)*)(?:-([^.+]+(?:\.[^.+]+)*))?(?:\+([^.]+(?:\.[^.]+)*))?)?)?$`, s, 1)[0]
 }
+
+# A version that parses also carries what compare and equal_versions look
+# at: order, its numbers' key (_order_key), and same, that key with the
+# dev, pre-release and build parts.
+_keyed(p) := object.union(p, {"order": k, "same": [k, p.dev, p.pre, p.build]}) if {
+	p.problem == ""
+	k := _order_key(p.numbers)
+} else := p
 
 _parts("") := []
 
