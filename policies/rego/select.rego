@@ -30,7 +30,7 @@ namespace := ns if {
 
 has(obj, key) if _ = obj[key]
 
-object_namespace(o) := object.get(object.get(o, "metadata", {}), "namespace", "")
+object_namespace(o) := object.get(o, ["metadata", "namespace"], "")
 
 model_name := object.get(object.get(spec, "model", {}), "name", "")
 
@@ -73,13 +73,9 @@ namespaced_runtimes := [r |
 
 cluster_runtimes := [r | some r in input.objects; r.kind == "ClusterServingRuntime"]
 
-# The order OME checks them in: the ServingRuntimes of the namespace, then
-# the ClusterServingRuntimes; each newest creationTimestamp first (none
-# counts as oldest), then by name.
-check_order(rs) := [rs[k[2]] | some k in sort([[age(r), r.metadata.name, i] | some i, r in rs])]
-
-# Sorts newest first; an object without a timestamp after every other.
-age(r) := 0 - time.parse_rfc3339_ns(r.metadata.creationTimestamp) if has(r.metadata, "creationTimestamp")
+# Sorts newest first; an object without a timestamp (null) after every
+# other.
+age(timestamp) := 0 - time.parse_rfc3339_ns(timestamp) if timestamp != null
 else := 9223372036854775807
 
 ref(o) := {"kind": o.kind, "namespace": object_namespace(o), "name": o.metadata.name}
@@ -148,11 +144,24 @@ else := 0
 # runtime wins over any cluster runtime.
 ranked := array.concat(candidates(namespaced_runtimes), candidates(cluster_runtimes))
 
-# The runtimes that are not compatible, in the order OME checks them, each
-# with its reason (exclusion_reason, in select_plan.rego).
-excluded := [{"kind": r.kind, "namespace": object_namespace(r), "name": r.metadata.name, "reason": exclusion_reason(r)} |
-	some r in array.concat(check_order(namespaced_runtimes), check_order(cluster_runtimes))
-	not compatible(r)
+# The runtimes that are not compatible, in the order OME checks them (the
+# ServingRuntimes of the namespace, then the ClusterServingRuntimes; each
+# newest creationTimestamp first, none counting as oldest, then by name),
+# each with its reason (exclusion_reason, in select_plan.rego).
+excluded := array.concat(excluded_of(namespaced_runtimes, "ServingRuntime"), excluded_of(cluster_runtimes, "ClusterServingRuntime"))
+
+# Each runtime's sort key is its age, name and place in the list, followed
+# by the runtime and its namespace (object_namespace), which the key never
+# reaches: no two runtimes have the same place. rs are runtimes of the kind
+# kind.
+excluded_of(rs, kind) := [{"kind": kind, "namespace": ns, "name": name, "reason": exclusion_reason(r)} |
+	some [_, name, _, r, ns] in sort([[
+		age(object.get(r, ["metadata", "creationTimestamp"], null)), r.metadata.name, i,
+		r, object.get(r, ["metadata", "namespace"], ""),
+	] |
+		some i, r in rs
+		not compatible(r)
+	])
 ]
 
 checked := {"namespaced": count(namespaced_runtimes), "cluster": count(cluster_runtimes)}
@@ -167,7 +176,7 @@ checked_detail := "" if checked.namespaced + checked.cluster == 0
 else := sprintf(". Checked %d runtimes (%d namespace-scoped, %d cluster-scoped)", [checked.namespaced + checked.cluster, checked.namespaced, checked.cluster])
 
 excluded_detail := "" if count(excluded) == 0
-else := concat("", [". Excluded runtimes: ", concat("; ", [concat("", [e.name, " (", e.reason, ")"]) | some e in excluded])])
+else := concat("", [". Excluded runtimes: ", concat("; ", [concat("", [name, " (", reason, ")"]) | some {"kind": _, "namespace": _, "name": name, "reason": reason} in excluded])])
 
 # What OME's controller says of a runtime named in spec.runtime.name: the
 # ServingRuntime of the namespace first, then the ClusterServingRuntime. The

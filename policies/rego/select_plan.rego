@@ -37,8 +37,8 @@ runtime_spec_fields := ["acceleratorRequirements", "disabled", "modelSizeRange",
 # first that fails), each asked as its text per distinct field value
 # (below): "" when it passes.
 compatible(r) if {
+	architecture_listed(object.get(r, ["spec", "supportedModelFormats"], []))
 	spec := object.get(r, "spec", {})
-	architecture_listed(object.get(spec, "supportedModelFormats", []))
 	gate_text(object.filter(spec, ["disabled", "acceleratorRequirements"])) == ""
 	size_text(object.get(spec, "modelSizeRange", null)) == ""
 	some x in spec.supportedModelFormats
@@ -86,11 +86,31 @@ exclusion_reason(r) := runtime_reason_of(object.get(r, "spec", {}))
 runtime_reason_of(spec) := gate if {
 	gate := gate_text(object.filter(spec, ["disabled", "acceleratorRequirements"]))
 	gate != ""
-} else := concat("", [failure_prefix, match.entries_text(texts)]) if {
+} else := concat("", [failure_prefix, concat("; ", texts)]) if {
 	# match.entries_failure with each entry's text (match.entry_text of
 	# its differences): "" when an entry has no differences (its text is
 	# "": a difference is never ""), else match.no_format_matched's text,
-	# which is failure_prefix followed by the entries' texts.
+	# which is failure_prefix followed by the entries' texts joined with
+	# "; " (match.entries_text, with at least one entry).
+	#
+	# The usual runtime first: every entry has an architecture, a format
+	# and a framework (an entry without one of them has no text here, so
+	# there are fewer texts than entries), and neither the model nor any
+	# entry has a quantization or a pipeline. Each entry's text is then
+	# that of its three checks (see entry_text).
+	entries := spec.supportedModelFormats
+	unset_texts_empty
+	not quantization_or_pipeline(entries)
+	texts := [trim_suffix(concat("", [
+		architecture_text(e.modelArchitecture),
+		format_text(e.modelFormat),
+		framework_text(e.modelFramework),
+	]), ", ") | some e in entries]
+	count(texts) == count(entries)
+	count(texts) > 0
+	not "" in texts
+} else := concat("", [failure_prefix, match.entries_text(texts)]) if {
+	# Any other runtime, each entry's text from entry_text.
 	texts := [entry_text(e) | some e in object.get(spec, "supportedModelFormats", [])]
 	not "" in texts
 } else := size_text(object.get(spec, "modelSizeRange", null))
@@ -130,6 +150,11 @@ entry_text(e) := trim_suffix(concat("", [
 ]), ", ") if {
 	e.modelFormat
 } else := match.entry_text(match.entry_differences_of(model_spec, e))
+
+# Some entry has a quantization or a pipeline.
+quantization_or_pipeline(entries) if entries[_].quantization
+
+quantization_or_pipeline(entries) if entries[_].diffusionPipeline
 
 unset_texts := {"pipeline": pipeline_text(null), "quantization": quantization_text(null)}
 

@@ -77,11 +77,18 @@ test_named_runtime_warning if {
 	r.warnings == ["runtime gone not found in namespace team-a or at cluster scope"]
 }
 
-test_check_order_newest_first if {
-	rs := [
-		{"metadata": {"name": "old", "creationTimestamp": "2024-01-01T00:00:00Z"}},
-		{"metadata": {"name": "none"}},
-		{"metadata": {"name": "new", "creationTimestamp": "2025-01-01T00:00:00Z"}},
-	]
-	[r.metadata.name | some r in select.check_order(rs)] == ["new", "old", "none"]
+test_excluded_newest_first if {
+	off := {"disabled": true}
+	r := select.result with input as {
+		"inferenceService": service({"model": {"name": "llama"}, "engine": {}}),
+		"objects": [
+			model_object,
+			object.union(runtime("old", off), {"metadata": {"creationTimestamp": "2024-01-01T00:00:00Z"}}),
+			runtime("none", off),
+			object.union(runtime("new", off), {"metadata": {"creationTimestamp": "2025-01-01T00:00:00Z"}}),
+			object.union(runtime("same", off), {"metadata": {"creationTimestamp": "2024-01-01T00:00:00Z"}}),
+			{"apiVersion": "ome.io/v1beta1", "kind": "ServingRuntime", "metadata": {"name": "ns", "namespace": "team-a"}, "spec": off},
+		],
+	}
+	[e.name | some e in r.excluded] == ["ns", "new", "old", "same", "none"]
 }

@@ -51,7 +51,8 @@ models := [o |
 ]
 
 # The runtimes as the selection policy reads them: the kind, name,
-# namespace and creationTimestamp, and the fields of the spec that the
+# namespace and creationTimestamp (select.rego reads a namespace "" and a
+# creationTimestamp null as none), and the fields of the spec that the
 # rules read (select.runtime_spec_fields). Gatekeeper's store turns a
 # synced object into a Rego value as the policy reads it, so the rest of a
 # runtime (its containers, often most of it) is never converted. (A runtime
@@ -63,7 +64,11 @@ models := [o |
 # runtime left out by runtimes(the model's architecture) is not compatible.
 runtimes(architecture) := [{
 	"kind": o.kind,
-	"metadata": {k: v | some k in ["name", "namespace", "creationTimestamp"]; v := o.metadata[k]},
+	"metadata": {
+		"name": o.metadata.name,
+		"namespace": object.get(o, ["metadata", "namespace"], ""),
+		"creationTimestamp": object.get(o, ["metadata", "creationTimestamp"], null),
+	},
 	"spec": {k: v | some k in select.runtime_spec_fields; v := o.spec[k]},
 } |
 	some path in paths("ServingRuntime", "ClusterServingRuntime")
@@ -108,7 +113,9 @@ decision := d if {
 details := {
 	"model": object.get(decision, "model", null),
 	"checked": object.get(decision, "checked", {"namespaced": 0, "cluster": 0}),
-	"excluded": [concat("", [e.kind, " ", e.name, ": ", e.reason]) | some e in object.get(decision, "excluded", [])],
+	"excluded": [concat("", [kind, " ", name, ": ", reason]) |
+		some {"kind": kind, "namespace": _, "name": name, "reason": reason} in object.get(decision, "excluded", [])
+	],
 }
 
 # The webhook rejects it: one violation, OME's message.
