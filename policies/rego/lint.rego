@@ -76,20 +76,22 @@ entry_path(i) := concat("", ["spec.supportedModelFormats[", format_int(i, 10), "
 # plain ones, of which no rule has anything to say; [] for a model.
 map_entries := [{"path": entry_path(i), "value": e} |
 	some i, e in formats_list
+	not plain_entries[i]
 	is_object(e)
-	not plain_entry(e)
 ]
 
-# A plain entry, as most are, has nothing for the rules to find, and no
-# name-case finding about a well-known name (its names are lowercase): one
-# match of its text as Rego writes it (sprintf %v: keys in order) tells it,
-# where the rules take each field in turn. It has modelFormat and
+# The plain entries, by index. A plain entry, as most are, has nothing for
+# the rules to find, and no name-case finding about a well-known name (its
+# names are lowercase): one match of its text as Rego writes it (sprintf
+# %v: keys in order) tells it, where the rules take each field in turn
+# (and here, not in a function of the entry: OPA would keep each entry's
+# result, which costs more than the match). It has modelFormat and
 # modelFramework, each with a lowercase name, maybe a version (well formed,
 # without a suffix after GreaterThan or GreaterThanOrEqual), an operator
 # with that version, and an integer weight; maybe autoSelect (a boolean),
 # modelArchitecture, priority (an integer) and quantization (strings); and
 # nothing else. Anything else is not plain, and the rules look at it.
-plain_entry(e) if regex.match(plain_entry_pattern, sprintf("%v", [e]))
+plain_entries := {i | some i, e in formats_list; regex.match(plain_entry_pattern, sprintf("%v", [e]))}
 
 plain_entry_pattern := concat("", [
 	`^\{"(?:autoSelect": (?:true|false), ")?model(?:Architecture": "[^"\\]*", "model)?Format": `, _plain_block,
@@ -105,6 +107,13 @@ _plain_block := concat("", [
 	`|version": "`, _plain_version, `"`, _plain_weight,
 	`|weight": -?[0-9]+))?\}`,
 ])
+
+# A plain modelFormat or modelFramework block of an entry that is not
+# plain, told by the same pattern: no rule has anything to find in it, and
+# its name is lowercase. blocks leaves it out.
+plain_block("entry", b) if regex.match(plain_block_pattern, sprintf("%v", [b]))
+
+plain_block_pattern := concat("", ["^", _plain_block, "$"])
 
 _plain_weight := `(?:, "weight": -?[0-9]+)?`
 
@@ -124,10 +133,11 @@ model_sites := [{"path": "spec", "side": "model", "parent": spec}] if is_model
 else := []
 
 # Every modelFormat and modelFramework block: the model's two, and two per
-# entry. value is null when the block is absent.
+# entry but for the plain ones. value is null when the block is absent.
 blocks := [b |
 	some s in array.concat(model_sites, [{"path": e.path, "side": "entry", "parent": e.value} | some e in map_entries])
 	some w in [["format", "modelFormat"], ["framework", "modelFramework"]]
+	not plain_block(s.side, object.get(s.parent, w[1], null))
 	b := {
 		"path": concat(".", [s.path, w[1]]),
 		"side": s.side,
@@ -306,16 +316,33 @@ else := "number"
 known_operators := ["Equal", "GreaterThan", "GreaterThanOrEqual"]
 
 # Operators on an entry: unknown-operator, operator-without-version,
-# ordering-operator-with-suffix.
-operator_findings := [f |
+# ordering-operator-with-suffix, each its own list (the Gatekeeper template
+# reads the error rules and the warning rules apart).
+operator_findings := array.concat(
+	array.concat(unknown_operator_findings, operator_without_version_findings),
+	ordering_with_suffix_findings,
+)
+
+# The entry blocks with an operator, and the operator's field.
+operator_blocks := [{"block": b, "field": concat(".", [b.path, "operator"])} |
 	some b in map_blocks
 	b.side == "entry"
 	has(b.value, "operator")
-	field := concat(".", [b.path, "operator"])
-	some f in array.concat(
-		array.concat(unknown_operator(b.value.operator, field), operator_without_version(b, field)),
-		ordering_with_suffix(b, field),
-	)
+]
+
+unknown_operator_findings := [f |
+	some o in operator_blocks
+	some f in unknown_operator(o.block.value.operator, o.field)
+]
+
+operator_without_version_findings := [f |
+	some o in operator_blocks
+	some f in operator_without_version(o.block, o.field)
+]
+
+ordering_with_suffix_findings := [f |
+	some o in operator_blocks
+	some f in ordering_with_suffix(o.block, o.field)
 ]
 
 unknown_operator(op, field) := [{

@@ -62,15 +62,31 @@ left_out(f) if {
 }
 
 # What lib.ome.lint finds in the object, read in one with-scope, so that the
-# findings and the blocks share what they are computed from: every finding
-# but wrong-type's, and the modelFormat and modelFramework blocks that are
-# objects (of the entries that are not plain only: a plain entry has
-# nothing to find, and its names are lowercase).
-linted := {"findings": lint.findings_but_wrong_type, "blocks": lint.map_blocks}
+# findings and the blocks share what they are computed from: the findings
+# of the template's rules of a severity the constraint enforces (the
+# with-scope's input carries the severities), and the modelFormat and
+# modelFramework blocks that are objects (of the entries that are not plain
+# only: a plain entry has nothing to find, and its names are lowercase).
+linted := {"findings": array.concat(error_rule_findings, warning_rule_findings), "blocks": lint.map_blocks}
 
 lint_result := r if {
-	r := linted with input as {"object": obj, "raw": {}}
+	r := linted with input as {"object": obj, "raw": {}, "severities": severities}
 }
+
+# The findings of the rules whose findings are errors (a model's missing
+# framework, a warning, is left out below), and of those whose findings
+# are warnings, each only when the constraint enforces that severity.
+error_rule_findings := array.concat(
+	array.concat(lint.version_findings, lint.unknown_operator_findings),
+	array.concat(lint.presence_findings, lint.size_range_findings),
+) if "error" in input.severities
+else := []
+
+warning_rule_findings := array.concat(
+	array.concat(lint.operator_without_version_findings, lint.ordering_with_suffix_findings),
+	lint.ignored_findings,
+) if "warning" in input.severities
+else := []
 
 object_findings := [f |
 	some f in lint_result.findings
@@ -78,8 +94,10 @@ object_findings := [f |
 	not left_out(f)
 ]
 
-# name-case, for names that are a well-known name in another case only.
+# name-case, for names that are a well-known name in another case only (a
+# warning).
 name_case_findings := [f |
+	"warning" in severities
 	some b in lint_result.blocks
 	name := b.value.name
 	is_string(name)
