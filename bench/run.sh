@@ -13,7 +13,9 @@
 # fresh process.
 #
 # With BEFORE=REV (a commit), the evaluate of that commit runs beside, as
-# the rows cel@REV and rego@REV, so that a change is measured side by side.
+# the rows cel@REV and rego@REV, so that a change is measured side by side;
+# and that commit's bench/bare as bare@REV (its ratio too is to this tree's
+# bare), for a change that moves bare as well.
 #
 # Usage: bench/run.sh            (from the repository root; make bench)
 #        RUNS=7 bench/run.sh
@@ -27,10 +29,15 @@ wants() { case " $DATASETS " in *" $1 "*) return 0 ;; esac; return 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"; [ -z "${BEFORE:-}" ] || git worktree remove --force "$work/before" 2>/dev/null || true' EXIT
 engines="cel rego"
+bares=""
 if [ -n "${BEFORE:-}" ]; then
   git worktree add -q --detach "$work/before" "$BEFORE"
   (cd "$work/before" && go build -o "$work/evaluate@$BEFORE" ./cmd/evaluate)
   engines="cel rego cel@$BEFORE rego@$BEFORE"
+  if [ -d "$work/before/bench/bare" ]; then
+    (cd "$work/before" && go build -o "$work/bare@$BEFORE" ./bench/bare)
+    bares="bare@$BEFORE"
+  fi
 fi
 
 go build -o "$work/evaluate" ./cmd/evaluate
@@ -72,6 +79,10 @@ dataset() {
   "$work/bare" -m "$models" -r "$runtimes" >"$work/want.json" || true
   "$work/plaingo" -m "$models" -r "$runtimes" >"$work/got.json" || true
   cmp -s "$work/want.json" "$work/got.json" || { echo "bench: plaingo output differs from bare on $label" >&2; exit 1; }
+  for b in $bares; do
+    "$work/$b" -m "$models" -r "$runtimes" >"$work/got.json" || true
+    cmp -s "$work/want.json" "$work/got.json" || { echo "bench: $b output differs from bare on $label" >&2; exit 1; }
+  done
   for who in $engines; do
     evaluate_of "$who" match -o json -m "$models" -r "$runtimes" >"$work/got.json" 2>/dev/null || true
     cmp -s "$work/want.json" "$work/got.json" || { echo "bench: $who output differs from bare on $label" >&2; exit 1; }
@@ -79,13 +90,16 @@ dataset() {
   for _ in $(seq "$RUNS"); do
     measure m.bare "$work/bare" -m "$models" -r "$runtimes"
     measure m.plaingo "$work/plaingo" -m "$models" -r "$runtimes"
+    for b in $bares; do
+      measure "m.$b" "$work/$b" -m "$models" -r "$runtimes"
+    done
     for who in $engines; do
       measure "m.$who" evaluate_of "$who" match -o json -m "$models" -r "$runtimes"
     done
   done
   local base
   base=$(cut -d' ' -f1 "$work/m.bare" | median)
-  for who in bare plaingo $engines; do
+  for who in bare plaingo $bares $engines; do
     local ms kb cpu
     ms=$(cut -d' ' -f1 "$work/m.$who" | median)
     kb=$(cut -d' ' -f2 "$work/m.$who" | median)
@@ -113,11 +127,14 @@ rm -f "$work"/m.*
 one=(-m testdata/examples/models/llama-3-2-3b-instruct.yaml -r testdata/examples/runtimes/srt-llama-3-2-3b-instruct.yaml)
 for _ in $(seq "$RUNS"); do
   measure m.one-bare "$work/bare" "${one[@]}"
+  for b in $bares; do
+    measure "m.one-$b" "$work/$b" "${one[@]}"
+  done
   for who in $engines; do
     measure "m.one-$who" evaluate_of "$who" match -o json "${one[@]}"
   done
 done
-for engine in bare $engines; do
+for engine in bare $bares $engines; do
   awk -v w="$engine" -v ms="$(cut -d' ' -f1 "$work/m.one-$engine" | median)" -v kb="$(cut -d' ' -f2 "$work/m.one-$engine" | median)" \
     'BEGIN {printf "%-22s %-14s %9d %9.1f\n", "one pair, fresh process", w, ms, kb/1024}'
 done
