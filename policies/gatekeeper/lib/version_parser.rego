@@ -32,7 +32,7 @@ parse(s) := {
 }
 
 # has_suffix reports whether a version has a dev, pre-release or build suffix.
-has_suffix(s) := (count(p.dev) + count(p.pre)) + count(p.build) > 0 if {
+has_suffix(s) := p.suffixed if {
 	p := _split(s)
 	p.problem == ""
 }
@@ -104,26 +104,38 @@ _split(s) := p if {
 } else := _keyed(_split_step_by_step(s))
 
 # _well_formed is what _split gives for a version with nothing wrong, read
-# in one match: v, up to three numbers (no leading zero, at most 19 digits,
-# so that each fits in 64 bits), then, after the third, the dev parts (after
+# in one match: v, then either three numbers (no leading zero, at most 19
+# digits, so that each fits in 64 bits) followed by the dev parts (after
 # "."), the pre-release (after "-") and the build (after "+"), each part
-# non-empty. Anything else (a number of 20 digits too) is left to
-# _split_step_by_step, which also says what is wrong.
-_well_formed(s) := _keyed({
+# non-empty, or one or two numbers alone. Anything else (a number of 20
+# digits too) is left to _split_step_by_step, which also says what is wrong.
+_well_formed(s) := {
 	"v": m[1] == "v",
-	"numbers": [n | some n in [m[2], m[3], m[4]]; n != ""],
-	"dev": _parts(substring(m[5], 1, -1)),
-	"pre": _parts(m[6]),
-	"build": _parts(m[7]),
+	"numbers": numbers,
+	"dev": dev,
+	"pre": pre,
+	"build": build,
 	"problem": "",
-}) if {
-	m := regex.find_all_string_submatch_n(`^(v?)(0|[1-9][0-9]{0,18})(?:\.(0|[1-9][0-9]{0,18})(?:\.(0|[1-9][0-9]{0,18})((?:\.[^.+-]+)*)(?:-([^.+]+(?:\.[^.+]+)*))?(?:\+([^.]+(?:\.[^.]+)*))?)?)?$`, s, 1)[0]
+	"suffixed": [dev, pre, build] != [[], [], []],
+	"order": order,
+	"same": [order, dev, pre, build],
+} if {
+	m := regex.find_all_string_submatch_n(`^(v?)(?:((?:0|[1-9][0-9]{0,18})\.(?:0|[1-9][0-9]{0,18})\.(?:0|[1-9][0-9]{0,18}))((?:\.[^.+-]+)*)(?:-([^.+]+(?:\.[^.+]+)*))?(?:\+([^.]+(?:\.[^.]+)*))?|((?:0|[1-9][0-9]{0,18})(?:\.(?:0|[1-9][0-9]{0,18}))?))$`, s, 1)[0]
+	numbers := split(concat("", [m[2], m[6]]), ".")
+	dev := _parts(substring(m[3], 1, -1))
+	pre := _parts(m[4])
+	build := _parts(m[5])
+	order := _order_key(numbers)
 }
 
-# A version that parses also carries what compare and equal_versions look
-# at: order, its numbers' key (_order_key), and same, that key with the
-# dev, pre-release and build parts.
-_keyed(p) := object.union(p, {"order": k, "same": [k, p.dev, p.pre, p.build]}) if {
+# A version that parses also carries what has_suffix, compare and
+# equal_versions look at: suffixed, order, its numbers' key (_order_key),
+# and same, that key with the dev, pre-release and build parts.
+_keyed(p) := object.union(p, {
+	"suffixed": [p.dev, p.pre, p.build] != [[], [], []],
+	"order": k,
+	"same": [k, p.dev, p.pre, p.build],
+}) if {
 	p.problem == ""
 	k := _order_key(p.numbers)
 } else := p
