@@ -35,17 +35,18 @@ object_namespace(o) := object.get(o, ["metadata", "namespace"], "")
 model_name := object.get(object.get(spec, "model", {}), "name", "")
 
 # The model: the BaseModel of the InferenceService's namespace first, else
-# the ClusterBaseModel of that name.
+# the ClusterBaseModel of that name (among the objects of that name, found
+# in one pass).
 model := m if {
-	some m in input.objects
+	some m in named_as_model
 	m.kind == "BaseModel"
-	m.metadata.name == model_name
 	object_namespace(m) == namespace
 } else := m if {
-	some m in input.objects
+	some m in named_as_model
 	m.kind == "ClusterBaseModel"
-	m.metadata.name == model_name
 }
+
+named_as_model := [o | some o in input.objects; o.metadata.name == model_name]
 
 model_spec := object.get(model, "spec", {}) if model
 else := {}

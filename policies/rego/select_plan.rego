@@ -93,21 +93,20 @@ runtime_reason_of(spec) := gate if {
 	# which is failure_prefix followed by the entries' texts joined with
 	# "; " (match.entries_text, with at least one entry).
 	#
-	# The usual runtime first: every entry has an architecture, a format
-	# and a framework (an entry without one of them has no text here, so
-	# there are fewer texts than entries), and neither the model nor any
-	# entry has a quantization or a pipeline. Each entry's text is then
-	# that of its three checks (see entry_text).
+	# The usual runtime first: it has entries, and neither the model nor
+	# any entry has a quantization or a pipeline. Each entry's text is then
+	# that of its architecture, format and framework checks (see
+	# entry_text), except for an entry without a format that differs in
+	# nothing else: that gives "" here where its text is "unknown
+	# mismatch", and the next branch takes the runtime.
 	entries := spec.supportedModelFormats
+	entries[0]
 	unset_texts_empty
 	not quantization_or_pipeline(entries)
 	texts := [trim_suffix(concat("", [
-		architecture_text(e.modelArchitecture),
-		format_text(e.modelFormat),
-		framework_text(e.modelFramework),
+		architecture_format_text(object.get(e, "modelArchitecture", null), object.get(e, "modelFormat", null)),
+		framework_text(object.get(e, "modelFramework", null)),
 	]), ", ") | some e in entries]
-	count(texts) == count(entries)
-	count(texts) > 0
 	not "" in texts
 } else := concat("", [failure_prefix, match.entries_text(texts)]) if {
 	# Any other runtime, each entry's text from entry_text.
@@ -175,6 +174,10 @@ architecture_text(v) := separated(match.architecture_difference(model_spec, only
 quantization_text(v) := separated(match.quantization_difference(model_spec, only("quantization", v)))
 
 format_text(v) := separated(match.format_difference(model_spec, only("modelFormat", v)))
+
+# The two together, asked once per distinct pair: entries have few
+# architectures and formats.
+architecture_format_text(architecture, format) := concat("", [architecture_text(architecture), format_text(format)])
 
 framework_text(v) := separated(match.framework_difference(model_spec, only("modelFramework", v)))
 
