@@ -19,7 +19,7 @@ import (
 )
 
 // plainEntryVariants are runtime entries near the plain ones of lint's fast
-// path (lint.rego's plain_entry, lint.yaml's plainEntries), each of them
+// path (lint.rego's plain_entries, lint.yaml's plainEntries), each of them
 // different in one or two fields: names, versions, operators, weights,
 // types, and keys that are missing or extra.
 func plainEntryVariants() []any {
@@ -89,7 +89,8 @@ func plainEntryVariants() []any {
 // (both engines) and OMEVersionLint (its Rego and its CEL) give the same
 // findings and violations on every variant when the rules read every entry,
 // plain or not. The policies without the fast path are the embedded ones
-// with plain_entry and plainEntries false for every entry.
+// with plain_entries empty, plain_block false for every block, and
+// plainEntries false for every entry.
 func TestPlainEntriesHaveNothingToFind(t *testing.T) {
 	set, err := policyset.Embedded()
 	if err != nil {
@@ -208,7 +209,7 @@ func TestPlainEntriesHaveNothingToFind(t *testing.T) {
 		}
 	}
 	// The variants hold plain entries and entries that are not.
-	for k, name := range []string{"lint.rego's plain_entry", "lint.yaml's plainEntries"} {
+	for k, name := range []string{"lint.rego's plain_entries", "lint.yaml's plainEntries"} {
 		if plain[k] < 20 || plain[k] > len(variants)/2 {
 			t.Errorf("%s takes %d of %d variants", name, plain[k], len(variants))
 		}
