@@ -9,7 +9,7 @@
 # runtime is compatible stops at the first check that fails. The reason of
 # an excluded runtime is only built when the request is refused or the
 # result lists the excluded runtimes, put together from the checks' texts
-# (runtime_reason_of). OPA keeps the result of a function for arguments it
+# (exclusion_reason). OPA keeps the result of a function for arguments it
 # has seen in the same request, so each runtime is judged once, each check
 # asked once per distinct value and each distinct version string parsed
 # once.
@@ -81,10 +81,8 @@ model_architecture := object.get(model_spec, "modelArchitecture", null)
 # reason is then its gate, else its entries' failure, else its size
 # failure, in match.runtime_reason's order; TestExclusionReasonIsTheRules
 # holds it to match.runtime_reason.
-exclusion_reason(r) := runtime_reason_of(object.get(r, "spec", {}))
-
-runtime_reason_of(spec) := gate if {
-	gate := gate_text(object.filter(spec, ["disabled", "acceleratorRequirements"]))
+exclusion_reason(r) := gate if {
+	gate := gate_text(object.filter(object.get(r, "spec", {}), ["disabled", "acceleratorRequirements"]))
 	gate != ""
 } else := concat("", [failure_prefix, concat("; ", texts)]) if {
 	# match.entries_failure with each entry's text (match.entry_text of
@@ -99,7 +97,7 @@ runtime_reason_of(spec) := gate if {
 	# entry_text), except for an entry without a format that differs in
 	# nothing else: that gives "" here where its text is "unknown
 	# mismatch", and the next branch takes the runtime.
-	entries := spec.supportedModelFormats
+	entries := r.spec.supportedModelFormats
 	entries[0]
 	unset_texts_empty
 	not quantization_or_pipeline(entries)
@@ -110,9 +108,9 @@ runtime_reason_of(spec) := gate if {
 	not "" in texts
 } else := concat("", [failure_prefix, match.entries_text(texts)]) if {
 	# Any other runtime, each entry's text from entry_text.
-	texts := [entry_text(e) | some e in object.get(spec, "supportedModelFormats", [])]
+	texts := [entry_text(e) | some e in object.get(r, ["spec", "supportedModelFormats"], [])]
 	not "" in texts
-} else := size_text(object.get(spec, "modelSizeRange", null))
+} else := size_text(object.get(r, ["spec", "modelSizeRange"], null))
 
 failure_prefix := match.no_format_matched(match.label(model_spec), "")
 
