@@ -38,10 +38,9 @@ runtime_spec_fields := ["acceleratorRequirements", "disabled", "modelSizeRange",
 # (below): "" when it passes.
 compatible(r) if {
 	architecture_listed(object.get(r, ["spec", "supportedModelFormats"], []))
-	spec := object.get(r, "spec", {})
-	gate_text(object.filter(spec, ["disabled", "acceleratorRequirements"])) == ""
-	size_text(object.get(spec, "modelSizeRange", null)) == ""
-	some x in spec.supportedModelFormats
+	gate_text(json.filter(r, ["spec/disabled", "spec/acceleratorRequirements"])) == ""
+	size_text(object.get(r, ["spec", "modelSizeRange"], null)) == ""
+	some x in r.spec.supportedModelFormats
 	entry_accepted(x)
 } else := false
 
@@ -82,7 +81,7 @@ model_architecture := object.get(model_spec, "modelArchitecture", null)
 # failure, in match.runtime_reason's order; TestExclusionReasonIsTheRules
 # holds it to match.runtime_reason.
 exclusion_reason(r) := gate if {
-	gate := gate_text(object.filter(object.get(r, "spec", {}), ["disabled", "acceleratorRequirements"]))
+	gate := gate_text(json.filter(r, ["spec/disabled", "spec/acceleratorRequirements"]))
 	gate != ""
 } else := concat("", [failure_prefix, concat("; ", texts)]) if {
 	# match.entries_failure with each entry's text (match.entry_text of
@@ -162,8 +161,9 @@ unset_texts_empty if {
 }
 
 # The checks on one field, with the model: the field alone (nothing when
-# it is null, unset).
-gate_text(fields) := match.runtime_gate(fields, accelerator_classes)
+# it is null, unset). gate_text's are the runtime's own checks, given the
+# runtime with its disabled and acceleratorRequirements alone.
+gate_text(r) := match.runtime_gate(object.get(r, "spec", {}), accelerator_classes)
 
 pipeline_text(v) := separated(match.pipeline_difference(model_spec, only("diffusionPipeline", v)))
 
