@@ -89,8 +89,8 @@ func plainEntryVariants() []any {
 // (both engines) and OMEVersionLint (its Rego and its CEL) give the same
 // findings and violations on every variant when the rules read every entry,
 // plain or not. The policies without the fast path are the embedded ones
-// with plain_entries empty, plain_block false for every block, and
-// plainEntries false for every entry.
+// with plain_entries empty, plain_block and plain_version false for every
+// block and version, and plainEntries false for every entry.
 func TestPlainEntriesHaveNothingToFind(t *testing.T) {
 	set, err := policyset.Embedded()
 	if err != nil {
@@ -104,6 +104,7 @@ func TestPlainEntriesHaveNothingToFind(t *testing.T) {
 			for _, r := range [][2]string{
 				{"plain_entries := {i |", "plain_entries := set() if true\nelse := {i |"},
 				{`plain_block("entry", b) if regex.match(`, `plain_block("entry", b) if false` + "\n\n" + `_unused(b) if regex.match(`},
+				{"plain_version(v) if {", "plain_version(v) if false\n\n_unused_version(v) if {"},
 			} {
 				if !strings.Contains(f.Text, r[0]) {
 					t.Fatalf("lint.rego: no %s", r[0])

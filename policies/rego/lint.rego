@@ -115,6 +115,15 @@ plain_block("entry", b) if regex.match(plain_block_pattern, sprintf("%v", [b]))
 
 plain_block_pattern := concat("", ["^", _plain_block, "$"])
 
+# A version that the plain pattern takes parses: it has nothing for the
+# version rules to find, without a parse.
+plain_version(v) if {
+	is_string(v)
+	regex.match(plain_version_pattern, v)
+}
+
+plain_version_pattern := concat("", ["^", _plain_version, "$"])
+
 _plain_weight := `(?:, "weight": -?[0-9]+)?`
 
 # Versions that parse: up to three numbers and after the third, suffixes of
@@ -262,10 +271,12 @@ scalar_not_string(v) if is_number(v)
 
 scalar_not_string(v) if is_boolean(v)
 
-# Versions: non-string-version, empty-version, invalid-version.
+# Versions: non-string-version, empty-version, invalid-version (of the
+# versions that plain_version does not take).
 version_findings := [f |
 	some b in map_blocks
 	has(b.value, "version")
+	not plain_version(b.value.version)
 	some f in version_problem(b, b.value.version, concat(".", [b.path, "version"]))
 ]
 
