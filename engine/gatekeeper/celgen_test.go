@@ -27,13 +27,13 @@ func kubernetesCEL(t testing.TB, vars ...cel.EnvOption) *cel.Env {
 	return env
 }
 
-func celProgram(t testing.TB, env *cel.Env, expr string) cel.Program {
+func celProgram(t testing.TB, env *cel.Env, expr string, opts ...cel.ProgramOption) cel.Program {
 	t.Helper()
 	ast, iss := env.Compile(expr)
 	if iss.Err() != nil {
 		t.Fatalf("compile %.300s: %v", expr, iss.Err())
 	}
-	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
+	prg, err := env.Program(ast, append([]cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,16 +135,16 @@ type celEval struct {
 
 type celValidationProgram struct{ check, message cel.Program }
 
-func newCELEval(t testing.TB, block *celBlock) *celEval {
+func newCELEval(t testing.TB, block *celBlock, opts ...cel.ProgramOption) *celEval {
 	t.Helper()
 	env := kubernetesCEL(t, cel.Variable("object", cel.DynType), cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)))
 	e := &celEval{}
 	for _, v := range block.Variables {
-		e.vars = append(e.vars, celProgram(t, env, v.Expression))
+		e.vars = append(e.vars, celProgram(t, env, v.Expression, opts...))
 		e.names = append(e.names, v.Name)
 	}
 	for _, v := range block.Validations {
-		e.vals = append(e.vals, celValidationProgram{celProgram(t, env, v.Expression), celProgram(t, env, v.MessageExpression)})
+		e.vals = append(e.vals, celValidationProgram{celProgram(t, env, v.Expression, opts...), celProgram(t, env, v.MessageExpression, opts...)})
 	}
 	return e
 }

@@ -98,7 +98,7 @@ func BenchmarkLintTemplate64(b *testing.B) {
 					opts = append(opts, cel.CostLimit(1e12))
 					review = (*celEval).reviewLazy
 				}
-				e := newCELEvalWith(b, templateOf(b, embeddedSet(b), "omeversionlint").CEL, opts...)
+				e := newCELEval(b, templateOf(b, embeddedSet(b), "omeversionlint").CEL, opts...)
 				if msgs, err := review(e, deepCopy(object), c.params); err != nil || len(msgs) != c.violations {
 					b.Fatalf("%d violations: %q, %v", len(msgs), msgs, err)
 				}
@@ -113,7 +113,7 @@ func BenchmarkLintTemplate64(b *testing.B) {
 				if k8s {
 					b.StopTimer()
 					// Every call costs 1: about the number of steps.
-					u := newCELEvalWith(b, templateOf(b, embeddedSet(b), "omeversionlint").CEL, cel.CostLimit(1e12), cel.CostTracking(unitCallCost{}))
+					u := newCELEval(b, templateOf(b, embeddedSet(b), "omeversionlint").CEL, cel.CostLimit(1e12), cel.CostTracking(unitCallCost{}))
 					_, n, err := u.reviewLazyCost(object, c.params)
 					if err != nil {
 						b.Fatal(err)
@@ -179,32 +179,6 @@ func embeddedSet(t testing.TB) *policyset.Set {
 		t.Fatal(err)
 	}
 	return set
-}
-
-// newCELEvalWith is newCELEval with program options.
-func newCELEvalWith(t testing.TB, block *celBlock, opts ...cel.ProgramOption) *celEval {
-	t.Helper()
-	env := kubernetesCEL(t, cel.Variable("object", cel.DynType), cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)))
-	compile := func(expr string) cel.Program {
-		a, iss := env.Compile(expr)
-		if iss.Err() != nil {
-			t.Fatalf("compile %.300s: %v", expr, iss.Err())
-		}
-		prg, err := env.Program(a, append([]cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}, opts...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return prg
-	}
-	e := &celEval{}
-	for _, v := range block.Variables {
-		e.vars = append(e.vars, compile(v.Expression))
-		e.names = append(e.names, v.Name)
-	}
-	for _, v := range block.Validations {
-		e.vals = append(e.vals, celValidationProgram{compile(v.Expression), compile(v.MessageExpression)})
-	}
-	return e
 }
 
 // lazyVariables is the variables of a CEL code block as Kubernetes (and
