@@ -3,6 +3,7 @@
 package main
 
 import (
+	"strings"
 	"syscall"
 	"unsafe"
 )
@@ -14,7 +15,15 @@ import (
 // the collection the block starts free it: the heap's later pages fault in
 // 2 MiB at a time.
 func init() {
-	if v, _ := syscall.Getenv("GODEBUG"); v == "disablethp=1" {
+	// GODEBUG's last disablethp setting wins, as in the runtime.
+	godebug, _ := syscall.Getenv("GODEBUG")
+	off := false
+	for _, kv := range strings.Split(godebug, ",") {
+		if v, ok := strings.CutPrefix(kv, "disablethp="); ok && (v == "0" || v == "1") {
+			off = v == "1"
+		}
+	}
+	if off {
 		return
 	}
 	lo := uintptr(unsafe.Pointer(heapStart)) &^ (64<<20 - 1)
