@@ -2,7 +2,9 @@
 // builtins with OPA: the Rego builtins ome.version.* and ome.size.*, each
 // declared next to its implementation, with the options, tester builtins and
 // capabilities that carry them. It is the only package that joins builtins
-// and OPA.
+// and OPA. It also holds the one builtin of the Rego evaluation plan,
+// ome.plan.gather (plan.go), which joins the plan's memo tables and knows
+// nothing of OME.
 package regolib
 
 import (
@@ -18,7 +20,7 @@ import (
 	"github.com/ome-policy/evaluator/builtins"
 )
 
-// Builtin is one Rego builtin of the ome.version namespace: its
+// Builtin is one Rego builtin of the ome.* namespaces: its
 // declaration (name, described arguments and result) and its
 // implementation, side by side.
 type Builtin struct {
@@ -203,6 +205,7 @@ var regoBuiltins = []Builtin{
 			return ast.FloatNumberTerm(builtins.SizeValue(string(x))), nil
 		},
 	},
+	planGather,
 }
 
 // withVersion adapts a function of one parsed version into a Rego builtin
@@ -263,7 +266,7 @@ func (b Builtin) AST() *ast.Builtin {
 	}
 }
 
-// Options registers every ome.version builtin with a rego.Rego query.
+// Options registers every ome.* builtin with a rego.Rego query.
 func Options() []func(*rego.Rego) {
 	opts := make([]func(*rego.Rego), 0, len(regoBuiltins))
 	for _, b := range regoBuiltins {

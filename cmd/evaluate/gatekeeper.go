@@ -45,8 +45,8 @@ binding: ome-version-lint-error (Deny) and ome-version-lint-warning (Warn).
 
 Gatekeeper runs Rego in its own OPA, which has none of this tool's Go
 builtins. So each template carries the Rego policies (--policies) with their
-ome.version.* and ome.size.* calls rewritten to a plain-Rego stand-in, which
-the project's tests prove equal to the builtins.
+ome.version.*, ome.size.* and ome.plan.* calls rewritten to a plain-Rego
+stand-in, which the project's tests prove equal to the builtins.
 
 The files are generated: change the policies and run this again. With
 --check nothing is written and the exit code is 1 when a file differs.`,

@@ -118,8 +118,9 @@ func newCapabilitiesCommand(_ *globalOptions) *cobra.Command {
 		Use:   "capabilities",
 		Short: "Print OPA capabilities that declare the ome.* builtins",
 		Long: `capabilities prints OPA's capabilities for the OPA version built in, with the
-ome.version.* and ome.size.* builtins declared, so that stock OPA tools can
-type-check Rego that calls them. The same file is policies/capabilities.json.`,
+ome.version.*, ome.size.* and ome.plan.* builtins declared, so that stock OPA
+tools can type-check Rego that calls them. The same file is
+policies/capabilities.json.`,
 		Example: `  evaluate capabilities > caps.json
   opa check --capabilities caps.json policies/rego`,
 		Args: cobra.NoArgs,

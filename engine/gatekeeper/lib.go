@@ -1,8 +1,8 @@
 // Package gatekeeper turns the project's Rego policies into Gatekeeper
 // ConstraintTemplates. Gatekeeper runs Rego in its own OPA, without this
 // project's Go builtins, so every template carries lib/*.rego, a plain-Rego
-// stand-in for the ome.version.* and ome.size.* builtins, and the policies'
-// builtin calls are rewritten to call it. equivalence_test.go proves the
+// stand-in for the ome.version.*, ome.size.* and ome.plan.* builtins, and
+// the policies' builtin calls are rewritten to call it. equivalence_test.go proves the
 // stand-in equal to the builtins.
 package gatekeeper
 
@@ -30,8 +30,8 @@ type LibModule struct {
 	Text string
 }
 
-// Lib returns the modules of the stand-in library (packages lib.ome.version
-// and lib.ome.size), in path order.
+// Lib returns the modules of the stand-in library (packages lib.ome.version,
+// lib.ome.size and lib.ome.plan), in path order.
 func Lib() []LibModule {
 	paths, _ := fs.Glob(sources, "lib/*.rego")
 	sort.Strings(paths)

@@ -27,13 +27,14 @@ type policyModule struct {
 var builtinNamespaces = []struct{ name, alias, pkg string }{
 	{"ome.version.", "ome_version.", "data.lib.ome.version"},
 	{"ome.size.", "ome_size.", "data.lib.ome.size"},
+	{"ome.plan.", "ome_plan.", "data.lib.ome.plan"},
 }
 
 // rewritePolicy turns a policy module into a library module that runs
 // without the Go builtins: the package ome.X becomes lib.ome.X, every
 // import of data.ome.X imports data.lib.ome.X, and every call of a builtin
-// ome.version.f or ome.size.f becomes a call of the stand-in through an
-// import, ome_version.f or ome_size.f. The text is edited in place, at the
+// ome.version.f, ome.size.f or ome.plan.f becomes a call of the stand-in
+// through an import, ome_version.f, ome_size.f or ome_plan.f. The text is edited in place, at the
 // positions the parser reports, so comments and layout stay.
 //
 // Gatekeeper moves library packages (lib.X becomes libs.lib.X) and rewrites

@@ -140,16 +140,16 @@ framework_found := input.tables.framework_found if {
 # Each distinct entry's differences, as entry_differences_of gives them: the
 # tables in its order (pipeline, architecture, quantization, format,
 # framework), then with_unknown for an entry without modelFormat.
+# ome.plan.gather joins the tables in one call: for each entry k, with x
+# its keys in checked_fields order, it is
+#   array.concat(array.concat(array.concat(array.concat(
+#       pipeline_found[x[0]], architecture_found[x[1]]),
+#       quantization_found[x[2]]), format_found[x[3]]), framework_found[x[4]])
 entry_differences := object.union(found, unknown) if {
-	# The tables, bound once: a lookup in a local value is cheaper.
-	p := pipeline_found
-	a := architecture_found
-	q := quantization_found
-	f := format_found
-	fw := framework_found
-	found := {k: array.concat(array.concat(array.concat(array.concat(p[x[0]], a[x[1]]), q[x[2]]), f[x[3]]), fw[x[4]]) |
-		some k, x in batch.entries
-	}
+	found := ome.plan.gather(
+		[pipeline_found, architecture_found, quantization_found, format_found, framework_found],
+		batch.entries,
+	)
 	unknown := {k: with_unknown(found[k], json.unmarshal(k)) |
 		some k, x in batch.entries
 		x[3] == "null"
