@@ -6,12 +6,12 @@ import (
 	"github.com/open-policy-agent/opa/v1/types"
 )
 
-// The evaluation plan's builtin. It knows nothing of OME: it puts together
-// what the policies computed, in the order the policies give, so that a
-// plan (policies/rego/match_plan.rego) joins its memo tables in one call
-// instead of several expressions per row. Its answers are the comprehension
-// it replaces (policies/gatekeeper/lib/plan.rego, the stand-in, is that
-// comprehension), so it decides nothing.
+// The evaluation plan's builtins. They know nothing of OME: they put
+// together what the policies computed, in the order the policies give, so
+// that a plan (policies/rego/match_plan.rego) reads its memo tables in one
+// call instead of several expressions per row. Their answers are the
+// comprehensions they replace (policies/gatekeeper/lib/plan.rego, the
+// stand-in, is those comprehensions), so they decide nothing.
 
 // cellsType is a memo table: any key to a list.
 var cellsType = types.NewObject(nil, types.NewDynamicProperty(types.A, types.NewArray(nil, types.A)))
@@ -37,6 +37,39 @@ var planGather = Builtin{
 			return nil, nil
 		}
 		return ast.NewTerm(out), nil
+	},
+}
+
+var planPick = Builtin{
+	Decl: &rego.Function{
+		Name: "ome.plan.pick",
+		Description: "Reads a memo table in order: the list table[keys[0]], table[keys[1]], ... " +
+			"For example, ome.plan.pick({\"a\": 1, \"b\": 2}, [\"b\", \"a\", \"b\"]) is [2, 1, 2]. " +
+			"Undefined when a key is not in the table.",
+		Decl: types.NewFunction(
+			types.Args(
+				types.Named("table", types.NewObject(nil, types.NewDynamicProperty(types.A, types.A))).Description("the memo table"),
+				types.Named("keys", types.NewArray(nil, types.A)).Description("the keys to read, in the order of the result"),
+			),
+			types.Named("result", types.NewArray(nil, types.A)).Description("the table's value of each key, in order"),
+		),
+	},
+	Impl2: func(_ rego.BuiltinContext, a, b *ast.Term) (*ast.Term, error) {
+		table, ok := a.Value.(ast.Object)
+		if !ok {
+			return nil, nil
+		}
+		keys, ok := b.Value.(*ast.Array)
+		if !ok {
+			return nil, nil
+		}
+		out := make([]*ast.Term, keys.Len())
+		for i := range out {
+			if out[i] = table.Get(keys.Elem(i)); out[i] == nil {
+				return nil, nil
+			}
+		}
+		return ast.ArrayTerm(out...), nil
 	},
 }
 

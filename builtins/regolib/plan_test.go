@@ -49,3 +49,28 @@ func TestPlanGather(t *testing.T) {
 	// No tables: every row has no keys, and gets [].
 	require.Equal(t, `{"r":[]}`, regoValue(t, `ome.plan.gather([], {"r": []})`, nil))
 }
+
+// ome.plan.pick reads a table in the keys' order, repeats included, and is
+// undefined when a key is missing.
+func TestPlanPick(t *testing.T) {
+	table := map[string]any{"a": "", "b": "text", "c": false}
+	tests := []struct {
+		name  string
+		table any
+		keys  any
+		want  string // JSON; "" is undefined
+	}{
+		{"in the keys' order", table, []any{"b", "a", "c"}, `["text","",false]`},
+		{"a key twice", table, []any{"a", "a"}, `["",""]`},
+		{"no keys", table, []any{}, `[]`},
+		{"a missing key", table, []any{"a", "z"}, ``},
+		{"keys not a list", table, map[string]any{"0": "a"}, ``},
+		{"table not an object", []any{"a"}, []any{"a"}, ``},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			input := map[string]any{"table": tc.table, "keys": tc.keys}
+			require.Equal(t, tc.want, regoValue(t, `ome.plan.pick(input.table, input.keys)`, input))
+		})
+	}
+}

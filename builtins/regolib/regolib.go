@@ -2,9 +2,9 @@
 // builtins with OPA: the Rego builtins ome.version.* and ome.size.*, each
 // declared next to its implementation, with the options, tester builtins and
 // capabilities that carry them. It is the only package that joins builtins
-// and OPA. It also holds the one builtin of the Rego evaluation plan,
-// ome.plan.gather (plan.go), which joins the plan's memo tables and knows
-// nothing of OME.
+// and OPA. It also holds the builtins of the Rego evaluation plan,
+// ome.plan.gather and ome.plan.pick (plan.go), which read the plan's memo
+// tables and know nothing of OME.
 package regolib
 
 import (
@@ -206,6 +206,7 @@ var regoBuiltins = []Builtin{
 		},
 	},
 	planGather,
+	planPick,
 }
 
 // withVersion adapts a function of one parsed version into a Rego builtin

@@ -13,10 +13,11 @@ import (
 	"github.com/ome-policy/evaluator/builtins/regolib"
 )
 
-// lib/plan.rego's gather gives what the Go builtin ome.plan.gather gives:
-// the same object, or undefined, on hand-made inputs and on generated
-// tables and rows of every shape (rows that fit, and rows with a missing
-// key, the wrong number of keys, or cells that are not lists).
+// lib/plan.rego's gather and pick give what the Go builtins ome.plan.gather
+// and ome.plan.pick give: the same value, or undefined, on hand-made inputs
+// and on generated tables and rows of every shape (rows that fit, and rows
+// with a missing key, the wrong number of keys, or cells that are not
+// lists).
 func TestPlanStandInEqualsBuiltin(t *testing.T) {
 	ctx := context.Background()
 	prepare := func(query string, opts ...func(*rego.Rego)) rego.PreparedEvalQuery {
@@ -24,25 +25,38 @@ func TestPlanStandInEqualsBuiltin(t *testing.T) {
 		require.NoError(t, err)
 		return q
 	}
-	builtin := prepare("x := ome.plan.gather(input.tables, input.rows)", regolib.Options()...)
+	// Each call alone: undefined in one is not hidden by the other.
+	const query = `x := {"gather": [r | r := %[1]sgather(input.tables, input.rows)], "pick": [r | r := %[1]spick(input.tables[0], input.keys)]}`
+	builtin := prepare(fmt.Sprintf(query, "ome.plan."), regolib.Options()...)
 	var libs []func(*rego.Rego)
 	for _, m := range Lib() {
 		libs = append(libs, rego.Module(m.Path, m.Text))
 	}
-	standIn := prepare("x := data.lib.ome.plan.gather(input.tables, input.rows)", libs...)
-	eval := func(q rego.PreparedEvalQuery, input any) string {
+	standIn := prepare(fmt.Sprintf(query, "data.lib.ome.plan."), libs...)
+	// eval gives each call's result as JSON, [] when it is undefined.
+	eval := func(q rego.PreparedEvalQuery, input any) map[string]string {
 		rs, err := q.Eval(ctx, rego.EvalInput(input))
 		require.NoError(t, err)
-		if len(rs) == 0 {
-			return "undefined"
+		require.Len(t, rs, 1)
+		out := map[string]string{}
+		for k, v := range rs[0].Bindings["x"].(map[string]any) {
+			b, err := json.Marshal(v)
+			require.NoError(t, err)
+			out[k] = string(b)
 		}
-		b, err := json.Marshal(rs[0].Bindings["x"])
-		require.NoError(t, err)
-		return string(b)
+		return out
 	}
 
+	// Each half of the query undefined, and both defined.
 	inputs := []map[string]any{
-		{"tables": []any{}, "rows": map[string]any{"r": []any{}}},
+		{"tables": []any{}, "rows": map[string]any{"r": []any{}}, "keys": []any{}},
+		{"tables": []any{map[string]any{"a": []any{1}}}, "rows": map[string]any{}, "keys": []any{"a", "a"}},
+		{"tables": []any{map[string]any{"a": false}}, "rows": map[string]any{}, "keys": []any{"a"}},
+		{"tables": []any{map[string]any{"a": []any{1}}}, "rows": map[string]any{}, "keys": []any{"a", "b"}},
+		{"tables": []any{map[string]any{"a": []any{1}}}, "rows": map[string]any{}, "keys": map[string]any{"x": "a"}},
+		{"tables": []any{[]any{"a"}}, "rows": map[string]any{}, "keys": []any{}},
+		{"tables": []any{map[string]any{"a": []any{1}}}, "rows": []any{[]any{"a"}}, "keys": []any{}},
+		{"tables": map[string]any{"0": map[string]any{"a": []any{1}}}, "rows": map[string]any{"r": []any{"a"}}, "keys": []any{}},
 		{"tables": []any{map[string]any{"a": []any{1, 2}}}, "rows": map[string]any{"r": []any{"a"}, "s": []any{"a"}}},
 		{"tables": []any{map[string]any{"a": "text"}}, "rows": map[string]any{"r": []any{"a"}}},
 		{"tables": []any{map[string]any{"a": []any{}}}, "rows": map[string]any{"r": "a"}},
@@ -86,16 +100,31 @@ func TestPlanStandInEqualsBuiltin(t *testing.T) {
 			}
 			rows[fmt.Sprint("row", j)] = keys
 		}
-		inputs = append(inputs, map[string]any{"tables": tables, "rows": rows})
+		var keys []any
+		if n > 0 {
+			keys = []any{}
+			for range r.IntN(4) {
+				k := r.IntN(len(tables[0].(map[string]any)))
+				if r.IntN(15) == 0 {
+					k = 4
+				}
+				keys = append(keys, fmt.Sprint(k))
+			}
+		}
+		inputs = append(inputs, map[string]any{"tables": tables, "rows": rows, "keys": keys})
 	}
-	undefined := 0
+	defined := map[string]int{}
 	for i, in := range inputs {
 		want := eval(builtin, in)
 		require.Equal(t, want, eval(standIn, in), "input %d: %v", i, in)
-		if want == "undefined" {
-			undefined++
+		for k, v := range want {
+			if v != "[]" {
+				defined[k]++
+			}
 		}
 	}
-	require.Positive(t, undefined, "some inputs are undefined")
-	require.Less(t, undefined, len(inputs)/2, "most inputs have a result")
+	for _, k := range []string{"gather", "pick"} {
+		require.Greater(t, defined[k], len(inputs)/2, "%s has a result for most inputs", k)
+		require.Less(t, defined[k], len(inputs), "%s is undefined for some inputs", k)
+	}
 }

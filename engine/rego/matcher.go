@@ -51,6 +51,10 @@ const (
 // ModelFieldsQuery lists the model fields the verdicts depend on.
 const ModelFieldsQuery = "data.ome.match.model_fields"
 
+// RuntimeFieldsQuery lists the fields of a runtime's spec that the batch
+// reads.
+const RuntimeFieldsQuery = "data.ome.match.runtime_fields"
+
 // Matcher evaluates the policy of package ome.match with the ome.*
 // builtins: data.ome.match.results for a single pair, and for many models
 // against the same runtimes the batch, the check tables and the verdicts.
@@ -65,6 +69,10 @@ type Matcher struct {
 	// modelFields are the policy's model_fields: a model is evaluated with
 	// these fields alone (all of it when the policy has no model_fields).
 	modelFields []string
+	// runtimeFields are the policy's runtime_fields: the batch is made of
+	// runtimes with these fields alone (all of each when the policy has
+	// no runtime_fields).
+	runtimeFields []string
 }
 
 // checkTable is a check table of the policy and the model field it reads.
@@ -214,7 +222,7 @@ var checkOnlyStages = []ast.StageID{
 
 // New compiles the Rego policies of package ome.match once.
 func New(set *policyset.Set) (*Matcher, error) {
-	pq, err := Queries(set, []string{"ome.match"}, ResultsQuery, BatchQuery, VerdictsQuery, TableQuery, TableFieldsQuery, ModelFieldsQuery)
+	pq, err := Queries(set, []string{"ome.match"}, ResultsQuery, BatchQuery, VerdictsQuery, TableQuery, TableFieldsQuery, ModelFieldsQuery, RuntimeFieldsQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -222,28 +230,31 @@ func New(set *policyset.Set) (*Matcher, error) {
 	if m.tables, err = tableFields(pq[4]); err != nil {
 		return nil, err
 	}
-	if m.modelFields, err = modelFields(pq[5]); err != nil {
+	if m.modelFields, err = fieldNames(pq[5], ModelFieldsQuery); err != nil {
+		return nil, err
+	}
+	if m.runtimeFields, err = fieldNames(pq[6], RuntimeFieldsQuery); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
 
-// modelFields reads the policy's model_fields, a list of field names (nil
-// when the policy has none).
-func modelFields(query rego.PreparedEvalQuery) ([]string, error) {
+// fieldNames reads a list of field names that the policy gives as what
+// (model_fields, runtime_fields), nil when the policy has none.
+func fieldNames(query rego.PreparedEvalQuery, what string) ([]string, error) {
 	rs, err := query.Eval(context.Background(), rego.EvalParsedInput(ast.NewObject()), rego.EvalGenerateJSON(keepTerm))
 	if err != nil || len(rs) == 0 {
 		return nil, err
 	}
 	list, ok := rs[0].Expressions[0].Value.(*ast.Term).Value.(*ast.Array)
 	if !ok {
-		return nil, fmt.Errorf("%s: want a list of field names", ModelFieldsQuery)
+		return nil, fmt.Errorf("%s: want a list of field names", what)
 	}
 	out := []string{}
 	for i := range list.Len() {
 		f, ok := list.Elem(i).Value.(ast.String)
 		if !ok {
-			return nil, fmt.Errorf("%s[%d]: want a field name, got %v", ModelFieldsQuery, i, list.Elem(i))
+			return nil, fmt.Errorf("%s[%d]: want a field name, got %v", what, i, list.Elem(i))
 		}
 		out = append(out, string(f))
 	}
@@ -252,12 +263,17 @@ func modelFields(query rego.PreparedEvalQuery) ([]string, error) {
 
 // project is the part of model the policy reads: its model_fields.
 func (m *Matcher) project(model map[string]any) map[string]any {
-	if m.modelFields == nil {
-		return model
+	return only(model, m.modelFields)
+}
+
+// only is spec with the named fields alone; all of it when fields is nil.
+func only(spec map[string]any, fields []string) map[string]any {
+	if fields == nil {
+		return spec
 	}
-	sub := make(map[string]any, len(m.modelFields))
-	for _, f := range m.modelFields {
-		if v, ok := model[f]; ok {
+	sub := make(map[string]any, len(fields))
+	for _, f := range fields {
+		if v, ok := spec[f]; ok {
 			sub[f] = v
 		}
 	}
@@ -454,12 +470,13 @@ func stringOf(t *ast.Term) (string, bool) {
 	return string(s), ok
 }
 
-// Prepare converts the runtime specs to Rego values once, and evaluates
-// the policy's data.ome.match.batch of them once for all models.
+// Prepare converts the runtime specs (their runtime_fields) to Rego values
+// once, and evaluates the policy's data.ome.match.batch of them once for
+// all models.
 func (m *Matcher) Prepare(runtimes []map[string]any) (any, error) {
 	terms := make([]*ast.Term, len(runtimes))
 	for i, r := range runtimes {
-		v, err := ast.InterfaceToValue(r)
+		v, err := ast.InterfaceToValue(only(r, m.runtimeFields))
 		if err != nil {
 			return nil, err
 		}

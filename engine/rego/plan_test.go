@@ -2,6 +2,7 @@ package rego
 
 import (
 	"context"
+	"maps"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -92,4 +93,53 @@ func TestRuntimeAcceptsIsTheVerdict(t *testing.T) {
 		require.Positive(t, compatible, "%s: some pairs are compatible", shape.Name)
 		require.Positive(t, incompatible, "%s: some pairs are not", shape.Name)
 	}
+}
+
+// runtime_fields (match_plan.rego) names every field of a runtime's spec
+// that the rules read: a runtime cut down to them gets the same verdict for
+// every model and accelerator classes, and the same batch. Runtimes are
+// given extra fields the rules must not read.
+func TestRuntimeFieldsAreWhatTheRulesRead(t *testing.T) {
+	set, err := policyset.Embedded()
+	require.NoError(t, err)
+	m, err := New(set)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"acceleratorRequirements", "disabled", "modelSizeRange", "supportedModelFormats"}, m.runtimeFields)
+	qs, err := Queries(set, []string{"ome.match"},
+		"[data.ome.match.runtime_verdict(input.model, r, input.classes) | some r in input.runtimes]",
+		BatchQuery)
+	require.NoError(t, err)
+	eval := func(q rego.PreparedEvalQuery, input map[string]any) any {
+		rs, err := q.Eval(context.Background(), rego.EvalInput(input))
+		require.NoError(t, err)
+		require.Len(t, rs, 1)
+		return rs[0].Expressions[0].Value
+	}
+	gated := 0
+	for _, shape := range []generate.Shape{generate.Few, generate.OME} {
+		ms, rs := generate.ShapedCluster(3, 12, 150, shape)
+		full := make([]any, len(rs))
+		cut := make([]any, len(rs))
+		for i, r := range rs {
+			spec := maps.Clone(r["spec"].(map[string]any))
+			spec["protocolVersions"] = []any{"openAI"}
+			spec["containers"] = []any{map[string]any{"name": "ome-container", "image": "x"}}
+			full[i] = spec
+			cut[i] = only(spec, m.runtimeFields)
+			if spec["disabled"] == true || spec["acceleratorRequirements"] != nil {
+				gated++
+			}
+		}
+		for _, mo := range ms {
+			for _, classes := range []any{[]any{}, []any{"nvidia-h100"}} {
+				in := map[string]any{"model": mo["spec"], "classes": classes}
+				in["runtimes"] = full
+				want := eval(qs[0], in)
+				in["runtimes"] = cut
+				require.Equal(t, want, eval(qs[0], in), "%s: model %v, classes %v", shape.Name, mo["metadata"], classes)
+			}
+		}
+		require.Equal(t, eval(qs[1], map[string]any{"runtimes": full}), eval(qs[1], map[string]any{"runtimes": cut}), shape.Name)
+	}
+	require.Positive(t, gated, "some runtimes are disabled or need accelerator classes")
 }

@@ -39,12 +39,20 @@ model_fields := ["diffusionPipeline", "modelArchitecture", "modelFormat", "model
 #   - ranges: the distinct modelSizeRange values of the runtimes;
 #   - runtimes: for each runtime of input.runtimes, the keys of its list of
 #     entries and of its range, and gate: the runtime's reason when it fails
-#     before its entries are looked at (absent when it does not).
+#     before its entries are looked at (absent when it does not);
+#   - gates: those reasons, each by a key of its own ("gate 3" for the
+#     fourth runtime), and reason_keys: for each runtime, its gate's key
+#     when it has one, else its list's key.
 # Everything is keyed by its JSON text ("null" for a field that is not
 # set): an object as an object key is not always found again. An engine
 # that evaluates many models against the same runtimes may compute batch
 # once (data.ome.match.batch) and give it back as input.batch.
 checked_fields := ["diffusionPipeline", "modelArchitecture", "quantization", "modelFormat", "modelFramework"]
+
+# runtime_fields are the fields of a runtime's spec that batch reads (its
+# entries, its size range, and what runtime_gate reads): an engine may give
+# input.runtimes with these fields alone, which makes the same batch.
+runtime_fields := ["acceleratorRequirements", "disabled", "modelSizeRange", "supportedModelFormats"]
 
 batch := input.batch if {
 	input.batch
@@ -62,11 +70,15 @@ runtimes_batch := {
 			"list": json.marshal(lists[i]),
 			"range": json.marshal(object.get(r, "modelSizeRange", null)),
 		},
-		{"gate": g | g := runtime_gate(r, classes); g != ""},
+		{"gate": g | g := gates[i]},
 	) |
 		some i, r in input.runtimes
 	],
+	"gates": {gate_keys[i]: g | some i, g in gates},
+	"reason_keys": [object.get(gate_keys, i, json.marshal(l)) | some i, l in lists],
 } if {
+	gates := {i: g | some i, r in input.runtimes; g := runtime_gate(r, classes); g != ""}
+	gate_keys := {i: sprintf("gate %d", [i]) | some i, _ in gates}
 	lists := [[json.marshal(object.filter(e, checked_fields)) |
 		some e in object.get(r, "supportedModelFormats", [])
 	] |
@@ -190,11 +202,10 @@ multi_failures := object.union(failing, passing) if {
 # Each runtime's reason, in order, as runtime_reason gives it: its gate
 # when it has one, else its list's failure when it is not "", else its
 # range's size failure: object.get({"": b}, a, a) is a, or b when a is "".
-# "" is compatible. A model without a size passes every range (spec 9).
-reasons := [object.get(x, "gate", lf[x.list]) |
-	lf := list_failures
-	some x in batch.runtimes
-] if {
+# "" is compatible. A model without a size passes every range (spec 9):
+# its reasons are the gates and the list failures, read by reason_keys
+# (ome.plan.pick(t, keys) is [t[k] | some k in keys]).
+reasons := ome.plan.pick(object.union(list_failures, batch.gates), batch.reason_keys) if {
 	not model.modelParameterSize
 } else := [reason |
 	lf := list_failures
