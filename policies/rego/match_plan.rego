@@ -31,18 +31,19 @@ model_fields := ["diffusionPipeline", "modelArchitecture", "modelFormat", "model
 # A query evaluates one model against a batch of runtimes. What depends
 # only on the runtimes (and the accelerator classes) is batch, computed once
 # per query:
-#   - values: for each field the entry checks read, its distinct values;
+#   - alone: for each field the entry checks read, its distinct values,
+#     each as an entry with that field alone (only(field, value));
 #   - entries: the batch's distinct entries (the fields the checks read),
 #     each as the keys of its values, in checked_fields order;
 #   - lists: the distinct lists of entries of the runtimes; single, those
 #     with one entry (to its entry's key), and multi, the others;
 #   - ranges: the distinct modelSizeRange values of the runtimes;
-#   - runtimes: for each runtime of input.runtimes, the keys of its list of
-#     entries and of its range, and gate: the runtime's reason when it fails
-#     before its entries are looked at (absent when it does not);
-#   - gates: those reasons, each by a key of its own ("gate 3" for the
-#     fourth runtime), and reason_keys: for each runtime, its gate's key
-#     when it has one, else its list's key.
+#   - runtimes: for each runtime of input.runtimes, the key of its list of
+#     entries (list);
+#   - gates: the reasons of the runtimes that fail before their entries are
+#     looked at, each by a key of its own ("gate 3" for the fourth runtime);
+#     reason_keys: for each runtime, its gate's key when it has one, else
+#     its list's key; range_keys: for each runtime, its range's key.
 # Everything is keyed by its JSON text ("null" for a field that is not
 # set): an object as an object key is not always found again. An engine
 # that evaluates many models against the same runtimes may compute batch
@@ -59,23 +60,16 @@ batch := input.batch if {
 } else := runtimes_batch
 
 runtimes_batch := {
-	"values": values,
+	"alone": {f: {json.marshal(v): only(f, v) | some e in distinct; v := object.get(e, f, null)} | some f in checked_fields},
 	"entries": entries,
 	"lists": {json.marshal(l): l | some l in lists},
 	"single": {json.marshal(l): l[0] | some l in lists; count(l) == 1},
 	"multi": {json.marshal(l): l | some l in lists; count(l) != 1},
 	"ranges": {json.marshal(x): x | some r in input.runtimes; x := object.get(r, "modelSizeRange", null)},
-	"runtimes": [object.union(
-		{
-			"list": json.marshal(lists[i]),
-			"range": json.marshal(object.get(r, "modelSizeRange", null)),
-		},
-		{"gate": g | g := gates[i]},
-	) |
-		some i, r in input.runtimes
-	],
+	"runtimes": [{"list": json.marshal(l)} | some l in lists],
 	"gates": {gate_keys[i]: g | some i, g in gates},
 	"reason_keys": [object.get(gate_keys, i, json.marshal(l)) | some i, l in lists],
+	"range_keys": [json.marshal(object.get(r, "modelSizeRange", null)) | some r in input.runtimes],
 } if {
 	gates := {i: g | some i, r in input.runtimes; g := runtime_gate(r, classes); g != ""}
 	gate_keys := {i: sprintf("gate %d", [i]) | some i, _ in gates}
@@ -89,7 +83,6 @@ runtimes_batch := {
 		some e in object.get(r, "supportedModelFormats", [])
 	}
 	entries := {json.marshal(e): [json.marshal(object.get(e, f, null)) | some f in checked_fields] | some e in distinct}
-	values := {f: {json.marshal(v): v | some e in distinct; v := object.get(e, f, null)} | some f in checked_fields}
 }
 
 only(_, null) := {}
@@ -97,9 +90,10 @@ only(_, null) := {}
 only(field, v) := {field: v} if v != null
 
 # Each check of an entry reads one field of the model and one field of the
-# entry, so it runs once per distinct value of its entry field; a table
-# holds what it finds, [] or [text] (object.get({"": []}, t, [t]) is []
-# when t is ""), and each distinct entry is put together from those.
+# entry, so it runs once per distinct value of its entry field (on an entry
+# with that field alone, batch.alone); a table holds what it finds, [] or
+# [text] (object.get({"": []}, t, [t]) is [] when t is ""), and each
+# distinct entry is put together from those.
 #
 # table_fields names each table and the one model field it reads. An engine
 # that evaluates many models against one batch may evaluate a table once
@@ -117,36 +111,36 @@ table_fields := {
 pipeline_found := input.tables.pipeline_found if {
 	input.tables.pipeline_found
 } else := {k: object.get({"": []}, t, [t]) |
-	some k, v in batch.values.diffusionPipeline
-	t := pipeline_difference(model, only("diffusionPipeline", v))
+	some k, e in batch.alone.diffusionPipeline
+	t := pipeline_difference(model, e)
 }
 
 architecture_found := input.tables.architecture_found if {
 	input.tables.architecture_found
 } else := {k: object.get({"": []}, t, [t]) |
-	some k, v in batch.values.modelArchitecture
-	t := architecture_difference(model, only("modelArchitecture", v))
+	some k, e in batch.alone.modelArchitecture
+	t := architecture_difference(model, e)
 }
 
 quantization_found := input.tables.quantization_found if {
 	input.tables.quantization_found
 } else := {k: object.get({"": []}, t, [t]) |
-	some k, v in batch.values.quantization
-	t := quantization_difference(model, only("quantization", v))
+	some k, e in batch.alone.quantization
+	t := quantization_difference(model, e)
 }
 
 format_found := input.tables.format_found if {
 	input.tables.format_found
 } else := {k: object.get({"": []}, t, [t]) |
-	some k, v in batch.values.modelFormat
-	t := format_difference(model, only("modelFormat", v))
+	some k, e in batch.alone.modelFormat
+	t := format_difference(model, e)
 }
 
 framework_found := input.tables.framework_found if {
 	input.tables.framework_found
 } else := {k: object.get({"": []}, t, [t]) |
-	some k, v in batch.values.modelFramework
-	t := framework_difference(model, only("modelFramework", v))
+	some k, e in batch.alone.modelFramework
+	t := framework_difference(model, e)
 }
 
 # Each distinct entry's differences, as entry_differences_of gives them: the
@@ -201,22 +195,22 @@ multi_failures := object.union(failing, passing) if {
 
 # Each runtime's reason, in order, as runtime_reason gives it: its gate
 # when it has one, else its list's failure when it is not "", else its
-# range's size failure: object.get({"": b}, a, a) is a, or b when a is "".
-# "" is compatible. A model without a size passes every range (spec 9):
-# its reasons are the gates and the list failures, read by reason_keys
-# (ome.plan.pick(t, keys) is [t[k] | some k in keys]).
-reasons := ome.plan.pick(object.union(list_failures, batch.gates), batch.reason_keys) if {
+# range's size failure. "" is compatible. gate_or_list is each runtime's
+# gate or list failure, read by reason_keys (ome.plan.pick(t, keys) is
+# [t[k] | some k in keys]); a model without a size passes every range
+# (spec 9), so those are its reasons. Otherwise a runtime whose gate_or_list
+# is "" gets its range's size failure: object.get({"": b}, a, a) is a, or b
+# when a is "".
+reasons := gate_or_list if {
 	not model.modelParameterSize
-} else := [reason |
-	lf := list_failures
-	sf := size_failures
-	some x in batch.runtimes
-	f := lf[x.list]
-	reason := object.get(x, "gate", object.get(sf[x.range], f, f))
-]
+} else := [object.get({"": sizes[i]}, r, r) | some i, r in gate_or_list] if {
+	sizes := ome.plan.pick(size_failures, batch.range_keys)
+}
 
-# The model size check of each distinct range, as {"": text}: see reasons.
-size_failures := {k: {"": size_failure(model, only("modelSizeRange", x))} | some k, x in batch.ranges}
+gate_or_list := ome.plan.pick(object.union(list_failures, batch.gates), batch.reason_keys)
+
+# The model size check of each distinct range.
+size_failures := {k: size_failure(model, only("modelSizeRange", x)) | some k, x in batch.ranges}
 
 # verdicts is results in parts, for an engine that keeps batch: each
 # distinct entry's differences (entry_differences) and each runtime's
