@@ -10,7 +10,8 @@
 # median wall time, the median peak memory (RSS), the ratio to bare and the
 # median CPU time (user and system; less disturbed than wall time when other
 # work shares the cores). It also times one model against one runtime in a
-# fresh process.
+# fresh process, ONE_RUNS times (5 x RUNS unless set: a run of some 50 ms
+# varies by several ms, and a median of 5 does not settle it).
 #
 # With BEFORE=REV (a commit), the evaluate of that commit runs beside, as
 # the rows cel@REV and rego@REV, so that a change is measured side by side;
@@ -21,9 +22,11 @@
 #        RUNS=7 bench/run.sh
 #        BEFORE=HEAD~3 bench/run.sh
 #        DATASETS="catalog many" bench/run.sh   (some of: catalog few ome many one)
+#        DATASETS=one ONE_RUNS=41 BEFORE=HEAD~1 bench/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
+ONE_RUNS=${ONE_RUNS:-$((5 * RUNS))}
 DATASETS=${DATASETS:-catalog few ome many one}
 wants() { case " $DATASETS " in *" $1 "*) return 0 ;; esac; return 1; }
 work=$(mktemp -d)
@@ -125,7 +128,7 @@ wants one || exit 0
 
 rm -f "$work"/m.*
 one=(-m testdata/examples/models/llama-3-2-3b-instruct.yaml -r testdata/examples/runtimes/srt-llama-3-2-3b-instruct.yaml)
-for _ in $(seq "$RUNS"); do
+for _ in $(seq "$ONE_RUNS"); do
   measure m.one-bare "$work/bare" "${one[@]}"
   for b in $bares; do
     measure "m.one-$b" "$work/$b" "${one[@]}"
@@ -134,6 +137,7 @@ for _ in $(seq "$RUNS"); do
     measure "m.one-$who" evaluate_of "$who" match -o json "${one[@]}"
   done
 done
+echo "one pair: median of $ONE_RUNS runs each"
 for engine in bare $bares $engines; do
   awk -v w="$engine" -v ms="$(cut -d' ' -f1 "$work/m.one-$engine" | median)" -v kb="$(cut -d' ' -f2 "$work/m.one-$engine" | median)" \
     'BEGIN {printf "%-22s %-14s %9d %9.1f\n", "one pair, fresh process", w, ms, kb/1024}'
