@@ -62,14 +62,14 @@ batch := input.batch if {
 runtimes_batch := {
 	"alone": {f: {json.marshal(v): only(f, v) | some e in distinct; v := object.get(e, f, null)} | some f in checked_fields},
 	"entries": entries,
-	"lists": {json.marshal(l): l | some l in lists},
-	"single": {json.marshal(l): l[0] | some l in lists; count(l) == 1},
-	"multi": {json.marshal(l): l | some l in lists; count(l) != 1},
-	"ranges": {json.marshal(x): x | some r in input.runtimes; x := object.get(r, "modelSizeRange", null)},
-	"runtimes": [{"list": json.marshal(l)} | some l in lists],
+	"lists": {list_keys[i]: l | some i, l in lists},
+	"single": {list_keys[i]: l[0] | some i, l in lists; count(l) == 1},
+	"multi": {list_keys[i]: l | some i, l in lists; count(l) != 1},
+	"ranges": {range_keys[i]: object.get(r, "modelSizeRange", null) | some i, r in input.runtimes},
+	"runtimes": [{"list": k} | some k in list_keys],
 	"gates": {gate_keys[i]: g | some i, g in gates},
-	"reason_keys": [object.get(gate_keys, i, json.marshal(l)) | some i, l in lists],
-	"range_keys": [json.marshal(object.get(r, "modelSizeRange", null)) | some r in input.runtimes],
+	"reason_keys": [object.get(gate_keys, i, k) | some i, k in list_keys],
+	"range_keys": range_keys,
 } if {
 	gates := {i: g | some i, r in input.runtimes; g := runtime_gate(r, classes); g != ""}
 	gate_keys := {i: sprintf("gate %d", [i]) | some i, _ in gates}
@@ -78,6 +78,8 @@ runtimes_batch := {
 	] |
 		some r in input.runtimes
 	]
+	list_keys := [json.marshal(l) | some l in lists]
+	range_keys := [json.marshal(object.get(r, "modelSizeRange", null)) | some r in input.runtimes]
 	distinct := {object.filter(e, checked_fields) |
 		some r in input.runtimes
 		some e in object.get(r, "supportedModelFormats", [])
