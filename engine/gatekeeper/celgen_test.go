@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
 
 	"github.com/ome-policy/evaluator/builtins"
@@ -162,16 +163,34 @@ func (e *celEval) review(object map[string]any, params map[string]any) ([]string
 		}
 		vars[e.names[i]] = v
 	}
+	return e.validate(act, nil, nil)
+}
+
+// validate evaluates the block's validations on act and gives the messages
+// of those that fail. Each evaluation's details go to seen, when it is not
+// nil; varErr, when it is not nil, gives the first error of a variable
+// evaluated during a validation, which stops the review.
+func (e *celEval) validate(act map[string]any, seen func(*cel.EvalDetails), varErr func() error) ([]string, error) {
+	eval := func(p cel.Program) (ref.Val, error) {
+		v, det, err := p.Eval(act)
+		if seen != nil {
+			seen(det)
+		}
+		if varErr != nil && varErr() != nil {
+			return nil, varErr()
+		}
+		return v, err
+	}
 	var msgs []string
 	for i, v := range e.vals {
-		ok, _, err := v.check.Eval(act)
+		ok, err := eval(v.check)
 		if err != nil {
 			return nil, fmt.Errorf("validation %d: %w", i, err)
 		}
 		if ok.Value() == true {
 			continue
 		}
-		m, _, err := v.message.Eval(act)
+		m, err := eval(v.message)
 		if err != nil {
 			return nil, fmt.Errorf("validation %d message: %w", i, err)
 		}

@@ -206,9 +206,7 @@ func (l *lazyVariables) Find(key ref.Val) (ref.Val, bool) {
 		return nil, false
 	}
 	v, det, err := l.e.vars[i].Eval(l.act)
-	if det != nil && det.ActualCost() != nil {
-		l.cost += *det.ActualCost()
-	}
+	l.addCost(det)
 	if err != nil {
 		if l.err == nil {
 			l.err = fmt.Errorf("variable %s: %w", name, err)
@@ -217,6 +215,13 @@ func (l *lazyVariables) Find(key ref.Val) (ref.Val, bool) {
 	}
 	l.values[name] = v
 	return v, true
+}
+
+// addCost adds an evaluation's cost, when it was tracked.
+func (l *lazyVariables) addCost(det *cel.EvalDetails) {
+	if det != nil && det.ActualCost() != nil {
+		l.cost += *det.ActualCost()
+	}
 }
 
 func (l *lazyVariables) Get(key ref.Val) ref.Val {
@@ -272,29 +277,9 @@ func (e *celEval) reviewLazyCost(object map[string]any, params map[string]any) (
 	}
 	l.values["params"] = p
 	l.act = map[string]any{"object": object, "variables": l}
-	var msgs []string
-	for i, v := range e.vals {
-		ok, det, err := v.check.Eval(l.act)
-		if det != nil && det.ActualCost() != nil {
-			l.cost += *det.ActualCost()
-		}
-		if l.err != nil {
-			return nil, 0, l.err
-		}
-		if err != nil {
-			return nil, 0, fmt.Errorf("validation %d: %w", i, err)
-		}
-		if ok.Value() == true {
-			continue
-		}
-		m, det, err := v.message.Eval(l.act)
-		if det != nil && det.ActualCost() != nil {
-			l.cost += *det.ActualCost()
-		}
-		if err != nil {
-			return nil, 0, fmt.Errorf("validation %d message: %w", i, err)
-		}
-		msgs = append(msgs, m.Value().(string))
+	msgs, err := e.validate(l.act, l.addCost, func() error { return l.err })
+	if err != nil {
+		return nil, 0, err
 	}
 	return msgs, l.cost, nil
 }
