@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -238,8 +239,16 @@ func TestSelectionCost(t *testing.T) {
 				w, c := sorted(walls[i]), sorted(cpus[i])
 				var steps stepCounter
 				eval(q, rego.EvalQueryTracer(&steps))
-				t.Logf("%6d runtimes, %-8s wall %8.2f ms (min %8.2f), CPU %8.2f ms (min %8.2f), median of %d, %8d steps: %s",
-					n, kind, ms(w[runs/2]), ms(w[0]), ms(c[runs/2]), ms(c[0]), runs, steps.n, templates[i].name)
+				// What one review allocates drives the collections, and in
+				// gator, whose heap holds the inventory, they cost as much
+				// as the evaluation.
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				eval(q)
+				runtime.ReadMemStats(&after)
+				t.Logf("%6d runtimes, %-8s wall %8.2f ms (min %8.2f), CPU %8.2f ms (min %8.2f), median of %d, %8d steps, %6.2f MB allocated: %s",
+					n, kind, ms(w[runs/2]), ms(w[0]), ms(c[runs/2]), ms(c[0]), runs, steps.n,
+					float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), templates[i].name)
 			}
 			if top == 0 {
 				continue

@@ -58,11 +58,11 @@ models := [o |
 # runtime (its containers, often most of it) is never converted. (A runtime
 # is not handed to a function: that would convert it whole.)
 #
-# runtimes("all") are all of them; runtimes(a), those with an entry of
-# modelArchitecture a (null: an entry without one). An entry matches a
-# model only if their architectures are equal (both unset counts), so a
-# runtime left out by runtimes(the model's architecture) is not compatible.
-runtimes(architecture) := [{
+# runtimes(keys) are those of keys, a set of [path index, name] (the index
+# in runtime_paths), in its order, which is the inventory's (paths, then
+# names): all_listed for all of them, listed(model_key) for those that can
+# be compatible with the model.
+runtimes(keys) := [{
 	"kind": o.kind,
 	"metadata": {
 		"name": o.metadata.name,
@@ -71,30 +71,59 @@ runtimes(architecture) := [{
 	},
 	"spec": {k: v | some k in select.runtime_spec_fields; v := o.spec[k]},
 } |
-	some path in paths("ServingRuntime", "ClusterServingRuntime")
-	some o in object.get(data.inventory, path, {})
-	kept(architecture, object.get(o, ["spec", "supportedModelFormats"], []))
+	some [i, name] in keys
+	o := object.get(data.inventory, runtime_paths[i], {})[name]
 ]
 
-# (The entries are a list, already a Rego value when read.)
-kept("all", _)
-
-kept(architecture, entries) if entries[_].modelArchitecture == architecture
-
-kept(null, entries) if {
-	some e in entries
-	not e.modelArchitecture
+all_listed := {[i, name] |
+	some i, path in runtime_paths
+	some name, _ in object.get(data.inventory, path, {})
 }
+
+# The runtimes that can be compatible with a model of key [architecture,
+# format name] (model_key): those with an entry of that modelArchitecture
+# (null: an entry without one) and of that modelFormat name. An entry
+# matches a model only if their architectures are equal (both unset
+# counts) and it has a modelFormat of the model's format name (match.rego's
+# architecture_difference and format_difference), so a runtime left out is
+# not compatible. It is a set, so that a runtime with two such entries is
+# listed once. (The entries are a list, already a Rego value when read.
+# The usual model has an architecture, which a plain comparison finds.)
+listed([architecture, format]) := {[i, name] |
+	some i, path in runtime_paths
+	some name, o in object.get(data.inventory, path, {})
+	some e in o.spec.supportedModelFormats
+	e.modelArchitecture == architecture
+	format_listed(e.modelFormat, format)
+} if architecture != null
+
+listed([null, format]) := {[i, name] |
+	some i, path in runtime_paths
+	some name, o in object.get(data.inventory, path, {})
+	some e in o.spec.supportedModelFormats
+	object.get(e, "modelArchitecture", null) == null
+	format_listed(e.modelFormat, format)
+}
+
+# An entry's modelFormat of that name. One that is not an object (the API
+# server refuses it, but a test's inventory may have it) is listed: what
+# the rules make of it is theirs to say.
+format_listed(format, name) if object.get(format, "name", "") == name
+
+format_listed(format, _) if not is_object(format)
+
+runtime_paths := paths("ServingRuntime", "ClusterServingRuntime")
 
 review_isvc := object.union(isvc, {"metadata": {"namespace": namespace}})
 
-# The model's architecture (null when it has none), the model found as
-# select.rego finds it.
-model_architecture := a if {
-	a := select.model_architecture with input as {"inferenceService": review_isvc, "objects": models}
+# The model's key: its architecture (null when it has none) and its
+# format's name ("" when it has none), the model found as select.rego finds
+# it.
+model_key := k if {
+	k := [select.model_architecture, object.get(object.get(select.model_spec, "modelFormat", {}), "name", "")] with input as {"inferenceService": review_isvc, "objects": models}
 }
 
-# Selection admits the InferenceService with the runtimes of the model's
+# Selection admits the InferenceService with the runtimes listed for the
 # architecture exactly when it does with them all, and chooses the same
 # runtime: the compatible runtimes are among them. select.selection_admission
 # is the decision when selection admits it (undefined otherwise, and no
@@ -104,10 +133,10 @@ model_architecture := a if {
 decision := d if {
 	d := select.selection_admission with input as {
 		"inferenceService": review_isvc,
-		"objects": array.concat(models, runtimes(model_architecture)),
+		"objects": array.concat(models, runtimes(listed(model_key))),
 	}
 } else := d if {
-	d := select.admission with input as {"inferenceService": review_isvc, "objects": array.concat(models, runtimes("all"))}
+	d := select.admission with input as {"inferenceService": review_isvc, "objects": array.concat(models, runtimes(all_listed))}
 }
 
 details := {
