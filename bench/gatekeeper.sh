@@ -2,9 +2,11 @@
 # Measures the Gatekeeper templates as a new user would, with gator test
 # (Gatekeeper's own engine, bin/gator): the cost of one more object under
 # review, all else equal. For each inventory size it times gator test with 1
-# and with 21 objects under review (median of RUNS runs each) and prints
-# (t21 - t1) / 20, the marginal cost per object, which leaves out gator's
-# start-up and the inventory's loading.
+# and with N objects under review (21 unless SELECTION_OBJECTS says; median
+# of RUNS runs each) and prints (tN - t1) / (N - 1), the marginal cost per
+# object, which leaves out gator's start-up and the inventory's loading.
+# With BEFORE, each run times both trees in turn, so that the machine's
+# drift falls on both alike.
 #
 # OMERuntimeSelection: an inventory of N generated ClusterServingRuntimes and
 # 50 ClusterBaseModels (evaluate generate --shape many --architectures 12
@@ -29,6 +31,7 @@ runs=$RUNS
 #        BEFORE=HEAD~3 bench/gatekeeper.sh
 #        ONLY=lint LINT_OBJECTS=101 RUNS=5 BEFORE=HEAD~1 bench/gatekeeper.sh
 #        ONLY=selection SIZES=1000 BEFORE=HEAD~1 bench/gatekeeper.sh
+#        ONLY=selection SIZES=1000 SELECTION_OBJECTS=101 RUNS=5 BEFORE=HEAD~1 bench/gatekeeper.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -63,6 +66,7 @@ isvc() {
 }
 
 sel=policies/gatekeeper/omeruntimeselection
+objects=${SELECTION_OBJECTS:-21}
 [ "${ONLY:-}" = lint ] && SIZES=
 [ -n "$SIZES" ] && printf '%-34s %9s %11s %11s %13s\n' "OMERuntimeSelection" runtimes "admitted_ms" "refused_ms" "per object"
 for n in $SIZES; do
@@ -86,15 +90,28 @@ for n in $SIZES; do
     model=$admitted; [ $kind = refused ] && model=unmatched
     : >"$d/one-$kind.yaml"; : >"$d/many-$kind.yaml"
     isvc "isvc-0" "$model" >"$d/one-$kind.yaml"
-    for i in $(seq 0 20); do isvc "isvc-$i" "$model" >>"$d/many-$kind.yaml"; done
+    for i in $(seq 0 $((objects - 1))); do isvc "isvc-$i" "$model" >>"$d/many-$kind.yaml"; done
   done
+  # Each run times every tree in turn: t.TREE.FILE gets one line per run.
+  rm -f "$work"/t.*
+  for _ in $(seq "$runs"); do
+    t=0
+    for tree in $trees; do
+      args=(-f "$tree/$sel/template.yaml" -f "$tree/$sel/samples/default/constraint.yaml" -f "$d/models.yaml" -f "$d/runtimes.yaml")
+      for f in one-admitted many-admitted one-refused many-refused; do
+        "$work/measure" bin/gator test "${args[@]}" -f "$d/$f.yaml" 2>/dev/null | cut -d' ' -f1 >>"$work/t.$t.$f"
+      done
+      t=$((t + 1))
+    done
+  done
+  t=0
   for tree in $trees; do
-    label="  1/21 InferenceServices"; [ "$tree" = . ] || label="$label @$BEFORE"
-    args=(-f "$tree/$sel/template.yaml" -f "$tree/$sel/samples/default/constraint.yaml" -f "$d/models.yaml" -f "$d/runtimes.yaml")
-    a1=$(timed a1 "${args[@]}" -f "$d/one-admitted.yaml"); a21=$(timed a21 "${args[@]}" -f "$d/many-admitted.yaml")
-    r1=$(timed r1 "${args[@]}" -f "$d/one-refused.yaml"); r21=$(timed r21 "${args[@]}" -f "$d/many-refused.yaml")
-    awk -v l="$label" -v n="$n" -v a1="$a1" -v a21="$a21" -v r1="$r1" -v r21="$r21" 'BEGIN {
-      printf "%-34s %9d %5d/%-5d %5d/%-5d %6.1f / %6.1f ms\n", l, n, a1, a21, r1, r21, (a21-a1)/20, (r21-r1)/20 }'
+    label="  1/$objects InferenceServices"; [ "$tree" = . ] || label="$label @$BEFORE"
+    a1=$(median <"$work/t.$t.one-admitted"); am=$(median <"$work/t.$t.many-admitted")
+    r1=$(median <"$work/t.$t.one-refused"); rm=$(median <"$work/t.$t.many-refused")
+    awk -v l="$label" -v n="$n" -v a1="$a1" -v am="$am" -v r1="$r1" -v rm="$rm" -v k="$((objects - 1))" 'BEGIN {
+      printf "%-34s %9d %5d/%-5d %5d/%-5d %6.1f / %6.1f ms\n", l, n, a1, am, r1, rm, (am-a1)/k, (rm-r1)/k }'
+    t=$((t + 1))
   done
 done
 [ "${ONLY:-}" != selection ] || exit 0
