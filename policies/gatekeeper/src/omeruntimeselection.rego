@@ -44,11 +44,18 @@ paths(namespaced_kind, cluster_kind) := array.concat(
 	[["namespace", ns, group_version, cluster_kind] | some ns in object.keys(object.get(data.inventory, "namespace", {}))],
 )
 
-# The models, whole.
+# The models of the name the InferenceService refers to, whole: select.rego
+# reads no other model. The inventory keeps each object under its name, so
+# they are looked up, not searched for.
 models := [o |
 	some path in paths("BaseModel", "ClusterBaseModel")
-	some o in object.get(data.inventory, path, {})
+	o := object.get(data.inventory, array.concat(path, [model_name]), null)
+	o.metadata.name == model_name
 ]
+
+model_name := n if {
+	n := select.model_name with input as {"inferenceService": isvc}
+}
 
 # The runtimes as the selection policy reads them: the kind, name,
 # namespace and creationTimestamp (select.rego reads a namespace "" and a
