@@ -127,11 +127,11 @@ review_isvc := object.union(isvc, {"metadata": {"namespace": namespace}})
 # format's name ("" when it has none), the model found as select.rego finds
 # it.
 model_key := k if {
-	k := [select.model_architecture, object.get(object.get(select.model_spec, "modelFormat", {}), "name", "")] with input as {"inferenceService": review_isvc, "objects": models}
+	k := [select.model_architecture, select.format_name] with input as {"inferenceService": review_isvc, "objects": models}
 }
 
 # Selection admits the InferenceService with the runtimes listed for the
-# architecture exactly when it does with them all, and chooses the same
+# model's key exactly when it does with them all, and chooses the same
 # runtime: the compatible runtimes are among them. select.selection_admission
 # is the decision when selection admits it (undefined otherwise, and no
 # reason built). Else the decision is taken again with every runtime:
