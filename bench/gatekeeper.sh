@@ -107,9 +107,9 @@ for n in $SIZES; do
   t=0
   for tree in $trees; do
     label="  1/$objects InferenceServices"; [ "$tree" = . ] || label="$label @$BEFORE"
-    a1=$(median <"$work/t.$t.one-admitted"); am=$(median <"$work/t.$t.many-admitted")
-    r1=$(median <"$work/t.$t.one-refused"); rm=$(median <"$work/t.$t.many-refused")
-    awk -v l="$label" -v n="$n" -v a1="$a1" -v am="$am" -v r1="$r1" -v rm="$rm" -v k="$((objects - 1))" 'BEGIN {
+    a1=$(median <"$work/t.$t.one-admitted"); a_many=$(median <"$work/t.$t.many-admitted")
+    r1=$(median <"$work/t.$t.one-refused"); r_many=$(median <"$work/t.$t.many-refused")
+    awk -v l="$label" -v n="$n" -v a1="$a1" -v am="$a_many" -v r1="$r1" -v rm="$r_many" -v k="$((objects - 1))" 'BEGIN {
       printf "%-34s %9d %5d/%-5d %5d/%-5d %6.1f / %6.1f ms\n", l, n, a1, am, r1, rm, (am-a1)/k, (rm-r1)/k }'
     t=$((t + 1))
   done

@@ -239,9 +239,9 @@ func TestSelectionCost(t *testing.T) {
 				w, c := sorted(walls[i]), sorted(cpus[i])
 				var steps stepCounter
 				eval(q, rego.EvalQueryTracer(&steps))
-				// What one review allocates drives the collections, and in
-				// gator, whose heap holds the inventory, they cost as much
-				// as the evaluation.
+				// What one review allocates drives the collections: in gator,
+				// whose heap holds the inventory, they took a fifth of the
+				// CPU time of a run with 1,000 runtimes.
 				var before, after runtime.MemStats
 				runtime.ReadMemStats(&before)
 				eval(q)
