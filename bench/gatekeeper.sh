@@ -5,8 +5,8 @@
 # and with N objects under review (21 unless SELECTION_OBJECTS says; median
 # of RUNS runs each) and prints (tN - t1) / (N - 1), the marginal cost per
 # object, which leaves out gator's start-up and the inventory's loading.
-# With BEFORE, each run times both trees in turn, so that the machine's
-# drift falls on both alike.
+# With BEFORE, each run times both trees in turn (for both templates), so
+# that the machine's drift falls on both alike.
 #
 # OMERuntimeSelection: an inventory of N generated ClusterServingRuntimes and
 # 50 ClusterBaseModels (evaluate generate --shape many --architectures 12
@@ -15,8 +15,7 @@
 # InferenceServices that are admitted (their model has a selectable runtime)
 # or refused (no runtime accepts their model: every runtime is excluded
 # with its reason).
-runs=$RUNS
-
+#
 # OMEVersionLint: runtimes of 64 entries, on Rego and on K8sNativeValidation.
 #
 # With BEFORE=REV (a commit), the templates of that commit are measured
@@ -48,15 +47,10 @@ go build -o "$work/evaluate" ./cmd/evaluate
 go build -o "$work/measure" ./bench/measure
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
 
-# timed NAME ARGS...: median wall ms of gator test ARGS ($runs runs).
-runs=$RUNS
-timed() {
-  local name=$1; shift
-  rm -f "$work/t.$name"
-  for _ in $(seq "$runs"); do
-    "$work/measure" bin/gator test "$@" 2>/dev/null | cut -d' ' -f1 >>"$work/t.$name"
-  done
-  median <"$work/t.$name"
+# gator_ms FILE ARGS...: appends the wall ms of one gator test ARGS to FILE.
+gator_ms() {
+  local out=$1; shift
+  "$work/measure" bin/gator test "$@" 2>/dev/null | cut -d' ' -f1 >>"$out"
 }
 
 # isvc NAME MODEL: an InferenceService of namespace default on a ClusterBaseModel,
@@ -99,7 +93,7 @@ for n in $SIZES; do
     for tree in $trees; do
       args=(-f "$tree/$sel/template.yaml" -f "$tree/$sel/samples/default/constraint.yaml" -f "$d/models.yaml" -f "$d/runtimes.yaml")
       for f in one-admitted many-admitted one-refused many-refused; do
-        "$work/measure" bin/gator test "${args[@]}" -f "$d/$f.yaml" 2>/dev/null | cut -d' ' -f1 >>"$work/t.$t.$f"
+        gator_ms "$work/t.$t.$f" "${args[@]}" -f "$d/$f.yaml"
       done
       t=$((t + 1))
     done
@@ -134,12 +128,26 @@ many=${LINT_OBJECTS:-21}
 runtime64 lint-0 >"$work/lint-1.yaml"
 : >"$work/lint-many.yaml"; for i in $(seq 0 $((many - 1))); do runtime64 "lint-$i" >>"$work/lint-many.yaml"; done
 printf '\n%-34s %9s %11s %13s\n' "OMEVersionLint, 64 entries" engine "1/$many ms" "per object"
+# As for selection, each run times every tree in turn.
+rm -f "$work"/t.*
+for _ in $(seq "$runs"); do
+  t=0
+  for tree in $trees; do
+    for engine in Rego K8sNativeValidation; do
+      flag=--enable-k8s-native-validation=true; [ $engine = Rego ] && flag=--enable-k8s-native-validation=false
+      args=("$flag" -f "$tree/$lint/template.yaml" -f "$tree/$lint/samples/deny-errors/constraint.yaml" -f "$tree/$lint/samples/warn-warnings/constraint.yaml")
+      gator_ms "$work/t.$t.$engine.one" "${args[@]}" -f "$work/lint-1.yaml"
+      gator_ms "$work/t.$t.$engine.many" "${args[@]}" -f "$work/lint-many.yaml"
+    done
+    t=$((t + 1))
+  done
+done
+t=0
 for tree in $trees; do
   label="  1/$many runtimes"; [ "$tree" = . ] || label="$label @$BEFORE"
   for engine in Rego K8sNativeValidation; do
-    flag=--enable-k8s-native-validation=true; [ $engine = Rego ] && flag=--enable-k8s-native-validation=false
-    args=("$flag" -f "$tree/$lint/template.yaml" -f "$tree/$lint/samples/deny-errors/constraint.yaml" -f "$tree/$lint/samples/warn-warnings/constraint.yaml")
-    l1=$(timed l1 "${args[@]}" -f "$work/lint-1.yaml"); lm=$(timed lm "${args[@]}" -f "$work/lint-many.yaml")
+    l1=$(median <"$work/t.$t.$engine.one"); lm=$(median <"$work/t.$t.$engine.many")
     awk -v l="$label" -v e="$engine" -v l1="$l1" -v lm="$lm" -v m="$many" 'BEGIN {printf "%-34s %9s %5d/%-5d %6.1f ms\n", l, e, l1, lm, (lm-l1)/(m-1)}'
   done
+  t=$((t + 1))
 done
