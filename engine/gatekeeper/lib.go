@@ -2,8 +2,8 @@
 // ConstraintTemplates. Gatekeeper runs Rego in its own OPA, without this
 // project's Go builtins, so every template carries lib/*.rego, a plain-Rego
 // stand-in for the ome.version.*, ome.size.* and ome.plan.* builtins, and
-// the policies' builtin calls are rewritten to call it. equivalence_test.go proves the
-// stand-in equal to the builtins.
+// the policies' builtin calls are rewritten to call it. equivalence_test.go
+// and plan_equivalence_test.go prove the stand-in equal to the builtins.
 package gatekeeper
 
 import (
