@@ -35,6 +35,7 @@ model_fields := ["diffusionPipeline", "modelArchitecture", "modelFormat", "model
 #     each as an entry with that field alone (only(field, value));
 #   - entries: the batch's distinct entries (the fields the checks read),
 #     each as the keys of its values, in checked_fields order;
+#     unformatted, those without modelFormat, each as itself;
 #   - lists: the distinct lists of entries of the runtimes; single, those
 #     with one entry (to its entry's key), and multi, the others;
 #   - ranges: the distinct modelSizeRange values of the runtimes;
@@ -62,6 +63,7 @@ batch := input.batch if {
 runtimes_batch := {
 	"alone": {f: {json.marshal(v): only(f, v) | some e in distinct; v := object.get(e, f, null)} | some f in checked_fields},
 	"entries": entries,
+	"unformatted": {json.marshal(e): e | some e in distinct; object.get(e, "modelFormat", null) == null},
 	"lists": {list_keys[i]: l | some i, l in lists},
 	"single": {list_keys[i]: l[0] | some i, l in lists; count(l) == 1},
 	"multi": {list_keys[i]: l | some i, l in lists; count(l) != 1},
@@ -147,7 +149,8 @@ framework_found := input.tables.framework_found if {
 
 # Each distinct entry's differences, as entry_differences_of gives them: the
 # tables in its order (pipeline, architecture, quantization, format,
-# framework), then with_unknown for an entry without modelFormat.
+# framework), then with_unknown for an entry without modelFormat
+# (batch.unformatted).
 # ome.plan.gather joins the tables in one call: for each entry k, with x
 # its keys in checked_fields order, it is
 #   array.concat(array.concat(array.concat(array.concat(
@@ -158,22 +161,18 @@ entry_differences := object.union(found, unknown) if {
 		[pipeline_found, architecture_found, quantization_found, format_found, framework_found],
 		batch.entries,
 	)
-	unknown := {k: with_unknown(found[k], json.unmarshal(k)) |
-		some k, x in batch.entries
-		x[3] == "null"
-	}
+	unknown := {k: with_unknown(found[k], e) | some k, e in batch.unformatted}
 }
 
 # Each distinct list of entries' failure, as entries_failure gives it: ""
 # when one of its entries matched, else the reason: failure_prefix, then
 # the details, no_format_matched's. Most lists have one entry: "" when it
-# matched (object.get({0: a}, n, b) is a when n is 0, b otherwise), else its
-# text.
+# matched, that is when its text is "" (see multi_failures), else the
+# reason (object.get({"": a}, t, b) is a when t is "", b otherwise).
 list_failures := object.union(single, multi_failures) if {
-	ed := entry_differences
 	texts := entry_texts
 	prefix := failure_prefix
-	single := {lk: object.get({0: ""}, count(ed[k]), concat("", [prefix, texts[k]])) | some lk, k in batch.single}
+	single := {lk: object.get({"": ""}, texts[k], concat("", [prefix, texts[k]])) | some lk, k in batch.single}
 }
 
 # Each distinct entry's differences as entry_text joins them, computed once
@@ -182,18 +181,17 @@ entry_texts := {k: entry_text(d) | some k, d in entry_differences}
 
 failure_prefix := no_format_matched(model_label, "")
 
-# The lists without exactly one entry: "" when one of them matched (an
-# entry that did not match has differences), else the reason.
-multi_failures := object.union(failing, passing) if {
-	ed := entry_differences
-	passing := {lk: "" | some lk, keys in batch.multi; some k in keys; count(ed[k]) == 0}
+# The lists without exactly one entry: "" when one of them matched, else
+# the reason. An entry matched when its text is "": it has no differences,
+# and no difference is "" (the tables leave "" out).
+multi_failures := {lk: multi_failure(prefix, [texts[k] | some k in keys]) |
 	texts := entry_texts
 	prefix := failure_prefix
-	failing := {lk: concat("", [prefix, entries_text([texts[k] | some k in keys])]) |
-		some lk, keys in batch.multi
-		not passing[lk]
-	}
+	some lk, keys in batch.multi
 }
+
+multi_failure(prefix, texts) := "" if "" in texts
+else := concat("", [prefix, entries_text(texts)])
 
 # Each runtime's reason, in order, as runtime_reason gives it: its gate
 # when it has one, else its list's failure when it is not "", else its
