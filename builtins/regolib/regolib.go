@@ -35,6 +35,12 @@ var versionArg = types.Named("version", types.S).Description("an OME version suc
 // Every builtin takes version strings. A string that does not parse makes
 // the result undefined (is_valid is false instead), never an error, so a
 // policy can test for validity with `not`.
+//
+// None asks OPA to memoize it (rego.Function's Memoize): the parses are
+// kept already (builtins.ParseCached), and OPA's memo hashes every call's
+// arguments and stores its result, which on the many-valued 300 x 700
+// cluster of bench/run.sh cost about 6% of a Rego run's CPU time and saved
+// nothing (the plan's tables call each check once per distinct value).
 var regoBuiltins = []Builtin{
 	{
 		Decl: &rego.Function{
@@ -44,7 +50,6 @@ var regoBuiltins = []Builtin{
 				types.Args(types.Named("version", types.A).Description("the value to check")),
 				types.Named("result", types.B).Description("true when the value parses as an OME version"),
 			),
-			Memoize: true,
 		},
 		Impl1: func(_ rego.BuiltinContext, a *ast.Term) (*ast.Term, error) {
 			s, ok := a.Value.(ast.String)
@@ -63,7 +68,6 @@ var regoBuiltins = []Builtin{
 				types.Args(versionArg),
 				types.Named("result", types.NewObject(nil, types.NewDynamicProperty(types.S, types.A))).Description("the parsed version"),
 			),
-			Memoize: true,
 		},
 		Impl1: withVersion(func(v builtins.Version) *ast.Term {
 			parts := func(p []string) *ast.Term {
@@ -95,7 +99,6 @@ var regoBuiltins = []Builtin{
 				types.Args(types.Named("version", types.S).Description("the text to check")),
 				types.Named("result", types.S).Description("why it does not parse; empty when it does"),
 			),
-			Memoize: false,
 		},
 		Impl1: func(_ rego.BuiltinContext, a *ast.Term) (*ast.Term, error) {
 			s, ok := a.Value.(ast.String)
@@ -110,7 +113,6 @@ var regoBuiltins = []Builtin{
 			Name:        "ome.version.has_suffix",
 			Description: "Reports whether an OME version has a dev, pre-release or build suffix. Undefined when the string does not parse.",
 			Decl:        types.NewFunction(types.Args(versionArg), types.Named("result", types.B).Description("true when a suffix is present")),
-			Memoize:     true,
 		},
 		Impl1: withVersion(func(v builtins.Version) *ast.Term { return ast.BooleanTerm(v.HasSuffix()) }),
 	},
@@ -119,7 +121,6 @@ var regoBuiltins = []Builtin{
 			Name:        "ome.version.parts",
 			Description: "The number of numbers written in an OME version: 1, 2 or 3. Undefined when the string does not parse.",
 			Decl:        types.NewFunction(types.Args(versionArg), types.Named("result", types.N).Description("1, 2 or 3")),
-			Memoize:     true,
 		},
 		Impl1: withVersion(func(v builtins.Version) *ast.Term { return ast.IntNumberTerm(v.Parts) }),
 	},
@@ -128,7 +129,6 @@ var regoBuiltins = []Builtin{
 			Name:        "ome.version.has_v",
 			Description: "Reports whether an OME version starts with a lowercase v. Undefined when the string does not parse.",
 			Decl:        types.NewFunction(types.Args(versionArg), types.Named("result", types.B).Description("true when the version starts with v")),
-			Memoize:     true,
 		},
 		Impl1: withVersion(func(v builtins.Version) *ast.Term { return ast.BooleanTerm(v.V) }),
 	},
@@ -143,7 +143,6 @@ var regoBuiltins = []Builtin{
 				),
 				types.Named("result", types.B).Description("true when a equals b"),
 			),
-			Memoize: true,
 		},
 		Impl2: withVersions(func(a, b builtins.Version) *ast.Term { return ast.BooleanTerm(builtins.Equal(a, b)) }),
 	},
@@ -158,7 +157,6 @@ var regoBuiltins = []Builtin{
 				),
 				types.Named("result", types.N).Description("-1 when a < b, 0 when equal, 1 when a > b"),
 			),
-			Memoize: true,
 		},
 		Impl2: withVersions(func(a, b builtins.Version) *ast.Term { return ast.IntNumberTerm(builtins.Compare(a, b)) }),
 	},
@@ -173,7 +171,6 @@ var regoBuiltins = []Builtin{
 				),
 				types.Named("result", types.N).Description("-1 when a < b, 1 when a > b, otherwise 0"),
 			),
-			Memoize: true,
 		},
 		Impl2: func(_ rego.BuiltinContext, a, b *ast.Term) (*ast.Term, error) {
 			x, ok := a.Value.(ast.String)
@@ -195,7 +192,6 @@ var regoBuiltins = []Builtin{
 				types.Args(types.Named("size", types.S).Description("the size")),
 				types.Named("result", types.N).Description("the size as a number of parameters"),
 			),
-			Memoize: true,
 		},
 		Impl1: func(_ rego.BuiltinContext, a *ast.Term) (*ast.Term, error) {
 			x, ok := a.Value.(ast.String)
