@@ -310,6 +310,16 @@ func appendResult(b []byte, first bool, m, r object, v reference.Verdict) []byte
 
 const hex = "0123456789abcdef"
 
+// plain holds the bytes that appendString copies as they are (printable
+// ASCII but '"', '\\', '<', '>' and '&'), one lookup a byte.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'], t['<'], t['>'], t['&'] = false, false, false, false, false
+	return t
+}()
+
 // appendString quotes s as encoding/json does: HTML characters, control
 // characters, U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
 func appendString(b []byte, s string) []byte {
@@ -317,11 +327,11 @@ func appendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if plain[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':

@@ -110,6 +110,20 @@ func appendRef(b []byte, r engine.Ref) []byte {
 	return append(b, "\n    }"...)
 }
 
+// plainASCII holds the bytes that appendJSONString copies as they are: the
+// ASCII characters but the control characters, '"', '\\', '<', '>' and
+// '&'. One lookup a byte, where the switch below takes a comparison per
+// case; nearly every byte of a result is one of these.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	for _, c := range `"\<>&` {
+		t[c] = false
+	}
+	return t
+}()
+
 // appendJSONString quotes s as encoding/json does by default: '"', '\\'
 // and the control characters escaped (\n, \r, \t, \b and \f by name), the
 // HTML characters <, > and & as \u003c, \u003e and \u0026, U+2028 and
@@ -120,6 +134,10 @@ func appendJSONString(b []byte, s string) []byte {
 	done := 0 // s[:done] is written
 	for i := 0; i < len(s); {
 		c := s[i]
+		if plainASCII[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
 			var esc string
 			switch {

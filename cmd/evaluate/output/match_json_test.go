@@ -120,3 +120,16 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAppendJSONString quotes a typical reason: a long line of plain
+// ASCII, as nearly every string of a match result is.
+func BenchmarkAppendJSONString(b *testing.B) {
+	s := "model format 'mt:safetensors:1.0.0:LlamaForCausalLM:transformers:4.45.0' not in supported formats: " +
+		"architecture mismatch (model=LlamaForCausalLM, runtime=MistralForCausalLM), " +
+		"framework version mismatch (model=4.45.0, runtime=4.46.0)"
+	b.SetBytes(int64(len(s)))
+	var buf []byte
+	for b.Loop() {
+		buf = appendJSONString(buf[:0], s)
+	}
+}
