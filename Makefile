@@ -61,7 +61,7 @@ fuzz:
 # bench/gatekeeper.sh (the templates per object in gator test, at 100, 1,000
 # and 10,000 runtimes). BEFORE=REV measures that commit beside.
 bench: gator
-	$(GO) test -run '^$$' -bench . -benchmem ./builtins/... ./engine/...
+	$(GO) test -run '^$$' -bench . -benchmem ./builtins/... ./engine/... ./objects ./cmd/evaluate/output
 	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/run.sh
 	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/gatekeeper.sh
 

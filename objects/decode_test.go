@@ -306,6 +306,13 @@ func TestLoadErrors(t *testing.T) {
 		{"bool key", "true: x\n", `$F:1: mapping keys must be strings, got a boolean (true); quote it: "true"`},
 		{"list key", modelHead + "  ? [a]\n  : x\n", `$F:6: spec: mapping keys must be strings, got a list`},
 		{"duplicate key", modelHead + "  modelType: a\n  modelType: b\n", `$F:7: spec.modelType: duplicate key (first at line 6)`},
+		// Past 16 keys, the keys met are also kept in a map.
+		{"duplicate key among many", modelHead + "  k01: 1\n  k02: 1\n  k03: 1\n  k04: 1\n  k05: 1\n  k06: 1\n  k07: 1\n  k08: 1\n" +
+			"  k09: 1\n  k10: 1\n  k11: 1\n  k12: 1\n  k13: 1\n  k14: 1\n  k15: 1\n  k16: 1\n  k17: 1\n  k03: 2\n",
+			`$F:23: spec.k03: duplicate key (first at line 8)`},
+		{"duplicate key after many", modelHead + "  k01: 1\n  k02: 1\n  k03: 1\n  k04: 1\n  k05: 1\n  k06: 1\n  k07: 1\n  k08: 1\n" +
+			"  k09: 1\n  k10: 1\n  k11: 1\n  k12: 1\n  k13: 1\n  k14: 1\n  k15: 1\n  k16: 1\n  k17: 1\n  k17: 2\n",
+			`$F:23: spec.k17: duplicate key (first at line 22)`},
 		{"bad merge", modelHead + "  <<: x\n", `$F:6: spec: a merge key (<<) needs an object or a list of objects`},
 		{"bad merge item", modelHead + "  <<: [x]\n", `$F:6: spec: a merge key (<<) needs an object or a list of objects`},
 		{"bad int", modelHead + "  x: !!int foo\n", "$F:6: spec.x: cannot decode !!str `foo` as a !!int"},
@@ -465,4 +472,55 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPlainScalarIsDecoded holds scalarValue's direct reading of the usual
+// bools and ints to what yaml.v3's decoder makes of the same scalar, and
+// shows which texts it leaves to the decoder.
+func TestPlainScalarIsDecoded(t *testing.T) {
+	for _, c := range []struct {
+		text   string
+		direct bool // plainScalar reads it
+	}{
+		{"true", true}, {"false", true}, {"True", false}, {"FALSE", false}, {"!!bool true", true},
+		{"0", true}, {"7", true}, {"-7", true}, {"8080", true}, {"-0", true},
+		{"123456789012345678", true}, {"999999999999999999", true},
+		{"1234567890123456789", false}, {"9223372036854775807", false}, {"-9223372036854775808", false},
+		{"9223372036854775808", false}, {"18446744073709551616", false},
+		{"007", false}, {"+7", false}, {"0x1f", false}, {"0o17", false}, {"0b101", false},
+		{"1_000", false}, {"1.5", false}, {"1e3", false}, {".inf", false},
+		{"!!int 12", true}, {"!!float 12", false},
+	} {
+		var doc yaml.Node
+		require.NoError(t, yaml.Unmarshal([]byte("x: "+c.text+"\n"), &doc), c.text)
+		n := doc.Content[0].Content[1]
+		want, wantErr := decodedScalar(n)
+		if n.ShortTag() != "!!bool" && n.ShortTag() != "!!int" && n.ShortTag() != "!!float" {
+			want, wantErr = n.Value, nil
+		}
+		got, err := scalarValue(n)
+		require.Equal(t, wantErr, err, c.text)
+		require.Equal(t, want, got, "%s (%s)", c.text, n.ShortTag())
+		_, direct := plainScalar(n.ShortTag(), n.Value)
+		require.Equal(t, c.direct, direct, c.text)
+	}
+	// Texts a !!int tag may carry that the parser would not resolve as one.
+	for _, text := range []string{"", "-", "--1", "1-", "１"} {
+		_, direct := plainScalar("!!int", text)
+		require.False(t, direct, "%q", text)
+	}
+}
+
+// BenchmarkLoadCatalog reads OME's runtime catalog (207 files) and its
+// models (Hugging Face config.json folders), as `evaluate match` does.
+func BenchmarkLoadCatalog(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load([]string{"../testdata/catalog/runtimes"}, LoadOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Load([]string{"../testdata/catalog/models"}, LoadOptions{ModelFolders: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
