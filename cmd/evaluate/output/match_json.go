@@ -155,14 +155,11 @@ func appendJSONString(b []byte, s string) []byte {
 				esc = `\b`
 			case c == '\f':
 				esc = `\f`
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
+			default: // the other control characters, '<', '>' and '&'
 				b = append(b, s[done:i]...)
 				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 				i++
 				done = i
-				continue
-			default:
-				i++
 				continue
 			}
 			b = append(b, s[done:i]...)
