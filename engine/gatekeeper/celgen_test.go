@@ -176,8 +176,10 @@ func (e *celEval) validate(act map[string]any, seen func(*cel.EvalDetails), varE
 		if seen != nil {
 			seen(det)
 		}
-		if varErr != nil && varErr() != nil {
-			return nil, varErr()
+		if varErr != nil {
+			if verr := varErr(); verr != nil {
+				return nil, verr
+			}
 		}
 		return v, err
 	}
