@@ -175,9 +175,10 @@ list_failures := object.union(single, multi_failures) if {
 	single := {lk: object.get({"": ""}, texts[k], concat("", [prefix, texts[k]])) | some lk, k in batch.single}
 }
 
-# Each distinct entry's differences as entry_text joins them, computed once
-# for all the lists that have the entry.
-entry_texts := {k: entry_text(d) | some k, d in entry_differences}
+# Each distinct entry's differences joined as entry_text joins them (with
+# ", "), computed once for all the lists that have the entry. The join is
+# written out: a function call per entry took longer than the join itself.
+entry_texts := {k: concat(", ", d) | some k, d in entry_differences}
 
 failure_prefix := no_format_matched(model_label, "")
 
