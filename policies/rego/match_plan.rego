@@ -45,10 +45,14 @@ model_fields := ["diffusionPipeline", "modelArchitecture", "modelFormat", "model
 #     looked at, each by a key of its own ("gate 3" for the fourth runtime);
 #     reason_keys: for each runtime, its gate's key when it has one, else
 #     its list's key; range_keys: for each runtime, its range's key.
-# Everything is keyed by its JSON text ("null" for a field that is not
-# set): an object as an object key is not always found again. An engine
-# that evaluates many models against the same runtimes may compute batch
-# once (data.ome.match.batch) and give it back as input.batch.
+# A field's value and a range are keyed by their JSON text ("null" for a
+# field that is not set): an object as an object key is not always found
+# again. A distinct entry is keyed by its position among them ("0", "1",
+# ...) and a list by the JSON text of its entries' keys, so that the keys
+# that every model's query looks up are short (OPA hashes a string key at
+# each lookup). An engine that evaluates many models against the same
+# runtimes may compute batch once (data.ome.match.batch) and give it back
+# as input.batch.
 checked_fields := ["diffusionPipeline", "modelArchitecture", "quantization", "modelFormat", "modelFramework"]
 
 # runtime_fields are the fields of a runtime's spec that batch reads (its
@@ -63,7 +67,7 @@ batch := input.batch if {
 runtimes_batch := {
 	"alone": {f: {json.marshal(v): only(f, v) | some e in distinct; v := object.get(e, f, null)} | some f in checked_fields},
 	"entries": entries,
-	"unformatted": {json.marshal(e): e | some e in distinct; object.get(e, "modelFormat", null) == null},
+	"unformatted": {format_int(i, 10): e | some i, e in distinct; object.get(e, "modelFormat", null) == null},
 	"lists": {list_keys[i]: l | some i, l in lists},
 	"single": {list_keys[i]: l[0] | some i, l in lists; count(l) == 1},
 	"multi": {list_keys[i]: l | some i, l in lists; count(l) != 1},
@@ -75,18 +79,19 @@ runtimes_batch := {
 } if {
 	gates := {i: g | some i, r in input.runtimes; g := runtime_gate(r, classes); g != ""}
 	gate_keys := {i: sprintf("gate %d", [i]) | some i, _ in gates}
-	lists := [[json.marshal(object.filter(e, checked_fields)) |
+	distinct := [e | some e in {object.filter(e, checked_fields) |
+		some r in input.runtimes
+		some e in object.get(r, "supportedModelFormats", [])
+	}]
+	entry_keys := {json.marshal(e): format_int(i, 10) | some i, e in distinct}
+	lists := [[entry_keys[json.marshal(object.filter(e, checked_fields))] |
 		some e in object.get(r, "supportedModelFormats", [])
 	] |
 		some r in input.runtimes
 	]
 	list_keys := [json.marshal(l) | some l in lists]
 	range_keys := [json.marshal(object.get(r, "modelSizeRange", null)) | some r in input.runtimes]
-	distinct := {object.filter(e, checked_fields) |
-		some r in input.runtimes
-		some e in object.get(r, "supportedModelFormats", [])
-	}
-	entries := {json.marshal(e): [json.marshal(object.get(e, f, null)) | some f in checked_fields] | some e in distinct}
+	entries := {format_int(i, 10): [json.marshal(object.get(e, f, null)) | some f in checked_fields] | some i, e in distinct}
 }
 
 only(_, null) := {}
