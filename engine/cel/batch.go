@@ -30,10 +30,14 @@ type batch struct {
 
 // runtimeValue is a runtime converted for the CEL policies once.
 type runtimeValue struct {
-	spec    ref.Val
-	ids     []int32 // its projection per validation of the runtime policy
+	spec ref.Val
+	// ids numbers, per validation of the runtime policy, the runtime's
+	// projection, and for a validation that reads the entry results, its
+	// projection with its list of entries (equal for runtimes with equal
+	// entries): the results depend on nothing else than the entries and
+	// what the entry policy reads of the model.
+	ids     []int32
 	entries []entryValue
-	list    int32 // the same for runtimes with equal entries
 }
 
 // entryValue is an entry of spec.supportedModelFormats converted once.
@@ -57,21 +61,22 @@ type checkOutcome struct {
 var maxOutcomes = 1 << 11
 
 // outcomeMemo keeps the outcomes of one policy's validations across the
-// models of a batch, keyed by what each validation reads of the model and
-// of the other input (an entry or a runtime), and, for the runtime policy,
-// by the runtime's entries: their results depend on nothing else than the
-// entries and what the entry policy reads of the model.
+// models of a batch, keyed by the numbers of what each validation reads of
+// the model and of the other input (an entry, or a runtime with its list
+// of entries), both in one uint64, which Go's maps hash fastest.
 type outcomeMemo struct {
 	p *policy
 	// reuse[i] is true when validation i reads no input but the model, the
 	// other input, the entry results, and inputs fixed for the whole batch.
 	reuse         []bool
 	models, other *projections
-	outcomes      []map[outcomeKey]checkOutcome
+	// readsEntries[i] is true when validation i reads the entry results.
+	readsEntries []bool
+	outcomes     []map[uint64]checkOutcome
 }
 
-type outcomeKey struct {
-	model, other, entries int32
+func outcomeKey(model, other int32) uint64 {
+	return uint64(uint32(model))<<32 | uint64(uint32(other))
 }
 
 // newOutcomeMemo makes the memo of p's validations. entryReads is what the
@@ -84,8 +89,10 @@ func newOutcomeMemo(p *policy, other string, entryReads *inputReads, fixed ...st
 	}
 	for i, c := range p.checks {
 		o.reuse = append(o.reuse, c.reads.only(allowed...))
-		o.outcomes = append(o.outcomes, map[outcomeKey]checkOutcome{})
-		if _, ok := c.reads["entries"]; ok && entryReads != nil {
+		o.outcomes = append(o.outcomes, map[uint64]checkOutcome{})
+		_, entries := c.reads["entries"]
+		o.readsEntries = append(o.readsEntries, entries)
+		if entries && entryReads != nil {
 			r := readSet{"model": entryReads}
 			if own := c.reads["model"]; own != nil {
 				r.union(readSet{"model": own})
@@ -98,13 +105,13 @@ func newOutcomeMemo(p *policy, other string, entryReads *inputReads, fixed ...st
 
 // run evaluates the policy's validations as policy.run does, taking the
 // outcome of a reused validation from the memo when it is there. modelIDs
-// and ids are the model's and the other input's projections, entries the
-// number of the runtime's list of entries; act makes the activation, only
-// when a validation must be evaluated.
-func (o *outcomeMemo) run(modelIDs, ids []int32, entries int32, act func() *activation) ([]string, error) {
+// and ids are the model's and the other input's projections (see
+// runtimeValue.ids); act makes the activation, only when a validation must
+// be evaluated.
+func (o *outcomeMemo) run(modelIDs, ids []int32, act func() *activation) ([]string, error) {
 	var a *activation
 	return o.p.collect(func(i int) (bool, string, error) {
-		key := outcomeKey{model: modelIDs[i], other: ids[i], entries: entries}
+		key := outcomeKey(modelIDs[i], ids[i])
 		if o.reuse[i] {
 			if out, found := o.outcomes[i][key]; found {
 				return out.failed, out.msg, nil
@@ -219,6 +226,12 @@ func (m *Matcher) Prepare(runtimes []map[string]any) (any, error) {
 	runtimeFields, entryFields := policyReads(m.runtime, "runtime"), policyReads(m.entry, "entry")
 	distinct := map[string]entryValue{}
 	lists := map[string]int32{}
+	// For each validation that reads the entry results, the numbers of
+	// the pairs of a runtime's projection and its list of entries.
+	withList := make([]map[[2]int32]int32, len(m.runtime.checks))
+	for k := range withList {
+		withList[k] = map[[2]int32]int32{}
+	}
 	for i, r := range runtimes {
 		ids, err := b.runtime.other.ids(r)
 		if err != nil {
@@ -255,7 +268,18 @@ func (m *Matcher) Prepare(runtimes []map[string]any) (any, error) {
 			id = int32(len(lists))
 			lists[string(list)] = id
 		}
-		cr.list = id
+		for k, reads := range b.runtime.readsEntries {
+			if !reads {
+				continue
+			}
+			pair := [2]int32{ids[k], id}
+			n, ok := withList[k][pair]
+			if !ok {
+				n = int32(len(withList[k]))
+				withList[k][pair] = n
+			}
+			ids[k] = n
+		}
 		b.runtimes[i] = cr
 	}
 	b.distinctEntries = len(distinct)
@@ -309,7 +333,7 @@ func (m *Matcher) MatchModel(model map[string]any, prepared any) ([]answer.Verdi
 		for j, e := range r.entries {
 			res := results[e.distinct]
 			if res == nil {
-				diffs, err := b.entry.run(entryModel, e.ids, 0, func() *activation {
+				diffs, err := b.entry.run(entryModel, e.ids, func() *activation {
 					entryInputs["entry"] = e.val
 					clear(entryAct.vals)
 					return entryAct
@@ -335,7 +359,7 @@ func (m *Matcher) MatchModel(model map[string]any, prepared any) ([]answer.Verdi
 			v.Entries[j] = answer.EntryResult{Index: j, Matched: len(res.differences) == 0, Differences: res.differences}
 			vals = append(vals, res.val)
 		}
-		failures, err := b.runtime.run(runtimeModel, r.ids, r.list, func() *activation {
+		failures, err := b.runtime.run(runtimeModel, r.ids, func() *activation {
 			runtimeInputs["runtime"] = r.spec
 			runtimeInputs["entries"] = types.NewRefValList(types.DefaultTypeAdapter, vals)
 			clear(runtimeAct.vals)
