@@ -10,25 +10,36 @@ ETCD_VERSION  := v3.6.16
 KUBE_VERSION  := v1.35.4
 CLUSTER_DIR   := $(BIN)/cluster
 
-.PHONY: FORCE all build test unit cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet screenshot
+.PHONY: FORCE all build test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet screenshot
 
 all: build test
 
 build:
 	$(GO) build -o $(BIN)/evaluate ./cmd/evaluate
 
-# vet, formatting, Go tests (unit, golden, differential, CLI), gator on
-# every Gatekeeper suite, the end-to-end checks on a local cluster, then every
-# case file and Rego unit test through the command a user types, on both
-# engines. The last line is the case runner's
-# "N passed, M failed".
-test: vet fmt-check unit gator-verify e2e cases
+# vet, formatting, Go tests (unit, golden, differential, CLI), the workers'
+# shared batch under the race detector, gator on every Gatekeeper suite, the
+# end-to-end checks on a local cluster, then every case file and Rego unit
+# test through the command a user types, on both engines. The last line is
+# the case runner's "N passed, M failed".
+test: vet fmt-check unit race gator-verify e2e cases
 
 # Every Go test, among them the report's tests in headless Chromium
 # (report/browser_test.go; Debian's chromium package, which .ci/run
 # installs when missing).
 unit:
 	$(GO) test -count=1 $(PKGS)
+
+# The workers of `evaluate match` share the prepared runtimes: under the race
+# detector, they only read them. The detector needs cgo (a C compiler);
+# where cgo is off, this says so and runs the test without it.
+race:
+	@if [ "$$($(GO) env CGO_ENABLED)" = 1 ]; then \
+		$(GO) test -count=1 -race -run '^TestWorkersShareThePreparedRuntimes$$' ./engine; \
+	else \
+		echo "race: cgo is off, so no race detector; running the test without it"; \
+		$(GO) test -count=1 -run '^TestWorkersShareThePreparedRuntimes$$' ./engine; \
+	fi
 
 # Rewrite docs/report.png, the README's screenshot of the catalog's report,
 # from the browser test that checks that report in headless Chromium.

@@ -145,3 +145,45 @@ func TestVerdictMemo(t *testing.T) {
 	_, mine = m.claim("a")
 	require.True(t, mine, "a was let go for c")
 }
+
+// countingBatch counts how often a batch matcher prepares the runtimes and
+// hands them to a worker.
+type countingBatch struct {
+	batchMatcher
+	prepared, workers atomic.Int64
+}
+
+func (c *countingBatch) Prepare(runtimes []map[string]any) (any, error) {
+	c.prepared.Add(1)
+	return c.batchMatcher.Prepare(runtimes)
+}
+
+func (c *countingBatch) ForWorker(prepared any) any {
+	c.workers.Add(1)
+	return c.batchMatcher.ForWorker(prepared)
+}
+
+// The workers share one preparation of the runtimes, each with memos of its
+// own, and the verdicts are the reference's however many workers there
+// are (go test -race shows that they only read what they share).
+func TestWorkersShareThePreparedRuntimes(t *testing.T) {
+	ms, rs := generate.ShapedCluster(7, 24, 90, generate.Many)
+	models, runtimes := generatedObjects(ms), generatedObjects(rs)
+	var want []Result
+	require.NoError(t, MatchObjects(oracle.Matcher{}, models, runtimes, func(r Result) error { want = append(want, r); return nil }))
+	for _, name := range []string{CEL, Rego} {
+		ms, err := Matchers(name, testPolicies(t))
+		require.NoError(t, err)
+		for _, procs := range []int{1, 4} {
+			saved := runtime.GOMAXPROCS(procs)
+			c := &countingBatch{batchMatcher: ms[0].(batchMatcher)}
+			var got []Result
+			err := MatchObjects(c, models, runtimes, func(r Result) error { got = append(got, r); return nil })
+			runtime.GOMAXPROCS(saved)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "%s with %d workers", name, procs)
+			require.Equal(t, int64(1), c.prepared.Load(), "%s with %d workers", name, procs)
+			require.Equal(t, int64(procs), c.workers.Load(), "%s with %d workers", name, procs)
+		}
+	}
+}

@@ -14,8 +14,8 @@ import (
 // match` does. What the policies compute is the same as pair by pair; the
 // batch only avoids computing the same thing twice:
 //
-//   - each runtime and entry is converted to CEL values once per worker,
-//     and only the fields the policies read;
+//   - each runtime and entry is converted to CEL values once, for all
+//     workers (ForWorker), and only the fields the policies read;
 //   - each distinct entry is evaluated once per model;
 //   - a validation that reads no input but the model and an entry (or a
 //     runtime) is evaluated once per distinct projection of the two on the
@@ -284,6 +284,28 @@ func (m *Matcher) Prepare(runtimes []map[string]any) (any, error) {
 	}
 	b.distinctEntries = len(distinct)
 	return b, nil
+}
+
+// ForWorker is the prepared batch for another worker: the same converted
+// runtimes, which are only read, and memos of its own.
+func (m *Matcher) ForWorker(prepared any) any {
+	b := prepared.(*batch)
+	return &batch{runtimes: b.runtimes, distinctEntries: b.distinctEntries, entry: b.entry.forWorker(), runtime: b.runtime.forWorker()}
+}
+
+// forWorker is a memo of the same validations with no outcome kept: it
+// numbers the other input's projections as o does (the prepared runtimes
+// carry those numbers), and the models' afresh.
+func (o *outcomeMemo) forWorker() *outcomeMemo {
+	c := &outcomeMemo{p: o.p, reuse: o.reuse, other: o.other, readsEntries: o.readsEntries,
+		models: &projections{reads: o.models.reads}}
+	for range o.outcomes {
+		c.outcomes = append(c.outcomes, map[uint64]checkOutcome{})
+	}
+	for range o.models.seen {
+		c.models.seen = append(c.models.seen, map[string]int32{})
+	}
+	return c
 }
 
 // entryResult is one entry's result for one model, as the runtime policy

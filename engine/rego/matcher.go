@@ -528,6 +528,15 @@ func (m *Matcher) Prepare(runtimes []map[string]any) (any, error) {
 	return &runtimeBatch{batch: t.Value, lists: lists, memo: make([]map[string]*ast.Term, len(m.tables))}, nil
 }
 
+// ForWorker is the prepared batch for another worker: the same batch
+// value, which queries only read (OPA's values are safe to read at the
+// same time: an object sorts its keys under a sync.Once), and tables of
+// its own.
+func (m *Matcher) ForWorker(prepared any) any {
+	b := prepared.(*runtimeBatch)
+	return &runtimeBatch{batch: b.batch, lists: b.lists, memo: make([]map[string]*ast.Term, len(m.tables))}
+}
+
 // modelTables returns the policy's tables for model: each evaluated with
 // the model's field alone, once per distinct value of that field in a
 // worker, as table_fields allows.
