@@ -166,25 +166,21 @@ version_accepted(op, entry_version, model_version) if {
 	operator_accepts(op, entry_version, model_version)
 }
 
-# Step 2: a suffix on either side, or Equal, means equality. Steps 3 and 4
+# Step 2: Equal, or a suffix on either side, means equality. Steps 3 and 4
 # otherwise: the same number of parts and the v on both or neither, then
 # the operator; an operator that is none of the three means equality. (The
 # branches are in else order, so that each is tried only when the one
 # before it did not apply.)
 operator_accepts(op, a, b) := ome.version.equal(a, b) if {
-	equality_forced(op, a, b)
+	op == "Equal"
+} else := ome.version.equal(a, b) if {
+	ome.version.has_suffix(a)
+} else := ome.version.equal(a, b) if {
+	ome.version.has_suffix(b)
 } else if {
 	ome.version.parts(a) == ome.version.parts(b)
 	ome.version.has_v(a) == ome.version.has_v(b)
 	ordered(op, ome.version.compare(a, b))
-}
-
-equality_forced(op, a, b) if {
-	op == "Equal"
-} else if {
-	ome.version.has_suffix(a)
-} else if {
-	ome.version.has_suffix(b)
 }
 
 ordered("GreaterThan", c) if c > 0

@@ -190,7 +190,7 @@ failure_prefix := no_format_matched(model_label, "")
 # The lists without exactly one entry: "" when one of them matched, else
 # the reason. An entry matched when its text is "": it has no differences,
 # and no difference is "" (the tables leave "" out).
-multi_failures := {lk: multi_failure(prefix, [texts[k] | some k in keys]) |
+multi_failures := {lk: multi_failure(prefix, ome.plan.pick(texts, keys)) |
 	texts := entry_texts
 	prefix := failure_prefix
 	some lk, keys in batch.multi
