@@ -286,7 +286,7 @@ func (m *Matcher) Prepare(runtimes []map[string]any) (any, error) {
 	return b, nil
 }
 
-// ForWorker is the prepared batch for another worker: the same converted
+// ForWorker is the prepared batch for one worker: the same converted
 // runtimes, which are only read, and memos of its own.
 func (m *Matcher) ForWorker(prepared any) any {
 	b := prepared.(*batch)

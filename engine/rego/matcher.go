@@ -528,7 +528,7 @@ func (m *Matcher) Prepare(runtimes []map[string]any) (any, error) {
 	return &runtimeBatch{batch: t.Value, lists: lists, memo: make([]map[string]*ast.Term, len(m.tables))}, nil
 }
 
-// ForWorker is the prepared batch for another worker: the same batch
+// ForWorker is the prepared batch for one worker: the same batch
 // value, which queries only read (OPA's values are safe to read at the
 // same time: an object sorts its keys under a sync.Once), and tables of
 // its own.
