@@ -81,6 +81,7 @@ model_architecture := object.get(model_spec, "modelArchitecture", null)
 # failure, in match.runtime_reason's order; TestExclusionReasonIsTheRules
 # holds it to match.runtime_reason.
 exclusion_reason(r) := gate if {
+	gate_may_fail(r)
 	gate := gate_text(json.filter(r, ["spec/disabled", "spec/acceleratorRequirements"]))
 	gate != ""
 } else := concat("", [failure_prefix, concat("; ", texts)]) if {
@@ -159,6 +160,14 @@ unset_texts_empty if {
 	unset_texts.pipeline == ""
 	unset_texts.quantization == ""
 }
+
+# The runtime's own checks (match.runtime_gate) can fail only for a
+# disabled runtime or when the InferenceService asks for accelerator
+# classes; otherwise gate_text is "", and the usual runtime is settled
+# without asking it.
+gate_may_fail(_) if count(accelerator_classes) > 0
+
+gate_may_fail(r) if r.spec.disabled == true
 
 # The checks on one field, with the model: the field alone (nothing when
 # it is null, unset). gate_text's are the runtime's own checks, given the
