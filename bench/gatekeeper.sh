@@ -25,12 +25,22 @@
 # runtimes are 1 or N (21 unless set; more objects, less noise). With
 # ONLY=selection, only OMERuntimeSelection is measured.
 #
+# With FLOOR=1, stand-ins of the two templates (the same kinds and
+# parameters, other code) are measured beside, on the same objects, as the
+# rows marked (floor): what no template can go below in gator. The
+# OMEVersionLint stand-in finds nothing (its Rego matches no object, its
+# CEL is one validation, true); the OMERuntimeSelection stand-in reads
+# every ClusterServingRuntime as the template hands runtimes to the rules
+# (kind, metadata, the spec fields the rules read) and refuses every
+# InferenceService with their names.
+#
 # Usage: bench/gatekeeper.sh               (from the repository root; make bench)
 #        SIZES="100 1000" RUNS=3 bench/gatekeeper.sh
 #        BEFORE=HEAD~3 bench/gatekeeper.sh
 #        ONLY=lint LINT_OBJECTS=101 RUNS=5 BEFORE=HEAD~1 bench/gatekeeper.sh
 #        ONLY=selection SIZES=1000 BEFORE=HEAD~1 bench/gatekeeper.sh
 #        ONLY=selection SIZES=1000 SELECTION_OBJECTS=101 RUNS=5 BEFORE=HEAD~1 bench/gatekeeper.sh
+#        ONLY=lint LINT_OBJECTS=101 FLOOR=1 bench/gatekeeper.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -42,6 +52,63 @@ if [ -n "${BEFORE:-}" ]; then
   git worktree add -q --detach "$work/before" "$BEFORE"
   trees=". $work/before"
 fi
+if [ -n "${FLOOR:-}" ]; then
+  # The stand-ins: each template's kind and parameters (everything before
+  # its code), its samples, and code of their own.
+  for t in omeruntimeselection omeversionlint; do
+    mkdir -p "$work/floor/policies/gatekeeper/$t"
+    cp -r "policies/gatekeeper/$t/samples" "$work/floor/policies/gatekeeper/$t/"
+    awk '/^      code:/ {exit} {print}' "policies/gatekeeper/$t/template.yaml" >"$work/floor/policies/gatekeeper/$t/template.yaml"
+  done
+  cat >>"$work/floor/policies/gatekeeper/omeruntimeselection/template.yaml" <<'EOF'
+      code:
+        - engine: Rego
+          source:
+            version: v1
+            rego: |
+              package omeruntimeselection
+
+              violation contains {"msg": concat("; ", [r.metadata.name | some r in runtimes])} if {
+              	input.review.object.kind == "InferenceService"
+              }
+
+              runtimes := [{
+              	"kind": o.kind,
+              	"metadata": {
+              		"name": o.metadata.name,
+              		"namespace": object.get(o, ["metadata", "namespace"], ""),
+              		"creationTimestamp": object.get(o, ["metadata", "creationTimestamp"], null),
+              	},
+              	"spec": {k: v | some k in ["acceleratorRequirements", "disabled", "modelSizeRange", "supportedModelFormats"]; v := o.spec[k]},
+              } |
+              	some o in object.get(data.inventory, ["cluster", "ome.io/v1beta1", "ClusterServingRuntime"], {})
+              ]
+EOF
+  cat >>"$work/floor/policies/gatekeeper/omeversionlint/template.yaml" <<'EOF'
+      code:
+        - engine: Rego
+          source:
+            version: v1
+            rego: |
+              package omeversionlint
+
+              violation contains {"msg": "never"} if input.review.object.kind == "NoSuchKind"
+        - engine: K8sNativeValidation
+          source:
+            validations:
+              - expression: "true"
+                message: never
+EOF
+  trees="$trees $work/floor"
+fi
+# label_of TREE: what a row of TREE's templates says after its label.
+label_of() {
+  case $1 in
+    .) ;;
+    "$work/floor") printf ' (floor)' ;;
+    *) printf ' @%s' "$BEFORE" ;;
+  esac
+}
 [ -x bin/gator ] || make -s gator
 go build -o "$work/evaluate" ./cmd/evaluate
 go build -o "$work/measure" ./bench/measure
@@ -100,7 +167,7 @@ for n in $SIZES; do
   done
   t=0
   for tree in $trees; do
-    label="  1/$objects InferenceServices"; [ "$tree" = . ] || label="$label @$BEFORE"
+    label="  1/$objects InferenceServices$(label_of "$tree")"
     a1=$(median <"$work/t.$t.one-admitted"); a_many=$(median <"$work/t.$t.many-admitted")
     r1=$(median <"$work/t.$t.one-refused"); r_many=$(median <"$work/t.$t.many-refused")
     awk -v l="$label" -v n="$n" -v a1="$a1" -v am="$a_many" -v r1="$r1" -v rm="$r_many" -v k="$((objects - 1))" 'BEGIN {
@@ -144,7 +211,7 @@ for _ in $(seq "$runs"); do
 done
 t=0
 for tree in $trees; do
-  label="  1/$many runtimes"; [ "$tree" = . ] || label="$label @$BEFORE"
+  label="  1/$many runtimes$(label_of "$tree")"
   for engine in Rego K8sNativeValidation; do
     l1=$(median <"$work/t.$t.$engine.one"); lm=$(median <"$work/t.$t.$engine.many")
     awk -v l="$label" -v e="$engine" -v l1="$l1" -v lm="$lm" -v m="$many" 'BEGIN {printf "%-34s %9s %5d/%-5d %6.1f ms\n", l, e, l1, lm, (lm-l1)/(m-1)}'
