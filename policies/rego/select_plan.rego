@@ -165,9 +165,11 @@ unset_texts_empty if {
 # disabled runtime or when the InferenceService asks for accelerator
 # classes; otherwise gate_text is "", and the usual runtime is settled
 # without asking it.
-gate_may_fail(_) if count(accelerator_classes) > 0
+gate_may_fail(_) if classes_asked
 
 gate_may_fail(r) if r.spec.disabled == true
+
+classes_asked if count(accelerator_classes) > 0
 
 # The checks on one field, with the model: the field alone (nothing when
 # it is null, unset). gate_text's are the runtime's own checks, given the
