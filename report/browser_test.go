@@ -184,9 +184,27 @@ func (b *browser) openURL(t *testing.T, path, fragment string) (url string, inte
 		b.do(t, chromedp.Navigate("about:blank"))
 	}
 	b.do(t, chromedp.Navigate(url))
-	_, err = chromedp.Run(b.ctx, chromedp.Poll[bool](`document.body.dataset.ready === 'yes'`, chromedp.WithPollingTimeout(time.Minute)))
+	// A poll that starts while the navigation still replaces the page's
+	// JavaScript context fails at once with "Cannot find context with
+	// specified id" (or "Execution context was destroyed"); it is asked
+	// again, in the new context.
+	for attempt := 1; ; attempt++ {
+		_, err = chromedp.Run(b.ctx, chromedp.Poll[bool](`document.body.dataset.ready === 'yes'`, chromedp.WithPollingTimeout(time.Minute)))
+		if err == nil || attempt == 5 || !contextReplaced(err) {
+			break
+		}
+		t.Logf("%s: the page's context was replaced while polling (%v); polling again", path, err)
+	}
 	require.NoError(t, err, "the page never said it was ready")
 	return url, evalJS[int](t, b, `Number(document.body.dataset.interactiveMs)`)
+}
+
+// contextReplaced reports whether err is the DevTools protocol's answer to
+// an evaluation in a JavaScript context that a navigation has just
+// replaced.
+func contextReplaced(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Cannot find context with specified id") || strings.Contains(msg, "Execution context was destroyed")
 }
 
 // clean fails the test on any console error, exception, or request other
