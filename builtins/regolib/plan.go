@@ -1,6 +1,8 @@
 package regolib
 
 import (
+	"strings"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/types"
@@ -122,3 +124,193 @@ var errUndefined = undefinedError{}
 type undefinedError struct{}
 
 func (undefinedError) Error() string { return "undefined" }
+
+// textsType is a table of texts: any key to a string.
+var textsType = types.NewObject(nil, types.NewDynamicProperty(types.A, types.S))
+
+var planJoinEach = Builtin{
+	Decl: &rego.Function{
+		Name: "ome.plan.join_each",
+		Description: "Joins each list of a memo table: for each key of table, its list of strings joined with sep, as concat does. " +
+			"For example, ome.plan.join_each({\"a\": [\"x\", \"y\"], \"b\": []}, \", \") is {\"a\": \"x, y\", \"b\": \"\"}. " +
+			"Undefined when a value is not a list of strings.",
+		Decl: types.NewFunction(
+			types.Args(
+				types.Named("table", types.NewObject(nil, types.NewDynamicProperty(types.A, types.NewArray(nil, types.S)))).Description("the memo table: any key to a list of strings"),
+				types.Named("sep", types.S).Description("the separator put between a list's strings"),
+			),
+			types.Named("result", textsType).Description("each key of table, to its strings joined"),
+		),
+	},
+	Impl2: func(_ rego.BuiltinContext, a, b *ast.Term) (*ast.Term, error) {
+		table, ok1 := a.Value.(ast.Object)
+		sep, ok2 := b.Value.(ast.String)
+		if !ok1 || !ok2 {
+			return nil, nil
+		}
+		out := ast.NewObjectWithCapacity(table.Len())
+		var sb strings.Builder
+		err := table.Iter(func(k, v *ast.Term) error {
+			list, ok := v.Value.(*ast.Array)
+			if !ok {
+				return errUndefined
+			}
+			sb.Reset()
+			for i := range list.Len() {
+				s, ok := list.Elem(i).Value.(ast.String)
+				if !ok {
+					return errUndefined
+				}
+				if i > 0 {
+					sb.WriteString(string(sep))
+				}
+				sb.WriteString(string(s))
+			}
+			out.Insert(k, ast.StringTerm(sb.String()))
+			return nil
+		})
+		if err != nil {
+			return nil, nil
+		}
+		return ast.NewTerm(out), nil
+	},
+}
+
+var planJoinRows = Builtin{
+	Decl: &rego.Function{
+		Name: "ome.plan.join_rows",
+		Description: "Puts together a text per row from a memo table of texts: for each row of rows, a key and a list of keys, " +
+			"prefix followed by table[keys[0]], table[keys[1]], ... joined with sep. " +
+			"For example, ome.plan.join_rows(\"no: \", \"; \", {\"a\": \"x\", \"b\": \"y\"}, {\"r\": [\"b\", \"a\"], \"s\": []}) is {\"r\": \"no: y; x\", \"s\": \"no: \"}. " +
+			"Undefined when a row names a key that the table does not have, or a value is not a string.",
+		Decl: types.NewFunction(
+			types.Args(
+				types.Named("prefix", types.S).Description("the text each row's text starts with"),
+				types.Named("sep", types.S).Description("the separator put between a row's texts"),
+				types.Named("table", textsType).Description("the memo table: any key to a string"),
+				types.Named("rows", cellsType).Description("each row's key, to the keys of its texts in the table, in order"),
+			),
+			types.Named("result", textsType).Description("each row's key, to its text"),
+		),
+	},
+	Impl4: func(_ rego.BuiltinContext, a, b, c, d *ast.Term) (*ast.Term, error) {
+		prefix, ok1 := a.Value.(ast.String)
+		sep, ok2 := b.Value.(ast.String)
+		table, ok3 := c.Value.(ast.Object)
+		rows, ok4 := d.Value.(ast.Object)
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			return nil, nil
+		}
+		out := ast.NewObjectWithCapacity(rows.Len())
+		var sb strings.Builder
+		err := rows.Iter(func(row, keysTerm *ast.Term) error {
+			keys, ok := keysTerm.Value.(*ast.Array)
+			if !ok {
+				return errUndefined
+			}
+			sb.Reset()
+			sb.WriteString(string(prefix))
+			for i := range keys.Len() {
+				cell := table.Get(keys.Elem(i))
+				if cell == nil {
+					return errUndefined
+				}
+				s, ok := cell.Value.(ast.String)
+				if !ok {
+					return errUndefined
+				}
+				if i > 0 {
+					sb.WriteString(string(sep))
+				}
+				sb.WriteString(string(s))
+			}
+			out.Insert(row, ast.StringTerm(sb.String()))
+			return nil
+		})
+		if err != nil {
+			return nil, nil
+		}
+		return ast.NewTerm(out), nil
+	},
+}
+
+var planRowsWith = Builtin{
+	Decl: &rego.Function{
+		Name: "ome.plan.rows_with",
+		Description: "Finds the rows that list a key of some value: the set of the keys of rows (each row a key and a list of keys) " +
+			"whose list holds a key k with table[k] equal to value. " +
+			"For example, ome.plan.rows_with({\"r\": [\"a\", \"b\"], \"s\": [\"a\"], \"t\": []}, {\"a\": \"x\", \"b\": \"\"}, \"\") is {\"r\"}. " +
+			"Undefined when a row's keys are not a list or name a key that the table does not have.",
+		Decl: types.NewFunction(
+			types.Args(
+				types.Named("rows", cellsType).Description("each row's key, to its list of keys"),
+				types.Named("table", types.NewObject(nil, types.NewDynamicProperty(types.A, types.A))).Description("the memo table: any key to a value"),
+				types.Named("value", types.A).Description("the value looked for"),
+			),
+			types.Named("result", types.NewSet(types.A)).Description("the keys of the rows that list a key of that value"),
+		),
+	},
+	Impl3: func(_ rego.BuiltinContext, a, b, c *ast.Term) (*ast.Term, error) {
+		rows, ok1 := a.Value.(ast.Object)
+		table, ok2 := b.Value.(ast.Object)
+		if !ok1 || !ok2 {
+			return nil, nil
+		}
+		out := ast.NewSet()
+		err := rows.Iter(func(row, list *ast.Term) error {
+			l, ok := list.Value.(*ast.Array)
+			if !ok {
+				return errUndefined
+			}
+			found := false
+			for i := range l.Len() {
+				v := table.Get(l.Elem(i))
+				if v == nil {
+					return errUndefined
+				}
+				if !found && v.Value.Compare(c.Value) == 0 {
+					found = true
+				}
+			}
+			if found {
+				out.Add(row)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil
+		}
+		return ast.NewTerm(out), nil
+	},
+}
+
+var planFillBlanks = Builtin{
+	Decl: &rego.Function{
+		Name: "ome.plan.fill_blanks",
+		Description: "Fills in a list's blanks from another list: list, with each element equal to blank replaced by the element of fill at the same index. " +
+			"For example, ome.plan.fill_blanks([\"a\", \"\", \"\"], \"\", [\"x\", \"y\", \"z\"]) is [\"a\", \"y\", \"z\"]. " +
+			"Undefined when the two lists are not of the same length.",
+		Decl: types.NewFunction(
+			types.Args(
+				types.Named("list", types.NewArray(nil, types.A)).Description("the list to fill in"),
+				types.Named("blank", types.A).Description("the value that marks a blank"),
+				types.Named("fill", types.NewArray(nil, types.A)).Description("what each blank is replaced by, index by index"),
+			),
+			types.Named("result", types.NewArray(nil, types.A)).Description("list with its blanks filled in"),
+		),
+	},
+	Impl3: func(_ rego.BuiltinContext, a, b, c *ast.Term) (*ast.Term, error) {
+		list, ok1 := a.Value.(*ast.Array)
+		fill, ok2 := c.Value.(*ast.Array)
+		if !ok1 || !ok2 || list.Len() != fill.Len() {
+			return nil, nil
+		}
+		out := make([]*ast.Term, list.Len())
+		for i := range out {
+			if out[i] = list.Elem(i); out[i].Value.Compare(b.Value) == 0 {
+				out[i] = fill.Elem(i)
+			}
+		}
+		return ast.ArrayTerm(out...), nil
+	},
+}

@@ -3,8 +3,9 @@
 // declared next to its implementation, with the options, tester builtins and
 // capabilities that carry them. It is the only package that joins builtins
 // and OPA. It also holds the builtins of the Rego evaluation plan,
-// ome.plan.gather and ome.plan.pick (plan.go), which read the plan's memo
-// tables and know nothing of OME.
+// ome.plan.gather, pick, join_each, join_rows, rows_with and fill_blanks
+// (plan.go), which read and put together the plan's memo tables and know
+// nothing of OME.
 package regolib
 
 import (
@@ -25,9 +26,11 @@ import (
 // implementation, side by side.
 type Builtin struct {
 	Decl *rego.Function
-	// Exactly one of Impl1 and Impl2 is set.
+	// Exactly one of Impl1 to Impl4 is set, as the arity says.
 	Impl1 rego.Builtin1
 	Impl2 rego.Builtin2
+	Impl3 rego.Builtin3
+	Impl4 rego.Builtin4
 }
 
 var versionArg = types.Named("version", types.S).Description("an OME version such as 4.45.0.dev0")
@@ -203,6 +206,10 @@ var regoBuiltins = []Builtin{
 	},
 	planGather,
 	planPick,
+	planJoinEach,
+	planJoinRows,
+	planRowsWith,
+	planFillBlanks,
 }
 
 // withVersion adapts a function of one parsed version into a Rego builtin
@@ -246,7 +253,12 @@ func Builtins() []Builtin { return append([]Builtin(nil), regoBuiltins...) }
 
 // Option registers the builtin with one rego.Rego query.
 func (b Builtin) Option() func(*rego.Rego) {
-	if b.Impl2 != nil {
+	switch {
+	case b.Impl4 != nil:
+		return rego.Function4(b.Decl, b.Impl4)
+	case b.Impl3 != nil:
+		return rego.Function3(b.Decl, b.Impl3)
+	case b.Impl2 != nil:
 		return rego.Function2(b.Decl, b.Impl2)
 	}
 	return rego.Function1(b.Decl, b.Impl1)

@@ -128,3 +128,124 @@ func TestPlanStandInEqualsBuiltin(t *testing.T) {
 		require.Less(t, defined[k], len(inputs), "%s is undefined for some inputs", k)
 	}
 }
+
+// lib/plan.rego's join_each, join_rows, rows_with and fill_blanks give what
+// the Go builtins give: the same value, or undefined, on generated tables,
+// rows and lists, most of which fit and some of which do not (a key the
+// table lacks, a value of another kind, lists of different lengths).
+func TestPlanJoinStandInsEqualBuiltins(t *testing.T) {
+	ctx := context.Background()
+	prepare := func(query string, opts ...func(*rego.Rego)) rego.PreparedEvalQuery {
+		q, err := rego.New(append(opts, rego.Query(query))...).PrepareForEval(ctx)
+		require.NoError(t, err)
+		return q
+	}
+	// Each call alone, as a list of its results ([] when undefined).
+	const query = `x := {` +
+		`"join_each": [r | r := %[1]sjoin_each(input.lists, input.sep)], ` +
+		`"join_rows": [r | r := %[1]sjoin_rows(input.prefix, input.sep, input.texts, input.rows)], ` +
+		`"rows_with": [r | r := %[1]srows_with(input.rows, input.texts, input.value)], ` +
+		`"fill_blanks": [r | r := %[1]sfill_blanks(input.list, input.value, input.fill)]}`
+	builtin := prepare(fmt.Sprintf(query, "ome.plan."), regolib.Options()...)
+	var libs []func(*rego.Rego)
+	for _, m := range Lib() {
+		libs = append(libs, rego.Module(m.Path, m.Text))
+	}
+	standIn := prepare(fmt.Sprintf(query, "data.lib.ome.plan."), libs...)
+	eval := func(q rego.PreparedEvalQuery, input any) map[string]string {
+		rs, err := q.Eval(ctx, rego.EvalInput(input))
+		require.NoError(t, err)
+		require.Len(t, rs, 1)
+		out := map[string]string{}
+		for k, v := range rs[0].Bindings["x"].(map[string]any) {
+			b, err := json.Marshal(v)
+			require.NoError(t, err)
+			out[k] = string(b)
+		}
+		return out
+	}
+
+	r := rand.New(rand.NewPCG(13, 2))
+	// text is mostly a short string, "" often, and now and then another
+	// kind of value.
+	text := func() any {
+		switch r.IntN(20) {
+		case 0:
+			return 1
+		case 1:
+			return nil
+		case 2, 3, 4, 5:
+			return ""
+		}
+		return fmt.Sprintf("t%d", r.IntN(5))
+	}
+	var inputs []map[string]any
+	for range 500 {
+		n := 1 + r.IntN(5)
+		lists := map[string]any{}
+		texts := map[string]any{}
+		for k := range n {
+			var list any = []any{}
+			for range r.IntN(4) {
+				list = append(list.([]any), text())
+			}
+			if r.IntN(30) == 0 {
+				list = "not a list"
+			}
+			lists[fmt.Sprint(k)] = list
+			texts[fmt.Sprint(k)] = text()
+		}
+		rows := map[string]any{}
+		for j := range r.IntN(5) {
+			var keys any = []any{}
+			for range r.IntN(4) {
+				k := r.IntN(n)
+				if r.IntN(25) == 0 {
+					k = 9 // a key no table has
+				}
+				keys = append(keys.([]any), fmt.Sprint(k))
+			}
+			if r.IntN(40) == 0 {
+				keys = "0"
+			}
+			rows[fmt.Sprint("row", j)] = keys
+		}
+		list := make([]any, r.IntN(5))
+		for i := range list {
+			list[i] = text()
+		}
+		fill := make([]any, len(list))
+		for i := range fill {
+			fill[i] = text()
+		}
+		if r.IntN(15) == 0 {
+			fill = append(fill, "one more")
+		}
+		var value any = ""
+		if r.IntN(4) == 0 {
+			value = text()
+		}
+		var sep any = []any{", ", "; ", ""}[r.IntN(3)]
+		if r.IntN(40) == 0 {
+			sep = 1
+		}
+		inputs = append(inputs, map[string]any{
+			"lists": lists, "texts": texts, "rows": rows, "list": list, "fill": fill,
+			"value": value, "sep": sep, "prefix": []any{"no: ", ""}[r.IntN(2)],
+		})
+	}
+	defined := map[string]int{}
+	for i, in := range inputs {
+		want := eval(builtin, in)
+		require.Equal(t, want, eval(standIn, in), "input %d: %v", i, in)
+		for k, v := range want {
+			if v != "[]" {
+				defined[k]++
+			}
+		}
+	}
+	for _, k := range []string{"join_each", "join_rows", "rows_with", "fill_blanks"} {
+		require.Greater(t, defined[k], len(inputs)/4, "%s has a result for many inputs", k)
+		require.Less(t, defined[k], len(inputs), "%s is undefined for some inputs", k)
+	}
+}

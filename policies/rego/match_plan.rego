@@ -36,8 +36,8 @@ model_fields := ["diffusionPipeline", "modelArchitecture", "modelFormat", "model
 #   - entries: the batch's distinct entries (the fields the checks read),
 #     each as the keys of its values, in checked_fields order;
 #     unformatted, those without modelFormat, each as itself;
-#   - lists: the distinct lists of entries of the runtimes; single, those
-#     with one entry (to its entry's key), and multi, the others;
+#   - lists: the distinct lists of entries of the runtimes; empty_lists,
+#     the keys of those without entries;
 #   - ranges: the distinct modelSizeRange values of the runtimes;
 #   - runtimes: for each runtime of input.runtimes, the key of its list of
 #     entries (list);
@@ -69,8 +69,7 @@ runtimes_batch := {
 	"entries": entries,
 	"unformatted": {format_int(i, 10): e | some i, e in distinct; object.get(e, "modelFormat", null) == null},
 	"lists": {list_keys[i]: l | some i, l in lists},
-	"single": {list_keys[i]: l[0] | some i, l in lists; count(l) == 1},
-	"multi": {list_keys[i]: l | some i, l in lists; count(l) != 1},
+	"empty_lists": {list_keys[i] | some i, l in lists; count(l) == 0},
 	"ranges": {range_keys[i]: object.get(r, "modelSizeRange", null) | some i, r in input.runtimes},
 	"runtimes": [{"list": k} | some k in list_keys],
 	"gates": {gate_keys[i]: g | some i, g in gates},
@@ -170,34 +169,28 @@ entry_differences := object.union(found, unknown) if {
 }
 
 # Each distinct list of entries' failure, as entries_failure gives it: ""
-# when one of its entries matched, else the reason: failure_prefix, then
-# the details, no_format_matched's. Most lists have one entry: "" when it
-# matched, that is when its text is "" (see multi_failures), else the
-# reason (object.get({"": a}, t, b) is a when t is "", b otherwise).
-list_failures := object.union(single, multi_failures) if {
-	texts := entry_texts
-	prefix := failure_prefix
-	single := {lk: object.get({"": ""}, texts[k], concat("", [prefix, texts[k]])) | some lk, k in batch.single}
+# when one of its entries matched (it has no differences), else the
+# reason: failure_prefix followed by its entries' texts joined with "; "
+# (entries_text), and for a list without entries, entries_text([]).
+# ome.plan.join_rows puts each list's reason together in one call: it is
+#   {lk: concat("", [prefix, concat("; ", [entry_texts[k] | some k in keys])]) |
+#       some lk, keys in batch.lists}
+# and ome.plan.rows_with(batch.lists, entry_texts, "") is the lists with an
+# entry whose text is "", that is which matched (no difference is ""):
+#   {lk | some lk, keys in batch.lists; some k in keys; entry_texts[k] == ""}
+list_failures := object.union(object.union(unmatched, matched), empty) if {
+	unmatched := ome.plan.join_rows(failure_prefix, "; ", entry_texts, batch.lists)
+	matched := {lk: "" | some lk in ome.plan.rows_with(batch.lists, entry_texts, "")}
+	empty := {lk: no_format_matched(model_label, entries_text([])) | some lk in batch.empty_lists}
 }
 
 # Each distinct entry's differences joined as entry_text joins them (with
-# ", "), computed once for all the lists that have the entry. The join is
-# written out: a function call per entry took longer than the join itself.
-entry_texts := {k: concat(", ", d) | some k, d in entry_differences}
+# ", "), once for all the lists that have the entry; "" when it has
+# none: ome.plan.join_each is
+# {k: concat(", ", d) | some k, d in entry_differences}.
+entry_texts := ome.plan.join_each(entry_differences, ", ")
 
 failure_prefix := no_format_matched(model_label, "")
-
-# The lists without exactly one entry: "" when one of them matched, else
-# the reason. An entry matched when its text is "": it has no differences,
-# and no difference is "" (the tables leave "" out).
-multi_failures := {lk: multi_failure(prefix, ome.plan.pick(texts, keys)) |
-	texts := entry_texts
-	prefix := failure_prefix
-	some lk, keys in batch.multi
-}
-
-multi_failure(prefix, texts) := "" if "" in texts
-else := concat("", [prefix, entries_text(texts)])
 
 # Each runtime's reason, in order, as runtime_reason gives it: its gate
 # when it has one, else its list's failure when it is not "", else its
@@ -205,11 +198,12 @@ else := concat("", [prefix, entries_text(texts)])
 # gate or list failure, read by reason_keys (ome.plan.pick(t, keys) is
 # [t[k] | some k in keys]); a model without a size passes every range
 # (spec 9), so those are its reasons. Otherwise a runtime whose gate_or_list
-# is "" gets its range's size failure: object.get({"": b}, a, a) is a, or b
-# when a is "".
+# is "" gets its range's size failure (ome.plan.fill_blanks(a, "", b) is
+# [object.get({"": b[i]}, x, x) | some i, x in a]: a's element, or b's at
+# the same index where a's is "").
 reasons := gate_or_list if {
 	not model.modelParameterSize
-} else := [object.get({"": sizes[i]}, r, r) | some i, r in gate_or_list] if {
+} else := ome.plan.fill_blanks(gate_or_list, "", sizes) if {
 	sizes := ome.plan.pick(size_failures, batch.range_keys)
 }
 
