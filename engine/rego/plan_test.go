@@ -35,12 +35,44 @@ func TestPlanGivesWhatTheRulesGive(t *testing.T) {
 	}
 	// A runtime without entries, and one whose only entry has no format.
 	runtimes = append(runtimes, map[string]any{}, map[string]any{"supportedModelFormats": []any{map[string]any{"modelArchitecture": "X"}}})
-	compatible := 0
+	// Entries whose framework the tables take apart from the others (the
+	// framework table asks version_difference itself for a framework of
+	// the model's name): of another name, without a name, with an empty
+	// name, without a version, absent; and models whose framework is the
+	// same. (A framework that is not an object is refused as input before
+	// any policy sees it.)
+	format := map[string]any{"name": "safetensors"}
+	frameworks := []any{
+		map[string]any{"name": "other", "version": "4.0.0"},
+		map[string]any{"version": "4.0.0"},
+		map[string]any{"name": "", "version": "4.0.0", "operator": "GreaterThanOrEqual"},
+		map[string]any{"name": "transformers"},
+		nil,
+	}
+	for _, fw := range frameworks {
+		e := map[string]any{"modelFormat": format}
+		if fw != nil {
+			e["modelFramework"] = fw
+		}
+		runtimes = append(runtimes, map[string]any{"supportedModelFormats": []any{e}})
+	}
+	models := make([]any, 0, len(ms)+len(frameworks))
 	for _, m := range ms {
-		input, err := ast.InterfaceToValue(map[string]any{"model": m["spec"], "runtimes": runtimes})
+		models = append(models, m["spec"])
+	}
+	for _, fw := range frameworks {
+		m := map[string]any{"modelFormat": format}
+		if fw != nil {
+			m["modelFramework"] = fw
+		}
+		models = append(models, m)
+	}
+	compatible := 0
+	for _, m := range models {
+		input, err := ast.InterfaceToValue(map[string]any{"model": m, "runtimes": runtimes})
 		require.NoError(t, err)
 		plan, rules := eval(qs[0], input), eval(qs[1], input)
-		require.Equal(t, rules, plan, "model %v", m["metadata"])
+		require.Equal(t, rules, plan, "model %v", m)
 		for _, v := range plan.([]any) {
 			if v.(map[string]any)["compatible"] == true {
 				compatible++
