@@ -148,28 +148,8 @@ var planJoinEach = Builtin{
 		if !ok1 || !ok2 {
 			return nil, nil
 		}
-		out := ast.NewObjectWithCapacity(table.Len())
-		var sb strings.Builder
-		err := table.Iter(func(k, v *ast.Term) error {
-			list, ok := v.Value.(*ast.Array)
-			if !ok {
-				return errUndefined
-			}
-			sb.Reset()
-			for i := range list.Len() {
-				s, ok := list.Elem(i).Value.(ast.String)
-				if !ok {
-					return errUndefined
-				}
-				if i > 0 {
-					sb.WriteString(string(sep))
-				}
-				sb.WriteString(string(s))
-			}
-			out.Insert(k, ast.StringTerm(sb.String()))
-			return nil
-		})
-		if err != nil {
+		out, ok := joinEach(table, "", string(sep), func(t *ast.Term) *ast.Term { return t })
+		if !ok {
 			return nil, nil
 		}
 		return ast.NewTerm(out), nil
@@ -201,33 +181,8 @@ var planJoinRows = Builtin{
 		if !ok1 || !ok2 || !ok3 || !ok4 {
 			return nil, nil
 		}
-		out := ast.NewObjectWithCapacity(rows.Len())
-		var sb strings.Builder
-		err := rows.Iter(func(row, keysTerm *ast.Term) error {
-			keys, ok := keysTerm.Value.(*ast.Array)
-			if !ok {
-				return errUndefined
-			}
-			sb.Reset()
-			sb.WriteString(string(prefix))
-			for i := range keys.Len() {
-				cell := table.Get(keys.Elem(i))
-				if cell == nil {
-					return errUndefined
-				}
-				s, ok := cell.Value.(ast.String)
-				if !ok {
-					return errUndefined
-				}
-				if i > 0 {
-					sb.WriteString(string(sep))
-				}
-				sb.WriteString(string(s))
-			}
-			out.Insert(row, ast.StringTerm(sb.String()))
-			return nil
-		})
-		if err != nil {
+		out, ok := joinEach(rows, string(prefix), string(sep), table.Get)
+		if !ok {
 			return nil, nil
 		}
 		return ast.NewTerm(out), nil
@@ -313,4 +268,37 @@ var planFillBlanks = Builtin{
 		}
 		return ast.ArrayTerm(out...), nil
 	},
+}
+
+// joinEach is, for each key of lists (each value a list), prefix followed
+// by the strings text(item) of its items joined with sep; ok is false when
+// a value is not a list, or text gives nil or a value that is not a string.
+func joinEach(lists ast.Object, prefix, sep string, text func(*ast.Term) *ast.Term) (out ast.Object, ok bool) {
+	out = ast.NewObjectWithCapacity(lists.Len())
+	var sb strings.Builder
+	err := lists.Iter(func(k, v *ast.Term) error {
+		list, ok := v.Value.(*ast.Array)
+		if !ok {
+			return errUndefined
+		}
+		sb.Reset()
+		sb.WriteString(prefix)
+		for i := range list.Len() {
+			t := text(list.Elem(i))
+			if t == nil {
+				return errUndefined
+			}
+			s, ok := t.Value.(ast.String)
+			if !ok {
+				return errUndefined
+			}
+			if i > 0 {
+				sb.WriteString(sep)
+			}
+			sb.WriteString(string(s))
+		}
+		out.Insert(k, ast.StringTerm(sb.String()))
+		return nil
+	})
+	return out, err == nil
 }

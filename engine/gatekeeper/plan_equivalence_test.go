@@ -19,33 +19,8 @@ import (
 // with a missing key, the wrong number of keys, or cells that are not
 // lists).
 func TestPlanStandInEqualsBuiltin(t *testing.T) {
-	ctx := context.Background()
-	prepare := func(query string, opts ...func(*rego.Rego)) rego.PreparedEvalQuery {
-		q, err := rego.New(append(opts, rego.Query(query))...).PrepareForEval(ctx)
-		require.NoError(t, err)
-		return q
-	}
 	// Each call alone: undefined in one is not hidden by the other.
-	const query = `x := {"gather": [r | r := %[1]sgather(input.tables, input.rows)], "pick": [r | r := %[1]spick(input.tables[0], input.keys)]}`
-	builtin := prepare(fmt.Sprintf(query, "ome.plan."), regolib.Options()...)
-	var libs []func(*rego.Rego)
-	for _, m := range Lib() {
-		libs = append(libs, rego.Module(m.Path, m.Text))
-	}
-	standIn := prepare(fmt.Sprintf(query, "data.lib.ome.plan."), libs...)
-	// eval gives each call's result as JSON, [] when it is undefined.
-	eval := func(q rego.PreparedEvalQuery, input any) map[string]string {
-		rs, err := q.Eval(ctx, rego.EvalInput(input))
-		require.NoError(t, err)
-		require.Len(t, rs, 1)
-		out := map[string]string{}
-		for k, v := range rs[0].Bindings["x"].(map[string]any) {
-			b, err := json.Marshal(v)
-			require.NoError(t, err)
-			out[k] = string(b)
-		}
-		return out
-	}
+	builtin, standIn := planQueries(t, `x := {"gather": [r | r := %[1]sgather(input.tables, input.rows)], "pick": [r | r := %[1]spick(input.tables[0], input.keys)]}`)
 
 	// Each half of the query undefined, and both defined.
 	inputs := []map[string]any{
@@ -113,16 +88,7 @@ func TestPlanStandInEqualsBuiltin(t *testing.T) {
 		}
 		inputs = append(inputs, map[string]any{"tables": tables, "rows": rows, "keys": keys})
 	}
-	defined := map[string]int{}
-	for i, in := range inputs {
-		want := eval(builtin, in)
-		require.Equal(t, want, eval(standIn, in), "input %d: %v", i, in)
-		for k, v := range want {
-			if v != "[]" {
-				defined[k]++
-			}
-		}
-	}
+	defined := requireSameResults(t, builtin, standIn, inputs)
 	for _, k := range []string{"gather", "pick"} {
 		require.Greater(t, defined[k], len(inputs)/2, "%s has a result for most inputs", k)
 		require.Less(t, defined[k], len(inputs), "%s is undefined for some inputs", k)
@@ -134,36 +100,12 @@ func TestPlanStandInEqualsBuiltin(t *testing.T) {
 // rows and lists, most of which fit and some of which do not (a key the
 // table lacks, a value of another kind, lists of different lengths).
 func TestPlanJoinStandInsEqualBuiltins(t *testing.T) {
-	ctx := context.Background()
-	prepare := func(query string, opts ...func(*rego.Rego)) rego.PreparedEvalQuery {
-		q, err := rego.New(append(opts, rego.Query(query))...).PrepareForEval(ctx)
-		require.NoError(t, err)
-		return q
-	}
 	// Each call alone, as a list of its results ([] when undefined).
-	const query = `x := {` +
-		`"join_each": [r | r := %[1]sjoin_each(input.lists, input.sep)], ` +
-		`"join_rows": [r | r := %[1]sjoin_rows(input.prefix, input.sep, input.texts, input.rows)], ` +
-		`"rows_with": [r | r := %[1]srows_with(input.rows, input.texts, input.value)], ` +
-		`"fill_blanks": [r | r := %[1]sfill_blanks(input.list, input.value, input.fill)]}`
-	builtin := prepare(fmt.Sprintf(query, "ome.plan."), regolib.Options()...)
-	var libs []func(*rego.Rego)
-	for _, m := range Lib() {
-		libs = append(libs, rego.Module(m.Path, m.Text))
-	}
-	standIn := prepare(fmt.Sprintf(query, "data.lib.ome.plan."), libs...)
-	eval := func(q rego.PreparedEvalQuery, input any) map[string]string {
-		rs, err := q.Eval(ctx, rego.EvalInput(input))
-		require.NoError(t, err)
-		require.Len(t, rs, 1)
-		out := map[string]string{}
-		for k, v := range rs[0].Bindings["x"].(map[string]any) {
-			b, err := json.Marshal(v)
-			require.NoError(t, err)
-			out[k] = string(b)
-		}
-		return out
-	}
+	builtin, standIn := planQueries(t, `x := {`+
+		`"join_each": [r | r := %[1]sjoin_each(input.lists, input.sep)], `+
+		`"join_rows": [r | r := %[1]sjoin_rows(input.prefix, input.sep, input.texts, input.rows)], `+
+		`"rows_with": [r | r := %[1]srows_with(input.rows, input.texts, input.value)], `+
+		`"fill_blanks": [r | r := %[1]sfill_blanks(input.list, input.value, input.fill)]}`)
 
 	r := rand.New(rand.NewPCG(13, 2))
 	// text is mostly a short string, "" often, and now and then another
@@ -234,18 +176,59 @@ func TestPlanJoinStandInsEqualBuiltins(t *testing.T) {
 			"value": value, "sep": sep, "prefix": []any{"no: ", ""}[r.IntN(2)],
 		})
 	}
+	defined := requireSameResults(t, builtin, standIn, inputs)
+	for _, k := range []string{"join_each", "join_rows", "rows_with", "fill_blanks"} {
+		require.Greater(t, defined[k], len(inputs)/4, "%s has a result for many inputs", k)
+		require.Less(t, defined[k], len(inputs), "%s is undefined for some inputs", k)
+	}
+}
+
+// planQueries prepares query (a format with %[1]s where a plan function's
+// package goes) twice: with the Go builtins (ome.plan.) and with the
+// stand-in library (data.lib.ome.plan.).
+func planQueries(t *testing.T, query string) (builtin, standIn rego.PreparedEvalQuery) {
+	t.Helper()
+	prepare := func(query string, opts ...func(*rego.Rego)) rego.PreparedEvalQuery {
+		q, err := rego.New(append(opts, rego.Query(query))...).PrepareForEval(context.Background())
+		require.NoError(t, err)
+		return q
+	}
+	var libs []func(*rego.Rego)
+	for _, m := range Lib() {
+		libs = append(libs, rego.Module(m.Path, m.Text))
+	}
+	return prepare(fmt.Sprintf(query, "ome.plan."), regolib.Options()...), prepare(fmt.Sprintf(query, "data.lib.ome.plan."), libs...)
+}
+
+// evalPlan gives each call's result in x as JSON ("[]" when the call is
+// undefined).
+func evalPlan(t *testing.T, q rego.PreparedEvalQuery, input any) map[string]string {
+	t.Helper()
+	rs, err := q.Eval(context.Background(), rego.EvalInput(input))
+	require.NoError(t, err)
+	require.Len(t, rs, 1)
+	out := map[string]string{}
+	for k, v := range rs[0].Bindings["x"].(map[string]any) {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		out[k] = string(b)
+	}
+	return out
+}
+
+// requireSameResults requires both queries to give the same on every input,
+// and counts, per call, the inputs on which the builtin's is defined.
+func requireSameResults(t *testing.T, builtin, standIn rego.PreparedEvalQuery, inputs []map[string]any) map[string]int {
+	t.Helper()
 	defined := map[string]int{}
 	for i, in := range inputs {
-		want := eval(builtin, in)
-		require.Equal(t, want, eval(standIn, in), "input %d: %v", i, in)
+		want := evalPlan(t, builtin, in)
+		require.Equal(t, want, evalPlan(t, standIn, in), "input %d: %v", i, in)
 		for k, v := range want {
 			if v != "[]" {
 				defined[k]++
 			}
 		}
 	}
-	for _, k := range []string{"join_each", "join_rows", "rows_with", "fill_blanks"} {
-		require.Greater(t, defined[k], len(inputs)/4, "%s has a result for many inputs", k)
-		require.Less(t, defined[k], len(inputs), "%s is undefined for some inputs", k)
-	}
+	return defined
 }
