@@ -65,7 +65,7 @@ batch := input.batch if {
 } else := runtimes_batch
 
 runtimes_batch := {
-	"alone": {f: {json.marshal(v): only(f, v) | some e in distinct; v := object.get(e, f, null)} | some f in checked_fields},
+	"alone": {f: {json.marshal(v): only(f, v) | some v in {object.get(e, f, null) | some e in distinct}} | some f in checked_fields},
 	"entries": entries,
 	"unformatted": {format_int(i, 10): e | some i, e in distinct; object.get(e, "modelFormat", null) == null},
 	"lists": {list_keys[i]: l | some i, l in lists},
