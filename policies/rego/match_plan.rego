@@ -32,7 +32,9 @@ model_fields := ["diffusionPipeline", "modelArchitecture", "modelFormat", "model
 # only on the runtimes (and the accelerator classes) is batch, computed once
 # per query:
 #   - alone: for each field the entry checks read, its distinct values,
-#     each as an entry with that field alone (only(field, value));
+#     each as an entry with that field alone (only(field, value)); the
+#     values are told apart by their JSON text, each text read back once
+#     (json.unmarshal), so that every key of entries is found there;
 #   - entries: the batch's distinct entries (the fields the checks read),
 #     each as the keys of its values, in checked_fields order;
 #     unformatted, those without modelFormat, each as itself;
@@ -65,7 +67,7 @@ batch := input.batch if {
 } else := runtimes_batch
 
 runtimes_batch := {
-	"alone": {f: {json.marshal(v): only(f, v) | some v in {object.get(e, f, null) | some e in distinct}} | some f in checked_fields},
+	"alone": {f: {k: only(f, json.unmarshal(k)) | some k in {ks[j] | some ks in field_keys}} | some j, f in checked_fields},
 	"entries": entries,
 	"unformatted": {format_int(i, 10): e | some i, e in distinct; object.get(e, "modelFormat", null) == null},
 	"lists": {list_keys[i]: l | some i, l in lists},
@@ -90,7 +92,8 @@ runtimes_batch := {
 	]
 	list_keys := [json.marshal(l) | some l in lists]
 	range_keys := [json.marshal(object.get(r, "modelSizeRange", null)) | some r in input.runtimes]
-	entries := {format_int(i, 10): [json.marshal(object.get(e, f, null)) | some f in checked_fields] | some i, e in distinct}
+	field_keys := [[json.marshal(object.get(e, f, null)) | some f in checked_fields] | some e in distinct]
+	entries := {format_int(i, 10): ks | some i, ks in field_keys}
 }
 
 only(_, null) := {}
