@@ -55,11 +55,30 @@ func BenchmarkCatalogMatrix(b *testing.B) {
 	require.NoError(b, err)
 	runtimes, err := objects.Load([]string{"../testdata/catalog/runtimes"}, objects.LoadOptions{})
 	require.NoError(b, err)
+	benchMatrix(b, "", models, runtimes)
+}
+
+// BenchmarkShapedMatrix matches 20 models against 700 runtimes of each
+// shape of evaluate generate (few, ome, many), per engine, beside the
+// reference rules in plain Go: the engines' batch path (what depends on the
+// runtimes prepared once, each model evaluated against all of them) on
+// clusters whose memos serve more or less. ns/pair is the cost of one pair.
+func BenchmarkShapedMatrix(b *testing.B) {
+	for _, shape := range generate.Shapes {
+		ms, rs := generate.ShapedCluster(1, 20, 700, shape)
+		benchMatrix(b, shape.Name+"/", generatedObjects(ms), generatedObjects(rs))
+	}
+}
+
+// benchMatrix runs, per engine and for the reference rules (sub-benchmarks
+// prefix+name), every model against every runtime, and reports ns/pair.
+func benchMatrix(b *testing.B, prefix string, models, runtimes []*objects.Object) {
 	pairs := len(models) * len(runtimes)
 	for _, name := range []string{CEL, Rego, "reference"} {
-		b.Run(name, func(b *testing.B) {
+		b.Run(prefix+name, func(b *testing.B) {
 			var m Matcher = oracle.Matcher{}
 			if name != "reference" {
+				var err error
 				m, err = New(name, testPolicies(b))
 				require.NoError(b, err)
 			}
@@ -73,37 +92,5 @@ func BenchmarkCatalogMatrix(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*pairs), "ns/pair")
 		})
-	}
-}
-
-// BenchmarkShapedMatrix matches 20 models against 700 runtimes of each
-// shape of evaluate generate (few, ome, many), per engine, beside the
-// reference rules in plain Go: the engines' batch path (what depends on the
-// runtimes prepared once, each model evaluated against all of them) on
-// clusters whose memos serve more or less. ns/pair is the cost of one pair.
-func BenchmarkShapedMatrix(b *testing.B) {
-	for _, shape := range generate.Shapes {
-		ms, rs := generate.ShapedCluster(1, 20, 700, shape)
-		models, runtimes := generatedObjects(ms), generatedObjects(rs)
-		pairs := len(models) * len(runtimes)
-		for _, name := range []string{CEL, Rego, "reference"} {
-			b.Run(shape.Name+"/"+name, func(b *testing.B) {
-				var m Matcher = oracle.Matcher{}
-				if name != "reference" {
-					var err error
-					m, err = New(name, testPolicies(b))
-					require.NoError(b, err)
-				}
-				b.ReportAllocs()
-				for b.Loop() {
-					n := 0
-					err := MatchObjects(m, models, runtimes, func(Result) error { n++; return nil })
-					if err != nil || n != pairs {
-						b.Fatal(err, n)
-					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*pairs), "ns/pair")
-			})
-		}
 	}
 }
