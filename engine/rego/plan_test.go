@@ -56,6 +56,14 @@ func TestPlanGivesWhatTheRulesGive(t *testing.T) {
 		}
 		runtimes = append(runtimes, map[string]any{"supportedModelFormats": []any{e}})
 	}
+	// Two entries equal in Rego but written differently in JSON (a field
+	// the checks do not read, an integer and a float of the same value):
+	// the batch tells entries and values apart by their JSON text.
+	for _, n := range []any{int64(100000000000000000), float64(1e17)} {
+		runtimes = append(runtimes, map[string]any{"supportedModelFormats": []any{
+			map[string]any{"modelFormat": map[string]any{"name": "safetensors", "note": n}, "modelFramework": frameworks[3]},
+		}})
+	}
 	models := make([]any, 0, len(ms)+len(frameworks))
 	for _, m := range ms {
 		models = append(models, m["spec"])

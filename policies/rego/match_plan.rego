@@ -35,8 +35,9 @@ model_fields := ["diffusionPipeline", "modelArchitecture", "modelFormat", "model
 #     each as an entry with that field alone (only(field, value)); the
 #     values are told apart by their JSON text, each text read back once
 #     (json.unmarshal), so that every key of entries is found there;
-#   - entries: the batch's distinct entries (the fields the checks read),
-#     each as the keys of its values, in checked_fields order;
+#   - entries: the batch's distinct entries (the fields the checks read,
+#     told apart by their JSON text and read back from it once), each as
+#     the keys of its values, in checked_fields order;
 #     unformatted, those without modelFormat, each as itself;
 #   - lists: the distinct lists of entries of the runtimes; empty_lists,
 #     the keys of those without entries;
@@ -80,16 +81,13 @@ runtimes_batch := {
 } if {
 	gates := {i: g | some i, r in input.runtimes; g := runtime_gate(r, classes); g != ""}
 	gate_keys := {i: sprintf("gate %d", [i]) | some i, _ in gates}
-	distinct := [e | some e in {object.filter(e, checked_fields) |
-		some r in input.runtimes
-		some e in object.get(r, "supportedModelFormats", [])
-	}]
-	entry_keys := {json.marshal(e): format_int(i, 10) | some i, e in distinct}
-	lists := [[entry_keys[json.marshal(object.filter(e, checked_fields))] |
-		some e in object.get(r, "supportedModelFormats", [])
-	] |
+	texts := [[json.marshal(object.filter(e, checked_fields)) | some e in object.get(r, "supportedModelFormats", [])] |
 		some r in input.runtimes
 	]
+	distinct_texts := [t | some t in {t | some l in texts; some t in l}]
+	distinct := [json.unmarshal(t) | some t in distinct_texts]
+	entry_keys := {t: format_int(i, 10) | some i, t in distinct_texts}
+	lists := [[entry_keys[t] | some t in l] | some l in texts]
 	list_keys := [json.marshal(l) | some l in lists]
 	range_keys := [json.marshal(object.get(r, "modelSizeRange", null)) | some r in input.runtimes]
 	field_keys := [[json.marshal(object.get(e, f, null)) | some f in checked_fields] | some e in distinct]
