@@ -20,25 +20,27 @@ func BenchmarkPrepare(b *testing.B) {
 	require.NoError(b, err)
 	catalog, err := objects.Load([]string{"../../testdata/catalog/runtimes"}, objects.LoadOptions{})
 	require.NoError(b, err)
-	var specs [][]map[string]any
-	names := []string{"catalog"}
-	specs = append(specs, nil)
+	type runtimeSet struct {
+		name  string
+		specs []map[string]any
+	}
+	sets := []runtimeSet{{name: "catalog"}}
 	for _, r := range catalog {
-		specs[0] = append(specs[0], r.Spec())
+		sets[0].specs = append(sets[0].specs, r.Spec())
 	}
 	for _, shape := range generate.Shapes {
 		_, rs := generate.ShapedCluster(1, 1, 700, shape)
-		var s []map[string]any
+		set := runtimeSet{name: shape.Name}
 		for _, r := range rs {
-			s = append(s, r["spec"].(map[string]any))
+			set.specs = append(set.specs, r["spec"].(map[string]any))
 		}
-		names, specs = append(names, shape.Name), append(specs, s)
+		sets = append(sets, set)
 	}
-	for i, name := range names {
-		b.Run(name, func(b *testing.B) {
+	for _, set := range sets {
+		b.Run(set.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := m.Prepare(specs[i]); err != nil {
+				if _, err := m.Prepare(set.specs); err != nil {
 					b.Fatal(err)
 				}
 			}
