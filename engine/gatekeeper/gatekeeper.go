@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,6 +57,11 @@ type Template struct {
 	// CELSource, when set, is the template's K8sNativeValidation code
 	// under src/ (a celSource).
 	CELSource string
+	// SrcLibs are more library modules of the template, under src/. The
+	// one of package lib.ome.given, if any, gives the policies their
+	// input: a policy's input.x is given.x in the template, for each rule
+	// x of it (see rewritePolicy).
+	SrcLibs []string
 	// Parameters is the openAPIV3Schema of the constraint's parameters.
 	Parameters *yaml.Node
 
@@ -78,7 +84,8 @@ func templateDefs() []*Template {
 				"or bring its own runner needs an enabled model and a runtime OME can select. Models and " +
 				"runtimes come from data.inventory: sync BaseModel, ClusterBaseModel, ServingRuntime and " +
 				"ClusterServingRuntime (sync.yaml).",
-			Entry: "src/omeruntimeselection.rego",
+			Entry:   "src/omeruntimeselection.rego",
+			SrcLibs: []string{"src/omeruntimeselection.given.rego", "src/omeruntimeselection.inventory.rego"},
 			Parameters: mapping(
 				"type", "object",
 				"properties", mapping(
@@ -130,12 +137,14 @@ func policySource(set *policyset.Set, f policyset.File) string {
 // the stand-in, and the stand-in itself.
 func Templates(set *policyset.Set) ([]*Template, error) {
 	byPkg := map[string][]*policyModule{}
+	texts := map[string]string{} // each policy's source text, by its source
 	for _, f := range set.Sources(engine.Rego, false) {
-		pm, err := rewritePolicy(policySource(set, f), f.Text)
+		pm, err := rewritePolicy(policySource(set, f), f.Text, nil)
 		if err != nil {
 			return nil, err
 		}
 		byPkg[pm.pkg] = append(byPkg[pm.pkg], pm)
+		texts[pm.source] = f.Text
 	}
 	var out []*Template
 	for _, t := range templateDefs() {
@@ -148,10 +157,24 @@ func Templates(set *policyset.Set) ([]*Template, error) {
 		if err != nil {
 			return nil, err
 		}
+		var srcLibs []LibModule
+		var givenRules map[string]bool
+		imports := slices.Clone(entry.Imports)
+		for _, p := range t.SrcLibs {
+			lib, rules, libImports, err := srcLib(p)
+			if err != nil {
+				return nil, err
+			}
+			srcLibs = append(srcLibs, *lib)
+			imports = append(imports, libImports...)
+			if rules != nil {
+				givenRules = rules
+			}
+		}
 		// The policy packages the entry point uses, and theirs in turn.
 		need := map[string]bool{}
 		var queue []string
-		for _, imp := range entry.Imports {
+		for _, imp := range imports {
 			p := strings.TrimPrefix(imp.Path.String(), "data.lib.")
 			if strings.HasPrefix(p, "ome.") && byPkg[p] != nil {
 				queue = append(queue, p)
@@ -170,7 +193,15 @@ func Templates(set *policyset.Set) ([]*Template, error) {
 		}
 		var mods []*policyModule
 		for p := range need {
-			mods = append(mods, byPkg[p]...)
+			for _, pm := range byPkg[p] {
+				if givenRules != nil {
+					// Rewritten again, to read the template's given.
+					if pm, err = rewritePolicy(pm.source, texts[pm.source], givenRules); err != nil {
+						return nil, err
+					}
+				}
+				mods = append(mods, pm)
+			}
 		}
 		sort.Slice(mods, func(i, j int) bool { return mods[i].source < mods[j].source })
 		for _, pm := range mods {
@@ -178,6 +209,10 @@ func Templates(set *policyset.Set) ([]*Template, error) {
 			t.Libs = append(t.Libs, LibModule{Path: pm.source, Text: libHeader(pm) + pm.text})
 		}
 		t.Sources = append(t.Sources, "policies/gatekeeper/"+t.Entry)
+		for _, m := range srcLibs {
+			t.Sources = append(t.Sources, "policies/gatekeeper/"+m.Path)
+			t.Libs = append(t.Libs, m)
+		}
 		for _, m := range Lib() {
 			t.Sources = append(t.Sources, "policies/gatekeeper/"+m.Path)
 			t.Libs = append(t.Libs, m)
@@ -193,6 +228,31 @@ func Templates(set *policyset.Set) ([]*Template, error) {
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// givenPackage is the package of a template's Given module.
+const givenPackage = "lib.ome.given"
+
+// srcLib reads one of a template's SrcLibs: the module, its imports, and
+// when its package is lib.ome.given, the names of its rules (nil
+// otherwise).
+func srcLib(p string) (*LibModule, map[string]bool, []*ast.Import, error) {
+	b, err := fs.ReadFile(sources, p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := ast.ParseModuleWithOpts(p, string(b), ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var rules map[string]bool
+	if strings.TrimPrefix(m.Package.Path.String(), "data.") == givenPackage {
+		rules = map[string]bool{}
+		for _, r := range m.Rules {
+			rules[r.Head.Name.String()] = true
+		}
+	}
+	return &LibModule{Path: p, Text: string(b)}, rules, m.Imports, nil
 }
 
 // templateCEL builds a template's K8sNativeValidation code from its
@@ -230,13 +290,17 @@ func templateCEL(set *policyset.Set, t *Template) (*celBlock, error) {
 }
 
 func libHeader(pm *policyModule) string {
+	given := ""
+	if pm.given {
+		given = " Where the source reads input.x, for a rule x of\n# the template's " + givenPackage + ", it reads given.x."
+	}
 	return fmt.Sprintf(`# %s: %s, rewritten by `+"`evaluate gatekeeper`"+` for Gatekeeper.
 # Package %s is %s here, its imports of data.ome.* import data.lib.ome.*,
 # and the calls of the Go builtins ome.version.f and ome.size.f are calls
 # of their plain-Rego stand-in (policies/gatekeeper/lib) through the
-# imports ome_version and ome_size. Do not edit: change the source and run
+# imports ome_version and ome_size.%s Do not edit: change the source and run
 # `+"`make gatekeeper`"+`.
-`, libPrefix+pm.pkg, pm.source, pm.pkg, libPrefix+pm.pkg)
+`, libPrefix+pm.pkg, pm.source, pm.pkg, libPrefix+pm.pkg, given)
 }
 
 // compileTemplate compiles a template's entry module and libs as Gatekeeper

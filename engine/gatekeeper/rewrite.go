@@ -20,6 +20,7 @@ type policyModule struct {
 	pkg     string   // its package before the rewrite: "ome.match"
 	imports []string // the ome.* packages it refers to: "ome.match"
 	text    string   // the rewritten module
+	given   bool     // it reads given.x where the source reads input.x
 }
 
 // The builtin namespaces and the import aliases their stand-ins get. An
@@ -34,7 +35,11 @@ var builtinNamespaces = []struct{ name, alias, pkg string }{
 // without the Go builtins: the package ome.X becomes lib.ome.X, every
 // import of data.ome.X imports data.lib.ome.X, and every call of a builtin
 // ome.version.f, ome.size.f or ome.plan.f becomes a call of the stand-in
-// through an import, ome_version.f, ome_size.f or ome_plan.f. The text is edited in place, at the
+// through an import, ome_version.f, ome_size.f or ome_plan.f. With given
+// (the rules of a template's Given module, lib.ome.given), a reference
+// input.x becomes given.x, through an import of data.lib.ome.given, when x
+// is one of those rules (other references to input are left as they are:
+// they read Gatekeeper's input, in rules the template does not use). The text is edited in place, at the
 // positions the parser reports, so comments and layout stay.
 //
 // Gatekeeper moves library packages (lib.X becomes libs.lib.X) and rewrites
@@ -42,7 +47,7 @@ var builtinNamespaces = []struct{ name, alias, pkg string }{
 // a nested term such as the function of a call in an expression; so library
 // code names other library packages through imports only, and a policy that
 // refers to data.ome... outside an import is refused here.
-func rewritePolicy(source, text string) (*policyModule, error) {
+func rewritePolicy(source, text string, given map[string]bool) (*policyModule, error) {
 	mod, err := ast.ParseModuleWithOpts(source, text, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: false})
 	if err != nil {
 		return nil, err
@@ -97,6 +102,35 @@ func rewritePolicy(source, text string) (*policyModule, error) {
 		}
 		fmt.Fprintf(&imps, "import %s as %s\n", ns.pkg, strings.TrimSuffix(ns.alias, "."))
 	}
+	// input.x becomes given.x ("given" has the length of "input").
+	var walkErr error
+	if given != nil {
+		for _, r := range mod.Rules {
+			ast.WalkRefs(r, func(ref ast.Ref) bool {
+				if walkErr != nil || len(ref) < 2 || !ref[0].Equal(ast.InputRootDocument) {
+					return false
+				}
+				if s, ok := ref[1].Value.(ast.String); !ok || !given[string(s)] {
+					return false
+				}
+				walkErr = add(ref[0].Location, "input", "given")
+				pm.given = true
+				return false
+			})
+		}
+		ast.WalkVars(mod, func(v ast.Var) bool {
+			if walkErr == nil && pm.given && v == "given" {
+				walkErr = fmt.Errorf("%s: given is taken; the template's input (%s) needs it", source, givenPackage)
+			}
+			return false
+		})
+		if walkErr != nil {
+			return nil, walkErr
+		}
+		if pm.given {
+			fmt.Fprintf(&imps, "import data.%s\n", givenPackage)
+		}
+	}
 	if err := add(&ast.Location{Offset: pkgLoc.Offset + eol + 1, Row: pkgLoc.Row + 1}, "", imps.String()); err != nil {
 		return nil, err
 	}
@@ -123,7 +157,6 @@ func rewritePolicy(source, text string) (*policyModule, error) {
 			}
 		}
 	}
-	var walkErr error
 	for _, r := range mod.Rules {
 		ast.WalkRefs(r, func(ref ast.Ref) bool {
 			if walkErr == nil && ref[0].Equal(ast.DefaultRootDocument) && !ref.HasPrefix(ast.MustParseRef("data.inventory")) {

@@ -1,0 +1,26 @@
+# What OMERuntimeSelection gives the selection policy as its input: the
+# two fields select.rego reads, from Gatekeeper's input and data.inventory
+# (lib.ome.inventory).
+#
+# The template's copies of select.rego and select_plan.rego read
+# given.inferenceService and given.objects where the sources read
+# input.inferenceService and input.objects (`evaluate gatekeeper` rewrites
+# every input.x for a rule x of this package), so that the decision is
+# taken without replacing input in a with scope: in OPA, every function
+# call made inside one costs a lookup of the function's name among the
+# with's replacements, a fifth of the time of a refusal with 1,000
+# runtimes.
+#
+# objects are all the runtimes here; the template first asks with only
+# those that can be compatible with the model, replacing objects in a with
+# scope, which is cheap when they are few.
+package lib.ome.given
+
+import data.lib.ome.inventory
+
+# The object under review, with its namespace.
+inferenceService := object.union(inventory.isvc, {"metadata": {"namespace": inventory.namespace}})
+
+# The models of the name it refers to, then every runtime the webhook
+# looks at.
+objects := array.concat(inventory.models, inventory.runtimes(inventory.all_listed))
