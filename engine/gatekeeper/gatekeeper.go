@@ -108,6 +108,7 @@ func templateDefs() []*Template {
 				"The same rules in Rego and in CEL (K8sNativeValidation, which Gatekeeper prefers and " +
 				"can turn into a ValidatingAdmissionPolicy).",
 			Entry:     "src/omeversionlint.rego",
+			SrcLibs:   []string{"src/omeversionlint.given.rego"},
 			CELSource: "src/omeversionlint.cel.yaml",
 			Parameters: mapping(
 				"type", "object",

@@ -231,8 +231,10 @@ func regoPlain(t *testing.T, tp *Template) func(any) bool {
 		t.Fatal(err)
 	}
 	return func(e any) bool {
-		rs, err := q.Eval(context.Background(), rego.EvalInput(map[string]any{"object": map[string]any{
-			"kind": "ClusterServingRuntime", "spec": map[string]any{"supportedModelFormats": []any{e}}}}))
+		// Gatekeeper's input: the template's lib.ome.given gives the
+		// object under review to the lint rules.
+		rs, err := q.Eval(context.Background(), rego.EvalInput(map[string]any{"review": map[string]any{"object": map[string]any{
+			"kind": "ClusterServingRuntime", "spec": map[string]any{"supportedModelFormats": []any{e}}}}}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,7 +30,11 @@ import data.ome.match
 
 obj := input.object
 
-raw := object.get(input, "raw", {})
+# The source text of the object's non-string scalars, by field ({} when
+# the input has none).
+raw := r if {
+	r := input.raw
+} else := {}
 
 kind := object.get(obj, "kind", "")
 

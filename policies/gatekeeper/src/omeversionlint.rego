@@ -61,17 +61,12 @@ left_out(f) if {
 	not skip_config_parsing
 }
 
-# What lib.ome.lint finds in the object, read in one with-scope, so that the
-# findings and the blocks share what they are computed from: the findings
-# of the template's rules of a severity the constraint enforces (the
-# with-scope's input carries the severities), and the modelFormat and
-# modelFramework blocks that are objects (of the entries that are not plain
-# only: a plain entry has nothing to find, and its names are lowercase).
-linted := {"findings": array.concat(error_rule_findings, warning_rule_findings), "blocks": lint.map_blocks}
-
-lint_result := r if {
-	r := linted with input as {"object": obj, "raw": {}, "severities": severities}
-}
+# What lib.ome.lint finds in the object (lib.ome.given gives it the
+# object under review): the findings of the template's rules of a
+# severity the constraint enforces, and the modelFormat and modelFramework
+# blocks that are objects (of the entries that are not plain only: a plain
+# entry has nothing to find, and its names are lowercase).
+lint_result := {"findings": array.concat(error_rule_findings, warning_rule_findings), "blocks": lint.map_blocks}
 
 # The findings of the rules whose findings are errors (a model's missing
 # framework, a warning, is left out below), and of those whose findings
@@ -79,13 +74,13 @@ lint_result := r if {
 error_rule_findings := array.concat(
 	array.concat(lint.version_findings, lint.unknown_operator_findings),
 	array.concat(lint.presence_findings, lint.size_range_findings),
-) if "error" in input.severities
+) if "error" in severities
 else := []
 
 warning_rule_findings := array.concat(
 	array.concat(lint.operator_without_version_findings, lint.ordering_with_suffix_findings),
 	lint.ignored_findings,
-) if "warning" in input.severities
+) if "warning" in severities
 else := []
 
 object_findings := [f |
