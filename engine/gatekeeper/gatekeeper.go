@@ -138,14 +138,12 @@ func policySource(set *policyset.Set, f policyset.File) string {
 // the stand-in, and the stand-in itself.
 func Templates(set *policyset.Set) ([]*Template, error) {
 	byPkg := map[string][]*policyModule{}
-	texts := map[string]string{} // each policy's source text, by its source
 	for _, f := range set.Sources(engine.Rego, false) {
 		pm, err := rewritePolicy(policySource(set, f), f.Text, nil)
 		if err != nil {
 			return nil, err
 		}
 		byPkg[pm.pkg] = append(byPkg[pm.pkg], pm)
-		texts[pm.source] = f.Text
 	}
 	var out []*Template
 	for _, t := range templateDefs() {
@@ -197,7 +195,7 @@ func Templates(set *policyset.Set) ([]*Template, error) {
 			for _, pm := range byPkg[p] {
 				if givenRules != nil {
 					// Rewritten again, to read the template's given.
-					if pm, err = rewritePolicy(pm.source, texts[pm.source], givenRules); err != nil {
+					if pm, err = rewritePolicy(pm.source, pm.orig, givenRules); err != nil {
 						return nil, err
 					}
 				}
@@ -231,7 +229,8 @@ func Templates(set *policyset.Set) ([]*Template, error) {
 	return out, nil
 }
 
-// givenPackage is the package of a template's Given module.
+// givenPackage is the package of the SrcLibs module that gives a
+// template's policies their input.
 const givenPackage = "lib.ome.given"
 
 // srcLib reads one of a template's SrcLibs: the module, its imports, and

@@ -21,6 +21,7 @@ type policyModule struct {
 	imports []string // the ome.* packages it refers to: "ome.match"
 	text    string   // the rewritten module
 	given   bool     // it reads given.x where the source reads input.x
+	orig    string   // the module as written, to rewrite it again for a template's given
 }
 
 // The builtin namespaces and the import aliases their stand-ins get. An
@@ -36,7 +37,7 @@ var builtinNamespaces = []struct{ name, alias, pkg string }{
 // import of data.ome.X imports data.lib.ome.X, and every call of a builtin
 // ome.version.f, ome.size.f or ome.plan.f becomes a call of the stand-in
 // through an import, ome_version.f, ome_size.f or ome_plan.f. With given
-// (the rules of a template's Given module, lib.ome.given), a reference
+// (the rules of the template's lib.ome.given, one of its SrcLibs), a reference
 // input.x becomes given.x, through an import of data.lib.ome.given, when x
 // is one of those rules (other references to input are left as they are:
 // they read Gatekeeper's input, in rules the template does not use). The text is edited in place, at the
@@ -56,7 +57,7 @@ func rewritePolicy(source, text string, given map[string]bool) (*policyModule, e
 	if !strings.HasPrefix(pkg, "ome.") {
 		return nil, fmt.Errorf("%s: package %s is not under ome", source, pkg)
 	}
-	pm := &policyModule{source: source, pkg: pkg}
+	pm := &policyModule{source: source, pkg: pkg, orig: text}
 
 	type edit struct {
 		offset int

@@ -8,8 +8,8 @@
 # (omeruntimeselection.given.rego): the object under review, and from
 # data.inventory (lib.ome.inventory; see policies/gatekeeper/sync.yaml) the
 # BaseModels and ServingRuntimes of the object's namespace and the
-# ClusterBaseModels and ClusterServingRuntimes of the cluster. This module decides in which order
-# the runtimes are asked, and gives the violations.
+# ClusterBaseModels and ClusterServingRuntimes of the cluster. This module
+# decides in which order the runtimes are asked, and gives the violations.
 #
 # Parameters:
 #   validateNamedRuntime (default false): also check a runtime named in
@@ -21,8 +21,6 @@ package omeruntimeselection
 import data.lib.ome.given
 import data.lib.ome.inventory
 import data.lib.ome.select
-
-isvc := input.review.object
 
 # The model's key: its architecture (null when it has none) and its
 # format's name ("" when it has none), the model found as select.rego finds
@@ -53,13 +51,13 @@ details := {
 
 # The webhook rejects it: one violation, OME's message.
 violation contains {"msg": decision.message, "details": details} if {
-	isvc.kind == "InferenceService"
+	inventory.isvc.kind == "InferenceService"
 	not decision.admitted
 }
 
 # The webhook admits it, but OME's controller will refuse the named runtime.
 violation contains {"msg": decision.warnings[0], "details": details} if {
-	isvc.kind == "InferenceService"
+	inventory.isvc.kind == "InferenceService"
 	object.get(input, ["parameters", "validateNamedRuntime"], false) == true
 	decision.admitted
 	count(decision.warnings) > 0
