@@ -37,16 +37,19 @@ model_name := object.get(object.get(spec, "model", {}), "name", "")
 # The model: the BaseModel of the InferenceService's namespace first, else
 # the ClusterBaseModel of that name (among the objects of that name, found
 # in one pass).
-model := m if {
-	some m in named_as_model
+model := model_of(named_as_model)
+
+named_as_model := [o | some o in input.objects; o.metadata.name == model_name]
+
+# The model among objects of the model's name.
+model_of(objects) := m if {
+	some m in objects
 	m.kind == "BaseModel"
 	object_namespace(m) == namespace
 } else := m if {
-	some m in named_as_model
+	some m in objects
 	m.kind == "ClusterBaseModel"
 }
-
-named_as_model := [o | some o in input.objects; o.metadata.name == model_name]
 
 model_spec := object.get(model, "spec", {}) if model
 else := {}
@@ -98,23 +101,38 @@ admitted_without_selection if complete_runner
 
 no_runtime_prefix := concat("", ["no supporting runtime found for model ", model_name, " and engine does not have complete runner configuration: "])
 
-# Spec 10: the first step that decides ends it.
-decision := {"admitted": false, "selection": false, "message": msg} if {
+# Spec 10: the first step that decides ends it. step names it, decision
+# gives its verdict and OME's message.
+step := "model not found" if {
 	model_name != ""
 	not model
+} else := "admitted without selection" if {
+	admitted_without_selection
+} else := "no model reference" if {
+	not has(spec, "model")
+} else := "model disabled" if {
+	model_spec.disabled == true
+} else := "no format name" if {
+	format_name == ""
+} else := "selected" if {
+	count(ranked) > 0
+} else := "no runtime"
+
+decision := {"admitted": false, "selection": false, "message": msg} if {
+	step == "model not found"
 	msg := sprintf("referenced model %q not found in namespace %q: ensure a BaseModel exists in this namespace or a ClusterBaseModel exists cluster-wide with this name", [model_name, namespace])
 } else := {"admitted": true, "selection": false, "message": ""} if {
-	admitted_without_selection
+	step == "admitted without selection"
 } else := {"admitted": false, "selection": false, "message": msg} if {
-	not has(spec, "model")
+	step == "no model reference"
 	msg := "model reference is required when runtime is not specified and engine does not have complete runner configuration"
 } else := {"admitted": false, "selection": false, "message": concat("", ["model ", model_name, " is disabled"])} if {
-	model_spec.disabled == true
+	step == "model disabled"
 } else := {"admitted": false, "selection": true, "message": concat("", [no_runtime_prefix, "invalid model specification: modelFormat.name: model format name is required"])} if {
-	format_name == ""
+	step == "no format name"
 } else := {"admitted": true, "selection": true, "message": "", "selected": ranked[0]} if {
-	count(ranked) > 0
-} else := {"admitted": false, "selection": true, "message": concat("", [no_runtime_prefix, no_runtime_detail])}
+	step == "selected"
+} else := {"admitted": false, "selection": true, "message": no_runtime_message(checked, excluded)}
 
 format_name := object.get(object.get(model_spec, "modelFormat", {}), "name", "")
 
@@ -167,17 +185,20 @@ excluded_of(rs, kind) := [{"kind": kind, "namespace": ns, "name": name, "reason"
 
 checked := {"namespaced": count(namespaced_runtimes), "cluster": count(cluster_runtimes)}
 
-no_runtime_detail := concat("", [
+# OME's message when selection finds no runtime, given how many runtimes
+# were checked and the excluded ones, in order.
+no_runtime_message(checked_runtimes, excluded_runtimes) := concat("", [
+	no_runtime_prefix,
 	sprintf("no runtime found to support model %s with format %s in namespace %s", [format_name, format_name, namespace]),
-	checked_detail,
-	excluded_detail,
+	checked_detail(checked_runtimes),
+	excluded_detail(excluded_runtimes),
 ])
 
-checked_detail := "" if checked.namespaced + checked.cluster == 0
-else := sprintf(". Checked %d runtimes (%d namespace-scoped, %d cluster-scoped)", [checked.namespaced + checked.cluster, checked.namespaced, checked.cluster])
+checked_detail(c) := "" if c.namespaced + c.cluster == 0
+else := sprintf(". Checked %d runtimes (%d namespace-scoped, %d cluster-scoped)", [c.namespaced + c.cluster, c.namespaced, c.cluster])
 
-excluded_detail := "" if count(excluded) == 0
-else := concat("", [". Excluded runtimes: ", concat("; ", [concat("", [name, " (", reason, ")"]) | some {"kind": _, "namespace": _, "name": name, "reason": reason} in excluded])])
+excluded_detail(rs) := "" if count(rs) == 0
+else := concat("", [". Excluded runtimes: ", concat("; ", [concat("", [name, " (", reason, ")"]) | some {"kind": _, "namespace": _, "name": name, "reason": reason} in rs])])
 
 # What OME's controller says of a runtime named in spec.runtime.name: the
 # ServingRuntime of the namespace first, then the ClusterServingRuntime. The

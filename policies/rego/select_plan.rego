@@ -78,13 +78,18 @@ model_architecture := object.get(model_spec, "modelArchitecture", null)
 # are those checks with the field alone, and OPA keeps each function's
 # result for arguments it has already seen in the request. Each runtime's
 # reason is then its gate, else its entries' failure, else its size
-# failure, in match.runtime_reason's order; TestExclusionReasonIsTheRules
-# holds it to match.runtime_reason.
+# failure, in match.runtime_reason's order;
+# TestExclusionReasonIsTheRules holds it to match.runtime_reason.
 exclusion_reason(r) := gate if {
 	gate_may_fail(r)
 	gate := gate_text(json.filter(r, ["spec/disabled", "spec/acceleratorRequirements"]))
 	gate != ""
-} else := concat("", [failure_prefix, concat("; ", texts)]) if {
+} else := entries_or_size_reason(object.get(r, ["spec", "supportedModelFormats"], []), object.get(r, ["spec", "modelSizeRange"], null))
+
+# The reason of a runtime whose own checks pass, from its entries and its
+# modelSizeRange (null when it has none): its entries' failure, else its
+# size failure.
+entries_or_size_reason(entries, size_range) := concat("", [failure_prefix, concat("; ", texts)]) if {
 	# match.entries_failure with each entry's text (match.entry_text of
 	# its differences): "" when an entry has no differences (its text is
 	# "": a difference is never ""), else match.no_format_matched's text,
@@ -97,7 +102,6 @@ exclusion_reason(r) := gate if {
 	# entry_text), except for an entry without a format that differs in
 	# nothing else: that gives "" here where its text is "unknown
 	# mismatch", and the next branch takes the runtime.
-	entries := r.spec.supportedModelFormats
 	entries[0]
 	unset_texts_empty
 	not quantization_or_pipeline(entries)
@@ -108,10 +112,9 @@ exclusion_reason(r) := gate if {
 	not "" in texts
 } else := concat("", [failure_prefix, match.entries_text(texts)]) if {
 	# Any other runtime, each entry's text from entry_text.
-	texts := [entry_text(e) | some e in object.get(r, ["spec", "supportedModelFormats"], [])]
+	texts := [entry_text(e) | some e in entries]
 	not "" in texts
-} else := size_text(object.get(r, ["spec", "modelSizeRange"], null))
-
+} else := size_text(size_range)
 failure_prefix := match.no_format_matched(match.label(model_spec), "")
 
 # An entry's text: match.entry_text of match.entry_differences_of, from
@@ -203,16 +206,19 @@ only(field, v) := {field: v} if v != null
 # The verdict on the runtime named in spec.runtime.name, for the warnings.
 named_runtime_verdict := match.runtime_verdict(model_spec, object.get(named_runtime, "spec", {}), accelerator_classes)
 
-# What the Gatekeeper template asks first, of some of the runtimes: the
-# decision when selection admits the InferenceService, undefined otherwise,
-# without building the excluded runtimes' reasons (it then asks admission
-# of all the runtimes). Only the last branches of decision depend on the
-# runtimes, and selection admits exactly when it ranks a candidate.
-selection_admission := decision if {
-	count(ranked) > 0
-	decision.admitted
-	decision.selection
-}
+# What the Gatekeeper template asks first, of the runtimes that can be
+# compatible with the model: the decision when selection admits the
+# InferenceService, undefined otherwise, without building the excluded
+# runtimes' reasons. Only the last two steps depend on the runtimes, and
+# selection admits exactly when it ranks a candidate.
+selection_admission := decision if step == "selected"
+
+# The model's architecture and format name (model_architecture and
+# format_name) with the model found among objects (model_of): what the
+# Gatekeeper template lists the runtimes by, before it has any.
+model_key_of(objects) := [object.get(spec, "modelArchitecture", null), object.get(object.get(spec, "modelFormat", {}), "name", "")] if {
+	spec := object.get(model_of(objects), "spec", {})
+} else := [null, ""]
 
 # What an admission webhook needs: the decision alone when selection
 # admits the InferenceService (nothing explains an admission, so neither
