@@ -85,7 +85,7 @@ func templateDefs() []*Template {
 				"runtimes come from data.inventory: sync BaseModel, ClusterBaseModel, ServingRuntime and " +
 				"ClusterServingRuntime (sync.yaml).",
 			Entry:   "src/omeruntimeselection.rego",
-			SrcLibs: []string{"src/omeruntimeselection.given.rego", "src/omeruntimeselection.inventory.rego"},
+			SrcLibs: []string{"src/omeruntimeselection.given.rego", "src/omeruntimeselection.inventory.rego", "src/omeruntimeselection.refusal.rego"},
 			Parameters: mapping(
 				"type", "object",
 				"properties", mapping(

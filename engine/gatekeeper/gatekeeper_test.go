@@ -141,9 +141,16 @@ func templateOf(t testing.TB, set *policyset.Set, name string) *Template {
 // evaluates it.
 func templateEval(t testing.TB, tp *Template) *gatekeeperEval {
 	t.Helper()
+	return templateQuery(t, tp, "data."+tp.Name+".violation")
+}
+
+// templateQuery prepares query on a template's modules, with Gatekeeper's
+// capabilities.
+func templateQuery(t testing.TB, tp *Template, query string) *gatekeeperEval {
+	t.Helper()
 	store := inmem.New()
 	opts := []func(*rego.Rego){
-		rego.Query("data." + tp.Name + ".violation"),
+		rego.Query(query),
 		rego.Store(store),
 		// Gatekeeper's capabilities: OPA's builtins, none of ours.
 		rego.Capabilities(ast.CapabilitiesForThisVersion()),
@@ -191,6 +198,21 @@ func inventory(objs []map[string]any) map[string]any {
 // review returns the messages of the violations of object, in order.
 func (g *gatekeeperEval) review(t testing.TB, object map[string]any, inv []map[string]any, params map[string]any) []string {
 	t.Helper()
+	rs := g.eval(t, object, inv, params)
+	var msgs []string
+	if len(rs) == 1 {
+		for _, v := range rs[0].Expressions[0].Value.([]any) {
+			msgs = append(msgs, v.(map[string]any)["msg"].(string))
+		}
+	}
+	sort.Strings(msgs)
+	return msgs
+}
+
+// eval evaluates the query with object under review, the objects of inv
+// synced into data.inventory, and params as the constraint's parameters.
+func (g *gatekeeperEval) eval(t testing.TB, object map[string]any, inv []map[string]any, params map[string]any) rego.ResultSet {
+	t.Helper()
 	ctx := context.Background()
 	txn, err := g.store.NewTransaction(ctx, storage.WriteParams)
 	if err != nil {
@@ -217,14 +239,7 @@ func (g *gatekeeperEval) review(t testing.TB, object map[string]any, inv []map[s
 	if err != nil {
 		t.Fatal(err)
 	}
-	var msgs []string
-	if len(rs) == 1 {
-		for _, v := range rs[0].Expressions[0].Value.([]any) {
-			msgs = append(msgs, v.(map[string]any)["msg"].(string))
-		}
-	}
-	sort.Strings(msgs)
-	return msgs
+	return rs
 }
 
 // selectionCaseFiles are every case file of testdata/cases with selection

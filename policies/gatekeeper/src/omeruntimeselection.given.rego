@@ -11,9 +11,14 @@
 # with's replacements, a fifth of the time of a refusal with 1,000
 # runtimes.
 #
-# objects are all the runtimes here; the template first asks with only
-# those that can be compatible with the model, replacing objects in a with
-# scope, which is cheap when they are few.
+# objects are the runtimes that can be compatible with the model: what
+# selection needs when it admits, or to tell that it does not. Every other
+# runtime is excluded, and the template reads those from data.inventory
+# itself (lib.ome.refusal). all_objects are all the runtimes, which the
+# template gives the policy, replacing objects in a with scope, only for
+# the decisions that list every runtime without selection refusing (a
+# model without a format name) or that check the runtime named in
+# spec.runtime.name.
 package lib.ome.given
 
 import data.lib.ome.inventory
@@ -21,6 +26,9 @@ import data.lib.ome.inventory
 # The object under review, with its namespace.
 inferenceService := object.union(inventory.isvc, {"metadata": {"namespace": inventory.namespace}})
 
-# The models of the name it refers to, then every runtime the webhook
-# looks at.
-objects := array.concat(inventory.models, inventory.runtimes(inventory.all_listed))
+# The models of the name it refers to, then the runtimes that can be
+# compatible with the model.
+objects := array.concat(inventory.models, inventory.runtimes(inventory.maybe_compatible))
+
+# The models, then every runtime the webhook looks at.
+all_objects := array.concat(inventory.models, inventory.runtimes(inventory.all_listed))

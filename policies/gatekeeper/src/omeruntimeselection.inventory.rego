@@ -54,9 +54,13 @@ model_name := select.model_name
 #
 # runtimes(keys) are those of keys, a set of [path index, name] (the index
 # in runtime_paths), in its order, which is the inventory's (paths, then
-# names): all_listed for all of them, listed(model_key) for those that can
+# names): all_listed for all of them, maybe_compatible for those that can
 # be compatible with the model.
-runtimes(keys) := [{
+runtimes(keys) := [r | some key in keys; r := runtime(key)]
+
+# The runtime of key [path index, name], as runtimes gives it (undefined
+# when it has no kind or name, which the rules would not read).
+runtime([i, name]) := {
 	"kind": o.kind,
 	"metadata": {
 		"name": o.metadata.name,
@@ -64,18 +68,21 @@ runtimes(keys) := [{
 		"creationTimestamp": object.get(o, ["metadata", "creationTimestamp"], null),
 	},
 	"spec": {k: v | some k in select.runtime_spec_fields; v := o.spec[k]},
-} |
-	some [i, name] in keys
+} if {
 	o := object.get(data.inventory, runtime_paths[i], {})[name]
-]
+}
 
 all_listed := {[i, name] |
 	some i, path in runtime_paths
 	some name, _ in object.get(data.inventory, path, {})
 }
 
+# The runtimes that can be compatible with the InferenceService's model:
+# those listed for its key, found among the models alone.
+maybe_compatible := listed(select.model_key_of(models))
+
 # The runtimes that can be compatible with a model of key [architecture,
-# format name] (model_key): those with an entry of that modelArchitecture
+# format name] (select.model_key_of): those with an entry of that modelArchitecture
 # (null: an entry without one) and of that modelFormat name. An entry
 # matches a model only if their architectures are equal (both unset
 # counts) and it has a modelFormat of the model's format name (match.rego's

@@ -20,26 +20,33 @@ package omeruntimeselection
 
 import data.lib.ome.given
 import data.lib.ome.inventory
+import data.lib.ome.refusal
 import data.lib.ome.select
 
-# The model's key: its architecture (null when it has none) and its
-# format's name ("" when it has none), the model found as select.rego finds
-# it, among the models alone.
-model_key := k if {
-	k := [select.model_architecture, select.format_name] with given.objects as inventory.models
+# The decision. Selection admits the InferenceService with the runtimes
+# that can be compatible with the model (given.objects) exactly when it
+# does with them all, and chooses the same runtime: the compatible
+# runtimes are among them. select.selection_admission is the decision when
+# selection admits it (undefined otherwise, and no reason built). When
+# selection refuses (no runtime), the whole result with every runtime is
+# lib.ome.refusal's. The steps before selection look at no runtime, so
+# their decision is the same with any; only the runtime named in
+# spec.runtime.name, when the constraint checks it (its warning), and a
+# model without a format name, whose result still lists every runtime,
+# need every runtime given to the rules (given.all_objects): the whole
+# result, select.admission.
+decision := d if {
+	d := select.selection_admission
+} else := refusal.result if {
+	select.step == "no runtime"
+} else := object.union(select.decision, {"model": select.model_out}) if {
+	not select.decision.selection
+	not validates_named_runtime
+} else := d if {
+	d := select.admission with given.objects as given.all_objects
 }
 
-# Selection admits the InferenceService with the runtimes listed for the
-# model's key exactly when it does with them all, and chooses the same
-# runtime: the compatible runtimes are among them. select.selection_admission
-# is the decision when selection admits it (undefined otherwise, and no
-# reason built). Else the decision is taken again with every runtime
-# (given.objects): select.admission, the whole result (with the excluded
-# runtimes and their reasons) when it does not admit, for the webhook's
-# message.
-decision := d if {
-	d := select.selection_admission with given.objects as array.concat(inventory.models, inventory.runtimes(inventory.listed(model_key)))
-} else := select.admission
+validates_named_runtime if object.get(input, ["parameters", "validateNamedRuntime"], false) == true
 
 details := {
 	"model": object.get(decision, "model", null),
@@ -58,7 +65,7 @@ violation contains {"msg": decision.message, "details": details} if {
 # The webhook admits it, but OME's controller will refuse the named runtime.
 violation contains {"msg": decision.warnings[0], "details": details} if {
 	inventory.isvc.kind == "InferenceService"
-	object.get(input, ["parameters", "validateNamedRuntime"], false) == true
+	validates_named_runtime
 	decision.admitted
 	count(decision.warnings) > 0
 }
