@@ -40,8 +40,9 @@ x := {
 // testdata/cases (its inventory as the suites sync it, and its objects as
 // they are), and on a generated cluster with ServingRuntimes of the
 // namespace and of another, creation times, disabled runtimes, accelerator
-// requirements, ClusterServingRuntimes synced under a namespace, and InferenceServices with and without an accelerator
-// class. The model's key that the template looks runtimes up by is the
+// requirements, ClusterServingRuntimes synced under a namespace,
+// InferenceServices with and without an accelerator class, and ones that
+// name a runtime, which the constraint checks. The model's key that the template looks runtimes up by is the
 // one the rules find.
 func TestRefusalPlanIsTheWholeResult(t *testing.T) {
 	set, err := policyset.Embedded()
@@ -107,6 +108,11 @@ func TestRefusalPlanIsTheWholeResult(t *testing.T) {
 		twin["spec"] = map[string]any{"supportedModelFormats": []any{map[string]any{"name": ns}}}
 		rts = append(rts, twin)
 	}
+	// And a ClusterBaseModel so, of another spec: the rules take the first.
+	twin := deepCopy(ms[1])
+	twin["metadata"].(map[string]any)["namespace"] = "default"
+	twin["spec"] = map[string]any{"modelFormat": map[string]any{"name": "onnx"}}
+	ms = append(ms, twin)
 	ms = append(ms, map[string]any{"apiVersion": "ome.io/v1beta1", "kind": "ClusterBaseModel", "metadata": map[string]any{"name": "unmatched"},
 		"spec": map[string]any{"modelFormat": map[string]any{"name": "safetensors"}, "modelArchitecture": "NoSuchArchitecture"}})
 	ms = append(ms, map[string]any{"apiVersion": "ome.io/v1beta1", "kind": "ClusterBaseModel", "metadata": map[string]any{"name": "no-format"},
@@ -122,7 +128,26 @@ func TestRefusalPlanIsTheWholeResult(t *testing.T) {
 			jobs = append(jobs, job{fmt.Sprintf("generated: %s, class %q", name, class), isvc, cluster, nil})
 		}
 	}
+	// InferenceServices that name a runtime, checked by the constraint: one
+	// of the cluster, a ServingRuntime of the namespace that has the name
+	// of a ClusterServingRuntime, one of another namespace, a disabled one,
+	// one synced under two namespaces, and one that does not exist.
+	runtimeNames := []string{"runtime-0000", "runtime-0003", "runtime-0007", "no-such-runtime"}
+	for _, r := range rts {
+		if r["spec"].(map[string]any)["disabled"] == true {
+			runtimeNames = append(runtimeNames, r["metadata"].(map[string]any)["name"].(string))
+			break
+		}
+	}
+	for _, name := range []string{"model-0000", "model-0001", "no-format", "not-there"} {
+		for _, runtime := range runtimeNames {
+			isvc := deepCopy(selectingInferenceService(name).Value)
+			isvc["spec"].(map[string]any)["runtime"] = map[string]any{"name": runtime}
+			jobs = append(jobs, job{fmt.Sprintf("generated: %s, runtime %s", name, runtime), isvc, cluster, map[string]any{"validateNamedRuntime": true}})
+		}
+	}
 	steps := map[string]int{}
+	warned := 0
 	for _, j := range jobs {
 		rs := g.eval(t, j.isvc, j.inv, j.params)
 		if len(rs) != 1 {
@@ -140,6 +165,9 @@ func TestRefusalPlanIsTheWholeResult(t *testing.T) {
 			b, _ := json.Marshal(b)
 			t.Errorf("%s (step %s):\n  template: %.800s\n  rules:    %.800s", j.name, step[0], a, b)
 		}
+		if w, _ := rules[0].(map[string]any)["warnings"].([]any); len(w) > 0 {
+			warned++
+		}
 		if !reflect.DeepEqual(got["key"], got["rules_key"]) {
 			t.Errorf("%s: model key %v, the rules' %v", j.name, got["key"], got["rules_key"])
 		}
@@ -149,7 +177,10 @@ func TestRefusalPlanIsTheWholeResult(t *testing.T) {
 			t.Errorf("no job stops at step %q: %v", s, steps)
 		}
 	}
-	t.Logf("%d jobs: %v", len(jobs), steps)
+	if warned == 0 {
+		t.Error("no job has a warning about its named runtime")
+	}
+	t.Logf("%d jobs, %d with warnings: %v", len(jobs), warned, steps)
 }
 
 // asRead is what OMERuntimeSelection reads of a decision d, with the

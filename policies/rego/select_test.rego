@@ -92,3 +92,21 @@ test_excluded_newest_first if {
 	}
 	[e.name | some e in r.excluded] == ["ns", "new", "old", "same", "none"]
 }
+
+# Two objects of one kind and name (a test's inventory may sync a
+# cluster-scoped one under the namespace it says): the first is the model,
+# and the named runtime, as in select.yaml.
+test_first_of_two_of_a_name if {
+	r := select.result with input as {
+		"inferenceService": service({"model": {"name": "llama"}, "engine": {}, "runtime": {"name": "twin"}}),
+		"objects": [
+			model_object,
+			object.union(model_object, {"metadata": {"namespace": "team-b"}, "spec": {"disabled": true}}),
+			runtime("twin", {"disabled": true}),
+			runtime("twin", {"supportedModelFormats": [entry({})]}),
+		],
+	}
+	r.admitted
+	r.model == {"kind": "ClusterBaseModel", "namespace": "", "name": "llama"}
+	r.warnings == ["cluster-scoped runtime twin is disabled"]
+}
