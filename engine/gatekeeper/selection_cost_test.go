@@ -127,13 +127,14 @@ func selectionTemplateFile(t testing.TB, path string) costTemplate {
 // TestSelectionCost times OMERuntimeSelection in-process (this project's
 // OPA; the inventory written once, in a store like Gatekeeper's) on
 // bench/gatekeeper.sh's inventories, for an admitted and a refused
-// InferenceService: the wall and CPU time of one review, median and
+// InferenceService, and one that names a runtime, under a constraint that
+// checks it (validateNamedRuntime): the wall and CPU time of one review, median and
 // minimum. It runs only when SELECTION_COST gives the sizes ("100 1000").
 //
 //	SELECTION_TEMPLATES  template files to time, alternating ("embedded",
 //	                     the default: the template of the embedded policies)
 //	SELECTION_RUNS       runs per template and kind (default 5)
-//	SELECTION_ONLY       admitted or refused
+//	SELECTION_ONLY       admitted, refused or named
 //	SELECTION_PROFILE=N  also print OPA's profile: the N costliest lines
 func TestSelectionCost(t *testing.T) {
 	sizes := os.Getenv("SELECTION_COST")
@@ -193,19 +194,26 @@ func TestSelectionCost(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for _, kind := range []string{"admitted", "refused"} {
+		for _, kind := range []string{"admitted", "refused", "named"} {
 			if only := os.Getenv("SELECTION_ONLY"); only != "" && only != kind {
 				continue
 			}
 			model := admitted
-			if kind == "refused" {
+			if kind != "admitted" {
 				model = "unmatched"
 			}
 			isvc := deepCopy(selectingInferenceService(model).Value)
+			params := map[string]any{}
+			if kind == "named" {
+				// It names a runtime that does not support its model, and the
+				// constraint checks it: admitted, with a warning.
+				isvc["spec"].(map[string]any)["runtime"] = map[string]any{"name": "runtime-0000"}
+				params["validateNamedRuntime"] = true
+			}
 			input := map[string]any{"review": map[string]any{
 				"kind": map[string]any{"group": "ome.io", "version": "v1beta1", "kind": "InferenceService"},
 				"name": isvc["metadata"].(map[string]any)["name"], "namespace": "default", "operation": "CREATE", "object": isvc,
-			}}
+			}, "parameters": params}
 			eval := func(q rego.PreparedEvalQuery, opts ...rego.EvalOption) string {
 				rs, err := q.Eval(ctx, append(opts, rego.EvalTransaction(txn), rego.EvalInput(input))...)
 				if err != nil {

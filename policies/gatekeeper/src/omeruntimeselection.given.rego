@@ -17,8 +17,9 @@
 # itself (lib.ome.refusal). all_objects are all the runtimes, which the
 # template gives the policy, replacing objects in a with scope, only for
 # the decisions that list every runtime without selection refusing (a
-# model without a format name) or that check the runtime named in
-# spec.runtime.name.
+# model without a format name). named_objects are the runtimes of the name
+# in spec.runtime.name, which the template gives the policy when the
+# constraint checks that runtime.
 package lib.ome.given
 
 import data.lib.ome.inventory
@@ -32,3 +33,6 @@ objects := array.concat(inventory.models, inventory.runtimes(inventory.maybe_com
 
 # The models, then every runtime the webhook looks at.
 all_objects := array.concat(inventory.models, inventory.runtimes(inventory.all_listed))
+
+# The models, then the runtimes of the name in spec.runtime.name.
+named_objects := array.concat(inventory.models, inventory.runtimes(inventory.named))

@@ -77,6 +77,15 @@ all_listed := {[i, name] |
 	some name, _ in object.get(data.inventory, path, {})
 }
 
+# The runtimes of the name that spec.runtime.name gives
+# (select.runtime_name): all that the rules read of the runtimes when the
+# InferenceService names one, for the warnings about it.
+named := {[i, name] |
+	name := select.runtime_name
+	some i, path in runtime_paths
+	_ = object.get(data.inventory, path, {})[name]
+}
+
 # The runtimes that can be compatible with the InferenceService's model:
 # those listed for its key, found among the models alone.
 maybe_compatible := listed(select.model_key_of(models))

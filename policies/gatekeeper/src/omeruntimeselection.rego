@@ -23,28 +23,37 @@ import data.lib.ome.inventory
 import data.lib.ome.refusal
 import data.lib.ome.select
 
-# The decision. Selection admits the InferenceService with the runtimes
-# that can be compatible with the model (given.objects) exactly when it
-# does with them all, and chooses the same runtime: the compatible
-# runtimes are among them. select.selection_admission is the decision when
-# selection admits it (undefined otherwise, and no reason built). When
-# selection refuses (no runtime), the whole result with every runtime is
-# lib.ome.refusal's. The steps before selection look at no runtime, so
-# their decision is the same with any; only the runtime named in
-# spec.runtime.name, when the constraint checks it (its warning), and a
-# model without a format name, whose result still lists every runtime,
-# need every runtime given to the rules (given.all_objects): the whole
-# result, select.admission.
+# The decision. The steps before selection look at no runtime, so their
+# decision is taken with the models alone (inventory.models), and no
+# runtime is read. When the constraint checks the runtime named in
+# spec.runtime.name, their whole result (select.admission) has its
+# warnings, which read the runtimes of that name alone
+# (given.named_objects).
+#
+# Selection admits the InferenceService with the runtimes that can be
+# compatible with the model (given.objects) exactly when it does with them
+# all, and chooses the same runtime: the compatible runtimes are among
+# them. select.selection_admission is the decision when selection admits
+# it (undefined otherwise, and no reason built). When selection refuses
+# (no runtime), the whole result with every runtime is lib.ome.refusal's.
+# A model without a format name, whose result still lists every runtime,
+# needs every runtime given to the rules (given.all_objects).
 decision := d if {
+	before_selection
+	not validates_named_runtime
+	d := object.union(select.decision, {"model": select.model_out}) with given.objects as inventory.models
+} else := d if {
+	before_selection
+	d := select.admission with given.objects as given.named_objects
+} else := d if {
 	d := select.selection_admission
 } else := refusal.result if {
 	select.step == "no runtime"
-} else := object.union(select.decision, {"model": select.model_out}) if {
-	not select.decision.selection
-	not validates_named_runtime
 } else := d if {
 	d := select.admission with given.objects as given.all_objects
 }
+
+before_selection if not select.decision.selection with given.objects as inventory.models
 
 validates_named_runtime if object.get(input, ["parameters", "validateNamedRuntime"], false) == true
 
