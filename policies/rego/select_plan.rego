@@ -206,11 +206,11 @@ only(field, v) := {field: v} if v != null
 # The verdict on the runtime named in spec.runtime.name, for the warnings.
 named_runtime_verdict := match.runtime_verdict(model_spec, object.get(named_runtime, "spec", {}), accelerator_classes)
 
-# What the Gatekeeper template asks first, of the runtimes that can be
-# compatible with the model: the decision when selection admits the
-# InferenceService, undefined otherwise, without building the excluded
-# runtimes' reasons. Only the last two steps depend on the runtimes, and
-# selection admits exactly when it ranks a candidate.
+# What the Gatekeeper template asks, once selection is reached, of the
+# runtimes that can be compatible with the model: the decision when
+# selection admits the InferenceService, undefined otherwise, without
+# building the excluded runtimes' reasons. Only the last two steps depend
+# on the runtimes, and selection admits exactly when it ranks a candidate.
 selection_admission := decision if step == "selected"
 
 # The model's architecture and format name (model_architecture and
