@@ -134,7 +134,10 @@ decision := {"admitted": false, "selection": false, "message": msg} if {
 	step == "selected"
 } else := {"admitted": false, "selection": true, "message": no_runtime_message(checked, excluded)}
 
-format_name := object.get(object.get(model_spec, "modelFormat", {}), "name", "")
+format_name := format_name_of(model_spec)
+
+# The format name of a model's spec ("" when it has none).
+format_name_of(s) := object.get(object.get(s, "modelFormat", {}), "name", "")
 
 # A candidate is compatible, has an entry with autoSelect: true and a score
 # above 0. Candidates rank by score, then (for a model with a size) by how

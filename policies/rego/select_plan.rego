@@ -65,7 +65,9 @@ entry_accepted(e) if {
 }
 
 # The model's modelArchitecture, null when it has none.
-model_architecture := object.get(model_spec, "modelArchitecture", null)
+model_architecture := architecture_of(model_spec)
+
+architecture_of(s) := object.get(s, "modelArchitecture", null)
 
 # The reason why a runtime that is not compatible is excluded: the
 # reason of match.runtime_verdict, without its list of entries
@@ -216,7 +218,7 @@ selection_admission := decision if step == "selected"
 # The model's architecture and format name (model_architecture and
 # format_name) with the model found among objects (model_of): what the
 # Gatekeeper template lists the runtimes by, before it has any.
-model_key_of(objects) := [object.get(spec, "modelArchitecture", null), object.get(object.get(spec, "modelFormat", {}), "name", "")] if {
+model_key_of(objects) := [architecture_of(spec), format_name_of(spec)] if {
 	spec := object.get(model_of(objects), "spec", {})
 } else := [null, ""]
 

@@ -41,6 +41,10 @@ result := {
 # for a ClusterServingRuntime, the reason null for a compatible runtime.
 rows := array.concat(plain_rows, read_rows)
 
+# The runtimes of no maybe-compatible key for which select.gate_may_fail
+# does not hold, its two checks written out: called with each inventory
+# object, it cost a refusal at 1,000 runtimes 9.5 MB and a fifth more
+# time.
 plain_rows := [[place, select.age(object.get(o, ["metadata", "creationTimestamp"], null)), o.metadata.name, i, key, ns, reason] |
 	not select.classes_asked
 	some i, path in inventory.runtime_paths
