@@ -41,16 +41,13 @@ result := {
 # for a ClusterServingRuntime, the reason null for a compatible runtime.
 rows := array.concat(plain_rows, read_rows)
 
-# The runtimes of no maybe-compatible key for which select.gate_may_fail
-# does not hold, its two checks written out: called with each inventory
-# object, it cost a refusal at 1,000 runtimes 9.5 MB and a fifth more
-# time.
+# The runtimes that read_keys leaves out: those of no maybe-compatible key
+# for which select.gate_may_fail does not hold.
 plain_rows := [[place, select.age(object.get(o, ["metadata", "creationTimestamp"], null)), o.metadata.name, i, key, ns, reason] |
 	not select.classes_asked
 	some i, path in inventory.runtime_paths
 	some key, o in object.get(data.inventory, path, {})
-	not inventory.maybe_compatible[[i, key]]
-	object.get(o, ["spec", "disabled"], null) != true
+	not read_keys[[i, key]]
 	ns := object.get(o, ["metadata", "namespace"], "")
 	place := place_of(o.kind, ns)
 	reason := select.entries_or_size_reason(
@@ -66,7 +63,11 @@ read_rows := [[place, select.age(r.metadata.creationTimestamp), r.metadata.name,
 	reason := reason_unless_compatible(r)
 ]
 
-# The runtimes that plain_rows leaves out.
+# The runtimes read as the rules read them: every runtime when the
+# InferenceService asks for accelerator classes, else the maybe-compatible
+# ones and the disabled ones (select.gate_may_fail, its two checks written
+# out: called with each inventory object, it cost a refusal at 1,000
+# runtimes 9.5 MB and a fifth more time).
 read_keys := inventory.all_listed if select.classes_asked
 else := inventory.maybe_compatible | {[i, key] |
 	some i, path in inventory.runtime_paths
