@@ -242,6 +242,11 @@ func (g *gatekeeperEval) eval(t testing.TB, object map[string]any, inv []map[str
 	return rs
 }
 
+// namedRuntimeLabel labels the named-runtime case file among
+// selectionCaseFiles' files: its cases run under a constraint that sets
+// validateNamedRuntime.
+const namedRuntimeLabel = "named-runtime-cases.yaml (validateNamedRuntime)"
+
 // selectionCaseFiles are every case file of testdata/cases with selection
 // cases.
 func selectionCaseFiles(t *testing.T) map[string][]cases.Case {
@@ -286,10 +291,10 @@ func TestSelectionTemplateAgreesWithSelect(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := selectionCaseFiles(t)
-	files["named-runtime-cases.yaml (validateNamedRuntime)"] = named
+	files[namedRuntimeLabel] = named
 	total := 0
 	for file, cases := range files {
-		strict := strings.HasPrefix(file, "named-runtime")
+		strict := file == namedRuntimeLabel
 		converted, err := SelectionCases(cases)
 		if err != nil {
 			t.Fatal(err)

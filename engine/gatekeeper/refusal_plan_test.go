@@ -62,13 +62,13 @@ func TestRefusalPlanIsTheWholeResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := selectionCaseFiles(t)
-	files["named-runtime-cases.yaml (validateNamedRuntime)"] = named
+	files[namedRuntimeLabel] = named
 	for file, cs := range files {
 		converted, err := SelectionCases(cs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		params := map[string]any{"validateNamedRuntime": file == "named-runtime-cases.yaml (validateNamedRuntime)"}
+		params := map[string]any{"validateNamedRuntime": file == namedRuntimeLabel}
 		for i, c := range cs {
 			var raw []map[string]any
 			for _, o := range c.Objects {

@@ -117,6 +117,7 @@ entries_or_size_reason(entries, size_range) := concat("", [failure_prefix, conca
 	texts := [entry_text(e) | some e in entries]
 	not "" in texts
 } else := size_text(size_range)
+
 failure_prefix := match.no_format_matched(match.label(model_spec), "")
 
 # An entry's text: match.entry_text of match.entry_differences_of, from
