@@ -332,11 +332,7 @@ func TestSelectionTemplateAgreesWithSelect(t *testing.T) {
 			// The same with the case's objects synced as they are, in order
 			// (a later object of the same kind, namespace and name replaces
 			// the earlier, and a cluster-scoped one may say a namespace).
-			var raw []map[string]any
-			for _, o := range c.Objects {
-				raw = append(raw, deepCopy(o.Value))
-			}
-			if got := g.review(t, converted[i].Object, raw, params); fmt.Sprint(got) != fmt.Sprint(want) {
+			if got := g.review(t, converted[i].Object, values(c.Objects), params); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("%s: %s, objects as they are:\n  evaluate select: %q\n  template:        %q", file, c.Name, want, got)
 			}
 		}

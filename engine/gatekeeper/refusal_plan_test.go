@@ -36,13 +36,14 @@ x := {
 // (select.admission) in all that the template reads of it (asRead): the
 // verdict, the message, the runtime selected, the model, the runtimes
 // checked, every excluded runtime with its reason, in order, and the
-// warnings when the constraint validates the named runtime. It is held so on every selection case of
-// testdata/cases (its inventory as the suites sync it, and its objects as
-// they are), and on a generated cluster with ServingRuntimes of the
-// namespace and of another, creation times, disabled runtimes, accelerator
-// requirements, ClusterServingRuntimes synced under a namespace,
-// InferenceServices with and without an accelerator class, and ones that
-// name a runtime, which the constraint checks. The model's key that the template looks runtimes up by is the
+// warnings when the constraint validates the named runtime. It is held so
+// on every selection case of testdata/cases (its inventory as the suites
+// sync it, and its objects as they are), and on a generated cluster with
+// ServingRuntimes of the namespace and of another, creation times,
+// disabled runtimes, accelerator requirements, ClusterServingRuntimes
+// synced under a namespace, InferenceServices with and without an
+// accelerator class, and ones that name a runtime, which the constraint
+// checks. The model's key that the template looks runtimes up by is the
 // one the rules find.
 func TestRefusalPlanIsTheWholeResult(t *testing.T) {
 	set, err := policyset.Embedded()
@@ -70,13 +71,9 @@ func TestRefusalPlanIsTheWholeResult(t *testing.T) {
 		}
 		params := map[string]any{"validateNamedRuntime": file == namedRuntimeLabel}
 		for i, c := range cs {
-			var raw []map[string]any
-			for _, o := range c.Objects {
-				raw = append(raw, deepCopy(o.Value))
-			}
 			jobs = append(jobs,
 				job{file + ": " + c.Name, converted[i].Object, converted[i].Inventory, params},
-				job{file + ": " + c.Name + " (objects as they are)", converted[i].Object, raw, params})
+				job{file + ": " + c.Name + " (objects as they are)", converted[i].Object, values(c.Objects), params})
 		}
 	}
 	ms, rts := generate.ShapedCluster(11, 12, 240, selectionShape)

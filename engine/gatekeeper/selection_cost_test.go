@@ -128,8 +128,9 @@ func selectionTemplateFile(t testing.TB, path string) costTemplate {
 // OPA; the inventory written once, in a store like Gatekeeper's) on
 // bench/gatekeeper.sh's inventories, for an admitted and a refused
 // InferenceService, and one that names a runtime, under a constraint that
-// checks it (validateNamedRuntime): the wall and CPU time of one review, median and
-// minimum. It runs only when SELECTION_COST gives the sizes ("100 1000").
+// checks it (validateNamedRuntime): the wall and CPU time of one review,
+// median and minimum. It runs only when SELECTION_COST gives the sizes
+// ("100 1000").
 //
 //	SELECTION_TEMPLATES  template files to time, alternating ("embedded",
 //	                     the default: the template of the embedded policies)
