@@ -314,6 +314,11 @@ func testSelection(t *testing.T) {
 		ran++
 		stored := applyAndReadBack(t, c.Objects)
 		want := expectedSelection(t, c.InferenceService, stored)
+		// The objects as the API server keeps them (defaults, timestamps)
+		// leave OME's message as the case file gives it.
+		if c.Message != "" && want.Message != c.Message {
+			t.Errorf("%s: on the objects read back, evaluate select refuses with\n  %s\nwhere the case file expects\n  %s", name, want.Message, c.Message)
+		}
 		if want.Admitted {
 			admitted++
 		} else {

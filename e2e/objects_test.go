@@ -87,6 +87,9 @@ type selectionCase struct {
 	File, Name       string
 	InferenceService *unstructured.Unstructured
 	Objects          []*unstructured.Unstructured
+	// Message is the refusal the case file expects ("" when it expects
+	// none, or for an example).
+	Message string
 }
 
 func selectionCases(t *testing.T) []selectionCase {
@@ -106,6 +109,9 @@ func selectionCases(t *testing.T) []selectionCase {
 				Name             string           `json:"name"`
 				InferenceService map[string]any   `json:"inferenceService"`
 				Objects          []map[string]any `json:"objects"`
+				Expect           struct {
+					Message string `json:"message"`
+				} `json:"expect"`
 			} `json:"cases"`
 		}
 		if err := yaml.Unmarshal(data, &file); err != nil {
@@ -116,7 +122,7 @@ func selectionCases(t *testing.T) []selectionCase {
 			if c.InferenceService == nil {
 				continue
 			}
-			sc := selectionCase{File: rel, Name: c.Name, InferenceService: &unstructured.Unstructured{Object: c.InferenceService}}
+			sc := selectionCase{File: rel, Name: c.Name, InferenceService: &unstructured.Unstructured{Object: c.InferenceService}, Message: c.Expect.Message}
 			for _, o := range c.Objects {
 				sc.Objects = append(sc.Objects, &unstructured.Unstructured{Object: o})
 			}

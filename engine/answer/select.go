@@ -13,9 +13,14 @@ type Candidate struct {
 }
 
 // Excluded is a runtime that is not compatible, with its first reason.
+// HiddenBy is set when OME's message does not show this reason: OME names
+// each excluded runtime by its name alone, once, with the reason of the
+// last runtime of that name it checked (a ClusterServingRuntime after the
+// namespace's ServingRuntime of the same name), which HiddenBy refers to.
 type Excluded struct {
 	objects.Ref `yaml:",inline"`
-	Reason      string `json:"reason" yaml:"reason"`
+	Reason      string       `json:"reason" yaml:"reason"`
+	HiddenBy    *objects.Ref `json:"hiddenBy,omitempty" yaml:"hiddenBy,omitempty"`
 }
 
 // Checked counts the runtimes selection looked at.
@@ -83,9 +88,26 @@ func DecisionFrom(d Decision, out map[string]any) (Decision, error) {
 		reason, _ := m["reason"].(string)
 		d.Excluded = append(d.Excluded, Excluded{Ref: *r, Reason: reason})
 	}
+	markHidden(d.Excluded)
 	counts, _ := out["checkedCounts"].(map[string]any)
 	d.Checked = Checked{Namespaced: int(toInt64(counts["namespaced"])), Cluster: int(toInt64(counts["cluster"]))}
 	return d, nil
+}
+
+// markHidden sets HiddenBy on each excluded runtime that a later one of
+// the same name replaces in OME's message (the policies' named_once and
+// namedOnce).
+func markHidden(excluded []Excluded) {
+	last := make(map[string]int, len(excluded))
+	for i, e := range excluded {
+		last[e.Name] = i
+	}
+	for i := range excluded {
+		if j := last[excluded[i].Name]; j != i {
+			ref := excluded[j].Ref
+			excluded[i].HiddenBy = &ref
+		}
+	}
 }
 
 func listOf(v any) []any {

@@ -68,14 +68,16 @@ accelerator_classes := sort({c |
 })
 
 # The runtimes looked at: the ServingRuntimes of the namespace and the
-# ClusterServingRuntimes.
+# ClusterServingRuntimes. OME refuses a model without a format name before
+# it looks at any runtime, so then there are none.
 namespaced_runtimes := [r |
+	format_name != ""
 	some r in input.objects
 	r.kind == "ServingRuntime"
 	object_namespace(r) == namespace
 ]
 
-cluster_runtimes := [r | some r in input.objects; r.kind == "ClusterServingRuntime"]
+cluster_runtimes := [r | format_name != ""; some r in input.objects; r.kind == "ClusterServingRuntime"]
 
 # Sorts newest first; an object without a timestamp (null) after every
 # other.
@@ -201,7 +203,29 @@ checked_detail(c) := "" if c.namespaced + c.cluster == 0
 else := sprintf(". Checked %d runtimes (%d namespace-scoped, %d cluster-scoped)", [c.namespaced + c.cluster, c.namespaced, c.cluster])
 
 excluded_detail(rs) := "" if count(rs) == 0
-else := concat("", [". Excluded runtimes: ", concat("; ", [concat("", [name, " (", reason, ")"]) | some {"kind": _, "namespace": _, "name": name, "reason": reason} in rs])])
+else := concat("", [". Excluded runtimes: ", concat("; ", [concat("", [name, " (", reason, ")"]) | some [name, reason] in named_once(rs)])])
+
+# The excluded runtimes as OME's message names them, [name, reason]. OME
+# keeps them in a map keyed by the runtime's name alone, written in the
+# order it checks them, so a ServingRuntime and a ClusterServingRuntime of
+# one name are named once, with the reason of the one checked last (the
+# ClusterServingRuntime). Go's map has no order; here each name keeps the
+# place of its first runtime, as an ordered map would.
+named_once(rs) := [[name, rs[last[name]].reason] | some [_, name] in firsts] if {
+	by_name := sort([[r.name, i] | some i, r in rs])
+	last := {name: i | some k, [name, i] in by_name; ends_run(by_name, k)}
+	firsts := sort([[i, name] | some j, [name, i] in by_name; starts_run(by_name, j)])
+}
+
+# Whether the pair at index j of a sorted list of [name, place] pairs is
+# the first (starts_run) or the last (ends_run) of its name.
+starts_run(_, 0)
+
+starts_run(pairs, j) if pairs[j - 1][0] != pairs[j][0]
+
+ends_run(pairs, k) if k == count(pairs) - 1
+
+ends_run(pairs, k) if pairs[k + 1][0] != pairs[k][0]
 
 # What OME's controller says of a runtime named in spec.runtime.name: the
 # ServingRuntime of the namespace first, then the ClusterServingRuntime

@@ -99,6 +99,9 @@ func (s *selectText) Write(results []SelectResult) error {
 				b.WriteString("  excluded:\n")
 				for _, e := range d.Excluded {
 					fmt.Fprintf(&b, "    %s: %s\n", refText(e.Ref), e.Reason)
+					if e.HiddenBy != nil {
+						fmt.Fprintf(&b, "      OME's message names %s once, with the reason of %s\n", e.Name, refText(*e.HiddenBy))
+					}
 				}
 			}
 		}

@@ -14,12 +14,10 @@
 # objects are the runtimes that can be compatible with the model: what
 # selection needs when it admits, or to tell that it does not. Every other
 # runtime is excluded, and the template reads those from data.inventory
-# itself (lib.ome.refusal). all_objects are all the runtimes, which the
-# template gives the policy, replacing objects in a with scope, only for
-# the decisions that list every runtime without selection refusing (a
-# model without a format name). named_objects are the runtimes of the name
-# in spec.runtime.name, which the template gives the policy when the
-# constraint checks that runtime.
+# itself (lib.ome.refusal). all_objects are all the runtimes, with which
+# the tests hold lib.ome.refusal's result to the rules'. named_objects are
+# the runtimes of the name in spec.runtime.name, which the template gives
+# the policy when the constraint checks that runtime.
 package lib.ome.given
 
 import data.lib.ome.inventory

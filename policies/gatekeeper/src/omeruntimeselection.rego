@@ -36,8 +36,8 @@ import data.lib.ome.select
 # them. select.selection_admission is the decision when selection admits
 # it (undefined otherwise, and no reason built). When selection refuses
 # (no runtime), the whole result with every runtime is lib.ome.refusal's.
-# A model without a format name, whose result still lists every runtime,
-# needs every runtime given to the rules (given.all_objects).
+# A model without a format name is refused before any runtime is looked
+# at, so its result is the same with any of them.
 decision := d if {
 	before_selection
 	not validates_named_runtime
@@ -49,9 +49,7 @@ decision := d if {
 	d := select.selection_admission
 } else := refusal.result if {
 	select.step == "no runtime"
-} else := d if {
-	d := select.admission with given.objects as given.all_objects
-}
+} else := select.admission
 
 before_selection if not select.decision.selection with given.objects as inventory.models
 
