@@ -64,7 +64,7 @@ fuzz:
 	$(GO) test ./builtins -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./objects -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./engine/gatekeeper -run '^$$' -fuzz '^FuzzStandIn$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./cmd/evaluate/output -run '^$$' -fuzz '^FuzzAppendJSONString$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./output -run '^$$' -fuzz '^FuzzAppendJSONString$$' -fuzztime $(FUZZTIME)
 
 # The Go benchmarks of the hot paths (allocations reported), then the two
 # tables: bench/run.sh (evaluate match per engine against the bare plain-Go
@@ -72,7 +72,7 @@ fuzz:
 # bench/gatekeeper.sh (the templates per object in gator test, at 100, 1,000
 # and 10,000 runtimes). BEFORE=REV measures that commit beside.
 bench: gator
-	$(GO) test -run '^$$' -bench . -benchmem ./builtins/... ./engine/... ./objects ./cmd/evaluate/output
+	$(GO) test -run '^$$' -bench . -benchmem ./builtins/... ./engine/... ./objects ./output
 	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/run.sh
 	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/gatekeeper.sh
 

@@ -8,10 +8,10 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/ome-policy/evaluator/cmd/evaluate/output"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/output"
 )
 
 // Input is what a report is about.

@@ -19,9 +19,9 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/bench/reference"
-	"github.com/ome-policy/evaluator/cmd/evaluate/output"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/output"
 	"gopkg.in/yaml.v3"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"github.com/ome-policy/evaluator/cmd/evaluate/output"
+	"github.com/ome-policy/evaluator/output"
 )
 
 var (
