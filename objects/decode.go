@@ -7,9 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -36,191 +34,54 @@ type LoadOptions struct {
 
 // Load reads files, directories (recursively: *.yaml, *.yml, *.json, in
 // lexical order) or "-" for standard input, and returns the recognised objects
-// in input order. Other kinds are skipped with a notice. It stops at the
-// first problem.
+// in input order, or the first problem. Other kinds are skipped with a
+// notice each. Commands that go on past a problem use Input.Read.
 func Load(paths []string, opts LoadOptions) ([]*Object, error) {
-	l := &objLoader{opts: opts, notices: opts.Notices}
-	if l.notices == nil {
-		l.notices = io.Discard
-	}
-	for _, p := range paths {
-		items, err := expandPath(p, opts.ModelFolders)
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range items {
-			if it.modelFolder {
-				o, err := ModelFromFolder(it.path)
-				if err != nil {
-					return nil, err
-				}
-				l.objects = append(l.objects, o)
-				continue
-			}
-			if err := l.loadFile(it.path); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return l.objects, nil
-}
-
-type objLoader struct {
-	opts    LoadOptions
-	notices io.Writer
-	objects []*Object
+	in := &Input{}
+	in.Read(paths, opts.readOptions())
+	return in.loaded(opts.Notices)
 }
 
 // LoadData reads objects from data as Load reads a file, name standing for
-// the file in positions and messages (such as a cluster's list of a
-// resource, read by package live).
+// the file in positions and messages.
 func LoadData(name string, data []byte, opts LoadOptions) ([]*Object, error) {
-	l := &objLoader{opts: opts, notices: opts.Notices}
-	if l.notices == nil {
-		l.notices = io.Discard
-	}
-	if err := l.loadData(name, data); err != nil {
-		return nil, err
-	}
-	return l.objects, nil
+	in := &Input{}
+	in.ReadData(name, data, opts.readOptions())
+	return in.loaded(opts.Notices)
 }
 
-func (l *objLoader) loadFile(path string) (err error) {
-	data, file, err := ReadInput(path, l.opts.Stdin)
-	if err != nil {
-		return err
+func (opts LoadOptions) readOptions() ReadOptions {
+	return ReadOptions{Stdin: opts.Stdin, Lenient: opts.Lenient, ModelFolders: opts.ModelFolders, Recursive: true}
+}
+
+// loaded is what Load returns: the first problem, or the objects, with a
+// notice for each skipped document.
+func (in *Input) loaded(notices io.Writer) ([]*Object, error) {
+	if len(in.Problems) > 0 {
+		return nil, in.Problems[0]
 	}
-	return l.loadData(file, data)
-}
-
-func (l *objLoader) loadData(file string, data []byte) (err error) {
-	// Whatever the input, report an error rather than crash.
-	defer func() {
-		if r := recover(); r != nil {
-			err = &InputError{File: file, Msg: fmt.Sprintf("internal error while decoding: %v", r)}
-		}
-	}()
-	return EachDocument(file, data, func(doc *yaml.Node) error {
-		v, pos, err := DecodeValue(file, doc, "")
-		if err != nil || v == nil {
-			return err // an empty document is not an error
-		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			return &InputError{File: file, Line: pos[""].Line, Msg: "document is not an object"}
-		}
-		return l.add(file, m, pos)
-	})
-}
-
-// add takes one decoded object, unwrapping kind: List (of any apiVersion,
-// as kubectl writes them) recursively.
-func (l *objLoader) add(file string, v map[string]any, pos map[string]Pos) error {
-	line := pos[""].Line
-	kind, _ := v["kind"].(string)
-	if kind == "List" {
-		items, ok := v["items"]
-		if !ok {
-			return nil
-		}
-		list, ok := items.([]any)
-		if !ok {
-			return &InputError{File: file, Line: LineAt(pos, "items", line), Field: "items",
-				Msg: "must be a list, got " + DescribeValue(items, pos["items"].Raw)}
-		}
-		parts := SplitPos(pos, "items")
-		for i, it := range list {
-			m, ok := it.(map[string]any)
-			if !ok {
-				p := IndexPath("items", i)
-				return &InputError{File: file, Line: LineAt(pos, p, line), Field: p,
-					Msg: "must be an object, got " + DescribeValue(it, pos[p].Raw)}
+	if notices != nil {
+		for _, s := range in.Skipped {
+			what, why := s.Kind, "not an OME object"
+			if what == "" {
+				what = "<no kind>"
 			}
-			if err := l.add(file, m, parts[i]); err != nil {
-				return err
+			if s.Name != "" {
+				what += "/" + s.Name
 			}
-		}
-		return nil
-	}
-	apiVersion, _ := v["apiVersion"].(string)
-	if !IsOMEKind(kind) || apiVersion != APIVersion {
-		meta, _ := v["metadata"].(map[string]any)
-		name, _ := meta["name"].(string)
-		what := kind
-		if what == "" {
-			what = "<no kind>"
-		}
-		if name != "" {
-			what += "/" + name
-		}
-		why := "not an OME object"
-		if IsOMEKind(kind) {
-			why = fmt.Sprintf("apiVersion %q, not %s", apiVersion, APIVersion)
-		}
-		fmt.Fprintf(l.notices, "%s:%d: notice: skipping %s (%s)\n", file, line, what, why)
-		return nil
-	}
-	o, err := NewObject(file, v, pos)
-	if err != nil {
-		return err
-	}
-	if !l.opts.Lenient {
-		if err := CheckObject(o); err != nil {
-			return err
+			if s.APIVersion != "" {
+				why = fmt.Sprintf("apiVersion %q, not %s", s.APIVersion, APIVersion)
+			}
+			fmt.Fprintf(notices, "%s:%d: notice: skipping %s (%s)\n", s.File, s.Line, what, why)
 		}
 	}
-	l.objects = append(l.objects, o)
-	return nil
+	return in.Objects, nil
 }
 
-// expand turns one path argument into the files to read.
 // inputItem is one thing to read: a YAML/JSON file, or a model folder.
 type inputItem struct {
 	path        string
 	modelFolder bool
-}
-
-// expandPath turns a path into the files to read: the file itself, or a
-// folder's *.yaml, *.yml and *.json files, recursively, in lexical order.
-// With modelFolders, a folder that directly holds config.json or
-// model_index.json is a model folder, read as one model, and not searched.
-func expandPath(path string, modelFolders bool) ([]inputItem, error) {
-	if path == "-" {
-		return []inputItem{{path: path}}, nil
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, pathError(path, err)
-	}
-	if !fi.IsDir() {
-		base := filepath.Base(path)
-		if modelFolders && (base == configFile || base == modelIndexFile) {
-			return []inputItem{{path: filepath.Dir(path), modelFolder: true}}, nil
-		}
-		return []inputItem{{path: path}}, nil
-	}
-	var items []inputItem
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return pathError(p, err)
-		}
-		if d.IsDir() {
-			if modelFolders && IsModelFolder(p) {
-				items = append(items, inputItem{path: p, modelFolder: true})
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".yaml", ".yml", ".json":
-			items = append(items, inputItem{path: p})
-		}
-		return nil
-	})
-	// WalkDir sorts per directory ("a" before "a-b.yaml"); sort whole paths so
-	// the order is plain lexical order of what the user sees.
-	sort.Slice(items, func(i, j int) bool { return items[i].path < items[j].path })
-	return items, err
 }
 
 func pathError(path string, err error) error {

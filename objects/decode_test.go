@@ -319,7 +319,7 @@ func TestLoadErrors(t *testing.T) {
 		{"syntax error", "a: b\n  c: d\n", `$F:2: mapping values are not allowed in this context`},
 		// yaml.v3 gives the 0-based line of the context ('[' on line 3) for parser errors; we report its line as is.
 		{"syntax error later", "a: b\n---\nc: [d\n", `$F:3: did not find expected ',' or ']'`},
-		{"unknown anchor", "a: *nope\n", `$F: unknown anchor 'nope' referenced`},
+		{"unknown anchor", "a: *nope\n", `$F:1: unknown anchor 'nope' referenced`},
 		{"scalar document", "just text\n", `$F:1: document is not an object`},
 		{"list document", "kind: X\n---\n- a\n- b\n", `$F:3: document is not an object`},
 		{"NUL byte", "kind: X\x00\n", `$F: not a YAML or JSON file (binary data)`},

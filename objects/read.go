@@ -1,0 +1,414 @@
+package objects
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ReadOptions configures Input.Read.
+type ReadOptions struct {
+	Stdin io.Reader // read for the path "-"; nil means os.Stdin
+	// Lenient keeps an object whose fields have the wrong types (lint
+	// reports them as findings); otherwise such an object is a problem and
+	// is left out.
+	Lenient bool
+	// ModelFolders reads a folder that directly holds config.json or
+	// model_index.json as one model (spec section 8), instead of searching it.
+	ModelFolders bool
+	// Recursive reads the folders inside a folder too, as kubectl's -R;
+	// without it a folder's own files are read and its folders are listed
+	// in Input.Unread.
+	Recursive bool
+	// Namespace is the namespace of a namespaced object that says none, as
+	// kubectl apply would put it; "" leaves such objects without one.
+	Namespace string
+}
+
+// Input is what reads found, in input order: the OME objects, the problems
+// (a file that cannot be read, a document that is not YAML, an object
+// with a field of the wrong type...), and what was skipped. A problem
+// never stops a read: the next document, file and path are still read.
+type Input struct {
+	Objects  []*Object
+	Problems []*InputError
+	Skipped  []Skipped
+	// Unread are folders inside folders that were not read (no -R).
+	Unread []string
+	// Visit, when set, receives each object instead of Objects, so that a
+	// caller can handle each object and let it go (lint of a large dump).
+	Visit func(*Object)
+}
+
+// Skipped is a document that is not an OME object.
+type Skipped struct {
+	File string
+	Line int
+	// Kind is the document's kind ("" when it has none); APIVersion is set
+	// when the kind is OME's but the apiVersion is not.
+	Kind, APIVersion, Name string
+}
+
+// What names a skipped document as a notice does.
+func (s Skipped) What() string {
+	what := s.Kind
+	if what == "" {
+		what = "<no kind>"
+	}
+	if s.APIVersion != "" {
+		what += fmt.Sprintf(" of apiVersion %q", s.APIVersion)
+	}
+	return what
+}
+
+// SkipNotice is one line that counts the skipped documents by kind, or ""
+// when none was skipped.
+func (in *Input) SkipNotice() string {
+	if len(in.Skipped) == 0 {
+		return ""
+	}
+	counts := map[string]int{}
+	for _, s := range in.Skipped {
+		counts[s.What()]++
+	}
+	return fmt.Sprintf("notice: skipped %d document(s) that are not OME objects (%s)", len(in.Skipped), countList(counts))
+}
+
+// countList writes counts as "2 ConfigMap, 1 Deployment", by name.
+func countList(counts map[string]int) string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// UnreadNotice is one line that names the folders not read for want of
+// -R, or "" when there are none.
+func (in *Input) UnreadNotice() string {
+	if len(in.Unread) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("notice: %d folder(s) inside the folders given were not read (%s); -R reads them", len(in.Unread), strings.Join(in.Unread, ", "))
+}
+
+// Read reads files, folders (*.yaml, *.yml, *.json, in lexical order) and
+// "-" for standard input.
+func (in *Input) Read(paths []string, opts ReadOptions) {
+	for _, p := range paths {
+		items, unread, err := expandPath(p, opts.ModelFolders, opts.Recursive)
+		in.Unread = append(in.Unread, unread...)
+		if err != nil {
+			in.problem(err)
+		}
+		for _, it := range items {
+			if it.modelFolder {
+				o, err := ModelFromFolder(it.path)
+				if err != nil {
+					in.problem(err)
+					continue
+				}
+				in.take(o)
+				continue
+			}
+			data, file, err := ReadInput(it.path, opts.Stdin)
+			if err != nil {
+				in.problem(err)
+				continue
+			}
+			in.ReadData(file, data, opts)
+		}
+	}
+}
+
+// ReadData reads the documents of data as Read reads a file, name standing
+// for the file in positions and messages (such as a cluster's list of a
+// resource, read by package live).
+func (in *Input) ReadData(name string, data []byte, opts ReadOptions) {
+	r := &docReader{in: in, opts: opts, file: name}
+	r.read(data)
+}
+
+func (in *Input) problem(err error) {
+	ie, ok := err.(*InputError)
+	if !ok {
+		ie = &InputError{Msg: err.Error()}
+	}
+	in.Problems = append(in.Problems, ie)
+}
+
+func (in *Input) take(o *Object) {
+	if in.Visit != nil {
+		in.Visit(o)
+		return
+	}
+	in.Objects = append(in.Objects, o)
+}
+
+// docReader turns one file's documents into objects.
+type docReader struct {
+	in   *Input
+	opts ReadOptions
+	file string
+}
+
+func (r *docReader) read(data []byte) {
+	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+		r.in.problem(&InputError{File: r.file, Msg: "not a YAML or JSON file (binary data)"})
+		return
+	}
+	// Each document is decoded on its own, so that one that is not YAML
+	// (a template, a typo) is reported and the next ones are still read.
+	for _, c := range splitDocuments(data) {
+		r.chunk(c)
+	}
+}
+
+func (r *docReader) chunk(c docChunk) {
+	// Whatever the input, report a problem rather than crash.
+	defer func() {
+		if p := recover(); p != nil {
+			r.in.problem(&InputError{File: r.file, Line: c.line, Msg: fmt.Sprintf("internal error while decoding: %v", p)})
+		}
+	}()
+	err := EachDocument(r.file, c.data, func(doc *yaml.Node) error {
+		shiftLines(doc, c.line-1)
+		v, pos, err := DecodeValue(r.file, doc, "")
+		if err != nil {
+			r.in.problem(err)
+			return nil
+		}
+		if v == nil {
+			return nil // an empty document is not a problem
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			r.in.problem(&InputError{File: r.file, Line: pos[""].Line, Msg: "document is not an object"})
+			return nil
+		}
+		r.add(m, pos)
+		return nil
+	})
+	if err == nil {
+		return
+	}
+	ie, ok := err.(*InputError)
+	if !ok {
+		ie = &InputError{File: r.file, Msg: err.Error()}
+	}
+	if ie.Line > 0 {
+		ie.Line += c.line - 1
+	}
+	if t := templateLine(c.data); t > 0 {
+		ie.Line = c.line + t - 1
+		ie.Msg = "this is a template ({{ ... }}), not YAML: render it first (helm template, for one) and give the output"
+	} else if ie.Line == 0 {
+		ie.Line = c.line
+	}
+	r.in.problem(ie)
+}
+
+// add takes one decoded document: an OME object, or a list (kind: List
+// of any apiVersion, as kubectl writes them, or a typed list such as
+// ClusterServingRuntimeList, as the API server gives them), whose items
+// are taken in turn.
+func (r *docReader) add(v map[string]any, pos map[string]Pos) {
+	line := pos[""].Line
+	kind, _ := v["kind"].(string)
+	apiVersion, _ := v["apiVersion"].(string)
+	if items, isList := v["items"]; isList && strings.HasSuffix(kind, "List") {
+		list, ok := items.([]any)
+		if !ok {
+			r.in.problem(&InputError{File: r.file, Line: LineAt(pos, "items", line), Field: "items",
+				Msg: "must be a list, got " + DescribeValue(items, pos["items"].Raw)})
+			return
+		}
+		itemKind := strings.TrimSuffix(kind, "List")
+		parts := SplitPos(pos, "items")
+		for i, it := range list {
+			m, ok := it.(map[string]any)
+			if !ok {
+				p := IndexPath("items", i)
+				r.in.problem(&InputError{File: r.file, Line: LineAt(pos, p, line), Field: p,
+					Msg: "must be an object, got " + DescribeValue(it, pos[p].Raw)})
+				continue
+			}
+			// The API server leaves out each item's kind in a typed list.
+			if _, has := m["kind"]; !has && itemKind != "" {
+				m["kind"], m["apiVersion"] = itemKind, apiVersion
+			}
+			r.add(m, parts[i])
+		}
+		return
+	}
+	if !IsOMEKind(kind) || apiVersion != APIVersion {
+		meta, _ := v["metadata"].(map[string]any)
+		name, _ := meta["name"].(string)
+		s := Skipped{File: r.file, Line: line, Kind: kind, Name: name}
+		if IsOMEKind(kind) {
+			s.APIVersion = apiVersion
+		}
+		r.in.Skipped = append(r.in.Skipped, s)
+		return
+	}
+	o, err := NewObject(r.file, v, pos)
+	if err != nil {
+		r.in.problem(err)
+		return
+	}
+	if !r.opts.Lenient {
+		if err := CheckObject(o); err != nil {
+			r.in.problem(err)
+			return
+		}
+	}
+	if o.Namespace == "" && !isClusterScoped(o.Kind) && r.opts.Namespace != "" {
+		setNamespace(o, r.opts.Namespace)
+	}
+	r.in.take(o)
+}
+
+// setNamespace puts a namespaced object that says none in ns, as kubectl
+// apply does: in the object's value too, which the policies read.
+func setNamespace(o *Object, ns string) {
+	meta := map[string]any{}
+	if m, ok := o.Value["metadata"].(map[string]any); ok {
+		for k, v := range m {
+			meta[k] = v
+		}
+	}
+	meta["namespace"] = ns
+	o.Value["metadata"] = meta
+	o.Namespace = ns
+}
+
+// docChunk is the text of one document of a file and the line it starts on.
+type docChunk struct {
+	data []byte
+	line int
+}
+
+// splitDocuments cuts a YAML stream before each document marker ("---" at
+// the start of a line), which YAML forbids inside any value, so that each
+// piece can be decoded on its own.
+func splitDocuments(data []byte) []docChunk {
+	var out []docChunk
+	start, startLine, line := 0, 1, 1
+	for i := 0; i < len(data); {
+		end := bytes.IndexByte(data[i:], '\n')
+		next := len(data)
+		if end >= 0 {
+			next = i + end + 1
+		}
+		if i > start && isDocumentMarker(data[i:next]) {
+			out = append(out, docChunk{data: data[start:i], line: startLine})
+			start, startLine = i, line
+		}
+		i = next
+		line++
+	}
+	return append(out, docChunk{data: data[start:], line: startLine})
+}
+
+func isDocumentMarker(l []byte) bool {
+	if !bytes.HasPrefix(l, []byte("---")) {
+		return false
+	}
+	rest := l[3:]
+	return len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n' || rest[0] == '\r'
+}
+
+// templateLine is the line (from 1) of the first "{{" in data, or 0.
+func templateLine(data []byte) int {
+	i := bytes.Index(data, []byte("{{"))
+	if i < 0 {
+		return 0
+	}
+	return bytes.Count(data[:i], []byte("\n")) + 1
+}
+
+// shiftLines adds n to the line of every node under doc, so that a piece of
+// a file gives the file's lines.
+func shiftLines(doc *yaml.Node, n int) {
+	if n == 0 {
+		return
+	}
+	seen := map[*yaml.Node]bool{}
+	var walk func(*yaml.Node)
+	walk = func(x *yaml.Node) {
+		if x == nil || seen[x] {
+			return
+		}
+		seen[x] = true
+		x.Line += n
+		for _, c := range x.Content {
+			walk(c)
+		}
+	}
+	walk(doc)
+}
+
+// expandPath turns a path into what to read: the file itself, or a
+// folder's *.yaml, *.yml and *.json files in lexical order, those of the
+// folders inside it too when recursive (else those folders are returned as
+// unread). With modelFolders, a folder that directly holds config.json or
+// model_index.json is a model folder, read as one model, and not searched.
+func expandPath(path string, modelFolders, recursive bool) (items []inputItem, unread []string, err error) {
+	if path == "-" {
+		return []inputItem{{path: path}}, nil, nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, pathError(path, err)
+	}
+	if !fi.IsDir() {
+		base := filepath.Base(path)
+		if modelFolders && (base == configFile || base == modelIndexFile) {
+			return []inputItem{{path: filepath.Dir(path), modelFolder: true}}, nil, nil
+		}
+		return []inputItem{{path: path}}, nil, nil
+	}
+	if modelFolders && IsModelFolder(path) {
+		return []inputItem{{path: path, modelFolder: true}}, nil, nil
+	}
+	err = filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return pathError(p, err)
+		}
+		if d.IsDir() {
+			if p == path {
+				return nil
+			}
+			if modelFolders && IsModelFolder(p) {
+				items = append(items, inputItem{path: p, modelFolder: true})
+				return filepath.SkipDir
+			}
+			if !recursive {
+				unread = append(unread, p)
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".yaml", ".yml", ".json":
+			items = append(items, inputItem{path: p})
+		}
+		return nil
+	})
+	// WalkDir sorts per directory ("a" before "a-b.yaml"); sort whole paths so
+	// the order is plain lexical order of what the user sees.
+	sort.Slice(items, func(i, j int) bool { return items[i].path < items[j].path })
+	return items, unread, err
+}
