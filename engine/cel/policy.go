@@ -104,6 +104,7 @@ func envOptions() []cel.EnvOption {
 		ext.Lists(),
 		ext.Bindings(),
 		ext.Math(),
+		ext.TwoVarComprehensions(),
 		cellib.Library(),
 	}
 }

@@ -574,22 +574,25 @@ spec_of(o) := o.spec if is_object(o.spec)
 else := {}
 
 # duplicate-name: every object after the first of its kind, namespace and
-# name. The keys that occur twice are found in sorted order, so a large
-# input is not compared pair by pair.
-sorted_keys := sort([r.key | some r in refs])
-
-duplicate_keys := {k | some i, k in sorted_keys; i > 0; sorted_keys[i - 1] == k}
+# name. The objects are grouped by key in one pass (a rule of sets), so a
+# large input is not compared pair by pair.
+key_indexes[k] contains r.index if {
+	some r in refs
+	k := r.key
+}
 
 duplicate_findings := [{
-	"index": r.index, "rule": "duplicate-name", "severity": "warning", "field": "metadata.name",
+	"index": i, "rule": "duplicate-name", "severity": "warning", "field": "metadata.name",
 	"message": concat("", [
-		r.text, " is also defined at ", group[0].at,
+		refs[i].text, " is also defined at ", refs[first].at,
 		"; on apply, the later one replaces the earlier, so only one of them takes effect. Rename one of them, or remove the duplicate.",
 	]),
 } |
-	some k in duplicate_keys
-	group := [q | some q in refs; q.key == k]
-	some r in array.slice(group, 1, count(group))
+	some indexes in key_indexes
+	count(indexes) > 1
+	first := min(indexes)
+	some i in indexes
+	i != first
 ]
 
 # name-case: every format and framework name that is a non-empty string,
@@ -620,44 +623,64 @@ well_known := {
 	"huggingface", "mlflow", "triton",
 }
 
-case_findings := [f |
+# The names the rule looks at: ASCII, and not a well-known name as it is
+# spelled. Those that spell a well-known name otherwise are told so; the
+# others are grouped by what they name and their lower case (spellings),
+# and counted by spelling (occurrences), in one pass each.
+case_names := [n |
 	some n in names
 	not n.name in well_known
 	regex.match(`^[\x00-\x7f]*$`, n.name)
-	some f in case_finding(n)
 ]
 
-case_finding(n) := [{
+spellings[[n.what, lower(n.name)]] contains n.name if {
+	some n in case_names
+	not lower(n.name) in well_known
+}
+
+occurrences[[n.what, n.name]] contains [n.index, n.field] if {
+	some n in case_names
+	not lower(n.name) in well_known
+}
+
+spelling_count(what, name) := count(occurrences[[what, name]])
+
+case_findings := array.concat(
+	[well_known_case_finding(n) | some n in case_names; lower(n.name) in well_known],
+	[{
+		"index": n.index, "rule": "name-case", "severity": "warning", "field": n.field,
+		"message": concat("", [
+			`"`, n.name, `" differs only in case from "`, best.name, `", which the input uses `, format_int(best.count, 10),
+			" times (this spelling: ", format_int(spelling_count(n.what, n.name), 10), "): names are compared exactly, so the two never match. Write ", best.name, ".",
+		]),
+	} |
+		some n in case_names
+		group := [n.what, lower(n.name)]
+		count(spellings[group]) > 1
+		best := most_used[group]
+		spelling_count(n.what, n.name) < best.count
+	],
+)
+
+# The finding about a name n that spells a well-known name otherwise (the
+# Gatekeeper template asks it of one object's names).
+well_known_case_finding(n) := {
 	"index": n.index, "rule": "name-case", "severity": "warning", "field": n.field,
 	"message": concat("", [
 		`"`, n.name, `" is not how the well-known `, n.what, ` name is spelled: names are compared exactly, so it matches only "`,
 		n.name, `", never "`, lower(n.name), `". Write `, lower(n.name), ".",
 	]),
-}] if {
-	lower(n.name) in well_known
-} else := [{
-	"index": n.index, "rule": "name-case", "severity": "warning", "field": n.field,
-	"message": concat("", [
-		`"`, n.name, `" differs only in case from "`, best.name, `", which the input uses `, format_int(best.count, 10),
-		" times (this spelling: ", format_int(mine, 10), "): names are compared exactly, so the two never match. Write ", best.name, ".",
-	]),
-}] if {
-	mine := spelling_count(n.what, n.name)
-	others := [{"name": s, "count": spelling_count(n.what, s)} |
-		some s in sort({x.name |
-			some x in names
-			x.what == n.what
-			x.name != n.name
-			regex.match(`^[\x00-\x7f]*$`, x.name)
-			lower(x.name) == lower(n.name)
-		})
-	]
-	top := max(array.concat([0], [o.count | some o in others]))
-	top > mine
-	best := [o | some o in others; o.count == top][0]
-} else := []
+}
 
-spelling_count(what, name) := count([x | some x in names; x.what == what; x.name == name])
+# Each group's most used spelling, the first by name among equals: a name
+# used less often than it is told to write it.
+most_used[group] := {"name": name, "count": top} if {
+	some group, names_of in spellings
+	count(names_of) > 1
+	counts := {s: spelling_count(group[0], s) | some s in names_of}
+	top := max({c | some c in counts})
+	name := min({s | some s, c in counts; c == top})
+}
 
 # The cross-check (crossCheck only): the models and runtimes to pair.
 cross_models := [r | input.crossCheck == true; some r in refs; r.isModel; r.valid]

@@ -99,7 +99,7 @@ name_case_findings := [f |
 	name != ""
 	not name in lint.well_known
 	lower(name) in lint.well_known
-	some f in lint.case_finding({"index": 0, "what": b.what, "field": concat(".", [b.path, "name"]), "name": name})
+	f := lint.well_known_case_finding({"index": 0, "what": b.what, "field": concat(".", [b.path, "name"]), "name": name})
 ]
 
 max_violations := 32
