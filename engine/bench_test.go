@@ -85,7 +85,7 @@ func benchMatrix(b *testing.B, prefix string, models, runtimes []*objects.Object
 			b.ReportAllocs()
 			for b.Loop() {
 				n := 0
-				err := MatchObjects(m, models, runtimes, func(Result) error { n++; return nil })
+				_, err := MatchObjects(m, models, runtimes, func(_ *objects.Object, rs []Result) error { n += len(rs); return nil })
 				if err != nil || n != pairs {
 					b.Fatal(err, n)
 				}

@@ -198,12 +198,14 @@ func (e *memoEntry) finish(vs []Verdict, err error) {
 	close(e.done)
 }
 
-// MatchObjects evaluates every model against every runtime and hands each
-// result to emit in input order (by model, then runtime), as soon as it is
-// known. Models are evaluated on all cores; results stay in order, and at
-// most a few models' results are held at once. It stops at the first error,
-// which names the model (and the runtime, when known).
-func MatchObjects(m Matcher, models, runtimes []*objects.Object, emit func(Result) error) error {
+// MatchObjects evaluates every model against the runtimes OME pairs it
+// with (objects.InScope) and hands emit each model's results, in input
+// order (by model, then runtime), as soon as they are known; a model that
+// no runtime is paired with gets none. It returns how many pairs were left
+// out for scope. Models are evaluated on all cores; results stay in order,
+// and at most a few models' results are held at once. It stops at the
+// first error, which names the model (and the runtime, when known).
+func MatchObjects(m Matcher, models, runtimes []*objects.Object, emit func(model *objects.Object, results []Result) error) (leftOut int, err error) {
 	specs := make([]map[string]any, len(runtimes))
 	for i, r := range runtimes {
 		specs[i] = r.Spec()
@@ -312,15 +314,21 @@ func MatchObjects(m Matcher, models, runtimes []*objects.Object, emit func(Resul
 		d := <-slots[i]
 		<-window
 		if d.err != nil {
-			return d.err
+			return leftOut, d.err
 		}
+		results := make([]Result, 0, len(runtimes))
 		for j, ro := range runtimes {
-			if err := emit(Result{Model: objects.RefOf(mo), Runtime: objects.RefOf(ro), Verdict: d.verdicts[j]}); err != nil {
-				return err
+			if !objects.InScope(mo, ro) {
+				leftOut++
+				continue
 			}
+			results = append(results, Result{Model: objects.RefOf(mo), Runtime: objects.RefOf(ro), Verdict: d.verdicts[j]})
+		}
+		if err := emit(mo, results); err != nil {
+			return leftOut, err
 		}
 	}
-	return nil
+	return leftOut, nil
 }
 
 // Matchers returns the matchers of the named engine: one, or for "both"

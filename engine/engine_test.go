@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ome-policy/evaluator/bench/generate"
@@ -283,14 +284,75 @@ func TestMatchObjectsOnGeneratedCluster(t *testing.T) {
 	}
 	models, runtimes := generatedObjects(ms), generatedObjects(rs)
 	var want []Result
-	require.NoError(t, MatchObjects(oracle.Matcher{}, models, runtimes, func(r Result) error { want = append(want, r); return nil }))
+	require.NoError(t, matchAll(oracle.Matcher{}, models, runtimes, &want))
 	require.Len(t, want, len(models)*len(runtimes))
 	for name, m := range testMatchers(t) {
 		var got []Result
-		require.NoError(t, MatchObjects(m, models, runtimes, func(r Result) error { got = append(got, r); return nil }))
+		require.NoError(t, matchAll(m, models, runtimes, &got))
 		require.Len(t, got, len(want), name)
 		for i := range want {
 			require.Equal(t, want[i], got[i], "%s: pair %d", name, i)
 		}
+	}
+}
+
+// matchAll runs MatchObjects and appends every result to out.
+func matchAll(m Matcher, models, runtimes []*objects.Object, out *[]Result) error {
+	_, err := MatchObjects(m, models, runtimes, func(_ *objects.Object, rs []Result) error {
+		*out = append(*out, rs...)
+		return nil
+	})
+	return err
+}
+
+// MatchObjects pairs as OME scopes: a BaseModel meets the ServingRuntimes
+// of its own namespace and every ClusterServingRuntime; a ClusterBaseModel
+// meets every runtime. Each model gets its results, none for a model that
+// meets no runtime, and the pairs left out are counted.
+func TestMatchObjectsScopesByNamespace(t *testing.T) {
+	object := func(kind, ns, name string) *objects.Object {
+		meta := map[string]any{"name": name}
+		if ns != "" {
+			meta["namespace"] = ns
+		}
+		spec := map[string]any{"modelFormat": map[string]any{"name": "safetensors"}}
+		if strings.HasSuffix(kind, "Runtime") {
+			spec = map[string]any{"supportedModelFormats": []any{map[string]any{"modelFormat": map[string]any{"name": "safetensors"}}}}
+		}
+		return &objects.Object{APIVersion: objects.APIVersion, Kind: kind, Namespace: ns, Name: name,
+			Value: map[string]any{"apiVersion": objects.APIVersion, "kind": kind, "metadata": meta, "spec": spec}}
+	}
+	models := []*objects.Object{
+		object("BaseModel", "team-a", "a"),
+		object("BaseModel", "team-b", "b"),
+		object("ClusterBaseModel", "", "c"),
+		object("BaseModel", "team-c", "lonely"),
+	}
+	runtimes := []*objects.Object{
+		object("ServingRuntime", "team-a", "sr-a"),
+		object("ClusterServingRuntime", "", "csr"),
+		object("ServingRuntime", "team-b", "sr-b"),
+	}
+	for name, m := range testMatchers(t) {
+		got := map[string][]string{}
+		var order []string
+		leftOut, err := MatchObjects(m, models, runtimes, func(mo *objects.Object, rs []Result) error {
+			order = append(order, mo.Name)
+			got[mo.Name] = []string{}
+			for _, r := range rs {
+				require.Equal(t, objects.RefOf(mo), r.Model)
+				got[mo.Name] = append(got[mo.Name], r.Runtime.Name)
+			}
+			return nil
+		})
+		require.NoError(t, err, name)
+		require.Equal(t, []string{"a", "b", "c", "lonely"}, order, name)
+		require.Equal(t, map[string][]string{
+			"a":      {"sr-a", "csr"},
+			"b":      {"csr", "sr-b"},
+			"c":      {"sr-a", "csr", "sr-b"},
+			"lonely": {"csr"},
+		}, got, name)
+		require.Equal(t, 4, leftOut, name) // a-sr-b, b-sr-a, lonely-sr-a, lonely-sr-b
 	}
 }

@@ -3,20 +3,64 @@ package engine
 import (
 	"fmt"
 	"reflect"
+	"strconv"
+	"strings"
 
+	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/engine/cel"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/objects"
 )
 
-// Linter runs the lint policies over a set of objects. The policies decide
-// every finding but crd-schema (what OME's CRDs refuse, checked in Go with
-// the API server's validator); the engine only hands them the objects, maps
-// each finding's field to its file and line, and sorts the findings.
+// Linter runs the lint policies: on each object alone (Object), then on
+// the objects together (Set: duplicate-name, name-case and the
+// cross-check), so that a large input can be linted an object at a time,
+// keeping of each only what the set rules read (Slimmer). The policies
+// decide every finding but crd-schema (what OME's CRDs refuse, checked in
+// Go with the API server's validator); the engine only hands them the
+// objects and maps each finding's field to its file and line.
 type Linter interface {
 	Name() string
-	Lint(objs []*objects.Object, opts LintOptions) ([]Finding, error)
+	Object(o *objects.Object) ([]Finding, error)
+	Set(objs []SetObject, opts LintOptions) ([]Finding, error)
+}
+
+// SetObject: an object as the set rules read it, kept by a Slimmer.
+type SetObject = answer.SetObject
+
+// Slimmer keeps objects as the set rules read them.
+type Slimmer = answer.Slimmer
+
+var (
+	NewSlimmer = answer.NewSlimmer
+	// SortFindings sorts findings by file, line and rule.
+	SortFindings = answer.SortFindings
+)
+
+// Lint lints objs, each alone and then together, and sorts the findings by
+// file, line and rule.
+func Lint(l Linter, objs []*objects.Object, opts LintOptions) ([]Finding, error) {
+	out := []Finding{}
+	set := make([]SetObject, len(objs))
+	slimmer := NewSlimmer(opts.CrossCheck)
+	for i, o := range objs {
+		fs, err := l.Object(o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fs...)
+		set[i] = slimmer.ForSet(o)
+	}
+	fs, err := l.Set(set, opts)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, fs...)
+	answer.SortFindings(out)
+	return out, nil
 }
 
 // NewLinter compiles the lint policies for the named engine.
@@ -52,15 +96,26 @@ type bothLinter struct{ cel, rego Linter }
 
 func (b *bothLinter) Name() string { return Both }
 
-func (b *bothLinter) Lint(objs []*objects.Object, opts LintOptions) ([]Finding, error) {
-	c, err := b.cel.Lint(objs, opts)
+func (b *bothLinter) Object(o *objects.Object) ([]Finding, error) {
+	return b.agree(func(l Linter) ([]Finding, error) { return l.Object(o) })
+}
+
+func (b *bothLinter) Set(objs []SetObject, opts LintOptions) ([]Finding, error) {
+	return b.agree(func(l Linter) ([]Finding, error) { return l.Set(objs, opts) })
+}
+
+// agree asks both engines and refuses to answer when they disagree.
+func (b *bothLinter) agree(ask func(Linter) ([]Finding, error)) ([]Finding, error) {
+	c, err := ask(b.cel)
 	if err != nil {
 		return nil, fmt.Errorf("cel: %w", err)
 	}
-	r, err := b.rego.Lint(objs, opts)
+	r, err := ask(b.rego)
 	if err != nil {
 		return nil, fmt.Errorf("rego: %w", err)
 	}
+	answer.SortFindings(c)
+	answer.SortFindings(r)
 	if !reflect.DeepEqual(c, r) {
 		return nil, fmt.Errorf("engines disagree on the lint findings: %s", firstDifference(c, r))
 	}
@@ -79,4 +134,125 @@ func firstDifference(c, r []Finding) string {
 		}
 	}
 	return "none"
+}
+
+// Rule is one lint rule, as the policies' lint-rules.yaml lists it.
+type Rule struct {
+	ID          string `json:"id" yaml:"id"`
+	Severity    string `json:"severity" yaml:"severity"`
+	Description string `json:"description" yaml:"description"`
+}
+
+// RuleInputError is what lint reports an input that could not be read
+// (YAML that does not parse, a template, an object without a name) as: no
+// policy's rule, and never turned off.
+const RuleInputError = "input-error"
+
+// IgnoreAnnotation is the annotation with which an object turns rules off
+// for itself: a comma-separated list of rule ids.
+const IgnoreAnnotation = "evaluate.ome.io/ignore"
+
+// LintRules lists the lint rules of the policies, in their order.
+func LintRules(set *policyset.Set) ([]Rule, error) {
+	var doc struct {
+		Rules []Rule `yaml:"rules"`
+	}
+	if err := yaml.Unmarshal([]byte(set.LintRules), &doc); err != nil {
+		return nil, fmt.Errorf("policies %s: %s: %w", set.Origin, policyset.LintRulesFile, err)
+	}
+	for i, r := range doc.Rules {
+		if r.ID == "" || r.Severity == "" || r.Description == "" {
+			return nil, fmt.Errorf("policies %s: %s: rules[%d] needs an id, a severity and a description", set.Origin, policyset.LintRulesFile, i)
+		}
+	}
+	return doc.Rules, nil
+}
+
+// RuleFilter says which rules a lint run reports: every rule but those
+// turned off, or only those turned on.
+type RuleFilter struct {
+	disabled, only map[string]bool
+}
+
+// NewRuleFilter turns --disable and --enable-only into a filter; a rule id
+// that is not among rules is an error, never silently ignored.
+func NewRuleFilter(rules []Rule, disable, enableOnly []string) (RuleFilter, error) {
+	var f RuleFilter
+	var err error
+	if f.disabled, err = ruleSet(rules, disable, "--disable"); err != nil {
+		return f, err
+	}
+	if f.only, err = ruleSet(rules, enableOnly, "--enable-only"); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// Keep reports whether the filter keeps a finding of the rule, the object's
+// own ignored rules (IgnoredRules) aside.
+func (f RuleFilter) Keep(rule string, ignored map[string]bool) bool {
+	if rule == RuleInputError {
+		return true
+	}
+	if len(f.only) > 0 && !f.only[rule] {
+		return false
+	}
+	return !f.disabled[rule] && !ignored[rule]
+}
+
+func ruleSet(rules []Rule, ids []string, where string) (map[string]bool, error) {
+	known := map[string]bool{}
+	for _, r := range rules {
+		known[r.ID] = true
+	}
+	out := map[string]bool{}
+	for _, id := range ids {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			continue
+		}
+		if !known[id] {
+			return nil, fmt.Errorf("%s: unknown rule %q (evaluate lint --list-rules lists them)", where, id)
+		}
+		out[id] = true
+	}
+	return out, nil
+}
+
+// IgnoredRules reads the rules an object turns off for itself (the
+// annotation evaluate.ome.io/ignore). A rule id that is not among rules
+// is a problem that names the annotation; the known ones still apply.
+func IgnoredRules(o *objects.Object, rules []Rule) (map[string]bool, *objects.InputError) {
+	meta, _ := o.Value["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	v, ok := annotations[IgnoreAnnotation]
+	if !ok {
+		return nil, nil
+	}
+	field := objects.JoinPath("metadata.annotations", IgnoreAnnotation)
+	s, isString := v.(string)
+	if !isString {
+		return nil, &objects.InputError{File: o.File, Line: o.LineOf(field), Field: field, Msg: "must be a string of rule ids separated by commas"}
+	}
+	known := map[string]bool{}
+	for _, r := range rules {
+		known[r.ID] = true
+	}
+	out := map[string]bool{}
+	var unknown []string
+	for _, id := range strings.Split(s, ",") {
+		id = strings.TrimSpace(id)
+		switch {
+		case id == "":
+		case known[id]:
+			out[id] = true
+		default:
+			unknown = append(unknown, strconv.Quote(id))
+		}
+	}
+	if len(unknown) > 0 {
+		return out, &objects.InputError{File: o.File, Line: o.LineOf(field), Field: field,
+			Msg: "unknown rule " + strings.Join(unknown, ", ") + " (evaluate lint --list-rules lists them)"}
+	}
+	return out, nil
 }

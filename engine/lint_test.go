@@ -30,7 +30,7 @@ func lintPaths(t testing.TB, l Linter, cross bool, paths ...string) []Finding {
 	t.Helper()
 	objs, err := objects.Load(paths, objects.LoadOptions{Lenient: true})
 	require.NoError(t, err)
-	fs, err := l.Lint(objs, LintOptions{CrossCheck: cross})
+	fs, err := Lint(l, objs, LintOptions{CrossCheck: cross})
 	require.NoError(t, err)
 	return fs
 }
@@ -259,9 +259,9 @@ func TestLintEnginesAgreeOnRandomObjects(t *testing.T) {
 			objs = append(objs, o)
 		}
 		cross := round%2 == 0
-		c, err := ls[CEL].Lint(objs, LintOptions{CrossCheck: cross})
+		c, err := Lint(ls[CEL], objs, LintOptions{CrossCheck: cross})
 		require.NoError(t, err, "round %d", round)
-		r, err := ls[Rego].Lint(objs, LintOptions{CrossCheck: cross})
+		r, err := Lint(ls[Rego], objs, LintOptions{CrossCheck: cross})
 		require.NoError(t, err, "round %d", round)
 		if !reflect.DeepEqual(c, r) {
 			t.Fatalf("round %d: %s", round, firstDifference(c, r))
@@ -276,19 +276,23 @@ func TestLintEnginesAgreeOnRandomObjects(t *testing.T) {
 type fixedLinter []Finding
 
 func (f fixedLinter) Name() string { return "fixed" }
-func (f fixedLinter) Lint([]*objects.Object, LintOptions) ([]Finding, error) {
-	return f, nil
+func (f fixedLinter) Object(*objects.Object) ([]Finding, error) {
+	return append([]Finding{}, f...), nil
+}
+func (f fixedLinter) Set([]SetObject, LintOptions) ([]Finding, error) {
+	return append([]Finding{}, f...), nil
 }
 
 func TestBothLinterReportsDisagreement(t *testing.T) {
 	a := Finding{Rule: "empty-version", Severity: SeverityError, File: "a.yaml", Line: 3}
 	b := a
 	b.Line = 4
-	_, err := (&bothLinter{cel: fixedLinter{a}, rego: fixedLinter{b}}).Lint(nil, LintOptions{})
+	o := &objects.Object{}
+	_, err := (&bothLinter{cel: fixedLinter{a}, rego: fixedLinter{b}}).Object(o)
 	require.ErrorContains(t, err, "engines disagree on the lint findings")
-	_, err = (&bothLinter{cel: fixedLinter{a}, rego: fixedLinter{}}).Lint(nil, LintOptions{})
+	_, err = (&bothLinter{cel: fixedLinter{a}, rego: fixedLinter{}}).Set(nil, LintOptions{})
 	require.ErrorContains(t, err, "only cel finds")
-	got, err := (&bothLinter{cel: fixedLinter{a}, rego: fixedLinter{a}}).Lint(nil, LintOptions{})
+	got, err := (&bothLinter{cel: fixedLinter{a}, rego: fixedLinter{a}}).Object(o)
 	require.NoError(t, err)
 	require.Equal(t, []Finding{a}, got)
 }

@@ -49,7 +49,7 @@ func TestRegoMemoBounds(t *testing.T) {
 	ms, rs := generate.Cluster(5, 10, 120)
 	models, runtimes := twinModels(ms), generatedObjects(rs)
 	var want []Result
-	require.NoError(t, MatchObjects(oracle.Matcher{}, models, runtimes, func(r Result) error { want = append(want, r); return nil }))
+	require.NoError(t, matchAll(oracle.Matcher{}, models, runtimes, &want))
 	m, err := rego.New(testPolicies(t))
 	require.NoError(t, err)
 	rm := m
@@ -76,7 +76,7 @@ func TestRegoMemoBounds(t *testing.T) {
 		maxMemoVerdicts, rego.MaxTableCells = tc.verdicts, tc.cells
 		c := &countingRego{Matcher: rm}
 		var got []Result
-		err := MatchObjects(c, models, runtimes, func(r Result) error { got = append(got, r); return nil })
+		err := matchAll(c, models, runtimes, &got)
 		maxMemoVerdicts, rego.MaxTableCells = savedVerdicts, savedCells
 		require.NoError(t, err)
 		require.Equal(t, want, got, "bounds %+v", tc)
@@ -170,7 +170,7 @@ func TestWorkersShareThePreparedRuntimes(t *testing.T) {
 	ms, rs := generate.ShapedCluster(7, 24, 90, generate.Many)
 	models, runtimes := generatedObjects(ms), generatedObjects(rs)
 	var want []Result
-	require.NoError(t, MatchObjects(oracle.Matcher{}, models, runtimes, func(r Result) error { want = append(want, r); return nil }))
+	require.NoError(t, matchAll(oracle.Matcher{}, models, runtimes, &want))
 	for _, name := range []string{CEL, Rego} {
 		ms, err := Matchers(name, testPolicies(t))
 		require.NoError(t, err)
@@ -178,7 +178,7 @@ func TestWorkersShareThePreparedRuntimes(t *testing.T) {
 			saved := runtime.GOMAXPROCS(procs)
 			c := &countingBatch{batchMatcher: ms[0].(batchMatcher)}
 			var got []Result
-			err := MatchObjects(c, models, runtimes, func(r Result) error { got = append(got, r); return nil })
+			err := matchAll(c, models, runtimes, &got)
 			runtime.GOMAXPROCS(saved)
 			require.NoError(t, err)
 			require.Equal(t, want, got, "%s with %d workers", name, procs)

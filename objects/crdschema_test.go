@@ -5,12 +5,14 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"flag"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+	"k8s.io/kube-openapi/pkg/validation/validate"
 )
 
 // crdSchemas extracts each OME CRD's openAPIV3Schema (of its served,
@@ -91,6 +93,13 @@ func TestSchemaErrors(t *testing.T) {
 				`spec.supportedModelFormats[0].modelFormat.version: Invalid value: "number": spec.supportedModelFormats[0].modelFormat.version in body must be of type string: "number"`,
 				"spec.supportedModelFormats[0].modelFramework: Required value",
 			}},
+		{"the same entry twice, each named by its index", "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {name: r}\nspec:\n  supportedModelFormats:\n  - modelFormat: {name: safetensors, version: 1.0}\n  - modelFormat: {name: safetensors, version: 1.0}\n",
+			[]string{
+				`spec.supportedModelFormats[0].modelFormat.version: Invalid value: "number": spec.supportedModelFormats[0].modelFormat.version in body must be of type string: "number"`,
+				"spec.supportedModelFormats[0].modelFramework: Required value",
+				`spec.supportedModelFormats[1].modelFormat.version: Invalid value: "number": spec.supportedModelFormats[1].modelFormat.version in body must be of type string: "number"`,
+				"spec.supportedModelFormats[1].modelFramework: Required value",
+			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			errs, err := SchemaErrors(load(c.doc))
@@ -106,4 +115,110 @@ func TestSchemaErrors(t *testing.T) {
 	errs, err := SchemaErrors(&Object{Kind: KindClusterBaseModel, FromFolder: true, Value: map[string]any{}})
 	require.NoError(t, err)
 	require.Empty(t, errs)
+}
+
+// The schema in two parts (the object with spec's fields taken as they
+// are, then each field on its own, its verdict kept for its value) gives
+// what the whole schema gives, on every object of testdata, on a
+// generated cluster and on those objects with values of the wrong type
+// put in at random.
+func TestSchemaErrorsAreTheWholeSchemas(t *testing.T) {
+	in := &Input{}
+	in.Read([]string{"../testdata/catalog", "../testdata/examples", "../testdata/lint", "../testdata/bad", "../testdata/gatekeeper",
+		"../testdata/namespaces", "../testdata/dump"}, ReadOptions{Lenient: true, ModelFolders: true, Recursive: true})
+	objs := in.Objects
+	require.Greater(t, len(objs), 300)
+	validators := map[string]*validate.SchemaValidator{}
+	whole := func(o *Object) []SchemaError {
+		v, ok := validators[o.Kind]
+		if !ok {
+			var err error
+			v, err = wholeValidator(o.Kind)
+			require.NoError(t, err)
+			validators[o.Kind] = v
+		}
+		if v == nil || o.FromFolder {
+			return nil
+		}
+		errs := schemaErrors(v.Validate(o.Value))
+		sortSchemaErrors(errs)
+		if len(errs) == 0 {
+			return nil
+		}
+		return errs
+	}
+	r := rand.New(rand.NewSource(1))
+	wrong := []any{int64(3), 1.5, true, "text", []any{"a"}, map[string]any{"x": int64(1)}, []any{}}
+	checked, failing := 0, 0
+	for round := 0; round < 2; round++ {
+		for _, o := range objs {
+			if round > 0 {
+				o = &Object{Kind: o.Kind, Name: o.Name, File: o.File, Line: o.Line, FromFolder: o.FromFolder, Value: mutate(r, deepCopy(o.Value).(map[string]any), wrong)}
+			}
+			want := whole(o)
+			got, err := SchemaErrors(o)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "%s (%s:%d), round %d", o.Ref(), o.File, o.Line, round)
+			checked++
+			if len(want) > 0 {
+				failing++
+			}
+		}
+	}
+	require.Greater(t, failing, checked/10, "the mutations give errors to compare")
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
+
+// mutate replaces a value at a random place under spec with one of wrong.
+func mutate(r *rand.Rand, v map[string]any, wrong []any) map[string]any {
+	spec, ok := v["spec"].(map[string]any)
+	if !ok || len(spec) == 0 {
+		return v
+	}
+	var cur any = spec
+	for depth := 0; depth < 1+r.Intn(5); depth++ {
+		switch x := cur.(type) {
+		case map[string]any:
+			if len(x) == 0 {
+				return v
+			}
+			keys := sortedMapKeys(x)
+			k := keys[r.Intn(len(keys))]
+			if r.Intn(3) == 0 {
+				x[k] = wrong[r.Intn(len(wrong))]
+				return v
+			}
+			cur = x[k]
+		case []any:
+			if len(x) == 0 {
+				return v
+			}
+			i := r.Intn(len(x))
+			if r.Intn(3) == 0 {
+				x[i] = wrong[r.Intn(len(wrong))]
+				return v
+			}
+			cur = x[i]
+		default:
+			return v
+		}
+	}
+	return v
 }

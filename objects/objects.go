@@ -109,6 +109,18 @@ func RawScalars(o *Object) map[string]any {
 	return out
 }
 
+// InScope reports whether OME ever pairs the model with the runtime. OME
+// selects a runtime for an InferenceService among the ServingRuntimes of
+// the InferenceService's namespace and every ClusterServingRuntime, with a
+// model that is a BaseModel of that namespace or a ClusterBaseModel. So a
+// ClusterServingRuntime pairs with every model, and a ServingRuntime with
+// the BaseModels of its own namespace and with every ClusterBaseModel (in
+// an InferenceService of the runtime's namespace); a BaseModel never meets
+// the ServingRuntimes of another namespace.
+func InScope(model, runtime *Object) bool {
+	return runtime.Kind != KindServingRuntime || model.Kind != KindBaseModel || model.Namespace == runtime.Namespace
+}
+
 // Deduplicate keeps one object per kind, namespace and name: the later
 // one, as applying the objects in order would leave it. It returns the
 // objects in input order and the ones that were replaced.

@@ -1,6 +1,7 @@
 package objects
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -123,13 +124,36 @@ func (in *Input) Read(paths []string, opts ReadOptions) {
 				in.take(o)
 				continue
 			}
-			data, file, err := ReadInput(it.path, opts.Stdin)
-			if err != nil {
-				in.problem(err)
-				continue
-			}
-			in.ReadData(file, data, opts)
+			in.readPath(it.path, opts)
 		}
+	}
+}
+
+// readPath reads one file, or standard input for "-", a document at a
+// time: a cluster's dump is never held whole.
+func (in *Input) readPath(path string, opts ReadOptions) {
+	name, r := path, io.Reader(nil)
+	if path == "-" {
+		name, r = "<stdin>", opts.Stdin
+		if r == nil {
+			r = os.Stdin
+		}
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			in.problem(pathError(path, err))
+			return
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Size() > maxInputBytes {
+			in.problem(tooLargeError(name))
+			return
+		}
+		r = f
+	}
+	dr := &docReader{in: in, opts: opts, file: name}
+	if err := dr.stream(r); err != nil {
+		in.problem(err)
 	}
 }
 
@@ -138,7 +162,9 @@ func (in *Input) Read(paths []string, opts ReadOptions) {
 // resource, read by package live).
 func (in *Input) ReadData(name string, data []byte, opts ReadOptions) {
 	r := &docReader{in: in, opts: opts, file: name}
-	r.read(data)
+	if err := r.stream(bytes.NewReader(data)); err != nil {
+		in.problem(err)
+	}
 }
 
 func (in *Input) problem(err error) {
@@ -164,15 +190,51 @@ type docReader struct {
 	file string
 }
 
-func (r *docReader) read(data []byte) {
-	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
-		r.in.problem(&InputError{File: r.file, Msg: "not a YAML or JSON file (binary data)"})
-		return
+// stream reads the documents of rd one at a time, each cut before its
+// document marker ("---" at the start of a line, which YAML forbids inside
+// any value) and decoded on its own, so that one that is not YAML (a
+// template, a typo) is reported and the next ones are still read. It
+// returns what ends the file: an error reading it, binary data, or more
+// than maxInputBytes.
+func (r *docReader) stream(rd io.Reader) error {
+	br := bufio.NewReaderSize(rd, 64<<10)
+	var doc []byte
+	start, line, total := 1, 1, 0
+	flush := func() error {
+		if len(doc) == 0 {
+			return nil
+		}
+		if bytes.IndexByte(doc, 0) >= 0 || !utf8.Valid(doc) {
+			return &InputError{File: r.file, Msg: "not a YAML or JSON file (binary data)"}
+		}
+		r.chunk(docChunk{data: doc, line: start})
+		doc = doc[:0]
+		return nil
 	}
-	// Each document is decoded on its own, so that one that is not YAML
-	// (a template, a typo) is reported and the next ones are still read.
-	for _, c := range splitDocuments(data) {
-		r.chunk(c)
+	for {
+		l, err := br.ReadSlice('\n')
+		if isDocumentMarker(l) {
+			if ferr := flush(); ferr != nil {
+				return ferr
+			}
+			start = line
+		}
+		// A line longer than the buffer comes in pieces.
+		for ; err == bufio.ErrBufferFull; l, err = br.ReadSlice('\n') {
+			doc = append(doc, l...)
+			total += len(l)
+		}
+		if err != nil && err != io.EOF {
+			return pathError(r.file, err)
+		}
+		doc = append(doc, l...)
+		if total += len(l); total > maxInputBytes {
+			return tooLargeError(r.file)
+		}
+		if err == io.EOF {
+			return flush()
+		}
+		line++
 	}
 }
 
@@ -298,28 +360,6 @@ func setNamespace(o *Object, ns string) {
 type docChunk struct {
 	data []byte
 	line int
-}
-
-// splitDocuments cuts a YAML stream before each document marker ("---" at
-// the start of a line), which YAML forbids inside any value, so that each
-// piece can be decoded on its own.
-func splitDocuments(data []byte) []docChunk {
-	var out []docChunk
-	start, startLine, line := 0, 1, 1
-	for i := 0; i < len(data); {
-		end := bytes.IndexByte(data[i:], '\n')
-		next := len(data)
-		if end >= 0 {
-			next = i + end + 1
-		}
-		if i > start && isDocumentMarker(data[i:next]) {
-			out = append(out, docChunk{data: data[start:i], line: startLine})
-			start, startLine = i, line
-		}
-		i = next
-		line++
-	}
-	return append(out, docChunk{data: data[start:], line: startLine})
 }
 
 func isDocumentMarker(l []byte) bool {

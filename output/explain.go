@@ -7,9 +7,10 @@ import (
 )
 
 // ExplainWriter writes the explanations of `evaluate explain`, one per
-// model and runtime, ordered by model, then runtime.
+// model and runtime, ordered by model, then runtime, and the inputs that
+// could not be read (the machine-readable formats carry them).
 type ExplainWriter interface {
-	Write(es []engine.Explanation) error
+	Write(es []engine.Explanation, problems []Problem) error
 }
 
 // ExplainFormats lists the -o values of explain.

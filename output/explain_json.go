@@ -7,15 +7,28 @@ import (
 	"github.com/ome-policy/evaluator/engine"
 )
 
-// explainJSON writes {"explanations": [...]}.
+// explainJSON writes {"explanations": [...], "errors": [...]}.
 type explainJSON struct{ w io.Writer }
 
-func (x *explainJSON) Write(es []engine.Explanation) error {
+// explainDocument is what -o json and -o yaml write.
+type explainDocument struct {
+	Explanations []engine.Explanation `json:"explanations" yaml:"explanations"`
+	Errors       []Problem            `json:"errors" yaml:"errors"`
+}
+
+func newExplainDocument(es []engine.Explanation, problems []Problem) explainDocument {
 	if es == nil {
 		es = []engine.Explanation{}
 	}
+	if problems == nil {
+		problems = []Problem{}
+	}
+	return explainDocument{Explanations: es, Errors: problems}
+}
+
+func (x *explainJSON) Write(es []engine.Explanation, problems []Problem) error {
 	enc := json.NewEncoder(x.w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"explanations": es})
+	return enc.Encode(newExplainDocument(es, problems))
 }

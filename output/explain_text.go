@@ -16,7 +16,7 @@ type explainText struct {
 	style Style
 }
 
-func (x *explainText) Write(es []engine.Explanation) error {
+func (x *explainText) Write(es []engine.Explanation, _ []Problem) error {
 	var b strings.Builder
 	for i, e := range es {
 		if i > 0 {

@@ -46,8 +46,14 @@ type lintGitHub struct{ w io.Writer }
 func (l *lintGitHub) Write(r LintReport) error {
 	var b strings.Builder
 	for _, f := range r.Findings {
-		b.WriteString(ghAnnotation(ghCommand(f.Severity), f.File, f.Line,
-			f.Rule+" ("+refText(f.Object)+")", f.Field+": "+f.Message))
+		title, message := f.Rule, f.Message
+		if f.Object.Kind != "" {
+			title += " (" + refText(f.Object) + ")"
+		}
+		if f.Field != "" {
+			message = f.Field + ": " + message
+		}
+		b.WriteString(ghAnnotation(ghCommand(f.Severity), f.File, f.Line, title, message))
 	}
 	fmt.Fprintf(&b, "%d object(s): %d error(s), %d warning(s), %d info\n", len(r.Objects),
 		r.Count(engine.SeverityError), r.Count(engine.SeverityWarning), r.Count(engine.SeverityInfo))

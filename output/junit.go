@@ -59,11 +59,19 @@ func writeJUnit(w io.Writer, name string, cases []junitCase) error {
 
 // lintJUnit writes a testcase per model or runtime; it fails when one of
 // its findings fails the run (an error, or a warning with --fail-on-warn),
-// and its other findings go to system-out.
+// and its other findings go to system-out. An input that could not be read
+// is a failed testcase of its own.
 type lintJUnit struct{ w io.Writer }
 
 func (l *lintJUnit) Write(r LintReport) error {
 	cases := make([]junitCase, 0, len(r.Objects))
+	for _, f := range r.Findings {
+		if f.Object.Kind == "" {
+			cases = append(cases, junitCase{ClassName: f.File, Name: f.Rule, Failure: &junitFailure{
+				Message: "the input cannot be read", Type: "lint", Text: findingLine(f, Style{}),
+			}})
+		}
+	}
 	for _, o := range r.Objects {
 		c := junitCase{ClassName: o.File, Name: refText(o.Ref)}
 		var failing, other []string

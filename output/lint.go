@@ -14,6 +14,9 @@ type LintReport struct {
 	Objects []LintedObject `json:"-" yaml:"-"`
 	// FailOnWarn makes warnings fail the run, as errors always do.
 	FailOnWarn bool `json:"-" yaml:"-"`
+	// Rules describe the rules, for the formats that carry descriptions
+	// (sarif).
+	Rules []engine.Rule `json:"-" yaml:"-"`
 }
 
 // Fails reports whether a finding fails the run: an error, or a warning

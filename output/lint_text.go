@@ -29,7 +29,12 @@ func (l *lintText) Write(r LintReport) error {
 	return err
 }
 
-// findingLine is one finding as text: "file:line: severity [rule] field: message".
+// findingLine is one finding as text: "file:line: severity [rule] field: message"
+// (without the field when there is none).
 func findingLine(f engine.Finding, style Style) string {
-	return fmt.Sprintf("%s:%d: %s [%s] %s: %s", f.File, f.Line, style.severity(f.Severity), f.Rule, f.Field, f.Message)
+	field := ""
+	if f.Field != "" {
+		field = f.Field + ": "
+	}
+	return fmt.Sprintf("%s:%d: %s [%s] %s%s", f.File, f.Line, style.severity(f.Severity), f.Rule, field, f.Message)
 }

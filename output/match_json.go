@@ -1,6 +1,7 @@
 package output
 
 import (
+	"encoding/json"
 	"io"
 	"strconv"
 	"unicode/utf8"
@@ -16,29 +17,37 @@ import (
 // for OME's catalog), and reflection and re-indenting were most of the time
 // spent writing it. TestMatchJSONIsEncodingJSON holds the two together.
 //
-// A model's results are written together, in one Write once its last
-// runtime's result is in (one system call per model, not per pair): the
-// results of a model come together, and a command that stops at an error
-// stops between models, so what is written before the error is the same.
+// A model's results are written together, in one Write (one system call
+// per model, not per pair), and a command that stops at an error stops
+// between models. The summary (pairs left out for scope, input errors)
+// follows the results.
 type matchJSON struct {
-	w        io.Writer
-	count    int
-	runtimes int // results per model
-	buf      []byte
+	w     io.Writer
+	count int
+	buf   []byte
 }
 
-func (m *matchJSON) Begin(_, runtimes []*objects.Object) error {
-	m.runtimes = len(runtimes)
+func (m *matchJSON) Begin(_, _ []*objects.Object) error {
 	_, err := io.WriteString(m.w, "{\"results\": [")
 	return err
 }
 
-func (m *matchJSON) Result(r engine.Result) error {
-	b := m.buf
-	if m.count > 0 {
+func (m *matchJSON) Model(_ engine.Ref, results []engine.Result) error {
+	b := m.buf[:0]
+	for _, r := range results {
+		b = appendResult(b, r, m.count > 0)
+		m.count++
+	}
+	m.buf = b
+	_, err := m.w.Write(b)
+	return err
+}
+
+// appendResult writes one result, after a comma when it is not the first.
+func appendResult(b []byte, r engine.Result, comma bool) []byte {
+	if comma {
 		b = append(b, ',')
 	}
-	m.count++
 	b = append(b, "\n  {\n    \"model\": "...)
 	b = appendRef(b, r.Model)
 	b = append(b, ",\n    \"runtime\": "...)
@@ -72,30 +81,27 @@ func (m *matchJSON) Result(r engine.Result) error {
 	if len(r.Entries) > 0 {
 		b = append(b, "\n    "...)
 	}
-	b = append(b, "]\n  }"...)
-	m.buf = b
-	if m.runtimes > 0 && m.count%m.runtimes != 0 {
-		return nil
+	return append(b, "]\n  }"...)
+}
+
+// End closes the results and writes the summary's fields after them.
+func (m *matchJSON) End(s MatchSummary) error {
+	b := m.buf[:0]
+	if m.count > 0 {
+		b = append(b, '\n')
 	}
-	return m.flush()
-}
-
-// flush writes the results held.
-func (m *matchJSON) flush() error {
-	_, err := m.w.Write(m.buf)
-	m.buf = m.buf[:0]
-	return err
-}
-
-func (m *matchJSON) End() error {
-	if err := m.flush(); err != nil {
+	b = append(b, "],\n\"leftOut\": "...)
+	b = strconv.AppendInt(b, int64(s.LeftOut), 10)
+	b = append(b, ",\n\"errors\": "...)
+	if s.Problems == nil {
+		s.Problems = []Problem{}
+	}
+	errs, err := json.MarshalIndent(s.Problems, "", "  ")
+	if err != nil {
 		return err
 	}
-	end := "]}\n"
-	if m.count > 0 {
-		end = "\n]}\n"
-	}
-	_, err := io.WriteString(m.w, end)
+	b = append(append(b, errs...), "}\n"...)
+	_, err = m.w.Write(b)
 	return err
 }
 

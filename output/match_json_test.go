@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -62,13 +63,18 @@ func TestMatchJSONIsEncodingJSON(t *testing.T) {
 			}
 			results[i] = res
 		}
+		summary := MatchSummary{LeftOut: r.Intn(3)}
+		for range r.Intn(3) {
+			summary.Problems = append(summary.Problems, Problem{File: randomString(r), Line: r.Intn(9), Field: randomString(r), Message: randomString(r)})
+		}
 		var got bytes.Buffer
 		w := &matchJSON{w: &got}
 		require.NoError(t, w.Begin(nil, nil))
-		for _, res := range results {
-			require.NoError(t, w.Result(res))
-		}
-		require.NoError(t, w.End())
+		// The results of one model, or of two.
+		cut := r.Intn(len(results) + 1)
+		require.NoError(t, w.Model(engine.Ref{}, results[:cut]))
+		require.NoError(t, w.Model(engine.Ref{}, results[cut:]))
+		require.NoError(t, w.End(summary))
 
 		var want bytes.Buffer
 		want.WriteString("{\"results\": [")
@@ -84,9 +90,25 @@ func TestMatchJSONIsEncodingJSON(t *testing.T) {
 		if len(results) > 0 {
 			want.WriteString("\n")
 		}
-		want.WriteString("]}\n")
+		want.WriteString("],\n\"leftOut\": ")
+		want.WriteString(strconv.Itoa(summary.LeftOut))
+		want.WriteString(",\n\"errors\": ")
+		if summary.Problems == nil {
+			summary.Problems = []Problem{}
+		}
+		b, err := json.MarshalIndent(summary.Problems, "", "  ")
+		require.NoError(t, err)
+		want.Write(b)
+		want.WriteString("}\n")
 		require.Equal(t, want.String(), got.String(), "round %d", round)
 		require.True(t, json.Valid(got.Bytes()))
+		var doc struct {
+			Results []engine.Result `json:"results"`
+			MatchSummary
+		}
+		require.NoError(t, json.Unmarshal(got.Bytes(), &doc))
+		require.Len(t, doc.Results, len(results))
+		require.Equal(t, summary.LeftOut, doc.LeftOut)
 	}
 }
 

@@ -9,14 +9,11 @@ import (
 	"github.com/ome-policy/evaluator/objects"
 )
 
-// matchText writes a table per model: each runtime, MATCH or NO MATCH, and
-// OME's reason. Results arrive grouped by model, so each table is written
-// as soon as its model is done.
+// matchText writes a table per model: each runtime OME pairs it with,
+// MATCH or NO MATCH, and OME's reason, as soon as its model is done.
 type matchText struct {
 	w        io.Writer
 	width    int
-	current  *engine.Ref
-	matches  int
 	models   int
 	unserved int
 }
@@ -43,52 +40,44 @@ func (m *matchText) Begin(_, runtimes []*objects.Object) error {
 	return nil
 }
 
-func (m *matchText) Result(r engine.Result) error {
-	if m.current == nil || *m.current != r.Model {
-		if err := m.closeModel(); err != nil {
-			return err
-		}
-		ref := r.Model
-		m.current = &ref
-		m.models++
-		if m.models > 1 {
-			if _, err := io.WriteString(m.w, "\n"); err != nil {
-				return err
-			}
-		}
-		if _, err := fmt.Fprintf(m.w, "%s\n  %-*s  %-8s  %s\n", refText(r.Model), m.width, "RUNTIME", "VERDICT", "REASON"); err != nil {
-			return err
-		}
+func (m *matchText) Model(model engine.Ref, results []engine.Result) error {
+	var b strings.Builder
+	if m.models > 0 {
+		b.WriteString("\n")
 	}
-	verdict := "NO MATCH"
-	if r.Compatible {
-		verdict = "MATCH"
-		m.matches++
+	m.models++
+	b.WriteString(refText(model) + "\n")
+	if len(results) == 0 {
+		b.WriteString("  no runtime that OME pairs with it was given\n")
+	} else {
+		fmt.Fprintf(&b, "  %-*s  %-8s  %s\n", m.width, "RUNTIME", "VERDICT", "REASON")
 	}
-	line := fmt.Sprintf("  %-*s  %-8s  %s", m.width, runtimeText(r.Runtime), verdict, r.Reason)
-	_, err := io.WriteString(m.w, strings.TrimRight(line, " ")+"\n")
-	return err
-}
-
-func (m *matchText) closeModel() error {
-	if m.current == nil {
-		return nil
+	matches := 0
+	for _, r := range results {
+		verdict := "NO MATCH"
+		if r.Compatible {
+			verdict = "MATCH"
+			matches++
+		}
+		line := fmt.Sprintf("  %-*s  %-8s  %s", m.width, runtimeText(r.Runtime), verdict, r.Reason)
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
-	if m.matches == 0 {
+	if matches == 0 {
 		m.unserved++
 	}
-	_, err := fmt.Fprintf(m.w, "  %d compatible runtime(s)\n", m.matches)
-	m.matches = 0
+	fmt.Fprintf(&b, "  %d compatible runtime(s)\n", matches)
+	_, err := io.WriteString(m.w, b.String())
 	return err
 }
 
-func (m *matchText) End() error {
-	if err := m.closeModel(); err != nil {
-		return err
+func (m *matchText) End(s MatchSummary) error {
+	if m.models == 0 {
+		return nil
 	}
-	if m.models > 0 {
-		_, err := fmt.Fprintf(m.w, "\n%d model(s), %d with no compatible runtime\n", m.models, m.unserved)
-		return err
+	line := fmt.Sprintf("\n%d model(s), %d with no compatible runtime", m.models, m.unserved)
+	if s.LeftOut > 0 {
+		line += fmt.Sprintf("; %d pair(s) left out, which OME never considers (a BaseModel and a ServingRuntime of another namespace)", s.LeftOut)
 	}
-	return nil
+	_, err := io.WriteString(m.w, line+"\n")
+	return err
 }

@@ -19,29 +19,45 @@ type matchYAML struct {
 
 func (m *matchYAML) Begin(_, _ []*objects.Object) error { return nil }
 
-func (m *matchYAML) Result(r engine.Result) error {
+func (m *matchYAML) Model(_ engine.Ref, results []engine.Result) error {
+	if len(results) == 0 {
+		return nil
+	}
 	if m.count == 0 {
 		if _, err := io.WriteString(m.w, "results:\n"); err != nil {
 			return err
 		}
 	}
-	m.count++
+	m.count += len(results)
+	out := make([]engine.Result, len(results))
+	for i, r := range results {
+		out[i] = normalise(r)
+	}
+	return encodeYAML(m.w, out)
+}
+
+func (m *matchYAML) End(s MatchSummary) error {
+	if m.count == 0 {
+		if _, err := io.WriteString(m.w, "results: []\n"); err != nil {
+			return err
+		}
+	}
+	if s.Problems == nil {
+		s.Problems = []Problem{}
+	}
+	return encodeYAML(m.w, s)
+}
+
+// encodeYAML writes v as YAML indented by two.
+func encodeYAML(w io.Writer, v any) error {
 	var b strings.Builder
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode([]engine.Result{normalise(r)}); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := io.WriteString(m.w, b.String())
+	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func (m *matchYAML) End() error {
-	if m.count == 0 {
-		_, err := io.WriteString(m.w, "results: []\n")
-		return err
-	}
-	return nil
 }
 
 // normalise makes empty lists print as [] rather than null.

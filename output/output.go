@@ -14,11 +14,43 @@ import (
 )
 
 // MatchWriter writes the results of `evaluate match` as they come: Begin
-// once, Result for each pair (ordered by model, then runtime), End once.
+// once, Model for each model with its results (the runtimes OME pairs it
+// with, in input order), End once.
 type MatchWriter interface {
 	Begin(models, runtimes []*objects.Object) error
-	Result(r engine.Result) error
-	End() error
+	Model(model engine.Ref, results []engine.Result) error
+	End(s MatchSummary) error
+}
+
+// MatchSummary is what a match run says after its results.
+type MatchSummary struct {
+	// LeftOut counts the pairs OME never considers (objects.InScope).
+	LeftOut int `json:"leftOut" yaml:"leftOut"`
+	// Problems are the inputs that could not be read; the machine-readable
+	// formats carry them as entries.
+	Problems []Problem `json:"errors" yaml:"errors"`
+}
+
+// Problem is an input that could not be read, as the machine-readable
+// formats give it.
+type Problem struct {
+	File    string `json:"file" yaml:"file"`
+	Line    int    `json:"line" yaml:"line"`
+	Field   string `json:"field" yaml:"field"`
+	Message string `json:"message" yaml:"message"`
+}
+
+// Problems turns input errors into Problems ([] for none).
+func Problems(errs []*objects.InputError) []Problem {
+	out := make([]Problem, len(errs))
+	for i, e := range errs {
+		msg := e.Msg
+		if e.Case != "" {
+			msg = fmt.Sprintf("case %q: %s", e.Case, msg)
+		}
+		out[i] = Problem{File: e.File, Line: e.Line, Field: e.Field, Message: msg}
+	}
+	return out
 }
 
 // TestReport is the outcome of `evaluate test`.

@@ -151,16 +151,23 @@ func (l *lintSARIF) Write(r LintReport) error {
 		index[id] = i
 		rules[i].ID = id
 		rules[i].ShortDescription.Text = "evaluate lint rule " + id
+		for _, r := range r.Rules {
+			if r.ID == id {
+				rules[i].ShortDescription.Text = r.Description
+			}
+		}
 		rules[i].DefaultConfiguration.Level = levels[id]
 	}
 	results := make([]sarifResult, 0, len(r.Findings))
 	for _, f := range r.Findings {
 		loc := sarifLocationAt(f.File, f.Line)
-		loc.LogicalLocations = []sarifLogical{{
-			Name:               f.Field,
-			FullyQualifiedName: refPath(f.Object) + "." + f.Field,
-			Kind:               "member",
-		}}
+		if f.Object.Kind != "" {
+			loc.LogicalLocations = []sarifLogical{{
+				Name:               f.Field,
+				FullyQualifiedName: refPath(f.Object) + "." + f.Field,
+				Kind:               "member",
+			}}
+		}
 		results = append(results, sarifResult{
 			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
 			Message: sarifMessage{Text: f.Message}, Locations: []sarifLocation{loc},

@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/ome-policy/evaluator/engine"
 )
 
@@ -17,9 +15,10 @@ type SelectResult struct {
 	engine.Decision  `yaml:",inline"`
 }
 
-// SelectWriter writes the results of `evaluate select`.
+// SelectWriter writes the results of `evaluate select`, and the inputs
+// that could not be read (the machine-readable formats carry them).
 type SelectWriter interface {
-	Write(results []SelectResult) error
+	Write(results []SelectResult, problems []Problem) error
 }
 
 // SelectFormats lists the -o values of select.
@@ -40,31 +39,39 @@ func NewSelectWriter(format string, w io.Writer) (SelectWriter, error) {
 
 type selectJSON struct{ w io.Writer }
 
-func (s *selectJSON) Write(results []SelectResult) error {
+// selectDocument is what -o json and -o yaml write.
+type selectDocument struct {
+	Decisions []SelectResult `json:"decisions" yaml:"decisions"`
+	Errors    []Problem      `json:"errors" yaml:"errors"`
+}
+
+func newSelectDocument(results []SelectResult, problems []Problem) selectDocument {
 	if results == nil {
 		results = []SelectResult{}
 	}
+	if problems == nil {
+		problems = []Problem{}
+	}
+	return selectDocument{Decisions: results, Errors: problems}
+}
+
+func (s *selectJSON) Write(results []SelectResult, problems []Problem) error {
 	enc := json.NewEncoder(s.w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"decisions": results})
+	return enc.Encode(newSelectDocument(results, problems))
 }
 
 type selectYAML struct{ w io.Writer }
 
-func (s *selectYAML) Write(results []SelectResult) error {
-	if results == nil {
-		results = []SelectResult{}
-	}
-	enc := yaml.NewEncoder(s.w)
-	enc.SetIndent(2)
-	return enc.Encode(map[string]any{"decisions": results})
+func (s *selectYAML) Write(results []SelectResult, problems []Problem) error {
+	return encodeYAML(s.w, newSelectDocument(results, problems))
 }
 
 // selectText writes a block per InferenceService: the verdict, then what
 // selection saw.
 type selectText struct{ w io.Writer }
 
-func (s *selectText) Write(results []SelectResult) error {
+func (s *selectText) Write(results []SelectResult, _ []Problem) error {
 	var b strings.Builder
 	for i, r := range results {
 		if i > 0 {

@@ -7,10 +7,11 @@ package policies
 
 import "embed"
 
-// FS is the embedded policy tree: cel/*.yaml, rego/*.rego and
-// capabilities.json.
+// FS is the embedded policy tree: cel/*.yaml, rego/*.rego,
+// capabilities.json and lint-rules.yaml (the lint rules' ids, severities
+// and descriptions).
 //
-//go:embed cel rego capabilities.json
+//go:embed cel rego capabilities.json lint-rules.yaml
 var FS embed.FS
 
 // Gatekeeper holds what the Gatekeeper generator (engine/gatekeeper) reads

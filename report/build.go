@@ -115,18 +115,23 @@ func compute(in Input) (*pageData, Summary, error) {
 	for i := range compatible {
 		compatible[i] = make([]bool, len(in.Runtimes))
 	}
-	mi, ri := 0, 0
-	err = engine.MatchObjects(m, in.Models, in.Runtimes, func(r engine.Result) error {
-		compatible[mi][ri] = r.Compatible
-		if ri++; ri == len(in.Runtimes) {
-			mi, ri = mi+1, 0
+	mi := 0
+	leftOut, err := engine.MatchObjects(m, in.Models, in.Runtimes, func(mo *objects.Object, results []engine.Result) error {
+		// The results are those of the runtimes in scope, in order.
+		k := 0
+		for ri, r := range in.Runtimes {
+			if objects.InScope(mo, r) {
+				compatible[mi][ri] = results[k].Compatible
+				k++
+			}
 		}
-		return mw.Result(r)
+		mi++
+		return mw.Model(objects.RefOf(mo), results)
 	})
 	if err != nil {
 		return nil, sum, err
 	}
-	if err := mw.End(); err != nil {
+	if err := mw.End(output.MatchSummary{LeftOut: leftOut}); err != nil {
 		return nil, sum, err
 	}
 	if err := d.putJSON("match", buf.Bytes()); err != nil {
@@ -151,7 +156,7 @@ func compute(in Input) (*pageData, Summary, error) {
 		return nil, sum, err
 	}
 	all := append(append([]*objects.Object{}, in.Models...), in.Runtimes...)
-	findings, err := lint.Lint(all, engine.LintOptions{CrossCheck: true})
+	findings, err := engine.Lint(lint, all, engine.LintOptions{CrossCheck: true})
 	if err != nil {
 		return nil, sum, err
 	}
@@ -224,8 +229,11 @@ func compute(in Input) (*pageData, Summary, error) {
 	if err != nil {
 		return nil, sum, err
 	}
+	// The document that evaluate explain -o json prints; input errors are
+	// said on standard error, not in the page.
 	explK, _ := json.Marshal("explanations")
-	pd.explainRoot = d.t.object([][]byte{explK}, []int{d.t.array(refs)})
+	errK, _ := json.Marshal("errors")
+	pd.explainRoot = d.t.object([][]byte{explK, errK}, []int{d.t.array(refs), d.t.array(nil)})
 	return pd, sum, nil
 }
 
@@ -235,7 +243,7 @@ func writeSelect(d *data, key string, results []output.SelectResult) error {
 	if err != nil {
 		return err
 	}
-	if err := w.Write(results); err != nil {
+	if err := w.Write(results, nil); err != nil {
 		return err
 	}
 	return d.putJSON(key, buf.Bytes())
@@ -278,7 +286,7 @@ func explainInto(t *table, in Input) ([]int, error) {
 						}
 						var b bytes.Buffer
 						w, _ := output.NewExplainWriter("json", &b, output.Style{})
-						errs[ri] = w.Write([]engine.Explanation{e})
+						errs[ri] = w.Write([]engine.Explanation{e}, nil)
 						docs[ri] = b.Bytes()
 					}
 				}()

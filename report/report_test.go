@@ -65,23 +65,29 @@ func expectedCatalog(t *testing.T, in Input) catalogExpectations {
 	require.NoError(t, err)
 	results := map[[2]int]engine.Result{}
 	var compatible, disabled, other [][2]int
-	k := 0
-	require.NoError(t, engine.MatchObjects(m, in.Models, in.Runtimes, func(r engine.Result) error {
-		i, j := k/R, k%R
-		k++
-		results[[2]int{i, j}] = r
-		switch {
-		case r.Compatible:
-			exp.rowCount[i]++
-			exp.colCount[j]++
-			compatible = append(compatible, [2]int{i, j})
-		case r.Reason == "runtime is disabled":
-			disabled = append(disabled, [2]int{i, j})
-		default:
-			other = append(other, [2]int{i, j})
+	i := 0
+	leftOut, err := engine.MatchObjects(m, in.Models, in.Runtimes, func(_ *objects.Object, rs []engine.Result) error {
+		// The catalog is cluster-scoped: every model meets every runtime.
+		require.Len(t, rs, R)
+		for j, r := range rs {
+			results[[2]int{i, j}] = r
+			switch {
+			case r.Compatible:
+				exp.rowCount[i]++
+				exp.colCount[j]++
+				compatible = append(compatible, [2]int{i, j})
+			case r.Reason == "runtime is disabled":
+				disabled = append(disabled, [2]int{i, j})
+			default:
+				other = append(other, [2]int{i, j})
+			}
 		}
+		i++
 		return nil
-	}))
+	})
+	require.NoError(t, err)
+	require.Zero(t, leftOut)
+	require.Equal(t, M, i)
 	// Every 20th compatible pair, a disabled runtime, and every 700th other.
 	for n := 0; n < len(compatible); n += 20 {
 		exp.sample = append(exp.sample, compatible[n])
@@ -104,7 +110,7 @@ func expectedCatalog(t *testing.T, in Input) catalogExpectations {
 		exp.explanations[p] = e
 		var b bytes.Buffer
 		w, _ := output.NewExplainWriter("json", &b, output.Style{})
-		require.NoError(t, w.Write([]engine.Explanation{e}))
+		require.NoError(t, w.Write([]engine.Explanation{e}, nil))
 		var ed struct{ Explanations []json.RawMessage }
 		require.NoError(t, json.Unmarshal(b.Bytes(), &ed))
 		exp.explainJSON[p] = string(ed.Explanations[0])
@@ -112,8 +118,8 @@ func expectedCatalog(t *testing.T, in Input) catalogExpectations {
 		b.Reset()
 		mw, _ := output.NewMatchWriter("json", &b)
 		require.NoError(t, mw.Begin(nil, nil))
-		require.NoError(t, mw.Result(results[p]))
-		require.NoError(t, mw.End())
+		require.NoError(t, mw.Model(results[p].Model, []engine.Result{results[p]}))
+		require.NoError(t, mw.End(output.MatchSummary{}))
 		var md struct{ Results []json.RawMessage }
 		require.NoError(t, json.Unmarshal(b.Bytes(), &md))
 		exp.matchJSON[p] = string(md.Results[0])

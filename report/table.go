@@ -121,8 +121,9 @@ func (t *table) intern(doc []byte) (int, error) {
 }
 
 // internElements stores the elements of the array in a document of the
-// form {"key": [...]} and returns their references, storing neither the
-// array nor the object around it.
+// form {"key": [...], ...} and returns their references, storing neither
+// the array nor the object around it. Keys after the first are read past
+// (stored, but referred to by nothing: the writers' "errors": []).
 func (t *table) internElements(doc []byte) ([]int, error) {
 	p := &parser{t: t, b: doc}
 	expect := func(c byte) error {
@@ -169,6 +170,22 @@ func (t *table) internElements(doc []byte) ([]int, error) {
 				return nil, err
 			}
 			break
+		}
+	}
+	for p.space(); p.i < len(p.b) && p.b[p.i] == ','; p.space() {
+		p.i++
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return nil, p.fail("expected a key")
+		}
+		if _, err := p.str(); err != nil {
+			return nil, err
+		}
+		if err := expect(':'); err != nil {
+			return nil, err
+		}
+		if _, err := p.value(1); err != nil {
+			return nil, err
 		}
 	}
 	if err := expect('}'); err != nil {

@@ -77,8 +77,15 @@ func main() {
 // object is what the output needs of a document: its reference, as JSON,
 // and its spec.
 type object struct {
-	ref  []byte // {"kind": ..., "namespace": ..., "name": ...}, indented
-	spec map[string]any
+	ref      []byte // {"kind": ..., "namespace": ..., "name": ...}, indented
+	kind, ns string
+	spec     map[string]any
+}
+
+// inScope is whether OME ever pairs the model with the runtime: a
+// BaseModel never meets the ServingRuntimes of another namespace.
+func inScope(m, r object) bool {
+	return r.kind != "ServingRuntime" || m.kind != "BaseModel" || m.ns == r.ns
 }
 
 func run(models, runtimes []string, stdout io.Writer) error {
@@ -95,6 +102,7 @@ func run(models, runtimes []string, stdout io.Writer) error {
 	// Models are matched on all cores, a few ahead of the writer.
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(ms)))
 	slots := make([]chan *[]byte, len(ms))
+	leftOut := make([]int, len(ms)) // each model's pairs out of scope
 	for i := range slots {
 		slots[i] = make(chan *[]byte, 1)
 	}
@@ -117,26 +125,35 @@ func run(models, runtimes []string, stdout io.Writer) error {
 			for i := range next {
 				bp := buffers.Get().(*[]byte)
 				b := (*bp)[:0]
-				for j, r := range rs {
-					b = appendResult(b, i == 0 && j == 0, ms[i], r, reference.Match(ms[i].spec, r.spec))
+				for _, r := range rs {
+					if !inScope(ms[i], r) {
+						leftOut[i]++
+						continue
+					}
+					b = appendResult(b, ms[i], r, reference.Match(ms[i].spec, r.spec))
 				}
 				*bp = b
 				slots[i] <- bp
 			}
 		}()
 	}
+	written, left := false, 0
 	for i := range ms {
 		bp := <-slots[i]
-		out.Write(*bp)
+		b := *bp
+		if !written && len(b) > 0 {
+			b, written = b[1:], true // the first result has no comma before it
+		}
+		out.Write(b)
+		left += leftOut[i]
 		buffers.Put(bp)
 		<-window
 	}
 	wg.Wait()
-	if len(ms) > 0 && len(rs) > 0 {
-		out.WriteString("\n]}\n")
-	} else {
-		out.WriteString("]}\n")
+	if written {
+		out.WriteString("\n")
 	}
+	fmt.Fprintf(out, "],\n\"leftOut\": %d,\n\"errors\": []}\n", left)
 	return out.Flush()
 }
 
@@ -240,7 +257,7 @@ func appendObjects(out []object, d map[string]any, kinds []string) []object {
 	ref = append(ref, ",\n      \"name\": "...)
 	ref = appendString(ref, name)
 	ref = append(ref, "\n    }"...)
-	return append(out, object{ref: ref, spec: normalise(spec).(map[string]any)})
+	return append(out, object{ref: ref, kind: kind, ns: ns, spec: normalise(spec).(map[string]any)})
 }
 
 // normalise turns yaml.v3's map[string]interface{} of nested documents and
@@ -264,13 +281,9 @@ func normalise(v any) any {
 }
 
 // appendResult writes one pair as json.MarshalIndent(result, "  ", "  ")
-// does, after its separator.
-func appendResult(b []byte, first bool, m, r object, v reference.Verdict) []byte {
-	if first {
-		b = append(b, "\n  {\n    \"model\": "...)
-	} else {
-		b = append(b, ",\n  {\n    \"model\": "...)
-	}
+// does, after a comma (which the writer drops before the first).
+func appendResult(b []byte, m, r object, v reference.Verdict) []byte {
+	b = append(b, ",\n  {\n    \"model\": "...)
 	b = append(b, m.ref...)
 	b = append(b, ",\n    \"runtime\": "...)
 	b = append(b, r.ref...)

@@ -80,8 +80,14 @@ func run(models, runtimes []string) error {
 	if err := w.Begin(ms, rs); err != nil {
 		return err
 	}
+	leftOut := 0
 	for _, m := range ms {
+		var results []engine.Result
 		for _, r := range rs {
+			if !objects.InScope(m, r) {
+				leftOut++
+				continue
+			}
 			v := reference.Match(m.Spec(), r.Spec())
 			res := engine.Result{Model: objects.RefOf(m), Runtime: objects.RefOf(r)}
 			res.Compatible, res.Reason = v.Compatible, v.Reason
@@ -89,12 +95,13 @@ func run(models, runtimes []string) error {
 			for i, e := range v.Entries {
 				res.Entries[i] = engine.EntryResult{Index: e.Index, Matched: e.Matched, Differences: e.Differences}
 			}
-			if err := w.Result(res); err != nil {
-				return err
-			}
+			results = append(results, res)
+		}
+		if err := w.Model(objects.RefOf(m), results); err != nil {
+			return err
 		}
 	}
-	if err := w.End(); err != nil {
+	if err := w.End(output.MatchSummary{LeftOut: leftOut}); err != nil {
 		return err
 	}
 	return out.Flush()

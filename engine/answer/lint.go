@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -52,64 +53,213 @@ const RuleCRDSchema = "crd-schema"
 // crdSchemaSuffix follows the API server's words in a crd-schema finding.
 const crdSchemaSuffix = ". OME's CRD refuses the object: the API server will not take it"
 
-// LintSetInput is what the set policy gets for each object: the object,
-// where it was read, and whether its fields have the types matching reads
-// (only such objects are cross-checked).
-func LintSetInput(objs []*objects.Object) []any {
+// SetObject is an object as the set rules read it: its identity, where it
+// was read, its spec (only what the rules read, unless the whole object is
+// kept for the cross-check), and whether the fields that matching reads
+// have their types (only such objects are cross-checked; without the
+// cross-check, no rule asks). Slimmer.ForSet makes them.
+type SetObject struct {
+	objects.Ref
+	File  string
+	Line  int
+	Valid bool
+	Spec  any // nil when the object has no spec
+	// lines are the lines of the fields that the set rules name, but when
+	// whole is kept, which has every field's line.
+	lines []fieldLine
+	whole *objects.Object
+}
+
+type fieldLine struct {
+	field string
+	line  int
+}
+
+// lineOf is the line of a field, the object's own line when it is not
+// known.
+func (o SetObject) lineOf(field string) int {
+	if o.whole != nil {
+		return o.whole.LineOf(field)
+	}
+	for _, l := range o.lines {
+		if l.field == field {
+			return l.line
+		}
+	}
+	return o.Line
+}
+
+// Slimmer keeps objects for the set rules (ForSet).
+type Slimmer struct {
+	crossCheck bool
+	// specs holds one copy of each slim spec: the runtimes of a cluster
+	// dump mostly name the same formats and frameworks.
+	specs map[string]map[string]any
+}
+
+// NewSlimmer keeps what the set rules read; with crossCheck, the whole
+// objects, which matching reads.
+func NewSlimmer(crossCheck bool) *Slimmer {
+	return &Slimmer{crossCheck: crossCheck, specs: map[string]map[string]any{}}
+}
+
+// ForSet is what the set rules need of o: its kind, namespace and name, the
+// name of each format and framework block (a model's, each entry's), and
+// the lines of these; with crossCheck, the whole object. So a large input
+// need not be held whole: a runtime of a cluster dump is kept in a few
+// hundred bytes, its spec shared with the runtimes that name the same
+// formats and frameworks.
+func (s *Slimmer) ForSet(o *objects.Object) SetObject {
+	so := SetObject{Ref: objects.RefOf(o), File: o.File, Line: o.Line, Valid: true, Spec: o.Value["spec"]}
+	if s.crossCheck {
+		so.whole = o
+		so.Valid = objects.CheckObject(o) == nil
+		return so
+	}
+	spec, ok := o.Value["spec"].(map[string]any)
+	if !ok {
+		return so
+	}
+	slim, fields := slimBlocks(spec, "spec")
+	if entries, ok := spec["supportedModelFormats"].([]any); ok {
+		list := make([]any, len(entries))
+		for i, e := range entries {
+			list[i] = e
+			if m, ok := e.(map[string]any); ok {
+				entry, names := slimBlocks(m, objects.IndexPath("spec.supportedModelFormats", i))
+				list[i] = entry
+				fields = append(fields, names...)
+			}
+		}
+		slim["supportedModelFormats"] = list
+	} else if v, ok := spec["supportedModelFormats"]; ok {
+		slim["supportedModelFormats"] = v
+	}
+	so.Spec = s.shared(slim)
+	fields = append(fields, "metadata.name")
+	so.lines = make([]fieldLine, 0, len(fields))
+	for _, f := range fields {
+		if p, ok := o.Pos[f]; ok {
+			so.lines = append(so.lines, fieldLine{f, p.Line})
+		}
+	}
+	return so
+}
+
+// shared gives the one copy of a slim spec equal to spec (which the set
+// rules only read).
+func (s *Slimmer) shared(spec map[string]any) map[string]any {
+	key, err := json.Marshal(spec)
+	if err != nil {
+		return spec
+	}
+	if kept, ok := s.specs[string(key)]; ok {
+		return kept
+	}
+	s.specs[string(key)] = spec
+	return spec
+}
+
+// slimBlocks keeps of a model's spec or an entry its modelFormat and
+// modelFramework with their names alone, and gives the names' fields.
+func slimBlocks(from map[string]any, path string) (map[string]any, []string) {
+	out := map[string]any{}
+	var fields []string
+	for _, k := range []string{"modelFormat", "modelFramework"} {
+		v, ok := from[k]
+		if !ok {
+			continue
+		}
+		block, isMap := v.(map[string]any)
+		if !isMap {
+			out[k] = v
+			continue
+		}
+		name, isString := block["name"].(string)
+		if !isString {
+			out[k] = map[string]any{}
+			continue
+		}
+		out[k] = map[string]any{"name": name}
+		fields = append(fields, objects.JoinPath(objects.JoinPath(path, k), "name"))
+	}
+	return out, fields
+}
+
+// LintSetInput is what the set policy gets for each object.
+func LintSetInput(objs []SetObject) []any {
 	out := make([]any, len(objs))
 	for i, o := range objs {
+		spec := o.Spec
+		if spec == nil {
+			spec = map[string]any{}
+		}
 		out[i] = map[string]any{
-			"object": o.Value,
-			"file":   o.File,
-			"line":   int64(o.Line),
-			"valid":  objects.CheckObject(o) == nil,
+			"kind":      o.Kind,
+			"namespace": o.Namespace,
+			"name":      o.Name,
+			"file":      o.File,
+			"line":      int64(o.Line),
+			"valid":     o.Valid,
+			"spec":      spec,
 		}
 	}
 	return out
 }
 
-// FinishFindings turns the policies' findings into Findings with their
-// objects, files and lines, sorted by file, line and rule (then field and
-// message, so the order never depends on the engine).
-func FinishFindings(objs []*objects.Object, perObject [][]RawFinding, set []RawFinding) ([]Finding, error) {
-	out := []Finding{}
-	add := func(o *objects.Object, f RawFinding) {
-		out = append(out, Finding{
-			Rule: f.Rule, Severity: f.Severity, Object: objects.RefOf(o), Field: f.Field,
-			File: o.File, Line: o.LineOf(f.Field), Message: f.Message, ObjectLine: o.Line,
-		})
-	}
-	for i, fs := range perObject {
-		for _, f := range fs {
-			add(objs[i], f)
+// ObjectFindings turns the per-object policy's findings about o into
+// Findings with its file and lines, and adds what OME's CRDs refuse: the
+// API server's own check, not a policy, so both engines give it alike. A
+// field that a policy already reports as an error is left to that rule,
+// which says how to fix it.
+func ObjectFindings(o *objects.Object, raw []RawFinding) ([]Finding, error) {
+	out := make([]Finding, 0, len(raw))
+	covered := map[string]bool{}
+	for _, f := range raw {
+		out = append(out, finding(o, f))
+		if f.Severity == SeverityError {
+			covered[f.Field] = true
 		}
 	}
-	// What OME's CRDs refuse: the API server's own check, not a policy,
-	// so both engines give it alike. A field that a policy already reports
-	// as an error is left to that rule, which says how to fix it.
-	for i, o := range objs {
-		covered := map[string]bool{}
-		for _, f := range perObject[i] {
-			if f.Severity == SeverityError {
-				covered[f.Field] = true
-			}
-		}
-		errs, err := objects.SchemaErrors(o)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range errs {
-			if !covered[e.Field] {
-				add(o, RawFinding{Index: -1, Rule: RuleCRDSchema, Severity: SeverityError, Field: e.Field, Message: e.Message + crdSchemaSuffix})
-			}
+	errs, err := objects.SchemaErrors(o)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range errs {
+		if !covered[e.Field] {
+			out = append(out, finding(o, RawFinding{Index: -1, Rule: RuleCRDSchema, Severity: SeverityError, Field: e.Field, Message: e.Message + crdSchemaSuffix}))
 		}
 	}
-	for _, f := range set {
+	return out, nil
+}
+
+// SetFindings turns the set policy's findings into Findings, each about
+// the object at its index.
+func SetFindings(objs []SetObject, raw []RawFinding) ([]Finding, error) {
+	out := make([]Finding, 0, len(raw))
+	for _, f := range raw {
 		if f.Index < 0 || f.Index >= len(objs) {
 			return nil, fmt.Errorf("lint-set: finding %s names object %d of %d", f.Rule, f.Index, len(objs))
 		}
-		add(objs[f.Index], f)
+		o := objs[f.Index]
+		out = append(out, Finding{
+			Rule: f.Rule, Severity: f.Severity, Object: o.Ref, Field: f.Field,
+			File: o.File, Line: o.lineOf(f.Field), Message: f.Message, ObjectLine: o.Line,
+		})
 	}
+	return out, nil
+}
+
+func finding(o *objects.Object, f RawFinding) Finding {
+	return Finding{
+		Rule: f.Rule, Severity: f.Severity, Object: objects.RefOf(o), Field: f.Field,
+		File: o.File, Line: o.LineOf(f.Field), Message: f.Message, ObjectLine: o.Line,
+	}
+}
+
+// SortFindings sorts findings by file, line and rule (then field and
+// message, so the order never depends on the engine).
+func SortFindings(out []Finding) {
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		switch {
@@ -124,7 +274,6 @@ func FinishFindings(objs []*objects.Object, perObject [][]RawFinding, set []RawF
 		}
 		return a.Message < b.Message
 	})
-	return out, nil
 }
 
 // FindingsFrom checks the shape of a policy's findings: a list of objects

@@ -30,20 +30,22 @@ func NewLinter(set *policyset.Set) (*Linter, error) {
 
 func (l *Linter) Name() string { return Name }
 
-func (l *Linter) Lint(objs []*objects.Object, opts answer.LintOptions) ([]answer.Finding, error) {
-	per := make([][]answer.RawFinding, len(objs))
-	for i, o := range objs {
-		fs, err := policyFindings(l.object, map[string]any{"object": o.Value, "raw": objects.RawScalars(o)}, false)
-		if err != nil {
-			return nil, fmt.Errorf("%s (%s:%d): %w", o.Ref(), o.File, o.Line, err)
-		}
-		per[i] = fs
+// Object gives the findings about o alone.
+func (l *Linter) Object(o *objects.Object) ([]answer.Finding, error) {
+	fs, err := policyFindings(l.object, map[string]any{"object": o.Value, "raw": objects.RawScalars(o)}, false)
+	if err != nil {
+		return nil, fmt.Errorf("%s (%s:%d): %w", o.Ref(), o.File, o.Line, err)
 	}
-	set, err := policyFindings(l.set, map[string]any{"objects": answer.LintSetInput(objs), "crossCheck": opts.CrossCheck}, true)
+	return answer.ObjectFindings(o, fs)
+}
+
+// Set gives the findings about the objects together.
+func (l *Linter) Set(objs []answer.SetObject, opts answer.LintOptions) ([]answer.Finding, error) {
+	fs, err := policyFindings(l.set, map[string]any{"objects": answer.LintSetInput(objs), "crossCheck": opts.CrossCheck}, true)
 	if err != nil {
 		return nil, err
 	}
-	return answer.FinishFindings(objs, per, set)
+	return answer.SetFindings(objs, fs)
 }
 
 func policyFindings(p *policy, inputs map[string]any, withIndex bool) ([]answer.RawFinding, error) {

@@ -542,7 +542,7 @@ func TestLintTemplateAgreesWithLint(t *testing.T) {
 	}
 	counts := map[string]int{}
 	for _, o := range objs {
-		findings, err := linter.Lint([]*objects.Object{o}, engine.LintOptions{})
+		findings, err := engine.Lint(linter, []*objects.Object{o}, engine.LintOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

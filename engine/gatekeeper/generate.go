@@ -233,7 +233,7 @@ func lintCases(set *policyset.Set, objs []*objects.Object) (errs, warns []SuiteC
 		return nil, nil, err
 	}
 	for _, o := range objs {
-		findings, err := linter.Lint([]*objects.Object{o}, engine.LintOptions{})
+		findings, err := engine.Lint(linter, []*objects.Object{o}, engine.LintOptions{})
 		if err != nil {
 			return nil, nil, fmt.Errorf("lint %s: %w", o.Ref(), err)
 		}

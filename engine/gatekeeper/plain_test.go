@@ -180,11 +180,11 @@ func TestPlainEntriesHaveNothingToFind(t *testing.T) {
 		if plainCEL(o.Value) {
 			plain[1]++
 		}
-		a, err := fast.linter.Lint([]*objects.Object{o}, engine.LintOptions{})
+		a, err := engine.Lint(fast.linter, []*objects.Object{o}, engine.LintOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := full.linter.Lint([]*objects.Object{o}, engine.LintOptions{})
+		b, err := engine.Lint(full.linter, []*objects.Object{o}, engine.LintOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,11 +1,12 @@
 // Package policyset reads the policy sources: the ones embedded in the
 // binary, or a folder with the same layout given by --policies. It owns the
-// layout (cel/*.yaml, rego/*.rego, *_test.* for unit tests) and where each
+// layout (cel/*.yaml, rego/*.rego, *_test.* for unit tests, lint-rules.yaml) and where each
 // file came from, for messages. It compiles nothing and knows no engine's
 // language: each engine takes its files from a Set.
 package policyset
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -36,10 +37,16 @@ type Set struct {
 	// Origin is "embedded" or the folder the files were read from.
 	Origin string
 	Files  []File
+	// LintRules is the text of the lint rules' list (lint-rules.yaml): the
+	// folder's, else the embedded one.
+	LintRules string
 	// embedded is true for the policies built into the binary, which its
 	// tests have checked.
 	embedded bool
 }
+
+// LintRulesFile is the list of the lint rules, at the policy folder's root.
+const LintRulesFile = "lint-rules.yaml"
 
 // Embedded returns the policies built into the binary.
 func Embedded() (*Set, error) {
@@ -95,6 +102,14 @@ func Load(fsys fs.FS, origin string) (*Set, error) {
 		}
 	}
 	sort.SliceStable(set.Files, func(i, j int) bool { return set.Files[i].Path < set.Files[j].Path })
+	rules, err := fs.ReadFile(fsys, LintRulesFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		rules, err = fs.ReadFile(policies.FS, LintRulesFile)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("policies %s: %w", origin, err)
+	}
+	set.LintRules = string(rules)
 	if len(set.Sources(CEL, false)) == 0 || len(set.Sources(Rego, false)) == 0 {
 		return nil, fmt.Errorf("policies %s: need at least one CEL policy (cel/*.yaml) and one Rego policy (rego/*.rego)", origin)
 	}

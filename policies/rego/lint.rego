@@ -12,10 +12,13 @@
 #   ("spec.supportedModelFormats[0].modelFramework.version").
 # - data.ome.lint.set_findings, with input {"objects", "crossCheck"}: the
 #   findings about the input as a whole. Each of input.objects is
-#   {"object", "file", "line", "valid"}, in input order (valid is false when a
-#   field that matching reads has the wrong type; such objects are left out
-#   of the cross-check). Each finding also has "index", the object's position
-#   in input.objects.
+#   {"kind", "namespace", "name", "file", "line", "valid", "spec"}, in input
+#   order (namespace is "" for the cluster-scoped kinds, as Kubernetes
+#   ignores theirs; spec holds at least each format and framework block's
+#   name, and is whole with crossCheck; valid is false when a field that
+#   matching reads has the wrong type, and such objects are left out of the
+#   cross-check). Each finding also has "index", the object's position in
+#   input.objects.
 #
 # The engine maps each field to a file and line, and sorts the findings by
 # file, line and rule. Every message says what is wrong and how to fix it.
@@ -381,6 +384,8 @@ operator_hint(op) := concat("", [". Operators are case-sensitive: write ", k, ".
 	op == ""
 } else := ". Use one of the three, or leave the field out for Equal."
 
+# Equal is what OME's CRD writes for an absent operator, so every entry
+# read back from a cluster has it: said of itself, it is no finding.
 operator_without_version(b, field) := [{
 	"rule": "operator-without-version", "severity": "warning", "field": field,
 	"message": concat("", [
@@ -389,7 +394,10 @@ operator_without_version(b, field) := [{
 	]),
 }] if {
 	not has(b.value, "version")
+	b.value.operator != crd_default_operator
 } else := []
+
+crd_default_operator := "Equal"
 
 operator_name(op) := concat("", [`operator "`, op, `"`]) if is_string(op)
 else := "the operator"
@@ -423,6 +431,7 @@ ignored_findings := array.concat(
 		some b in map_blocks
 		b.side == "model"
 		has(b.value, "operator")
+		b.value.operator != crd_default_operator
 	],
 	[{
 		"rule": "ignored-field", "severity": "warning", "field": concat(".", [e.path, k]),
@@ -545,26 +554,21 @@ set_findings := array.concat(
 	array.concat(unmatched_findings, unreachable_findings),
 )
 
-# Each object's identity: kind, namespace (none for cluster-scoped kinds,
-# as Kubernetes ignores it) and name, and where it was read.
+# Each object's identity: kind, namespace and name, and where it was read.
 refs := [ref_of(i, o) | some i, o in input.objects]
 
 ref_of(i, o) := {
 	"index": i,
-	"key": concat("/", [o.object.kind, ns, o.object.metadata.name]),
-	"text": concat("", [o.object.kind, " ", ns_prefix(ns), o.object.metadata.name]),
+	"kind": o.kind,
+	"namespace": o.namespace,
+	"key": concat("/", [o.kind, o.namespace, o.name]),
+	"text": concat("", [o.kind, " ", ns_prefix(o.namespace), o.name]),
 	"at": concat(":", [o.file, format_int(o.line, 10)]),
-	"isModel": o.object.kind in {"BaseModel", "ClusterBaseModel"},
-	"isRuntime": o.object.kind in {"ServingRuntime", "ClusterServingRuntime"},
-	"spec": spec_of(o.object),
+	"isModel": o.kind in {"BaseModel", "ClusterBaseModel"},
+	"isRuntime": o.kind in {"ServingRuntime", "ClusterServingRuntime"},
+	"spec": spec_of(o),
 	"valid": o.valid,
-} if {
-	ns := namespace_of(o.object)
 }
-
-namespace_of(o) := "" if o.kind in {"ClusterBaseModel", "ClusterServingRuntime"}
-else := o.metadata.namespace if is_string(o.metadata.namespace)
-else := ""
 
 ns_prefix("") := ""
 
@@ -595,8 +599,9 @@ duplicate_findings := [{
 	i != first
 ]
 
-# name-case: every format and framework name that is a non-empty string,
-# with where it is.
+# name-case: every format and framework name that is a non-empty string
+# and not a well-known name as it is spelled (which is never told to
+# change, nor counted), with where it is.
 names := [n |
 	some r in refs
 	some s in name_parents(r)
@@ -605,6 +610,7 @@ names := [n |
 	is_object(block)
 	is_string(block.name)
 	block.name != ""
+	not block.name in well_known
 	n := {"index": r.index, "what": w[0], "field": concat("", [s.path, ".", w[1], ".name"]), "name": block.name}
 ]
 
@@ -623,13 +629,12 @@ well_known := {
 	"huggingface", "mlflow", "triton",
 }
 
-# The names the rule looks at: ASCII, and not a well-known name as it is
-# spelled. Those that spell a well-known name otherwise are told so; the
-# others are grouped by what they name and their lower case (spellings),
-# and counted by spelling (occurrences), in one pass each.
+# The names the rule looks at: the ASCII ones. Those that spell a
+# well-known name otherwise are told so; the others are grouped by what
+# they name and their lower case (spellings), and counted by spelling
+# (occurrences), in one pass each.
 case_names := [n |
 	some n in names
-	not n.name in well_known
 	regex.match(`^[\x00-\x7f]*$`, n.name)
 ]
 
@@ -687,6 +692,19 @@ cross_models := [r | input.crossCheck == true; some r in refs; r.isModel; r.vali
 
 cross_runtimes := [r | input.crossCheck == true; some r in refs; r.isRuntime; r.valid]
 
+# The pairs OME considers: a ServingRuntime meets the BaseModels of its own
+# namespace and every ClusterBaseModel; a ClusterServingRuntime, every
+# model.
+in_scope(_, r) if r.kind != "ServingRuntime"
+
+in_scope(m, _) if m.kind != "BaseModel"
+
+in_scope(m, r) if m.namespace == r.namespace
+
+scoped_runtimes(m) := [r | some r in cross_runtimes; in_scope(m, r)]
+
+scoped_models(r) := [m | some m in cross_models; in_scope(m, r)]
+
 # How a single entry misses a model: the number of differences and their
 # text (the part of OME's reason after "not in supported formats: "). Every
 # difference with ", " in it holds one ", runtime=", so the count is the
@@ -701,26 +719,27 @@ entry_miss(model_spec, entry) := {"count": 0, "text": ""} if {
 	d := substring(reason, indexof(reason, "' not in supported formats: ") + 28, -1)
 }
 
-unmatched_findings := [] if count(cross_runtimes) == 0
-else := [{
+unmatched_findings := [{
 	"index": m.index, "rule": "unmatched-model", "severity": "warning", "field": "spec",
 	"message": concat("", [
-		"no runtime given accepts this model (", format_int(count(cross_runtimes), 10), " checked)",
-		closest_runtime(m),
+		"no runtime given accepts this model (", format_int(count(runtimes), 10), " checked)",
+		closest_runtime(m, runtimes),
 		". Run evaluate explain on the pair to see every check.",
 	]),
 } |
 	some m in cross_models
-	not served(m)
+	runtimes := scoped_runtimes(m)
+	count(runtimes) > 0
+	not served(m, runtimes)
 ]
 
-served(m) if {
-	some r in cross_runtimes
+served(m, runtimes) if {
+	some r in runtimes
 	match.runtime_result(m.spec, r.spec).compatible
 }
 
-runtime_misses(m) := [miss |
-	some r in cross_runtimes
+runtime_misses(m, runtimes) := [miss |
+	some r in runtimes
 	some i, e in object.get(r.spec, "supportedModelFormats", [])
 	x := entry_miss(m.spec, e)
 	miss := runtime_miss(m, r, i, x)
@@ -730,21 +749,22 @@ runtime_miss(m, r, i, x) := {"count": 1, "text": concat("", [r.text, ": ", match
 	x.count == 0
 } else := {"count": x.count, "text": concat("", [r.text, " entry ", format_int(i, 10), ": ", x.text])}
 
-closest_runtime(m) := ", and none of them has an entry" if {
-	count(runtime_misses(m)) == 0
+closest_runtime(m, runtimes) := ", and none of them has an entry" if {
+	count(runtime_misses(m, runtimes)) == 0
 } else := concat("", ["; the closest miss is ", best.text]) if {
-	misses := runtime_misses(m)
+	misses := runtime_misses(m, runtimes)
 	least := min([x.count | some x in misses])
 	best := [x | some x in misses; x.count == least][0]
 }
 
-unreachable_findings := [] if count(cross_models) == 0
-else := [f |
+unreachable_findings := [f |
 	some r in cross_runtimes
+	models := scoped_models(r)
+	count(models) > 0
 	some i, e in object.get(r.spec, "supportedModelFormats", [])
-	not reaches_a_model(e)
+	not reaches_a_model(e, models)
 	misses := [{"count": x.count, "text": concat("", [m.text, ": ", x.text])} |
-		some m in cross_models
+		some m in models
 		x := entry_miss(m.spec, e)
 	]
 	least := min([x.count | some x in misses])
@@ -752,13 +772,13 @@ else := [f |
 	f := {
 		"index": r.index, "rule": "unreachable-entry", "severity": "info", "field": entry_path(i),
 		"message": concat("", [
-			"this entry accepts none of the models given (", format_int(count(cross_models), 10),
+			"this entry accepts none of the models given (", format_int(count(models), 10),
 			" checked); the closest miss is ", best.text, ". Run evaluate explain on the pair to see every check.",
 		]),
 	}
 ]
 
-reaches_a_model(e) if {
-	some m in cross_models
+reaches_a_model(e, models) if {
+	some m in models
 	match.runtime_result(m.spec, {"supportedModelFormats": [e]}).compatible
 }

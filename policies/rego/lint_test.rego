@@ -30,7 +30,12 @@ set_found(objects, cross) := {[f.index, f.rule, f.field] |
 	some f in lint.set_findings with input as {"objects": objects, "crossCheck": cross}
 }
 
-item(i, obj) := {"object": obj, "file": "f.yaml", "line": i + 1, "valid": true}
+# An object as the engine gives it to the set rules (cluster-scoped, as
+# model and runtime make them: no namespace).
+item(i, obj) := {
+	"kind": obj.kind, "namespace": "", "name": obj.metadata.name,
+	"file": "f.yaml", "line": i + 1, "valid": true, "spec": object.get(obj, "spec", {}),
+}
 
 test_clean_objects_have_no_finding if {
 	found(runtime([object.union(entry(safetensors, object.union(transformers, {"operator": "GreaterThanOrEqual"})), {"autoSelect": true, "priority": 1})])) == set()
@@ -93,7 +98,15 @@ test_ignored_fields if {
 		["ignored-field", "spec.supportedModelFormats[0].name"],
 		["ignored-field", "spec.supportedModelFormats[0].version"],
 	}
-	found(model({"modelFormat": object.union(safetensors, {"operator": "Equal"}), "modelFramework": transformers})) == {["ignored-field", "spec.modelFormat.operator"]}
+	found(model({"modelFormat": object.union(safetensors, {"operator": "GreaterThan"}), "modelFramework": transformers})) == {["ignored-field", "spec.modelFormat.operator"]}
+}
+
+# What OME's CRD writes by default (operator Equal, weight 1), as every
+# object read back from a cluster has it, is no finding.
+test_crd_defaults_are_no_finding if {
+	defaulted := {"operator": "Equal", "weight": 1}
+	found(model({"modelFormat": object.union(safetensors, defaulted), "modelFramework": object.union(transformers, defaulted)})) == set()
+	found(runtime([entry(object.union(safetensors, defaulted), object.union(transformers, defaulted))])) == set()
 }
 
 test_missing_format_and_framework if {
