@@ -29,6 +29,24 @@ func (c *clusterOptions) enabled() bool {
 	return c.cluster || c.live.Kubeconfig != "" || c.live.Context != ""
 }
 
+// namespaceFlag is the namespace given with -n ("" when none), without
+// reading any kubeconfig.
+func (c *clusterOptions) namespaceFlag() string { return c.live.Namespace }
+
+// readInto reads the resources from the cluster into input, after what
+// the files gave, so that on the same kind, namespace and name the
+// cluster's copy is the later one.
+func (c *clusterOptions) readInto(cmd *cobra.Command, resources []live.Resource, input *objects.Input, opts objects.ReadOptions) error {
+	lists, err := live.Fetch(cmd.Context(), c.live, resources)
+	if err != nil {
+		return badInput(err)
+	}
+	for _, l := range lists {
+		input.ReadData(l.Name, l.Data, opts)
+	}
+	return nil
+}
+
 // load reads the objects of paths, then, with --cluster, those of the
 // resources in the cluster: files first, cluster after, so that on the
 // same kind, namespace and name the cluster's copy is the later one.

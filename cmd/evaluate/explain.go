@@ -14,16 +14,15 @@ import (
 
 func newExplainCommand(g *globalOptions) *cobra.Command {
 	var (
-		models, runtimes []string
-		modelName        string
-		runtimeName      string
-		engineName       string
-		format           string
-		noColor          bool
-		cl               clusterOptions
+		in          inputOptions
+		modelName   string
+		runtimeName string
+		engineName  string
+		format      string
+		noColor     bool
 	)
 	cmd := &cobra.Command{
-		Use:   "explain -m MODEL -r RUNTIME",
+		Use:   "explain -f PATH... | -m MODEL -r RUNTIME",
 		Short: "Explain OME's verdict on a model and a runtime, check by check",
 		Long: `explain prints OME's verdict on one model and one runtime and its reason text
 (from the match policies, unchanged), then every check in words: the
@@ -33,15 +32,19 @@ format and framework, with the names, whether each side sets a version, the
 versions as parsed (numbers, parts, v, suffixes), what the entry's operator
 means for these two versions, and a fix for each check that fails.
 
-MODEL and RUNTIME are files, folders or - (as for match). When they hold
-several models or runtimes, every pair is explained, unless --model-name or
---runtime-name picks one.
+The models and runtimes come from -f (any mix of objects), -m and -r (as
+for match). When they hold several models or runtimes, every pair that OME
+would consider is explained (a BaseModel and a ServingRuntime of another
+namespace never meet, and are left out with a notice), unless --model-name
+or --runtime-name picks one. An object that cannot be read is reported
+with its file, line and field after the explanations, and the exit code is
+2 (evaluate lint tells every problem of a file).
 
 Exit codes: 0 every pair is compatible, 1 some pair is not, 2 bad input or
 usage.`,
 		Example: `  # Why does this runtime refuse this model?
-  evaluate explain -m testdata/examples/models/more-models.yaml --model-name llama-3-2-3b-instruct-4-46 \
-    -r testdata/examples/runtimes/srt-llama-3-2-3b-instruct.yaml
+  evaluate explain -f testdata/examples/models/more-models.yaml --model-name llama-3-2-3b-instruct-4-46 \
+    -f testdata/examples/runtimes/srt-llama-3-2-3b-instruct.yaml
 
   # The same, as JSON
   evaluate explain -m model.yaml -r runtime.yaml -o json`,
@@ -53,16 +56,37 @@ usage.`,
 			if err := checkChoice("output", format, output.ExplainFormats); err != nil {
 				return err
 			}
-			if !cl.enabled() && (len(models) == 0 || len(runtimes) == 0) {
-				return badInput(fmt.Errorf("give a model with -m and a runtime with -r, or --cluster"))
+			if !in.given() {
+				return badInput(fmt.Errorf("give a model and a runtime with -f (or -m and -r), or --cluster"))
 			}
-			ms, err := loadForExplain(g, cmd, &cl, models, live.Models, "-m", "model", modelName, (*objects.Object).IsModel)
+			input, err := in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
 			if err != nil {
 				return err
 			}
-			rs, err := loadForExplain(g, cmd, &cl, runtimes, live.Runtimes, "-r", "runtime", runtimeName, (*objects.Object).IsRuntime)
-			if err != nil {
-				return err
+			objs := pick(cmd, input.Objects, "explain", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
+			ms := named(only(objs, (*objects.Object).IsModel), modelName)
+			rs := named(only(objs, (*objects.Object).IsRuntime), runtimeName)
+			var pairs [][2]*objects.Object
+			leftOut := 0
+			for _, m := range ms {
+				for _, r := range rs {
+					if objects.InScope(m, r) {
+						pairs = append(pairs, [2]*objects.Object{m, r})
+					} else {
+						leftOut++
+					}
+				}
+			}
+			if leftOut > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "notice: %d pair(s) left out, which OME never considers (a BaseModel and a ServingRuntime of another namespace)\n", leftOut)
+			}
+			if len(pairs) == 0 {
+				reportProblems(cmd, input.Problems)
+				why := missingPair(len(ms), len(rs), modelName, runtimeName)
+				if len(input.Problems) > 0 {
+					why += " (evaluate lint on the files tells every problem of each object)"
+				}
+				return badInput(fmt.Errorf("%s: nothing to explain: %s", in.sources(), why))
 			}
 			set, err := g.policies()
 			if err != nil {
@@ -78,64 +102,50 @@ usage.`,
 			}
 			var es []engine.Explanation
 			refused := false
-			for _, m := range ms {
-				for _, r := range rs {
-					e, err := x.Explain(m, r)
-					if err != nil {
-						return fmt.Errorf("model %s (%s) against runtime %s (%s): %w", m.Ref(), m.File, r.Ref(), r.File, err)
-					}
-					refused = refused || !e.Compatible
-					es = append(es, e)
+			for _, p := range pairs {
+				m, r := p[0], p[1]
+				e, err := x.Explain(m, r)
+				if err != nil {
+					return fmt.Errorf("model %s (%s) against runtime %s (%s): %w", m.Ref(), m.File, r.Ref(), r.File, err)
 				}
+				refused = refused || !e.Compatible
+				es = append(es, e)
 			}
-			if err := w.Write(es); err != nil {
+			if err := w.Write(es, output.Problems(input.Problems)); err != nil {
 				return err
 			}
-			if refused {
-				return &silentExit{code: exitFindings}
-			}
-			return nil
+			reportProblems(cmd, input.Problems)
+			return exitAfter(input.Problems, refused)
 		},
 	}
-	cmd.Flags().StringArrayVarP(&models, "models", "m", nil, "the model: a file, folder or - (repeatable)")
-	cmd.Flags().StringArrayVarP(&runtimes, "runtimes", "r", nil, "the runtime: a file, folder or - (repeatable)")
+	addInputFlags(cmd, &in, true)
 	cmd.Flags().StringVar(&modelName, "model-name", "", "explain only the model of this name")
 	cmd.Flags().StringVar(&runtimeName, "runtime-name", "", "explain only the runtime of this name")
 	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
 	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.ExplainFormats, ", "))
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "plain text even on a terminal (so does the NO_COLOR environment variable)")
-	addClusterFlags(cmd, &cl)
 	return cmd
 }
 
-// loadForExplain loads the objects for one flag, as match does but
-// leniently, then refuses a field of the wrong type (which no verdict can be
-// computed with) with a pointer to lint, and keeps the objects named name
-// when name is given.
-func loadForExplain(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, paths []string, resources []live.Resource, flag, sort, name string, want func(*objects.Object) bool) ([]*objects.Object, error) {
-	objs, err := cl.load(g, cmd, paths, resources, objects.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), Lenient: true, ModelFolders: flag == "-m"})
-	if err != nil {
-		return nil, err
+// named keeps the objects named name (all of them when name is "").
+func named(objs []*objects.Object, name string) []*objects.Object {
+	if name == "" {
+		return objs
 	}
-	var out []*objects.Object
-	for _, o := range objs {
-		if !want(o) {
-			return nil, badInput(fmt.Errorf("%s:%d: %s is not a %s; %s takes %ss", o.File, o.Line, o.Ref(), sort, flag, sort))
-		}
-		if name != "" && o.Name != name {
-			continue
-		}
-		if err := objects.CheckObject(o); err != nil {
-			return nil, badInput(fmt.Errorf("%w (run evaluate lint on it to see every problem)", err))
-		}
-		out = append(out, o)
+	return only(objs, func(o *objects.Object) bool { return o.Name == name })
+}
+
+// missingPair says why explain has no pair.
+func missingPair(models, runtimes int, modelName, runtimeName string) string {
+	switch {
+	case models == 0 && modelName != "":
+		return fmt.Sprintf("no model named %q found", modelName)
+	case models == 0:
+		return "no model found (give one with -f or -m)"
+	case runtimes == 0 && runtimeName != "":
+		return fmt.Sprintf("no runtime named %q found", runtimeName)
+	case runtimes == 0:
+		return "no runtime found (give one with -f or -r)"
 	}
-	if len(out) == 0 {
-		what := "no " + sort + " found"
-		if name != "" {
-			what = fmt.Sprintf("no %s named %q found", sort, name)
-		}
-		return nil, badInput(fmt.Errorf("%s: %s", sourceNames(flag, paths, cl), what))
-	}
-	return out, nil
+	return "OME never pairs these models with these runtimes (a BaseModel and a ServingRuntime of another namespace)"
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -14,15 +16,18 @@ import (
 
 func newLintCommand(g *globalOptions) *cobra.Command {
 	var (
+		in         inputOptions
 		engineName string
 		format     string
 		crossCheck bool
 		failOnWarn bool
 		noColor    bool
-		cl         clusterOptions
+		listRules  bool
+		disable    []string
+		enableOnly []string
 	)
 	cmd := &cobra.Command{
-		Use:   "lint PATH...",
+		Use:   "lint [PATH...] [-f PATH...]",
 		Short: "Find versions, operators and names that will never match, before you apply them",
 		Long: `lint reads models (BaseModel, ClusterBaseModel) and runtimes (ServingRuntime,
 ClusterServingRuntime) and reports what OME accepts without a word but
@@ -32,31 +37,60 @@ selection ignores, missing formats and frameworks, names that differ only in
 case, duplicate names and incomplete size ranges; and, as crd-schema
 errors, what OME's CRDs refuse (required fields, types, enums), checked
 with the validator the API server uses. Each finding names the file, line
-and field, says what is wrong and how to fix it.
+and field, says what is wrong and how to fix it. --list-rules lists the
+rules.
 
 The rules are policies (CEL and Rego, see evaluate policies): lint loads the
 objects leniently, so a field of the wrong type is a finding rather than an
-error, and hands them to the policies.
+error, and hands them to the policies, one object at a time, then the
+objects together (duplicate-name, name-case), so a cluster's whole dump is
+linted in time and memory that grow with its size, no faster.
 
-With --cross-check, every model is also paired with every runtime given:
-unmatched-model for a model no runtime accepts, unreachable-entry for an
-entry that accepts no model, each with its closest miss.
+Turning rules off: --disable RULE,... for the run, --enable-only RULE,...
+for only those, or on one object the annotation
+evaluate.ome.io/ignore: "RULE,RULE". An unknown rule id is an error. What
+OME's CRDs write by default (an operator Equal) is no finding, so objects
+read back from a cluster lint as their files do.
+
+With --cross-check, every model is also paired with every runtime OME
+would pair it with (a BaseModel with the ServingRuntimes of its namespace
+and every ClusterServingRuntime): unmatched-model for a model no runtime
+accepts, unreachable-entry for an entry that accepts no model, each with
+its closest miss.
 
 With --cluster (implied by --kubeconfig and --context) the objects also come
 from a running cluster, read as kubectl reads it: BaseModels, ServingRuntimes
 of the namespace (-n, default the context's; -A for all) and every
 ClusterBaseModel and ClusterServingRuntime.
 
-PATH is a file, a folder (recursively: *.yaml, *.yml, *.json; a folder that
-holds a config.json or model_index.json is read as one model) or -.
+PATH (an argument, read with its folders) and -f (its folders too with -R)
+take files, folders and - for standard input, holding any mix of objects:
+other kinds are counted in a notice. A folder that holds a config.json or
+model_index.json is read as one model. What cannot be read at all (YAML that
+does not parse, a Helm template, an object without a name) is an
+input-error finding with its file and line, and the exit code is 2; every
+other object is still linted. Input with no OME object exits 0 with a
+notice, unless --fail-on-empty.
 
 Exit codes: 0 no error (warnings alone pass, unless --fail-on-warn), 1 an
 error finding, 2 unreadable input or usage.`,
 		Example: `  # Before kubectl apply
   evaluate lint runtimes/ models/
 
+  # A repository's whole deploy tree, as CI lints it
+  evaluate lint -R -f deploy/
+
   # Also pair every model with every runtime
   evaluate lint --cross-check runtimes/ models/
+
+  # Without the warnings a team has accepted
+  evaluate lint --disable name-case,ignored-field runtimes/
+
+  # Only what OME's CRDs refuse
+  evaluate lint --enable-only crd-schema runtimes/
+
+  # The rules, with their severities
+  evaluate lint --list-rules
 
   # Annotations on a pull request, from a GitHub Actions step
   evaluate lint -o github runtimes/
@@ -73,93 +107,173 @@ error finding, 2 unreadable input or usage.`,
 			if err := checkChoice("output", format, output.LintFormats); err != nil {
 				return err
 			}
-			objs, linter, err := lintInputs(g, cmd, &cl, engineName, args)
+			set, err := g.policies()
 			if err != nil {
-				return err
+				return badInput(err)
+			}
+			rules, err := engine.LintRules(set)
+			if err != nil {
+				return badInput(err)
+			}
+			if listRules {
+				return writeRules(cmd, rules)
+			}
+			filter, err := engine.NewRuleFilter(rules, disable, enableOnly)
+			if err != nil {
+				return badInput(err)
+			}
+			in.paths = args
+			if !in.given() {
+				return badInput(fmt.Errorf("give the models and runtimes to lint: files, folders, -f, - or --cluster"))
+			}
+			linter, err := engine.NewLinter(engineName, set)
+			if err != nil {
+				return badInput(err)
 			}
 			w, err := output.NewLintWriter(format, cmd.OutOrStdout(), output.StyleFor(cmd.OutOrStdout(), noColor))
 			if err != nil {
 				return badInput(err)
 			}
-			findings, err := linter.Lint(objs, engine.LintOptions{CrossCheck: crossCheck})
+			// What the rules about the objects together read is held until
+			// every object is read.
+			defer holdingData()()
+			run := &lintRun{linter: linter, rules: rules, filter: filter, crossCheck: crossCheck, slimmer: engine.NewSlimmer(crossCheck), others: map[string]int{}}
+			input, err := in.read(g, cmd, live.ModelsAndRuntimes, true, run.object)
 			if err != nil {
 				return err
 			}
-			report := output.LintReport{Findings: findings, FailOnWarn: failOnWarn}
-			for _, o := range objs {
-				report.Objects = append(report.Objects, output.LintedObject{Ref: objects.RefOf(o), File: o.File, Line: o.Line})
+			if run.err != nil {
+				return run.err
 			}
+			run.noteOthers(cmd)
+			problems := append(input.Problems, run.problems...)
+			if len(run.objects) == 0 && len(problems) == 0 {
+				what := "models or runtimes"
+				if len(run.others) == 0 {
+					what = "OME objects"
+				}
+				return in.empty(cmd, what)
+			}
+			if err := run.together(); err != nil {
+				return err
+			}
+			report := output.LintReport{Findings: run.findings, Objects: run.objects, FailOnWarn: failOnWarn, Rules: rules}
+			for _, p := range problems {
+				report.Findings = append(report.Findings, engine.Finding{Rule: engine.RuleInputError, Severity: engine.SeverityError,
+					Field: p.Field, File: p.File, Line: p.Line, Message: p.Msg})
+			}
+			engine.SortFindings(report.Findings)
 			if err := w.Write(report); err != nil {
 				return err
 			}
-			for _, f := range findings {
-				if report.Fails(f) {
-					return &silentExit{code: exitFindings}
-				}
+			fails := false
+			for _, f := range report.Findings {
+				fails = fails || report.Fails(f)
 			}
-			return nil
+			return exitAfter(problems, fails)
 		},
 	}
+	addInputFlags(cmd, &in, false)
 	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
 	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.LintFormats, ", "))
-	cmd.Flags().BoolVar(&crossCheck, "cross-check", false, "also pair every model with every runtime given (unmatched-model, unreachable-entry)")
+	cmd.Flags().BoolVar(&crossCheck, "cross-check", false, "also pair every model with every runtime OME pairs it with (unmatched-model, unreachable-entry)")
 	cmd.Flags().BoolVar(&failOnWarn, "fail-on-warn", false, "exit 1 on warnings too")
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "plain text even on a terminal (so does the NO_COLOR environment variable)")
-	addClusterFlags(cmd, &cl)
+	cmd.Flags().BoolVar(&listRules, "list-rules", false, "list the rules: id, severity and what each finds")
+	cmd.Flags().StringSliceVar(&disable, "disable", nil, "turn these rules off (comma-separated or repeated)")
+	cmd.Flags().StringSliceVar(&enableOnly, "enable-only", nil, "report only these rules (comma-separated or repeated)")
+	cmd.MarkFlagsMutuallyExclusive("disable", "enable-only")
 	return cmd
 }
 
-// lintInputs loads the objects to lint (loadForLint) and the linter of
-// the engine chosen.
-func lintInputs(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, engineName string, paths []string) ([]*objects.Object, engine.Linter, error) {
-	objs, err := loadForLint(g, cmd, cl, paths)
-	if err != nil {
-		return nil, nil, err
-	}
-	set, err := g.policies()
-	if err != nil {
-		return nil, nil, badInput(err)
-	}
-	linter, err := engine.NewLinter(engineName, set)
-	if err != nil {
-		return nil, nil, badInput(err)
-	}
-	return objs, linter, nil
+// lintRun lints objects as they are read, each alone, keeping of each what
+// the rules about the objects together read, then those rules.
+type lintRun struct {
+	linter     engine.Linter
+	rules      []engine.Rule
+	filter     engine.RuleFilter
+	crossCheck bool
+	slimmer    *engine.Slimmer
+
+	findings []engine.Finding
+	objects  []output.LintedObject
+	set      []engine.SetObject
+	ignored  []map[string]bool // each object's evaluate.ome.io/ignore
+	problems []*objects.InputError
+	others   map[string]int // OME objects lint does not read, by kind
+	err      error
 }
 
-// loadForLint reads each path leniently (a field of the wrong type is a
-// finding, not an error) and keeps the models and runtimes; a path that
-// holds none is an error that names it.
-func loadForLint(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, paths []string) ([]*objects.Object, error) {
-	if len(paths) == 0 && !cl.enabled() {
-		return nil, badInput(fmt.Errorf("give the models and runtimes to lint: files, folders, - or --cluster"))
+// object lints one object as it is read.
+func (r *lintRun) object(o *objects.Object) {
+	if r.err != nil {
+		return
 	}
-	opts := objects.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), Lenient: true, ModelFolders: true}
-	var out []*objects.Object
-	for _, p := range paths {
-		objs, err := objects.Load([]string{p}, opts)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		n := 0
-		for _, o := range objs {
-			if !o.IsModel() && !o.IsRuntime() {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%s:%d: notice: skipping %s (lint reads models and runtimes)\n", o.File, o.Line, o.Ref())
-				continue
-			}
-			out = append(out, o)
-			n++
-		}
-		if n == 0 {
-			return nil, badInput(fmt.Errorf("%s: no model or runtime found", p))
+	if !o.IsModel() && !o.IsRuntime() {
+		r.others[o.Kind]++
+		return
+	}
+	ignored, problem := engine.IgnoredRules(o, r.rules)
+	if problem != nil {
+		r.problems = append(r.problems, problem)
+	}
+	fs, err := r.linter.Object(o)
+	if err != nil {
+		r.err = err
+		return
+	}
+	r.keep(fs, ignored)
+	r.objects = append(r.objects, output.LintedObject{Ref: objects.RefOf(o), File: o.File, Line: o.Line})
+	r.set = append(r.set, r.slimmer.ForSet(o))
+	r.ignored = append(r.ignored, ignored)
+}
+
+// together runs the rules about the objects together.
+func (r *lintRun) together() error {
+	fs, err := r.linter.Set(r.set, engine.LintOptions{CrossCheck: r.crossCheck})
+	if err != nil {
+		return err
+	}
+	byObject := make(map[output.LintedObject]map[string]bool, len(r.objects))
+	for i, o := range r.objects {
+		byObject[o] = r.ignored[i]
+	}
+	for _, f := range fs {
+		r.keep([]engine.Finding{f}, byObject[output.LintedObject{Ref: f.Object, File: f.File, Line: f.ObjectLine}])
+	}
+	return nil
+}
+
+func (r *lintRun) keep(fs []engine.Finding, ignored map[string]bool) {
+	for _, f := range fs {
+		if r.filter.Keep(f.Rule, ignored) {
+			r.findings = append(r.findings, f)
 		}
 	}
-	if cl.enabled() {
-		objs, err := cl.load(g, cmd, nil, live.ModelsAndRuntimes, opts)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, objs...)
+}
+
+// noteOthers says in one notice which OME objects lint left.
+func (r *lintRun) noteOthers(cmd *cobra.Command) {
+	if len(r.others) == 0 {
+		return
 	}
-	return out, nil
+	var kinds []string
+	n := 0
+	for k, c := range r.others {
+		kinds = append(kinds, fmt.Sprintf("%d %s", c, k))
+		n += c
+	}
+	sort.Strings(kinds)
+	fmt.Fprintf(cmd.ErrOrStderr(), "notice: lint reads models and runtimes; skipped %d other OME object(s) (%s)\n", n, strings.Join(kinds, ", "))
+}
+
+// writeRules prints the rules as a table: id, severity, description.
+func writeRules(cmd *cobra.Command, rules []engine.Rule) error {
+	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RULE\tSEVERITY\tFINDS")
+	for _, r := range rules {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Description)
+	}
+	fmt.Fprintf(tw, "%s\t%s\t%s\n", engine.RuleInputError, engine.SeverityError, "an input that cannot be read at all (YAML that does not parse, a template, an object without a name); never turned off")
+	return tw.Flush()
 }

@@ -154,25 +154,39 @@ func TestLintExitCodes(t *testing.T) {
 		name string
 		args []string
 		code int
+		// input is an input-error finding's start, when the input cannot
+		// be read: it is a finding, on stdout, and the others are linted
+		input string
+		// notice is a line of stderr, for an input with nothing to lint
+		notice string
 	}{
-		{"clean", []string{"lint", lintClean}, 0},
-		{"warnings only", []string{"lint", warnOnly}, 0},
-		{"warnings with --fail-on-warn", []string{"lint", "--fail-on-warn", warnOnly}, 1},
-		{"info only, even with --fail-on-warn", []string{"lint", "--fail-on-warn", "--cross-check", lintCross + "/unreachable-entry.yaml"}, 0},
-		{"an error", []string{"lint", lintBad + "/empty-version.yaml"}, 1},
-		{"missing path", []string{"lint", bad("does-not-exist.yaml")}, 2},
-		{"invalid YAML", []string{"lint", bad("invalid-yaml.yaml")}, 2},
-		{"binary file", []string{"lint", bad("binary.yaml.gz")}, 2},
-		{"no model or runtime", []string{"lint", bad("empty.yaml")}, 2},
-		{"one path of two has none", []string{"lint", lintClean, bad("no-models")}, 2},
-		{"no path", []string{"lint"}, 2},
-		{"unknown output", []string{"lint", "-o", "xml", lintClean}, 2},
-		{"unknown engine", []string{"lint", "--engine", "opa", lintClean}, 2},
+		{name: "clean", args: []string{"lint", lintClean}},
+		{name: "warnings only", args: []string{"lint", warnOnly}},
+		{name: "warnings with --fail-on-warn", args: []string{"lint", "--fail-on-warn", warnOnly}, code: 1},
+		{name: "info only, even with --fail-on-warn", args: []string{"lint", "--fail-on-warn", "--cross-check", lintCross + "/unreachable-entry.yaml"}},
+		{name: "an error", args: []string{"lint", lintBad + "/empty-version.yaml"}, code: 1},
+		{name: "missing path", args: []string{"lint", bad("does-not-exist.yaml"), lintClean}, code: 2,
+			input: bad("does-not-exist.yaml") + ":0: error [input-error] no such file or directory"},
+		{name: "invalid YAML", args: []string{"lint", bad("invalid-yaml.yaml")}, code: 2, input: bad("invalid-yaml.yaml") + ":6: error [input-error] did not find expected"},
+		{name: "binary file", args: []string{"lint", bad("binary.yaml.gz")}, code: 2, input: bad("binary.yaml.gz") + ":0: error [input-error] not a YAML or JSON file"},
+		{name: "no object at all", args: []string{"lint", bad("empty.yaml")}, notice: "notice: no OME objects in " + bad("empty.yaml")},
+		{name: "no object at all, with --fail-on-empty", args: []string{"lint", "--fail-on-empty", bad("empty.yaml")}, code: 2},
+		{name: "one path of two has none", args: []string{"lint", lintClean, bad("no-models")}},
+		{name: "an unknown rule", args: []string{"lint", "--disable", "no-such-rule", lintClean}, code: 2},
+		{name: "no path", args: []string{"lint"}, code: 2},
+		{name: "unknown output", args: []string{"lint", "-o", "xml", lintClean}, code: 2},
+		{name: "unknown engine", args: []string{"lint", "--engine", "opa", lintClean}, code: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := evaluate(t, 30*time.Second, "", tc.args...)
 			require.Equal(t, tc.code, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-			if tc.code == 2 {
+			switch {
+			case tc.input != "":
+				require.Contains(t, r.stdout, tc.input)
+			case tc.notice != "":
+				require.Empty(t, r.stdout)
+				require.Equal(t, tc.notice, lastLine(r.stderr))
+			case tc.code == 2:
 				require.Empty(t, r.stdout)
 				require.True(t, strings.HasPrefix(lastLine(r.stderr), "evaluate: ") || strings.HasPrefix(lastLine(r.stderr), "Run 'evaluate --help'"), r.stderr)
 			}
@@ -411,7 +425,8 @@ func TestTestFormats(t *testing.T) {
 func TestExplainJSONContract(t *testing.T) {
 	r := evaluate(t, 30*time.Second, "", "explain", "-o", "json", "-m", seedModel, "-r", seedRT)
 	require.Equal(t, 1, r.code, r.stderr)
-	top := requireKeys(t, json.RawMessage(r.stdout), "the output", []string{"explanations"})
+	top := requireKeys(t, json.RawMessage(r.stdout), "the output", []string{"explanations", "errors"})
+	require.Equal(t, "[]", string(top["errors"]), "no input error")
 	var es []json.RawMessage
 	require.NoError(t, json.Unmarshal(top["explanations"], &es))
 	require.Len(t, es, 2, "both models of the file, against the runtime")

@@ -248,7 +248,17 @@ func contains(list []string, s string) bool {
 // and returns its results.
 func decodeMatchJSON(t *testing.T, out string) []jsonResult {
 	t.Helper()
-	top := requireKeys(t, json.RawMessage(out), "the output", []string{"results"})
+	top := requireKeys(t, json.RawMessage(out), "the output", []string{"results", "leftOut", "errors"})
+	var leftOut int
+	require.NoError(t, json.Unmarshal(top["leftOut"], &leftOut), "leftOut must be a number")
+	require.GreaterOrEqual(t, leftOut, 0)
+	var problems []map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(top["errors"], &problems), "errors must be a list")
+	require.NotNil(t, problems, "errors must be a list, never null")
+	for i, p := range problems {
+		raw, _ := json.Marshal(p)
+		requireKeys(t, raw, fmt.Sprintf("errors[%d]", i), []string{"file", "line", "field", "message"})
+	}
 	var raws []json.RawMessage
 	require.NoError(t, json.Unmarshal(top["results"], &raws), "results must be a list")
 	var results []jsonResult
@@ -603,8 +613,9 @@ func TestBadInput(t *testing.T) {
 		{"no metadata.name", m(bad("no-name.yaml")), "", []string{bad("no-name.yaml") + ":", "metadata.name"}},
 		{"runtime given with -m", m(exRuntimes + "/srt-llama-3-2-3b-instruct.yaml"), "",
 			[]string{exRuntimes + "/srt-llama-3-2-3b-instruct.yaml:1: ", "ClusterServingRuntime/srt-llama-3-2-3b-instruct", "not a model"}},
-		{"model given with -r", r(exModels + "/more-models.yaml"), "",
-			[]string{exModels + "/more-models.yaml:2: ", "ClusterBaseModel/llama-3-2-3b-instruct-4-46", "not a runtime"}},
+		{"models given with -r: a message for each", r(exModels + "/more-models.yaml"), "",
+			[]string{exModels + "/more-models.yaml:2: ", "ClusterBaseModel/llama-3-2-3b-instruct-4-46", "not a runtime",
+				exModels + "/more-models.yaml:19: ", "ClusterBaseModel/mistral-7b-instruct"}},
 		{"InferenceService given with -m", m(bad("inferenceservice.yaml")), "",
 			[]string{bad("inferenceservice.yaml") + ":1: ", "InferenceService/llama-demo/llama-chat", "not a model"}},
 		{"missing path", m(bad("does-not-exist.yaml")), "", []string{bad("does-not-exist.yaml") + ": no such file or directory"}},
@@ -615,8 +626,8 @@ func TestBadInput(t *testing.T) {
 		{"bad model on stdin", m("-"), string(badVersion), []string{"<stdin>:9: spec.modelFormat.version: ", "quote it"}},
 		{"unknown engine", []string{"match", "-m", exModels, "-r", exRuntimes, "--engine", "opa"}, "", []string{"--engine", `"opa"`, "cel, rego, both"}},
 		{"unknown output", []string{"match", "-m", exModels, "-r", exRuntimes, "-o", "xml"}, "", []string{"--output", `"xml"`, "text, json, yaml"}},
-		{"no -m", []string{"match", "-r", exRuntimes}, "", []string{"-m"}},
-		{"no -r", []string{"match", "-m", exModels}, "", []string{"-r"}},
+		{"no input", []string{"match"}, "", []string{"-f", "--cluster"}},
+		{"no model, and --fail-on-empty", []string{"match", "-r", exRuntimes, "--fail-on-empty"}, "", []string{"no models in " + exRuntimes}},
 		{"test: unknown engine", []string{"test", "--engine", "opa", at("testdata/cases/spec-operators.yaml")}, "", []string{"--engine", `"opa"`}},
 		{"test: unknown output", []string{"test", "-o", "xml", at("testdata/cases/spec-operators.yaml")}, "", []string{"--output", `"xml"`}},
 		{"test: no cases key", []string{"test", bad("cases-missing.yaml")}, "", []string{bad("cases-missing.yaml") + ":", "cases"}},
@@ -645,7 +656,11 @@ func TestBadInput(t *testing.T) {
 			}
 			last := lastLine(res.stderr)
 			require.True(t, strings.HasPrefix(last, "evaluate: "), "the error is the last line of stderr: %q", res.stderr)
-			require.Equal(t, 1, strings.Count(res.stderr, "evaluate: "), "one error message: %q", res.stderr)
+			messages := 1
+			if strings.HasPrefix(tc.name, "models given with -r") {
+				messages = 2
+			}
+			require.Equal(t, messages, strings.Count(res.stderr, "evaluate: "), "one error message for each problem: %q", res.stderr)
 			require.Less(t, res.elapsed, 5*time.Second, "bounded time")
 			require.Less(t, res.allocated, uint64(256<<20), "bounded memory: %d MiB allocated", res.allocated>>20)
 		})
@@ -675,7 +690,7 @@ func TestUnknownKindIsSkipped(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			r := evaluate(t, 20*time.Second, "", "match", "-o", format, "-m", bad("unknown-kind.yaml"), "-r", exRuntimes)
 			require.Equal(t, 0, r.code, r.stderr)
-			require.Equal(t, bad("unknown-kind.yaml")+":2: notice: skipping ConfigMap/settings (not an OME object)\n", r.stderr)
+			require.Equal(t, "notice: skipped 1 document(s) that are not OME objects (1 ConfigMap)\n", r.stderr)
 			switch format {
 			case "json":
 				results := decodeMatchJSON(t, r.stdout)
@@ -685,9 +700,14 @@ func TestUnknownKindIsSkipped(t *testing.T) {
 					checkResult(t, res)
 				}
 			case "yaml":
-				var doc map[string][]map[string]any
+				var doc struct {
+					Results []map[string]any `yaml:"results"`
+					LeftOut int              `yaml:"leftOut"`
+					Errors  []map[string]any `yaml:"errors"`
+				}
 				require.NoError(t, yaml.Unmarshal([]byte(r.stdout), &doc))
-				require.Len(t, doc["results"], 4)
+				require.Len(t, doc.Results, 4)
+				require.NotNil(t, doc.Errors)
 			default:
 				require.NotContains(t, r.stdout, "ConfigMap")
 				require.Equal(t, "1 model(s), 0 with no compatible runtime", lastLine(r.stdout))
@@ -705,8 +725,7 @@ func TestUnknownKindIsSkipped(t *testing.T) {
 		writeFile(t, dir, "old-runtime.yaml", "apiVersion: ome.io/v1alpha1\nkind: ClusterServingRuntime\nmetadata:\n  name: old\n")
 		r := evaluate(t, 20*time.Second, "", "match", "-o", "json", "-m", exModels+"/llama-3-2-3b-instruct.yaml", "-r", dir)
 		require.Equal(t, 0, r.code, r.stderr)
-		require.Contains(t, r.stderr, filepath.Join(dir, "a-deployment.yaml")+":1: notice: skipping Deployment/web")
-		require.Contains(t, r.stderr, filepath.Join(dir, "old-runtime.yaml")+":1: notice: skipping ClusterServingRuntime/old")
+		require.Equal(t, `notice: skipped 2 document(s) that are not OME objects (1 ClusterServingRuntime of apiVersion "ome.io/v1alpha1", 1 Deployment)`+"\n", r.stderr)
 		require.Len(t, decodeMatchJSON(t, r.stdout), 2)
 	})
 }

@@ -14,48 +14,67 @@ import (
 
 func newMatchCommand(g *globalOptions) *cobra.Command {
 	var (
-		models, runtimes []string
-		engineName       string
-		format           string
-		cl               clusterOptions
+		in         inputOptions
+		engineName string
+		format     string
 	)
 	cmd := &cobra.Command{
-		Use:   "match -m PATH... -r PATH...",
+		Use:   "match -f PATH... | -m PATH... -r PATH...",
 		Short: "Say which runtimes accept which models, and why not",
 		Long: `match evaluates every model (BaseModel, ClusterBaseModel) against every
-runtime (ServingRuntime, ClusterServingRuntime) and prints OME's verdict: the
-runtime is compatible, or OME's reason text, byte for byte.
+runtime (ServingRuntime, ClusterServingRuntime) that OME pairs it with and
+prints OME's verdict: the runtime is compatible, or OME's reason text, byte
+for byte.
 
 A runtime is compatible when it is not disabled, one of its
 spec.supportedModelFormats entries accepts the model (format, framework,
 versions and operators, architecture, quantization, diffusion pipeline), and
 the model's spec.modelParameterSize lies within its spec.modelSizeRange.
 
+Pairs are scoped as OME scopes them: a ClusterServingRuntime pairs with
+every model; a ServingRuntime with the BaseModels of its own namespace and
+with every ClusterBaseModel. A BaseModel and a ServingRuntime of another
+namespace never meet in OME, so that pair is left out, and the summary
+counts what was left out. A namespaced object without metadata.namespace is
+in -n's namespace (default "default"), as kubectl apply would put it.
+
+-f takes any mix of objects (multi-document YAML, kind: List, typed lists
+such as ServingRuntimeList, a kubectl dump); match keeps the models and
+runtimes and counts the rest in a notice. A folder given with -f is read
+without its folders unless -R is given. -m and -r take only models and only
+runtimes, and read folders with their folders. A folder that directly holds
+a Hugging Face config.json, or a diffusers model_index.json, is read as one
+ClusterBaseModel named after the folder, with the format, framework,
+versions, architecture, quantization and diffusion pipeline that OME would
+fill in from those files.
+
+An object that cannot be read (YAML that does not parse, a template, a
+field of the wrong type) is reported with its file, line and field after
+the results; every other object is still evaluated, and the exit code is 2.
+
 With --cluster (implied by --kubeconfig and --context) the objects also come
 from a running cluster, read as kubectl reads it: BaseModels, ServingRuntimes
 of the namespace (-n, default the context's; -A for all) and every
 ClusterBaseModel and ClusterServingRuntime.
 
-PATH is a file, a folder (read recursively: *.yaml, *.yml, *.json) or - for
-standard input; multi-document YAML and kind: List are read. Other kinds are
-skipped with a notice on standard error.
-
-With -m, a model folder (a folder that directly holds a Hugging Face
-config.json, or a diffusers model_index.json) is read as one ClusterBaseModel
-named after the folder, with the format, framework, versions, architecture,
-quantization and diffusion pipeline that OME would fill in from those files.
-A folder of model folders works too.
-
-Exit codes: 0 every model has a compatible runtime, 1 some model has none,
-2 bad input or usage.`,
+Exit codes: 0 every model has a compatible runtime (or the input holds no
+model: a notice, unless --fail-on-empty), 1 some model has none, 2 bad
+input or usage.`,
 		Example: `  # A table per model
-  evaluate match -m testdata/examples/models -r testdata/examples/runtimes
+  evaluate match -f testdata/examples/models -f testdata/examples/runtimes
+
+  # A kubectl dump of a whole cluster, every namespace
+  kubectl get basemodels,clusterbasemodels,servingruntimes,clusterservingruntimes -A -o yaml > all.yaml
+  evaluate match -f all.yaml
 
   # Model folders holding Hugging Face config.json files, against a catalog
   evaluate match -m testdata/catalog/models -r testdata/catalog/runtimes
 
   # Machine-readable, with each entry's differences
-  evaluate match -m model.yaml -r runtimes/ -o json
+  evaluate match -f model.yaml -f runtimes/ -o json
+
+  # Files without a namespace, as they would be applied to team-a
+  evaluate match -n team-a -f models/ -f runtimes/
 
   # Models from standard input, on both engines (any disagreement is an error)
   cat models.yaml | evaluate match -m - -r runtimes/ --engine both
@@ -64,7 +83,7 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
   evaluate match --cluster -n llama-demo
 
   # A new model against the runtimes a cluster has
-  evaluate match -m model.yaml --context prod`,
+  evaluate match -f model.yaml --context prod`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkChoice("engine", engineName, engine.Names); err != nil {
@@ -73,8 +92,8 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 			if err := checkChoice("output", format, output.MatchFormats); err != nil {
 				return err
 			}
-			if !cl.enabled() && (len(models) == 0 || len(runtimes) == 0) {
-				return badInput(fmt.Errorf("give models with -m and runtimes with -r, or --cluster"))
+			if !in.given() {
+				return badInput(fmt.Errorf("give the models and runtimes with -f (or -m and -r), or --cluster"))
 			}
 			// The policies compile while the files load.
 			type compiled struct {
@@ -94,24 +113,40 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 				}
 				ready <- compiled{m, err}
 			}()
-			ms, rs, err := loadModelsAndRuntimes(g, cmd, &cl, models, runtimes)
+			input, err := in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
 			if err != nil {
 				return err
+			}
+			objs := pick(cmd, input.Objects, "match", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
+			ms, rs := only(objs, (*objects.Object).IsModel), only(objs, (*objects.Object).IsRuntime)
+			// Without models, or without runtimes because none could be
+			// read, there is nothing to tell.
+			if len(ms) == 0 || len(rs) == 0 && len(input.Problems) > 0 {
+				reportProblems(cmd, input.Problems)
+				if len(input.Problems) > 0 {
+					return exitAfter(input.Problems, false)
+				}
+				what := "models"
+				if len(input.Objects) == 0 {
+					what = "OME objects"
+				}
+				return in.empty(cmd, what)
+			}
+			for _, mo := range ms {
+				if note := objects.ConfigParsingNotice(mo); note != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), note)
+				}
 			}
 			// Matching reads values only: the positions of every field, kept
 			// for messages about bad input, are dropped, so that the heap the
 			// collector scans over and over is the engine's own.
-			for _, o := range ms {
-				o.Pos = nil
-			}
-			for _, o := range rs {
+			for _, o := range objs {
 				o.Pos = nil
 			}
 			c := <-ready
 			if c.err != nil {
 				return c.err
 			}
-			m := c.m
 			w, err := output.NewMatchWriter(format, cmd.OutOrStdout())
 			if err != nil {
 				return badInput(err)
@@ -119,74 +154,29 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none,
 			if err := w.Begin(ms, rs); err != nil {
 				return err
 			}
-			served := map[engine.Ref]bool{}
-			err = engine.MatchObjects(m, ms, rs, func(r engine.Result) error {
-				if r.Compatible {
-					served[r.Model] = true
+			unserved := false
+			leftOut, err := engine.MatchObjects(c.m, ms, rs, func(mo *objects.Object, results []engine.Result) error {
+				served := false
+				for _, r := range results {
+					served = served || r.Compatible
 				}
-				return w.Result(r)
+				unserved = unserved || !served
+				return w.Model(objects.RefOf(mo), results)
 			})
 			if err != nil {
 				return err
 			}
-			if err := w.End(); err != nil {
+			if err := w.End(output.MatchSummary{LeftOut: leftOut, Problems: output.Problems(input.Problems)}); err != nil {
 				return err
 			}
-			for _, mo := range ms {
-				if !served[objects.RefOf(mo)] {
-					return &silentExit{code: exitFindings}
-				}
-			}
-			return nil
+			reportProblems(cmd, input.Problems)
+			return exitAfter(input.Problems, unserved)
 		},
 	}
-	cmd.Flags().StringArrayVarP(&models, "models", "m", nil, "models: a file, folder or - (repeatable)")
-	cmd.Flags().StringArrayVarP(&runtimes, "runtimes", "r", nil, "runtimes: a file, folder or - (repeatable)")
+	addInputFlags(cmd, &in, true)
 	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
 	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.MatchFormats, ", "))
-	addClusterFlags(cmd, &cl)
 	return cmd
-}
-
-// loadModelsAndRuntimes loads the models of -m (with a notice for each
-// model folder whose config.json OME would not fully read) and the
-// runtimes of -r, as match and report take them.
-func loadModelsAndRuntimes(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, models, runtimes []string) (ms, rs []*objects.Object, err error) {
-	ms, err = loadSort(g, cmd, cl, models, live.Models, "-m", "model", (*objects.Object).IsModel)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, mo := range ms {
-		if note := objects.ConfigParsingNotice(mo); note != "" {
-			fmt.Fprintln(cmd.ErrOrStderr(), note)
-		}
-	}
-	rs, err = loadSort(g, cmd, cl, runtimes, live.Runtimes, "-r", "runtime", (*objects.Object).IsRuntime)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ms, rs, nil
-}
-
-// loadSort loads the objects for one flag (and, with --cluster, the
-// cluster's resources of that sort), and refuses any recognised object that
-// belongs to another flag, and a flag that yields nothing.
-func loadSort(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, paths []string, resources []live.Resource, flag, sort string, want func(*objects.Object) bool) ([]*objects.Object, error) {
-	objs, err := cl.load(g, cmd, paths, resources, objects.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), ModelFolders: flag == "-m"})
-	if err != nil {
-		return nil, err
-	}
-	var out []*objects.Object
-	for _, o := range objs {
-		if !want(o) {
-			return nil, badInput(fmt.Errorf("%s:%d: %s is not a %s; %s takes %ss", o.File, o.Line, o.Ref(), sort, flag, sort))
-		}
-		out = append(out, o)
-	}
-	if len(out) == 0 {
-		return nil, badInput(fmt.Errorf("%s: no %s found", sourceNames(flag, paths, cl), sort))
-	}
-	return out, nil
 }
 
 // sourceNames names where objects were looked for, for "none found".

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,13 +16,12 @@ import (
 
 func newReportCommand(g *globalOptions) *cobra.Command {
 	var (
-		models, runtimes, files []string
-		engineName              string
-		out                     string
-		cl                      clusterOptions
+		in         inputOptions
+		engineName string
+		out        string
 	)
 	cmd := &cobra.Command{
-		Use:   "report -m PATH... -r PATH... [-f PATH...] -o FILE.html",
+		Use:   "report -f PATH... -o FILE.html",
 		Short: "Write the compatibility of every model and runtime as one HTML page",
 		Long: `report writes one self-contained HTML page (inline style and script, no
 network request, opens from disk) about every model (BaseModel,
@@ -51,9 +48,13 @@ The page's data is the JSON that evaluate match, explain, lint
 would not say. A selectable cell's score is what evaluate select gives for
 an InferenceService of that model with an engine and no named runtime.
 
--m, -r and --cluster read objects as match does; -f reads InferenceServices
-(and any other objects selection should see) as select does. Above about
-40,000 cells the page draws only the rows in view.
+-f (any mix of objects), -m, -r and --cluster read objects as match does,
+and pairs are scoped as match scopes them: a cell of a BaseModel and a
+ServingRuntime of another namespace, which OME never pairs, is blank. The
+InferenceServices among the objects are judged as select judges them (with
+--cluster and none in the files, the cluster's). Above about 40,000 cells
+the page draws only the rows in view. An object that cannot be read is
+reported after the page is written, and the exit code is 2.
 
 Exit codes: 0 every model has a compatible runtime, 1 some model has none
 (the page is written either way), 2 bad input or usage.`,
@@ -61,7 +62,7 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none
   evaluate report -m testdata/catalog/models -r testdata/catalog/runtimes -o report.html
 
   # With InferenceServices: each one's verdict and selected runtime
-  evaluate report -m testdata/examples/models -r testdata/examples/runtimes -f testdata/examples/select -o report.html
+  evaluate report -f testdata/examples/models -f testdata/examples/runtimes -f testdata/examples/select -o report.html
 
   # A generated cluster of 300 models and 700 runtimes
   evaluate generate --dir /tmp/c --models 300 --runtimes 700
@@ -77,39 +78,36 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none
 			if out == "" {
 				return badInput(fmt.Errorf("give the page to write with -o FILE.html (- for standard output)"))
 			}
-			if !cl.enabled() && (len(models) == 0 || len(runtimes) == 0) {
-				return badInput(fmt.Errorf("give models with -m and runtimes with -r, or --cluster"))
+			if !in.given() {
+				return badInput(fmt.Errorf("give the models and runtimes with -f (or -m and -r), or --cluster"))
 			}
-			ms, rs, err := loadModelsAndRuntimes(g, cmd, &cl, models, runtimes)
+			input, err := in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
 			if err != nil {
 				return err
 			}
-			services, others, err := loadServices(g, cmd, &cl, files)
-			if err != nil {
+			if err := readClusterServices(cmd, &in, input); err != nil {
 				return err
 			}
-			if err := checkTimestamps(append(append(append([]*objects.Object{}, others...), ms...), rs...)); err != nil {
+			objs := input.Objects
+			ms, rs := only(objs, (*objects.Object).IsModel), only(objs, (*objects.Object).IsRuntime)
+			services := only(objs, func(o *objects.Object) bool { return o.Kind == objects.KindInferenceService })
+			if len(ms) == 0 || len(rs) == 0 {
+				reportProblems(cmd, input.Problems)
+				return badInput(fmt.Errorf("%s: a report needs models and runtimes; found %d model(s) and %d runtime(s)", in.sources(), len(ms), len(rs)))
+			}
+			if err := checkTimestamps(objs); err != nil {
 				return badInput(err)
 			}
 			set, err := g.policies()
 			if err != nil {
 				return badInput(err)
 			}
-			// Unlike match's results, a page's data is held whole until
-			// it is written (hundreds of MB for 300 x 700): under the
-			// limit that main sets for streaming commands the collector
-			// would run without pause. And the heap may grow to twice
-			// what is live, not four times (as fast here, 40% less
-			// memory). GOMEMLIMIT and GOGC still decide.
-			if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-				defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
-			}
-			if _, set := os.LookupEnv("GOGC"); !set {
-				defer debug.SetGCPercent(debug.SetGCPercent(100))
-			}
+			// A page's data is held whole until it is written (hundreds
+			// of MB for 300 x 700).
+			defer holdingData()()
 			var page bytes.Buffer
 			sum, err := report.Write(&page, report.Input{
-				Models: ms, Runtimes: rs, Services: services, Others: others,
+				Models: ms, Runtimes: rs, Services: services,
 				Engine: engineName, Policies: set,
 			})
 			if err != nil {
@@ -132,48 +130,28 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none
 				fmt.Fprintf(cmd.ErrOrStderr(), ", %d of %d InferenceService(s) rejected", sum.Rejected, len(services))
 			}
 			fmt.Fprintln(cmd.ErrOrStderr())
-			if sum.Unserved > 0 {
-				return &silentExit{code: exitFindings}
-			}
-			return nil
+			reportProblems(cmd, input.Problems)
+			return exitAfter(input.Problems, sum.Unserved > 0)
 		},
 	}
-	cmd.Flags().StringArrayVarP(&models, "models", "m", nil, "models: a file, folder or - (repeatable)")
-	cmd.Flags().StringArrayVarP(&runtimes, "runtimes", "r", nil, "runtimes: a file, folder or - (repeatable)")
-	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "InferenceServices (and objects selection should also see): a file, folder or - (repeatable)")
+	addInputFlags(cmd, &in, true)
 	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write (- for standard output)")
-	addClusterFlags(cmd, &cl)
 	return cmd
 }
 
-// loadServices reads -f as select does: the InferenceServices, and the
-// other objects given with them. With --cluster and no InferenceService in
-// -f, the cluster's InferenceServices are read.
-func loadServices(g *globalOptions, cmd *cobra.Command, cl *clusterOptions, files []string) (services, others []*objects.Object, err error) {
-	var objs []*objects.Object
-	if len(files) > 0 {
-		objs, err = objects.Load(files, objects.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), ModelFolders: true})
-		if err != nil {
-			return nil, nil, badInput(err)
-		}
+// readClusterServices reads the cluster's InferenceServices into input
+// when the cluster is read and no file gave any, so that -f isvc.yaml
+// --cluster judges the file's InferenceServices against the cluster's
+// models and runtimes.
+func readClusterServices(cmd *cobra.Command, in *inputOptions, input *objects.Input) error {
+	if !in.cluster.enabled() {
+		return nil
 	}
-	for _, o := range objs {
+	for _, o := range input.Objects {
 		if o.Kind == objects.KindInferenceService {
-			services = append(services, o)
-		} else {
-			others = append(others, o)
+			return nil
 		}
 	}
-	if len(files) > 0 && len(services) == 0 {
-		return nil, nil, badInput(fmt.Errorf("-f %s: no InferenceService found", strings.Join(files, " ")))
-	}
-	if cl.enabled() && len(services) == 0 {
-		more, err := cl.load(g, cmd, nil, []live.Resource{live.InferenceServices}, objects.LoadOptions{Notices: cmd.ErrOrStderr()})
-		if err != nil {
-			return nil, nil, err
-		}
-		services = append(services, more...)
-	}
-	return services, others, nil
+	return in.cluster.readInto(cmd, []live.Resource{live.InferenceServices}, input, objects.ReadOptions{})
 }

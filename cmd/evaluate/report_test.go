@@ -87,12 +87,12 @@ func TestReportCommand(t *testing.T) {
 		want []string // substrings of stderr
 	}{
 		{"no -o", []string{"report", "-m", exModels, "-r", exRuntimes}, 2, []string{"-o FILE.html"}},
-		{"no runtimes", []string{"report", "-m", exModels, "-o", filepath.Join(tmp, "a.html")}, 2, []string{"give models with -m and runtimes with -r"}},
+		{"no runtimes", []string{"report", "-m", exModels, "-o", filepath.Join(tmp, "a.html")}, 2, []string{"a report needs models and runtimes; found 3 model(s) and 0 runtime(s)"}},
+		{"no input", []string{"report", "-o", filepath.Join(tmp, "a.html")}, 2, []string{"give the models and runtimes with -f"}},
 		{"unknown engine", []string{"report", "-m", exModels, "-r", exRuntimes, "--engine", "lua", "-o", filepath.Join(tmp, "a.html")}, 2, []string{`--engine: "lua"`}},
 		{"version as a YAML number", []string{"report", "-m", bad("version-number.yaml"), "-r", exRuntimes, "-o", filepath.Join(tmp, "a.html")}, 2,
 			[]string{bad("version-number.yaml") + ":9: spec.modelFormat.version: ", `quote it: "1.0"`}},
 		{"a runtime given as a model", []string{"report", "-m", exRuntimes, "-r", exRuntimes, "-o", filepath.Join(tmp, "a.html")}, 2, []string{"is not a model; -m takes models"}},
-		{"-f without an InferenceService", []string{"report", "-m", exModels, "-r", exRuntimes, "-f", exModels, "-o", filepath.Join(tmp, "a.html")}, 2, []string{"no InferenceService found"}},
 		{"unwritable output", []string{"report", "-m", exModels, "-r", exRuntimes, "-o", filepath.Join(tmp, "missing", "a.html")}, 2, []string{"-o: "}},
 		{"a model no runtime accepts", []string{"report", "-m", bad("unserved-model.yaml"), "-r", exRuntimes, "-o", filepath.Join(tmp, "b.html")}, 1, []string{"1 model(s) with no compatible runtime"}},
 		{"every model served", []string{"report", "-m", exModels, "-r", exRuntimes, "-o", filepath.Join(tmp, "c.html")}, 0, []string{"3 model(s) x 4 runtime(s)"}},

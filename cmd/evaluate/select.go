@@ -15,11 +15,10 @@ import (
 
 func newSelectCommand(g *globalOptions) *cobra.Command {
 	var (
-		files      []string
+		in         inputOptions
 		engineName string
 		format     string
 		strict     bool
-		cl         clusterOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "select -f PATH...",
@@ -34,7 +33,9 @@ OME's rejection message with the runtimes it excluded and why.
 
 Only ServingRuntimes of the InferenceService's namespace and
 ClusterServingRuntimes are looked at. Objects of the same kind, namespace
-and name replace earlier ones, as they would on apply (with a notice).
+and name replace earlier ones, as they would on apply (with a notice). A
+namespaced object without metadata.namespace is in -n's namespace (default
+"default"), as kubectl apply would put it.
 
 A runtime named in spec.runtime.name is checked as OME's controller would
 (namespace first, then cluster; exists; not disabled; compatible). The
@@ -47,10 +48,14 @@ ServingRuntimes and (unless -f gives some) InferenceServices of the
 namespace (-n, default the context's; -A for all), and every
 ClusterBaseModel and ClusterServingRuntime.
 
-PATH is a file, a folder (recursively: *.yaml, *.yml, *.json; a folder that
-holds a config.json or model_index.json is read as one model) or -.
+PATH is a file, a folder (*.yaml, *.yml, *.json; its folders too with -R;
+a folder that holds a config.json or model_index.json is read as one model)
+or -. Any mix of objects is read: multi-document YAML, kind: List, typed
+lists, a kubectl dump. An object that cannot be read is reported with its
+file, line and field after the results; the others are still judged.
 
-Exit codes: 0 every InferenceService admitted, 1 any rejected, 2 bad input.`,
+Exit codes: 0 every InferenceService admitted (or none given: a notice,
+unless --fail-on-empty), 1 any rejected, 2 bad input.`,
 		Example: `  # Will OME pick my runtime?
   evaluate select -f testdata/examples/select
 
@@ -73,33 +78,21 @@ Exit codes: 0 every InferenceService admitted, 1 any rejected, 2 bad input.`,
 			if err := checkChoice("output", format, output.SelectFormats); err != nil {
 				return err
 			}
-			if len(files) == 0 && !cl.enabled() {
+			if !in.given() {
 				return badInput(fmt.Errorf("give the InferenceServices, models and runtimes with -f, or --cluster"))
 			}
 			// From the cluster: its InferenceServices only when no file
 			// gives any, so that -f isvc.yaml --cluster checks the file's
 			// InferenceServices against the cluster's models and runtimes.
-			resources := append([]live.Resource{}, live.ModelsAndRuntimes...)
-			objs, err := objects.Load(files, objects.LoadOptions{Stdin: g.stdin, Notices: cmd.ErrOrStderr(), ModelFolders: true})
+			input, err := in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
 			if err != nil {
-				return badInput(err)
+				return err
 			}
-			given := false
-			for _, o := range objs {
-				given = given || o.Kind == objects.KindInferenceService
-			}
-			if !given {
-				resources = append(resources, live.InferenceServices)
-			}
-			if cl.enabled() {
-				more, err := cl.load(g, cmd, nil, resources, objects.LoadOptions{Notices: cmd.ErrOrStderr()})
-				if err != nil {
-					return err
-				}
-				objs = append(objs, more...)
+			if err := readClusterServices(cmd, &in, input); err != nil {
+				return err
 			}
 			var services, cluster []*objects.Object
-			for _, o := range objs {
+			for _, o := range input.Objects {
 				if o.Kind == objects.KindInferenceService {
 					services = append(services, o)
 				} else {
@@ -107,15 +100,20 @@ Exit codes: 0 every InferenceService admitted, 1 any rejected, 2 bad input.`,
 				}
 			}
 			if len(services) == 0 {
-				return badInput(fmt.Errorf("%s: no InferenceService found", sourceNames("-f", files, &cl)))
+				reportProblems(cmd, input.Problems)
+				if len(input.Problems) > 0 {
+					return exitAfter(input.Problems, false)
+				}
+				what := "InferenceServices"
+				if len(input.Objects) == 0 {
+					what = "OME objects"
+				}
+				return in.empty(cmd, what)
 			}
 			if err := checkTimestamps(cluster); err != nil {
 				return badInput(err)
 			}
-			cluster, replaced := objects.Deduplicate(cluster)
-			for _, o := range replaced {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%s:%d: notice: %s is given again later; the later one replaces it, as on apply\n", o.File, o.Line, o.Ref())
-			}
+			cluster = deduplicate(cmd, cluster)
 			for _, o := range cluster {
 				if note := objects.ConfigParsingNotice(o); note != "" {
 					fmt.Fprintln(cmd.ErrOrStderr(), note)
@@ -147,20 +145,17 @@ Exit codes: 0 every InferenceService admitted, 1 any rejected, 2 bad input.`,
 				rejected = rejected || !d.Admitted
 				results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: d})
 			}
-			if err := w.Write(results); err != nil {
+			if err := w.Write(results, output.Problems(input.Problems)); err != nil {
 				return err
 			}
-			if rejected {
-				return &silentExit{code: exitFindings}
-			}
-			return nil
+			reportProblems(cmd, input.Problems)
+			return exitAfter(input.Problems, rejected)
 		},
 	}
-	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "InferenceServices, models and runtimes: a file, folder or - (repeatable)")
+	addInputFlags(cmd, &in, false)
 	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
 	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.SelectFormats, ", "))
 	cmd.Flags().BoolVar(&strict, "strict-named-runtime", false, "reject an InferenceService whose named runtime OME's controller would refuse")
-	addClusterFlags(cmd, &cl)
 	return cmd
 }
 

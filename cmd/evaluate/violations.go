@@ -9,6 +9,7 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/gatekeeper"
+	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 )
 
@@ -26,10 +27,10 @@ func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 		engineName string
 		format     string
 		severities []string
-		cl         clusterOptions
+		in         inputOptions
 	)
 	cmd := &cobra.Command{
-		Use:   "violations PATH...",
+		Use:   "violations [PATH...] [-f PATH...]",
 		Short: "Print what OMEVersionLint refuses on each model and runtime, in Gatekeeper's words",
 		Long: `violations lints each model and runtime alone, as Gatekeeper reviews one
 object at a time, and prints the violations an OMEVersionLint constraint
@@ -39,7 +40,9 @@ An object with violations is one the constraint refuses (enforcementAction
 deny) or records (dryrun, warn); Gatekeeper's own message puts the
 constraint's name in brackets before each.
 
-PATH is a file, a folder (recursively: *.yaml, *.yml, *.json) or -.
+PATH (an argument, read with its folders) and -f (its folders too with -R)
+take files, folders and -, holding any mix of objects; what cannot be read
+is reported after the violations, and the exit code is 2.
 
 Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
 		Example: `  # What will the ome-version-lint-errors constraint refuse?
@@ -59,14 +62,27 @@ Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
 					return err
 				}
 			}
-			objs, linter, err := lintInputs(g, cmd, &cl, engineName, args)
+			set, err := g.policies()
+			if err != nil {
+				return badInput(err)
+			}
+			linter, err := engine.NewLinter(engineName, set)
+			if err != nil {
+				return badInput(err)
+			}
+			in.paths = args
+			if !in.given() {
+				return badInput(fmt.Errorf("give the models and runtimes: files, folders, -f, - or --cluster"))
+			}
+			input, err := in.read(g, cmd, live.ModelsAndRuntimes, true, nil)
 			if err != nil {
 				return err
 			}
+			objs := pick(cmd, input.Objects, "violations", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
 			report := make([]objectViolations, 0, len(objs))
 			refused := false
 			for _, o := range objs {
-				findings, err := linter.Lint([]*objects.Object{o}, engine.LintOptions{})
+				findings, err := engine.Lint(linter, []*objects.Object{o}, engine.LintOptions{})
 				if err != nil {
 					return err
 				}
@@ -98,15 +114,13 @@ Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
 				}
 				fmt.Fprintf(w, "%d object(s), %d with violations (severities: %s)\n", len(report), n, strings.Join(severities, ", "))
 			}
-			if refused {
-				return &silentExit{code: exitFindings}
-			}
-			return nil
+			reportProblems(cmd, input.Problems)
+			return exitAfter(input.Problems, refused)
 		},
 	}
 	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
 	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: text, json")
-	addClusterFlags(cmd, &cl)
+	addInputFlags(cmd, &in, false)
 	cmd.Flags().StringSliceVar(&severities, "severities", []string{engine.SeverityError}, "the severities the constraint enforces (its parameters.severities)")
 	return cmd
 }

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/live"
+	"github.com/ome-policy/evaluator/objects"
+)
+
+// inputOptions are the flags that say what a command reads, declared once
+// for every command: -f (any mix of objects, as kubectl takes them), -R,
+// --fail-on-empty, and where a command takes models and runtimes apart, -m
+// and -r; then the cluster's flags, whose -n is also the namespace of the
+// objects of the files that give none.
+type inputOptions struct {
+	files []string
+	// paths are a command's arguments (lint's): any mix, read as -f reads,
+	// their folders with their folders.
+	paths       []string
+	recursive   bool
+	models      []string
+	runtimes    []string
+	failOnEmpty bool
+	cluster     clusterOptions
+}
+
+// addInputFlags gives cmd the input flags; modelsAndRuntimes adds -m and -r.
+func addInputFlags(cmd *cobra.Command, in *inputOptions, modelsAndRuntimes bool) {
+	f := cmd.Flags()
+	f.StringArrayVarP(&in.files, "filename", "f", nil, "objects of any kind: a file, a folder or - for standard input (repeatable)")
+	f.BoolVarP(&in.recursive, "recursive", "R", false, "also read the folders inside the folders given with -f")
+	f.BoolVar(&in.failOnEmpty, "fail-on-empty", false, "exit 2 when the input holds no OME object (default: a notice, and exit 0)")
+	if modelsAndRuntimes {
+		f.StringArrayVarP(&in.models, "models", "m", nil, "models: a file, a folder (with its folders) or - (repeatable)")
+		f.StringArrayVarP(&in.runtimes, "runtimes", "r", nil, "runtimes: a file, a folder (with its folders) or - (repeatable)")
+	}
+	addClusterFlags(cmd, &in.cluster)
+}
+
+// given says whether any input was named at all.
+func (in *inputOptions) given() bool {
+	return len(in.files)+len(in.paths)+len(in.models)+len(in.runtimes) > 0 || in.cluster.enabled()
+}
+
+// namespace is the namespace of the objects of the files that give none:
+// -n's, else "default", where kubectl apply would put them.
+func (in *inputOptions) namespace() string {
+	if ns := in.cluster.namespaceFlag(); ns != "" {
+		return ns
+	}
+	return "default"
+}
+
+// sources names where objects were looked for, for notices.
+func (in *inputOptions) sources() string {
+	var parts []string
+	for _, p := range [][]string{in.paths, in.files, in.models, in.runtimes} {
+		parts = append(parts, p...)
+	}
+	if in.cluster.enabled() {
+		parts = append(parts, "the cluster")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// read reads every input the flags name: the arguments and -f's files,
+// -m's (each must be a model), -r's (each must be a runtime), then with the
+// cluster flags the cluster's resources, whose copy of an object comes
+// after the files'. Each object goes to sink, or when sink is nil, into
+// the Input's Objects. It prints the notices (what was skipped, folders
+// left unread) and gives back every problem, for the command to report
+// after its results; only a cluster that cannot be read is an error.
+func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []live.Resource, lenient bool, sink func(*objects.Object)) (*objects.Input, error) {
+	input := &objects.Input{Visit: sink}
+	opts := objects.ReadOptions{Stdin: g.stdin, Lenient: lenient, ModelFolders: true, Recursive: true, Namespace: in.namespace()}
+	input.Read(in.paths, opts)
+	opts.Recursive = in.recursive
+	input.Read(in.files, opts)
+	opts.Recursive = true
+	for _, sorted := range []struct {
+		paths      []string
+		flag, sort string
+		want       func(*objects.Object) bool
+	}{
+		{in.models, "-m", "model", (*objects.Object).IsModel},
+		{in.runtimes, "-r", "runtime", (*objects.Object).IsRuntime},
+	} {
+		if len(sorted.paths) == 0 {
+			continue
+		}
+		n, wrong := 0, 0
+		part := &objects.Input{Visit: func(o *objects.Object) {
+			if !sorted.want(o) {
+				wrong++
+				input.Problems = append(input.Problems, &objects.InputError{File: o.File, Line: o.Line,
+					Msg: fmt.Sprintf("%s is not a %s; %s takes %ss (-f takes any mix)", o.Ref(), sorted.sort, sorted.flag, sorted.sort)})
+				return
+			}
+			n++
+			if sink != nil {
+				sink(o)
+			} else {
+				input.Objects = append(input.Objects, o)
+			}
+		}}
+		opts.ModelFolders = sorted.flag == "-m"
+		part.Read(sorted.paths, opts)
+		input.Problems = append(input.Problems, part.Problems...)
+		input.Skipped = append(input.Skipped, part.Skipped...)
+		if n == 0 && wrong == 0 && len(part.Problems) == 0 {
+			input.Problems = append(input.Problems, &objects.InputError{File: sorted.flag + " " + strings.Join(sorted.paths, " "),
+				Msg: fmt.Sprintf("no %s found", sorted.sort)})
+		}
+	}
+	if in.cluster.enabled() && len(resources) > 0 {
+		if err := in.cluster.readInto(cmd, resources, input, objects.ReadOptions{Lenient: lenient}); err != nil {
+			return nil, err
+		}
+	}
+	for _, note := range []string{input.SkipNotice(), input.UnreadNotice()} {
+		if note != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), note)
+		}
+	}
+	return input, nil
+}
+
+// empty handles an input with none of the objects a command reads: a
+// notice naming where they were looked for, and exit 0, or an error with
+// --fail-on-empty. what is "OME objects", "InferenceServices", ...
+func (in *inputOptions) empty(cmd *cobra.Command, what string) error {
+	msg := fmt.Sprintf("no %s in %s", what, in.sources())
+	if in.failOnEmpty {
+		return badInput(fmt.Errorf("%s (--fail-on-empty)", msg))
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "notice: "+msg)
+	return nil
+}
+
+// pick keeps the objects a command reads and says in one notice how many
+// of the others it leaves, by kind.
+func pick(cmd *cobra.Command, objs []*objects.Object, command, reads string, want func(*objects.Object) bool) []*objects.Object {
+	out := only(objs, want)
+	left := map[string]int{}
+	for _, o := range objs {
+		if !want(o) {
+			left[o.Kind]++
+		}
+	}
+	if len(left) > 0 {
+		kinds := make([]string, 0, len(left))
+		n := 0
+		for k, c := range left {
+			kinds = append(kinds, fmt.Sprintf("%d %s", c, k))
+			n += c
+		}
+		sort.Strings(kinds)
+		fmt.Fprintf(cmd.ErrOrStderr(), "notice: %s reads %s; skipped %d other OME object(s) (%s)\n", command, reads, n, strings.Join(kinds, ", "))
+	}
+	return out
+}
+
+// only keeps the objects for which want holds.
+func only(objs []*objects.Object, want func(*objects.Object) bool) []*objects.Object {
+	var out []*objects.Object
+	for _, o := range objs {
+		if want(o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// deduplicate keeps the later of two objects of one kind, namespace and
+// name (the cluster's copy after a file's), as applying them in order
+// would, with a notice for each one replaced.
+func deduplicate(cmd *cobra.Command, objs []*objects.Object) []*objects.Object {
+	kept, replaced := objects.Deduplicate(objs)
+	for _, o := range replaced {
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s:%d: notice: %s is given again later; the later one replaces it, as on apply\n", o.File, o.Line, o.Ref())
+	}
+	return kept
+}
+
+// reportProblems writes each problem on standard error, after a command's
+// results; the command then exits 2.
+func reportProblems(cmd *cobra.Command, problems []*objects.InputError) {
+	for _, p := range problems {
+		fmt.Fprintf(cmd.ErrOrStderr(), "evaluate: %s\n", p.Error())
+	}
+}
+
+// exitAfter is the exit of a command that wrote its results: 2 when some
+// input was bad, else 1 when it found something (findings), else 0.
+func exitAfter(problems []*objects.InputError, findings bool) error {
+	switch {
+	case len(problems) > 0:
+		return &silentExit{code: exitBadInput}
+	case findings:
+		return &silentExit{code: exitFindings}
+	}
+	return nil
+}
