@@ -9,13 +9,22 @@ GATOR_VERSION := v3.23.1
 ETCD_VERSION  := v3.6.16
 KUBE_VERSION  := v1.35.4
 CLUSTER_DIR   := $(BIN)/cluster
+# `evaluate version` shows these: the nearest tag (none: the module's
+# build information decides) and the commit, "-dirty" with changes.
+VERSION  ?= $(shell git describe --tags --dirty 2>/dev/null)
+REVISION ?= $(shell git describe --always --dirty --abbrev=40 --exclude='*' 2>/dev/null)
+LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: FORCE all build test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet screenshot
+.PHONY: FORCE all build install test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet screenshot
 
 all: build test
 
 build:
-	$(GO) build -o $(BIN)/evaluate ./cmd/evaluate
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/evaluate ./cmd/evaluate
+
+# evaluate into $(go env GOBIN), else $(go env GOPATH)/bin.
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/evaluate
 
 # vet, formatting, Go tests (unit, golden, differential, CLI), the workers'
 # shared batch under the race detector, gator on every Gatekeeper suite, the
