@@ -26,9 +26,7 @@ type hook struct {
 // repository's root: with the files as arguments (or, with pass_filenames:
 // false, its args alone), and checks the exit codes.
 func TestPreCommitHooks(t *testing.T) {
-	abs, err := filepath.Abs(repo)
-	require.NoError(t, err)
-	t.Chdir(abs)
+	atRepoRoot(t)
 	data, err := os.ReadFile(".pre-commit-hooks.yaml")
 	require.NoError(t, err)
 	var hooks []hook
@@ -81,9 +79,7 @@ func TestPreCommitHooks(t *testing.T) {
 // examples (its paths replaced by theirs): each exits 0, and the SARIF file
 // is SARIF.
 func TestCIWorkflow(t *testing.T) {
-	abs, err := filepath.Abs(repo)
-	require.NoError(t, err)
-	t.Chdir(abs)
+	atRepoRoot(t)
 	data, err := os.ReadFile("docs/ci.md")
 	require.NoError(t, err)
 	var workflow struct {

@@ -234,15 +234,22 @@ func runInProcess(t *testing.T, args []string, stdout, stderr *bytes.Buffer) int
 	return 0
 }
 
-// TestDocExamples runs every console example of the README and docs/ and
-// compares what it prints and its exit code with what the page shows.
-func TestDocExamples(t *testing.T) {
-	files := docFiles(t)
+// atRepoRoot runs the rest of the test at the repository's root, where a
+// reader types the examples.
+func atRepoRoot(t *testing.T) {
+	t.Helper()
 	abs, err := filepath.Abs(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(abs)
+}
+
+// TestDocExamples runs every console example of the README and docs/ and
+// compares what it prints and its exit code with what the page shows.
+func TestDocExamples(t *testing.T) {
+	files := docFiles(t)
+	atRepoRoot(t)
 	for _, file := range files {
 		t.Run(file, func(t *testing.T) {
 			data, err := os.ReadFile(file)
@@ -330,11 +337,7 @@ func applyEdits(lines []string, edits map[int][]string) []string {
 // a file of the repository leads to one.
 func TestDocPages(t *testing.T) {
 	files := docFiles(t)
-	abs, err := filepath.Abs(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(abs)
+	atRepoRoot(t)
 
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
