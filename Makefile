@@ -9,13 +9,22 @@ GATOR_VERSION := v3.23.1
 ETCD_VERSION  := v3.6.16
 KUBE_VERSION  := v1.35.4
 CLUSTER_DIR   := $(BIN)/cluster
+# `evaluate version` shows these: the nearest tag (none: the module's
+# build information decides) and the commit, "-dirty" with changes.
+VERSION  ?= $(shell git describe --tags --dirty 2>/dev/null)
+REVISION ?= $(shell git describe --always --dirty --abbrev=40 --exclude='*' 2>/dev/null)
+LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: FORCE all build test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet screenshot
+.PHONY: FORCE all build install docs test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet screenshot
 
 all: build test
 
 build:
-	$(GO) build -o $(BIN)/evaluate ./cmd/evaluate
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/evaluate ./cmd/evaluate
+
+# evaluate into $(go env GOBIN), else $(go env GOPATH)/bin.
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/evaluate
 
 # vet, formatting, Go tests (unit, golden, differential, CLI), the workers'
 # shared batch under the race detector, gator on every Gatekeeper suite, the
@@ -70,11 +79,18 @@ fuzz:
 # tables: bench/run.sh (evaluate match per engine against the bare plain-Go
 # program, on the catalog and three shapes of generated cluster) and
 # bench/gatekeeper.sh (the templates per object in gator test, at 100, 1,000
-# and 10,000 runtimes). BEFORE=REV measures that commit beside.
+# and 10,000 runtimes), each written into docs/performance.md between its
+# markers. BEFORE=REV measures that commit beside, and writes no table.
 bench: gator
 	$(GO) test -run '^$$' -bench . -benchmem ./builtins/... ./engine/... ./objects ./output
-	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/run.sh
-	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/gatekeeper.sh
+	RUNS=$(RUNS) BEFORE=$(BEFORE) BENCH_DOC=docs/performance.md bash bench/run.sh
+	RUNS=$(RUNS) BEFORE=$(BEFORE) BENCH_DOC=docs/performance.md bash bench/gatekeeper.sh
+
+# Rewrite docs/cli.md from the commands' help, the output and exit codes
+# that README.md and docs/*.md show for their examples, and the table of
+# docs/compatibility.md. Tests fail when any of them is stale.
+docs:
+	$(GO) test -count=1 ./cmd/evaluate -run '^(TestCLIDocIsCurrent|TestDocExamples|TestCompatibilityDocIsCurrent)$$' -update
 
 # Rewrite policies/capabilities.json from the builtins' declarations.
 capabilities:

@@ -142,61 +142,107 @@ func readCase(file string, i int, v any, pos map[string]objects.Pos, names map[s
 	if !ok {
 		return c, fail("", "a case must be an object, got "+objects.DescribeValue(v, pos[""].Raw))
 	}
+	if err := readCaseName(&c, m, pos, names, fail); err != nil {
+		return c, err
+	}
+	expect, err := expectations(m, pos, fail)
+	if err != nil {
+		return c, err
+	}
+	kind, err := caseSort(m, expect, fail)
+	if err != nil {
+		return c, err
+	}
+	if err := readExpect(&c, expect, pos, fail); err != nil {
+		return c, err
+	}
+	if kind == policyCase {
+		return readPolicyCase(c, m, expect, pos, fail)
+	}
+	return c, readCaseObjects(&c, m, pos, kind, fail)
+}
+
+// readCaseName reads the case's name, which must be new in its file.
+func readCaseName(c *Case, m map[string]any, pos map[string]objects.Pos, names map[string]int, fail func(field, msg string) error) error {
 	if name, present := m["name"]; !present {
-		return c, fail("name", "every case needs a name")
+		return fail("name", "every case needs a name")
 	} else if c.Name, _ = name.(string); c.Name == "" {
-		return c, fail("name", "must be a non-empty string, got "+objects.DescribeValue(name, pos["name"].Raw))
+		return fail("name", "must be a non-empty string, got "+objects.DescribeValue(name, pos["name"].Raw))
 	}
 	if line, dup := names[c.Name]; dup {
-		return c, fail("name", fmt.Sprintf("duplicate case name (first at line %d)", line))
+		return fail("name", fmt.Sprintf("duplicate case name (first at line %d)", line))
 	}
 	names[c.Name] = c.Line
+	return nil
+}
 
+// expectations is the case's expect object. Unknown keys are refused: a
+// misspelt expectation would otherwise be silently not checked.
+func expectations(m map[string]any, pos map[string]objects.Pos, fail func(field, msg string) error) (map[string]any, error) {
 	expect, _ := m["expect"].(map[string]any)
 	if e, present := m["expect"]; present && expect == nil {
-		return c, fail("expect", "must be an object, got "+objects.DescribeValue(e, pos["expect"].Raw))
+		return nil, fail("expect", "must be an object, got "+objects.DescribeValue(e, pos["expect"].Raw))
 	}
-	// Unknown expect keys are refused: a misspelt expectation would
-	// otherwise be silently not checked.
 	for _, k := range slices.Sorted(maps.Keys(expect)) {
 		switch k {
 		case "compatible", "reason", "admitted", "runtime", "message", "failures", "variables":
 		default:
-			return c, fail(objects.JoinPath("expect", k), "unknown expectation (known: compatible, reason, admitted, runtime, message, failures, variables)")
+			return nil, fail(objects.JoinPath("expect", k), "unknown expectation (known: compatible, reason, admitted, runtime, message, failures, variables)")
 		}
 	}
-	has := func(m map[string]any, keys ...string) bool {
-		for _, k := range keys {
-			if _, ok := m[k]; ok {
-				return true
-			}
+	return expect, nil
+}
+
+// The sorts of case.
+type caseKind int
+
+const (
+	matchCase caseKind = iota
+	selectionCase
+	policyCase
+)
+
+// hasAny tells whether m has one of the keys.
+func hasAny(m map[string]any, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := m[k]; ok {
+			return true
 		}
-		return false
 	}
-	match := has(m, "model", "runtime") || has(expect, "compatible", "reason")
-	selection := has(m, "inferenceService", "objects") || has(expect, "admitted", "runtime", "message")
-	policy := has(m, "celPolicy", "input") || has(expect, "failures", "variables")
+	return false
+}
+
+// caseSort tells the sort of case from its fields, which must be of one
+// sort only, and checks that it has that sort's required fields.
+func caseSort(m, expect map[string]any, fail func(field, msg string) error) (caseKind, error) {
+	match := hasAny(m, "model", "runtime") || hasAny(expect, "compatible", "reason")
+	selection := hasAny(m, "inferenceService", "objects") || hasAny(expect, "admitted", "runtime", "message")
+	policy := hasAny(m, "celPolicy", "input") || hasAny(expect, "failures", "variables")
 	const kinds = "a match case (model, runtime, expect.compatible), a selection case (inferenceService, objects, expect.admitted) or a CEL policy case (celPolicy, input, expect.failures)"
 	switch n := btoi(match) + btoi(selection) + btoi(policy); {
 	case n > 1:
-		return c, fail("", "mixes the fields of different sorts of case; a case is "+kinds)
+		return 0, fail("", "mixes the fields of different sorts of case; a case is "+kinds)
 	case n == 0:
-		return c, fail("", "must be "+kinds)
+		return 0, fail("", "must be "+kinds)
 	}
-	what, required := "match", []string{"model", "runtime", "expect", "expect.compatible"}
+	kind, what, required := matchCase, "match", []string{"model", "runtime", "expect", "expect.compatible"}
 	switch {
 	case selection:
-		what, required = "selection", []string{"inferenceService", "objects", "expect", "expect.admitted"}
+		kind, what, required = selectionCase, "selection", []string{"inferenceService", "objects", "expect", "expect.admitted"}
 	case policy:
-		what, required = "CEL policy", []string{"celPolicy", "input", "expect", "expect.failures"}
+		kind, what, required = policyCase, "CEL policy", []string{"celPolicy", "input", "expect", "expect.failures"}
 	}
 	for _, r := range required {
 		parent, key, _ := strings.Cut(r, ".")
-		if !has(m, parent) || key != "" && !has(expect, key) {
-			return c, fail(r, "is required in a "+what+" case")
+		if !hasAny(m, parent) || key != "" && !hasAny(expect, key) {
+			return 0, fail(r, "is required in a "+what+" case")
 		}
 	}
+	return kind, nil
+}
 
+// readExpect reads the expectations of match and selection cases.
+func readExpect(c *Case, expect map[string]any, pos map[string]objects.Pos, fail func(field, msg string) error) error {
 	for _, k := range []string{"compatible", "reason", "admitted", "runtime", "message"} {
 		v, ok := expect[k]
 		if !ok {
@@ -207,7 +253,7 @@ func readCase(file string, i int, v any, pos map[string]objects.Pos, names map[s
 		case "compatible", "admitted":
 			b, ok := v.(bool)
 			if !ok {
-				return c, fail(field, "must be true or false, got "+objects.DescribeValue(v, pos[field].Raw))
+				return fail(field, "must be true or false, got "+objects.DescribeValue(v, pos[field].Raw))
 			}
 			if k == "compatible" {
 				c.Expect.Compatible = &b
@@ -217,7 +263,7 @@ func readCase(file string, i int, v any, pos map[string]objects.Pos, names map[s
 		default:
 			s, ok := v.(string)
 			if !ok {
-				return c, fail(field, "must be a string, got "+objects.DescribeValue(v, pos[field].Raw))
+				return fail(field, "must be a string, got "+objects.DescribeValue(v, pos[field].Raw))
 			}
 			switch k {
 			case "reason":
@@ -229,15 +275,16 @@ func readCase(file string, i int, v any, pos map[string]objects.Pos, names map[s
 			}
 		}
 	}
+	return nil
+}
 
-	if policy {
-		return readPolicyCase(c, m, expect, pos, fail)
-	}
-
+// readCaseObjects reads the objects of a match case (model, runtime) or a
+// selection case (inferenceService, objects).
+func readCaseObjects(c *Case, m map[string]any, pos map[string]objects.Pos, kind caseKind, fail func(field, msg string) error) error {
 	// Errors from an object name its field relative to the object; put the
 	// case's field in front, so "spec.x" reads "model.spec.x".
 	object := func(field string, v any, pos map[string]objects.Pos, role caseRole) (*objects.Object, error) {
-		o, err := caseObject(file, v, pos, role)
+		o, err := caseObject(c.File, v, pos, role)
 		if ie, ok := err.(*objects.InputError); ok {
 			ie.Case = c.Name
 			ie.Field = strings.TrimSuffix(field+"."+ie.Field, ".")
@@ -245,19 +292,19 @@ func readCase(file string, i int, v any, pos map[string]objects.Pos, names map[s
 		return o, err
 	}
 	var err error
-	if match {
+	if kind == matchCase {
 		if c.Model, err = object("model", m["model"], objects.SubPos(pos, "model"), roleModel); err != nil {
-			return c, err
+			return err
 		}
 		c.Runtime, err = object("runtime", m["runtime"], objects.SubPos(pos, "runtime"), roleRuntime)
-		return c, err
+		return err
 	}
 	if c.InferenceService, err = object("inferenceService", m["inferenceService"], objects.SubPos(pos, "inferenceService"), roleService); err != nil {
-		return c, err
+		return err
 	}
 	list, ok := m["objects"].([]any)
 	if !ok {
-		return c, fail("objects", "must be a list, got "+objects.DescribeValue(m["objects"], pos["objects"].Raw))
+		return fail("objects", "must be a list, got "+objects.DescribeValue(m["objects"], pos["objects"].Raw))
 	}
 	parts := objects.SplitPos(pos, "objects")
 	for j, x := range list {
@@ -267,11 +314,11 @@ func readCase(file string, i int, v any, pos map[string]objects.Pos, names map[s
 		}
 		o, err := object(objects.IndexPath("objects", j), x, p, roleCluster)
 		if err != nil {
-			return c, err
+			return err
 		}
 		c.Objects = append(c.Objects, o)
 	}
-	return c, nil
+	return nil
 }
 
 // caseObject builds an object of a case from its value and its own

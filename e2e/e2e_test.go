@@ -31,6 +31,7 @@ func TestE2E(t *testing.T) {
 		{"selection", testSelection},
 		{"live-input", testLiveInput},
 		{"audit", testAudit},
+		{"bundle/kustomize", testKustomizedBundle},
 		{"gatekeeper-down", testGatekeeperDown},
 		{"no-OME-CRDs", testNoOMECRDs},
 	}

@@ -13,17 +13,31 @@ import (
 	"github.com/ome-policy/evaluator/e2e/cluster"
 )
 
-// nativePolicies are policies/kubernetes/ome-version-lint.yaml: the
+// nativePolicies are policies/kubernetes, rendered by kustomize as
+// `kubectl apply -k policies/kubernetes` applies it: the
 // ValidatingAdmissionPolicies and bindings for clusters without Gatekeeper.
 func nativePolicies(t *testing.T) []*unstructured.Unstructured {
-	objs, err := cluster.ReadObjects(filepath.Join(repo, "policies", "kubernetes", "ome-version-lint.yaml"))
+	objs, err := cluster.Kustomize(filepath.Join(repo, "policies", "kubernetes"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(objs) != 4 {
-		t.Fatalf("policies/kubernetes/ome-version-lint.yaml: %d objects, want two policies and two bindings", len(objs))
+		t.Fatalf("policies/kubernetes: %d objects, want two policies and two bindings", len(objs))
 	}
 	return objs
+}
+
+// warnedKube is a client of the cluster whose warnings w collects.
+func warnedKube(t *testing.T) (*cluster.Kube, *warnings) {
+	t.Helper()
+	cfg := rest.CopyConfig(kube.Config)
+	w := &warnings{}
+	cfg.WarningHandler = w
+	warned, err := cluster.NewKube(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return warned, w
 }
 
 // warnings collects the warnings the API server returns.
@@ -81,13 +95,7 @@ func testNativePolicy(t *testing.T) {
 	checkObjects(t, "native")
 
 	// Warnings come back to the client.
-	cfg := rest.CopyConfig(kube.Config)
-	w := &warnings{}
-	cfg.WarningHandler = w
-	warned, err := cluster.NewKube(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	warned, w := warnedKube(t)
 	objs, err := cluster.ReadObjects(filepath.Join(repo, "testdata", "lint", "bad", "ignored-field.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -53,113 +53,150 @@ func Cluster(seed int64, models, runtimes int) (ms, rs []map[string]any) {
 // name that some model has, so names alone rarely settle a pair. It is for
 // benchmarks and load tests.
 func ShapedCluster(seed int64, models, runtimes int, shape Shape) (ms, rs []map[string]any) {
-	r := rand.New(rand.NewSource(seed))
-	pick := func(xs ...string) string { return xs[r.Intn(len(xs))] }
-	archs := make([]string, max(1, shape.Architectures))
-	for i := range archs {
-		archs[i] = fmt.Sprintf("Arch%02dForCausalLM", i)
+	g := newShaper(seed, shape)
+	for i := 0; i < models; i++ {
+		ms = append(ms, g.model(i))
 	}
-	versions := omeVersions
+	for i := 0; i < runtimes; i++ {
+		rs = append(rs, g.runtime(i))
+	}
+	return ms, rs
+}
+
+// shaper draws a cluster's objects from one random source, in a fixed
+// order, so that a seed always gives the same cluster.
+type shaper struct {
+	r            *rand.Rand
+	archs        []string
+	versions     []string
+	modelFormats []string
+	entryFormats []string
+}
+
+// sizes are the models' parameter sizes and the runtimes' size bounds.
+var sizes = []string{"500M", "1.5B", "3B", "7B", "8B", "14B", "32B", "70B", "405B", "1T"}
+
+func newShaper(seed int64, shape Shape) *shaper {
+	g := &shaper{r: rand.New(rand.NewSource(seed)), archs: make([]string, max(1, shape.Architectures)), versions: omeVersions}
+	for i := range g.archs {
+		g.archs[i] = fmt.Sprintf("Arch%02dForCausalLM", i)
+	}
 	if shape.Versions > 0 {
-		versions = make([]string, shape.Versions)
-		for i := range versions {
-			versions[i] = fmt.Sprintf("4.%d.%d", 30+i/5, i%5)
+		g.versions = make([]string, shape.Versions)
+		for i := range g.versions {
+			g.versions[i] = fmt.Sprintf("4.%d.%d", 30+i/5, i%5)
 			if i%7 == 3 {
-				versions[i] += ".dev0"
+				g.versions[i] += ".dev0"
 			}
 		}
 	}
 	// OME's models are mostly safetensors, some pytorch; its entries all
 	// safetensors. Other shapes spread both over their formats.
-	modelFormats := []string{"safetensors", "safetensors", "safetensors", "pytorch"}
-	entryFormats := []string{"safetensors"}
+	g.modelFormats = []string{"safetensors", "safetensors", "safetensors", "pytorch"}
+	g.entryFormats = []string{"safetensors"}
 	if shape.Formats == 1 {
-		modelFormats = entryFormats
+		g.modelFormats = g.entryFormats
 	} else if shape.Formats > 2 {
-		modelFormats = formatNames[:min(shape.Formats, len(formatNames))]
-		entryFormats = modelFormats
+		g.modelFormats = formatNames[:min(shape.Formats, len(formatNames))]
+		g.entryFormats = g.modelFormats
 	}
-	// choose picks from xs, drawing a random number only when there is a
-	// choice, so that the OME shape makes what it always made.
-	choose := func(xs []string) string {
-		if len(xs) == 1 {
-			return xs[0]
-		}
-		return xs[r.Intn(len(xs))]
+	return g
+}
+
+func (g *shaper) pick(xs ...string) string { return xs[g.r.Intn(len(xs))] }
+
+// choose picks from xs, drawing a random number only when there is a
+// choice, so that the OME shape makes what it always made.
+func (g *shaper) choose(xs []string) string {
+	if len(xs) == 1 {
+		return xs[0]
 	}
-	sizes := []string{"500M", "1.5B", "3B", "7B", "8B", "14B", "32B", "70B", "405B", "1T"}
-	for i := 0; i < models; i++ {
-		spec := map[string]any{
-			"modelFormat":        map[string]any{"name": choose(modelFormats), "version": "1.0.0"},
-			"modelFramework":     map[string]any{"name": "transformers", "version": versions[r.Intn(len(versions))]},
-			"modelArchitecture":  archs[r.Intn(len(archs))],
-			"modelParameterSize": sizes[r.Intn(len(sizes))],
-			"modelCapabilities":  []any{"TEXT_TO_TEXT"},
-			"storage":            map[string]any{"storageUri": fmt.Sprintf("hf://org/model-%04d", i), "path": fmt.Sprintf("/mnt/data/models/model-%04d", i)},
-		}
-		if r.Intn(10) == 0 {
-			spec["quantization"] = pick("fp8", "int4")
-		}
-		ms = append(ms, map[string]any{
-			"apiVersion": objects.APIVersion, "kind": objects.KindClusterBaseModel,
-			"metadata": map[string]any{"name": fmt.Sprintf("model-%04d", i)},
-			"spec":     spec,
-		})
+	return xs[g.r.Intn(len(xs))]
+}
+
+// model is the i-th ClusterBaseModel.
+func (g *shaper) model(i int) map[string]any {
+	r := g.r
+	spec := map[string]any{
+		"modelFormat":        map[string]any{"name": g.choose(g.modelFormats), "version": "1.0.0"},
+		"modelFramework":     map[string]any{"name": "transformers", "version": g.versions[r.Intn(len(g.versions))]},
+		"modelArchitecture":  g.archs[r.Intn(len(g.archs))],
+		"modelParameterSize": sizes[r.Intn(len(sizes))],
+		"modelCapabilities":  []any{"TEXT_TO_TEXT"},
+		"storage":            map[string]any{"storageUri": fmt.Sprintf("hf://org/model-%04d", i), "path": fmt.Sprintf("/mnt/data/models/model-%04d", i)},
 	}
-	for i := 0; i < runtimes; i++ {
-		var entries []any
-		for j := 0; j <= r.Intn(3); j++ {
-			framework := map[string]any{"name": "transformers", "version": versions[r.Intn(len(versions))]}
-			if r.Intn(3) == 0 {
-				framework["operator"] = "GreaterThanOrEqual"
-			}
-			format := map[string]any{"name": choose(entryFormats), "version": "1.0.0"}
-			if r.Intn(4) == 0 {
-				format["operator"] = "GreaterThanOrEqual"
-			}
-			e := map[string]any{
-				"modelFormat":       format,
-				"modelFramework":    framework,
-				"modelArchitecture": archs[r.Intn(len(archs))],
-				"autoSelect":        r.Intn(2) == 0,
-				"priority":          int64(1 + r.Intn(3)),
-			}
-			if r.Intn(10) == 0 {
-				e["quantization"] = pick("fp8", "int4")
-			}
-			entries = append(entries, e)
-		}
-		spec := map[string]any{
-			"supportedModelFormats": entries,
-			"protocolVersions":      []any{"openAI"},
-			"engineConfig": map[string]any{
-				"runner": map[string]any{
-					"name":  "ome-container",
-					"image": fmt.Sprintf("docker.io/lmsysorg/sglang:v0.4.%d", r.Intn(10)),
-					"args":  []any{"--host=0.0.0.0", "--port=8080", "--model-path=$(MODEL_PATH)", "--tp-size=1"},
-					"resources": map[string]any{
-						"requests": map[string]any{"cpu": "10", "memory": "30Gi", "nvidia.com/gpu": "1"},
-						"limits":   map[string]any{"cpu": "10", "memory": "30Gi", "nvidia.com/gpu": "1"},
-					},
-					"env": []any{map[string]any{"name": "MODEL_PATH", "value": "/mnt/models"}},
+	if r.Intn(10) == 0 {
+		spec["quantization"] = g.pick("fp8", "int4")
+	}
+	return map[string]any{
+		"apiVersion": objects.APIVersion, "kind": objects.KindClusterBaseModel,
+		"metadata": map[string]any{"name": fmt.Sprintf("model-%04d", i)},
+		"spec":     spec,
+	}
+}
+
+// entry is one supportedModelFormats entry of a runtime.
+func (g *shaper) entry() map[string]any {
+	r := g.r
+	framework := map[string]any{"name": "transformers", "version": g.versions[r.Intn(len(g.versions))]}
+	if r.Intn(3) == 0 {
+		framework["operator"] = "GreaterThanOrEqual"
+	}
+	format := map[string]any{"name": g.choose(g.entryFormats), "version": "1.0.0"}
+	if r.Intn(4) == 0 {
+		format["operator"] = "GreaterThanOrEqual"
+	}
+	e := map[string]any{
+		"modelFormat":       format,
+		"modelFramework":    framework,
+		"modelArchitecture": g.archs[r.Intn(len(g.archs))],
+		"autoSelect":        r.Intn(2) == 0,
+		"priority":          int64(1 + r.Intn(3)),
+	}
+	if r.Intn(10) == 0 {
+		e["quantization"] = g.pick("fp8", "int4")
+	}
+	return e
+}
+
+// runtime is the i-th ClusterServingRuntime: one to three entries, a
+// container spec of realistic size, and sometimes disabled, a size range or
+// accelerator classes.
+func (g *shaper) runtime(i int) map[string]any {
+	r := g.r
+	var entries []any
+	for j := 0; j <= r.Intn(3); j++ {
+		entries = append(entries, g.entry())
+	}
+	spec := map[string]any{
+		"supportedModelFormats": entries,
+		"protocolVersions":      []any{"openAI"},
+		"engineConfig": map[string]any{
+			"runner": map[string]any{
+				"name":  "ome-container",
+				"image": fmt.Sprintf("docker.io/lmsysorg/sglang:v0.4.%d", r.Intn(10)),
+				"args":  []any{"--host=0.0.0.0", "--port=8080", "--model-path=$(MODEL_PATH)", "--tp-size=1"},
+				"resources": map[string]any{
+					"requests": map[string]any{"cpu": "10", "memory": "30Gi", "nvidia.com/gpu": "1"},
+					"limits":   map[string]any{"cpu": "10", "memory": "30Gi", "nvidia.com/gpu": "1"},
 				},
+				"env": []any{map[string]any{"name": "MODEL_PATH", "value": "/mnt/models"}},
 			},
-		}
-		if r.Intn(20) == 0 {
-			spec["disabled"] = true
-		}
-		if r.Intn(5) < 2 {
-			lo := r.Intn(len(sizes) - 1)
-			spec["modelSizeRange"] = map[string]any{"min": sizes[lo], "max": sizes[lo+1+r.Intn(len(sizes)-lo-1)]}
-		}
-		if r.Intn(3) == 0 {
-			spec["acceleratorRequirements"] = map[string]any{"acceleratorClasses": []any{pick("nvidia-h100", "nvidia-a100", "amd-mi300x")}}
-		}
-		rs = append(rs, map[string]any{
-			"apiVersion": objects.APIVersion, "kind": objects.KindClusterServingRuntime,
-			"metadata": map[string]any{"name": fmt.Sprintf("runtime-%04d", i)},
-			"spec":     spec,
-		})
+		},
 	}
-	return ms, rs
+	if r.Intn(20) == 0 {
+		spec["disabled"] = true
+	}
+	if r.Intn(5) < 2 {
+		lo := r.Intn(len(sizes) - 1)
+		spec["modelSizeRange"] = map[string]any{"min": sizes[lo], "max": sizes[lo+1+r.Intn(len(sizes)-lo-1)]}
+	}
+	if r.Intn(3) == 0 {
+		spec["acceleratorRequirements"] = map[string]any{"acceleratorClasses": []any{g.pick("nvidia-h100", "nvidia-a100", "amd-mi300x")}}
+	}
+	return map[string]any{
+		"apiVersion": objects.APIVersion, "kind": objects.KindClusterServingRuntime,
+		"metadata": map[string]any{"name": fmt.Sprintf("runtime-%04d", i)},
+		"spec":     spec,
+	}
 }

@@ -160,66 +160,27 @@ func (celVersionLib) LibraryName() string { return "ome.version" }
 func (celVersionLib) ProgramOptions() []cel.ProgramOption { return nil }
 
 func (celVersionLib) CompileOptions() []cel.EnvOption {
-	member := func(name, id string, result *cel.Type, fn func(builtins.Version) ref.Val) cel.EnvOption {
-		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{VersionType}, result,
-			cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				v, ok := arg.(Version)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(arg)
-				}
-				return fn(v.Version)
-			})))
-	}
-	binary := func(name, id string, result *cel.Type, fn func(a, b builtins.Version) ref.Val) cel.EnvOption {
-		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{VersionType, VersionType}, result,
-			cel.BinaryBinding(func(lhs, rhs ref.Val) ref.Val {
-				a, ok := lhs.(Version)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(lhs)
-				}
-				b, ok := rhs.(Version)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(rhs)
-				}
-				return fn(a.Version, b.Version)
-			})))
-	}
-	stringList := func(parts []string) ref.Val {
-		if parts == nil {
-			parts = []string{}
-		}
-		return types.DefaultTypeAdapter.NativeToValue(parts)
-	}
+	return append(globalFunctions(), versionMethods()...)
+}
+
+// globalFunctions are the library's functions of strings, and string() of
+// a version.
+func globalFunctions() []cel.EnvOption {
 	return []cel.EnvOption{
-		cel.Function("omeVersion", cel.Overload("string_to_ome_version", []*cel.Type{cel.StringType}, VersionType,
-			cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				s, ok := arg.(types.String)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(arg)
-				}
-				v, err := builtins.ParseCached(string(s))
-				if err != nil {
-					return types.WrapErr(err)
-				}
-				return Version{v}
-			}))),
-		cel.Function("isOmeVersion", cel.Overload("is_ome_version_string", []*cel.Type{cel.StringType}, cel.BoolType,
-			cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				s, ok := arg.(types.String)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(arg)
-				}
-				_, err := builtins.ParseCached(string(s))
-				return types.Bool(err == nil)
-			}))),
-		cel.Function("omeVersionProblem", cel.Overload("ome_version_problem_string", []*cel.Type{cel.StringType}, cel.StringType,
-			cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				s, ok := arg.(types.String)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(arg)
-				}
-				return types.String(builtins.Problem(string(s)))
-			}))),
+		stringFunction("omeVersion", "string_to_ome_version", VersionType, func(s string) ref.Val {
+			v, err := builtins.ParseCached(s)
+			if err != nil {
+				return types.WrapErr(err)
+			}
+			return Version{v}
+		}),
+		stringFunction("isOmeVersion", "is_ome_version_string", cel.BoolType, func(s string) ref.Val {
+			_, err := builtins.ParseCached(s)
+			return types.Bool(err == nil)
+		}),
+		stringFunction("omeVersionProblem", "ome_version_problem_string", cel.StringType, func(s string) ref.Val {
+			return types.String(builtins.Problem(s))
+		}),
 		cel.Function("omeSizeCompare", cel.Overload("ome_size_compare_string_string", []*cel.Type{cel.StringType, cel.StringType}, cel.IntType,
 			cel.BinaryBinding(func(lhs, rhs ref.Val) ref.Val {
 				a, ok := lhs.(types.String)
@@ -240,24 +201,73 @@ func (celVersionLib) CompileOptions() []cel.EnvOption {
 				}
 				return types.String(v.Original)
 			}))),
-		cel.Function("omeSize", cel.Overload("ome_size_string", []*cel.Type{cel.StringType}, cel.DoubleType,
-			cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				s, ok := arg.(types.String)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(arg)
-				}
-				return types.Double(builtins.SizeValue(string(s)))
-			}))),
-		member("hasSuffix", "ome_version_has_suffix", cel.BoolType, func(v builtins.Version) ref.Val { return types.Bool(v.HasSuffix()) }),
-		member("parts", "ome_version_parts", cel.IntType, func(v builtins.Version) ref.Val { return types.Int(v.Parts) }),
-		member("hasV", "ome_version_has_v", cel.BoolType, func(v builtins.Version) ref.Val { return types.Bool(v.V) }),
-		member("major", "ome_version_major", cel.UintType, func(v builtins.Version) ref.Val { return types.Uint(v.Major) }),
-		member("minor", "ome_version_minor", cel.UintType, func(v builtins.Version) ref.Val { return types.Uint(v.Minor) }),
-		member("patch", "ome_version_patch", cel.UintType, func(v builtins.Version) ref.Val { return types.Uint(v.Patch) }),
-		member("dev", "ome_version_dev", cel.ListType(cel.StringType), func(v builtins.Version) ref.Val { return stringList(v.Dev) }),
-		member("pre", "ome_version_pre", cel.ListType(cel.StringType), func(v builtins.Version) ref.Val { return stringList(v.Pre) }),
-		member("build", "ome_version_build", cel.ListType(cel.StringType), func(v builtins.Version) ref.Val { return stringList(v.Build) }),
-		binary("isEqualTo", "ome_version_is_equal_to_ome_version", cel.BoolType, func(a, b builtins.Version) ref.Val { return types.Bool(builtins.Equal(a, b)) }),
-		binary("compareTo", "ome_version_compare_to_ome_version", cel.IntType, func(a, b builtins.Version) ref.Val { return types.Int(builtins.Compare(a, b)) }),
+		stringFunction("omeSize", "ome_size_string", cel.DoubleType, func(s string) ref.Val {
+			return types.Double(builtins.SizeValue(s))
+		}),
 	}
+}
+
+// versionMethods are the methods of ome.Version.
+func versionMethods() []cel.EnvOption {
+	return []cel.EnvOption{
+		versionMember("hasSuffix", "ome_version_has_suffix", cel.BoolType, func(v builtins.Version) ref.Val { return types.Bool(v.HasSuffix()) }),
+		versionMember("parts", "ome_version_parts", cel.IntType, func(v builtins.Version) ref.Val { return types.Int(v.Parts) }),
+		versionMember("hasV", "ome_version_has_v", cel.BoolType, func(v builtins.Version) ref.Val { return types.Bool(v.V) }),
+		versionMember("major", "ome_version_major", cel.UintType, func(v builtins.Version) ref.Val { return types.Uint(v.Major) }),
+		versionMember("minor", "ome_version_minor", cel.UintType, func(v builtins.Version) ref.Val { return types.Uint(v.Minor) }),
+		versionMember("patch", "ome_version_patch", cel.UintType, func(v builtins.Version) ref.Val { return types.Uint(v.Patch) }),
+		versionMember("dev", "ome_version_dev", cel.ListType(cel.StringType), func(v builtins.Version) ref.Val { return stringList(v.Dev) }),
+		versionMember("pre", "ome_version_pre", cel.ListType(cel.StringType), func(v builtins.Version) ref.Val { return stringList(v.Pre) }),
+		versionMember("build", "ome_version_build", cel.ListType(cel.StringType), func(v builtins.Version) ref.Val { return stringList(v.Build) }),
+		versionBinary("isEqualTo", "ome_version_is_equal_to_ome_version", cel.BoolType, func(a, b builtins.Version) ref.Val { return types.Bool(builtins.Equal(a, b)) }),
+		versionBinary("compareTo", "ome_version_compare_to_ome_version", cel.IntType, func(a, b builtins.Version) ref.Val { return types.Int(builtins.Compare(a, b)) }),
+	}
+}
+
+// stringFunction declares a global function of one string.
+func stringFunction(name, id string, result *cel.Type, fn func(string) ref.Val) cel.EnvOption {
+	return cel.Function(name, cel.Overload(id, []*cel.Type{cel.StringType}, result,
+		cel.UnaryBinding(func(arg ref.Val) ref.Val {
+			s, ok := arg.(types.String)
+			if !ok {
+				return types.MaybeNoSuchOverloadErr(arg)
+			}
+			return fn(string(s))
+		})))
+}
+
+// versionMember declares a method of ome.Version without arguments.
+func versionMember(name, id string, result *cel.Type, fn func(builtins.Version) ref.Val) cel.EnvOption {
+	return cel.Function(name, cel.MemberOverload(id, []*cel.Type{VersionType}, result,
+		cel.UnaryBinding(func(arg ref.Val) ref.Val {
+			v, ok := arg.(Version)
+			if !ok {
+				return types.MaybeNoSuchOverloadErr(arg)
+			}
+			return fn(v.Version)
+		})))
+}
+
+// versionBinary declares a method of ome.Version of another ome.Version.
+func versionBinary(name, id string, result *cel.Type, fn func(a, b builtins.Version) ref.Val) cel.EnvOption {
+	return cel.Function(name, cel.MemberOverload(id, []*cel.Type{VersionType, VersionType}, result,
+		cel.BinaryBinding(func(lhs, rhs ref.Val) ref.Val {
+			a, ok := lhs.(Version)
+			if !ok {
+				return types.MaybeNoSuchOverloadErr(lhs)
+			}
+			b, ok := rhs.(Version)
+			if !ok {
+				return types.MaybeNoSuchOverloadErr(rhs)
+			}
+			return fn(a.Version, b.Version)
+		})))
+}
+
+// stringList is a CEL list of strings, empty for nil.
+func stringList(parts []string) ref.Val {
+	if parts == nil {
+		parts = []string{}
+	}
+	return types.DefaultTypeAdapter.NativeToValue(parts)
 }

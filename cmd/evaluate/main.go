@@ -7,12 +7,6 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
-
-	// First among the project's packages, so that its init marks the heap
-	// for huge pages before the libraries' inits fill it, and maps the
-	// program's code before they run it.
-	_ "github.com/ome-policy/evaluator/internal/hugeheap"
-	_ "github.com/ome-policy/evaluator/internal/prefault"
 )
 
 // Garbage collection, unless GOMEMLIMIT and GOGC say otherwise. Results

@@ -101,6 +101,10 @@ test), 2 bad input or usage.`,
 	root.AddCommand(newExplainCommand(g))
 	root.AddCommand(newGatekeeperCommand(g))
 	root.AddCommand(newReportCommand(g))
+	root.AddCommand(newVersionCommand())
+	root.Version = buildVersion().firstLine()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().Bool("version", false, "print the version (the first line of 'evaluate version') and exit")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	return root
 }

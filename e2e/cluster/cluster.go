@@ -103,14 +103,7 @@ func ReadState(dir string) (*State, error) {
 // bundle. On failure it stops what it started and says what went wrong.
 func Up(ctx context.Context, o Options) (st *State, err error) {
 	o.defaults()
-	if alive := Running(o.Dir); len(alive) > 0 {
-		return nil, fmt.Errorf("a local cluster is already running from %s (%s): `make cluster-down` stops it", o.Dir, strings.Join(alive, ", "))
-	}
-	if err := os.RemoveAll(o.Dir); err != nil {
-		return nil, err
-	}
-	// Gatekeeper's audit keeps its listing cache in audit/.
-	if err := os.MkdirAll(filepath.Join(o.Dir, "audit"), 0o755); err != nil {
+	if err := freshStateDir(o.Dir); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Budget)
@@ -122,29 +115,83 @@ func Up(ctx context.Context, o Options) (st *State, err error) {
 			}
 		}
 	}()
+	u := &upRun{o: o, pki: filepath.Join(o.Dir, "pki")}
+	for _, step := range []func(context.Context) error{
+		u.choosePorts,
+		u.writeCredentials,
+		u.startEtcd,
+		u.startAPIServer,
+		u.installCRDs,
+		u.startGatekeeper,
+		u.installWebhook,
+		u.installBundle,
+	} {
+		if err := step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	o.Log("waiting until Gatekeeper refuses what it should")
+	if err := u.kc.waitEnforced(ctx, u.gatekeeper); err != nil {
+		return nil, err
+	}
+	return u.st, nil
+}
 
-	st = &State{AuditInterval: int(o.Audit / time.Second)}
-	ports := []*int{&st.EtcdClient, &st.EtcdPeer, new(int), &st.Webhook, &st.Health}
+// upRun is what Up's steps hand on to the next.
+type upRun struct {
+	o          Options
+	st         *State
+	pki        string     // the certificates' folder
+	apiPort    int        // kube-apiserver's port
+	ca         *authority // signs every certificate, and is the webhook's CA
+	etcdURL    string     // etcd's client URL
+	kc         *Kube      // the admin client, once the API server runs
+	gkDeploy   string     // Gatekeeper's deployment manifest
+	gkObjects  []object   // its objects
+	gatekeeper process
+}
+
+// freshStateDir refuses to start over a running cluster, then empties the
+// state folder (with audit/, where Gatekeeper's audit keeps its cache).
+func freshStateDir(dir string) error {
+	if alive := Running(dir); len(alive) > 0 {
+		return fmt.Errorf("a local cluster is already running from %s (%s): `make cluster-down` stops it", dir, strings.Join(alive, ", "))
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	return os.MkdirAll(filepath.Join(dir, "audit"), 0o755)
+}
+
+// choosePorts picks five distinct free ports and the API server's URL.
+func (u *upRun) choosePorts(context.Context) error {
+	u.st = &State{AuditInterval: int(u.o.Audit / time.Second), Kubeconfig: filepath.Join(u.o.Dir, "kubeconfig")}
+	ports := []*int{&u.st.EtcdClient, &u.st.EtcdPeer, &u.apiPort, &u.st.Webhook, &u.st.Health}
 	seen := map[int]bool{}
 	for _, p := range ports {
 		for *p == 0 || seen[*p] {
+			var err error
 			if *p, err = freePort(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		seen[*p] = true
 	}
-	apiPort := *ports[2]
-	st.APIServer = fmt.Sprintf("https://127.0.0.1:%d", apiPort)
-	st.Kubeconfig = filepath.Join(o.Dir, "kubeconfig")
+	u.st.APIServer = fmt.Sprintf("https://127.0.0.1:%d", u.apiPort)
+	return nil
+}
 
-	pki := filepath.Join(o.Dir, "pki")
+// writeCredentials writes the CA, the servers' and the admin's
+// certificates, the service-account key, the admin kubeconfig and the
+// state.
+func (u *upRun) writeCredentials(context.Context) error {
 	ca, err := newAuthority()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := writeFile(filepath.Join(pki, "ca.crt"), ca.certPEM); err != nil {
-		return nil, err
+	u.ca = ca
+	if err := writeFile(filepath.Join(u.pki, "ca.crt"), ca.certPEM); err != nil {
+		return err
 	}
 	for _, c := range []struct {
 		cert, key, cn string
@@ -155,180 +202,208 @@ func Up(ctx context.Context, o Options) (st *State, err error) {
 		{"admin.crt", "admin.key", "admin", []string{"system:masters"}, false},
 		{"gatekeeper/tls.crt", "gatekeeper/tls.key", "gatekeeper-webhook", nil, true},
 	} {
-		if err := ca.issue(filepath.Join(pki, c.cert), filepath.Join(pki, c.key), c.cn, c.groups, c.server); err != nil {
-			return nil, err
+		if err := ca.issue(filepath.Join(u.pki, c.cert), filepath.Join(u.pki, c.key), c.cn, c.groups, c.server); err != nil {
+			return err
 		}
 	}
-	if err := writeServiceAccountKey(filepath.Join(pki, "sa.key")); err != nil {
-		return nil, err
+	if err := writeServiceAccountKey(filepath.Join(u.pki, "sa.key")); err != nil {
+		return err
 	}
-	if err := writeKubeconfig(st.Kubeconfig, st.APIServer, pki); err != nil {
-		return nil, err
+	if err := writeKubeconfig(u.st.Kubeconfig, u.st.APIServer, u.pki); err != nil {
+		return err
 	}
-	if err := writeState(o.Dir, st); err != nil {
-		return nil, err
-	}
+	return writeState(u.o.Dir, u.st)
+}
 
-	// etcd
-	etcd := process{name: "etcd", dir: o.Dir}
-	for _, p := range []int{st.EtcdClient, st.EtcdPeer} {
+// startEtcd starts etcd and waits until it is healthy.
+func (u *upRun) startEtcd(ctx context.Context) error {
+	etcd := process{name: "etcd", dir: u.o.Dir}
+	for _, p := range []int{u.st.EtcdClient, u.st.EtcdPeer} {
 		if err := checkPortFree("etcd", p); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	o.Log("starting etcd on 127.0.0.1:%d", st.EtcdClient)
-	client := fmt.Sprintf("http://127.0.0.1:%d", st.EtcdClient)
-	peer := fmt.Sprintf("http://127.0.0.1:%d", st.EtcdPeer)
-	if err := etcd.start(filepath.Join(o.Bin, "etcd"), []string{
-		"--name=local", "--data-dir=" + filepath.Join(o.Dir, "etcd"),
-		"--listen-client-urls=" + client, "--advertise-client-urls=" + client,
+	u.o.Log("starting etcd on 127.0.0.1:%d", u.st.EtcdClient)
+	u.etcdURL = fmt.Sprintf("http://127.0.0.1:%d", u.st.EtcdClient)
+	peer := fmt.Sprintf("http://127.0.0.1:%d", u.st.EtcdPeer)
+	if err := etcd.start(filepath.Join(u.o.Bin, "etcd"), []string{
+		"--name=local", "--data-dir=" + filepath.Join(u.o.Dir, "etcd"),
+		"--listen-client-urls=" + u.etcdURL, "--advertise-client-urls=" + u.etcdURL,
 		"--listen-peer-urls=" + peer, "--initial-advertise-peer-urls=" + peer,
 		"--initial-cluster=local=" + peer, "--log-level=warn",
 		"--quota-backend-bytes=2147483648",
 	}, nil); err != nil {
-		return nil, err
+		return err
 	}
-	if err := waitHTTP(ctx, etcd, http.DefaultClient, client+"/health"); err != nil {
-		return nil, err
-	}
+	return waitHTTP(ctx, etcd, http.DefaultClient, u.etcdURL+"/health")
+}
 
-	// kube-apiserver
-	apiserver := process{name: "kube-apiserver", dir: o.Dir}
-	if err := checkPortFree("kube-apiserver", apiPort); err != nil {
-		return nil, err
+// startAPIServer starts kube-apiserver on etcd and waits until it is ready.
+func (u *upRun) startAPIServer(ctx context.Context) error {
+	apiserver := process{name: "kube-apiserver", dir: u.o.Dir}
+	if err := checkPortFree("kube-apiserver", u.apiPort); err != nil {
+		return err
 	}
-	o.Log("starting kube-apiserver on %s", st.APIServer)
-	if err := apiserver.start(filepath.Join(o.Bin, "kube-apiserver"), []string{
-		"--etcd-servers=" + client,
+	u.o.Log("starting kube-apiserver on %s", u.st.APIServer)
+	if err := apiserver.start(filepath.Join(u.o.Bin, "kube-apiserver"), []string{
+		"--etcd-servers=" + u.etcdURL,
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(apiPort),
-		"--tls-cert-file=" + filepath.Join(pki, "apiserver.crt"),
-		"--tls-private-key-file=" + filepath.Join(pki, "apiserver.key"),
-		"--client-ca-file=" + filepath.Join(pki, "ca.crt"),
-		"--service-account-issuer=https://127.0.0.1:" + strconv.Itoa(apiPort),
-		"--service-account-key-file=" + filepath.Join(pki, "sa.key"),
-		"--service-account-signing-key-file=" + filepath.Join(pki, "sa.key"),
+		"--secure-port=" + strconv.Itoa(u.apiPort),
+		"--tls-cert-file=" + filepath.Join(u.pki, "apiserver.crt"),
+		"--tls-private-key-file=" + filepath.Join(u.pki, "apiserver.key"),
+		"--client-ca-file=" + filepath.Join(u.pki, "ca.crt"),
+		"--service-account-issuer=https://127.0.0.1:" + strconv.Itoa(u.apiPort),
+		"--service-account-key-file=" + filepath.Join(u.pki, "sa.key"),
+		"--service-account-signing-key-file=" + filepath.Join(u.pki, "sa.key"),
 		"--authorization-mode=RBAC",
 		"--service-cluster-ip-range=10.96.0.0/16",
 		"--endpoint-reconciler-type=none",
 		"--profiling=false",
 		"--v=0",
 	}, nil); err != nil {
-		return nil, err
+		return err
 	}
-	kc, err := newKube(st.Kubeconfig)
+	kc, err := newKube(u.st.Kubeconfig)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := waitHTTP(ctx, apiserver, kc.http, st.APIServer+"/readyz"); err != nil {
-		return nil, err
-	}
+	u.kc = kc
+	return waitHTTP(ctx, apiserver, kc.http, u.st.APIServer+"/readyz")
+}
 
-	// CRDs: OME's, then Gatekeeper's (from its module), and its namespace.
+// installCRDs installs OME's CRDs, then Gatekeeper's (from its module) and
+// its namespace, and waits until they are established.
+func (u *upRun) installCRDs(ctx context.Context) error {
 	gkDeploy, err := gatekeeperDeploy(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	gkObjects, err := readObjects(gkDeploy)
+	u.gkDeploy = gkDeploy
+	if u.gkObjects, err = readObjects(gkDeploy); err != nil {
+		return err
+	}
+	omeCRDs, err := readObjects(filepath.Join(u.o.Repo, "testdata", "ome-crds"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	omeCRDs, err := readObjects(filepath.Join(o.Repo, "testdata", "ome-crds"))
-	if err != nil {
-		return nil, err
-	}
-	o.Log("installing OME's and Gatekeeper's CRDs")
+	u.o.Log("installing OME's and Gatekeeper's CRDs")
 	var install []object
-	for _, obj := range append(omeCRDs, gkObjects...) {
+	for _, obj := range append(omeCRDs, u.gkObjects...) {
 		if k := obj.GetKind(); k == "CustomResourceDefinition" || k == "Namespace" {
 			install = append(install, obj)
 		}
 	}
-	if err := kc.applyAll(ctx, install); err != nil {
-		return nil, err
+	if err := u.kc.applyAll(ctx, install); err != nil {
+		return err
 	}
-	if err := kc.waitCRDsEstablished(ctx, install); err != nil {
-		return nil, err
-	}
+	return u.kc.waitCRDsEstablished(ctx, install)
+}
 
-	// Gatekeeper's manager, every default operation, out of cluster.
-	gatekeeper := process{name: "gatekeeper", dir: o.Dir}
-	for _, p := range []int{st.Webhook, st.Health} {
+// startGatekeeper starts Gatekeeper's manager, every default operation, out
+// of cluster, and waits until it is ready.
+func (u *upRun) startGatekeeper(ctx context.Context) error {
+	u.gatekeeper = process{name: "gatekeeper", dir: u.o.Dir}
+	for _, p := range []int{u.st.Webhook, u.st.Health} {
 		if err := checkPortFree("gatekeeper", p); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	o.Log("starting Gatekeeper's webhook on 127.0.0.1:%d", st.Webhook)
-	if err := gatekeeper.start(filepath.Join(o.Bin, "gatekeeper"), []string{
-		"--kubeconfig=" + st.Kubeconfig,
+	u.o.Log("starting Gatekeeper's webhook on 127.0.0.1:%d", u.st.Webhook)
+	if err := u.gatekeeper.start(filepath.Join(u.o.Bin, "gatekeeper"), []string{
+		"--kubeconfig=" + u.st.Kubeconfig,
 		"--debug-use-fake-pod",
 		"--disable-cert-rotation",
-		"--cert-dir=" + filepath.Join(pki, "gatekeeper"),
+		"--cert-dir=" + filepath.Join(u.pki, "gatekeeper"),
 		"--host=127.0.0.1",
-		"--port=" + strconv.Itoa(st.Webhook),
-		"--health-addr=127.0.0.1:" + strconv.Itoa(st.Health),
+		"--port=" + strconv.Itoa(u.st.Webhook),
+		"--health-addr=127.0.0.1:" + strconv.Itoa(u.st.Health),
 		"--metrics-addr=0",
 		// Gatekeeper's Prometheus exporter listens on every address and
 		// has no flag for the host, so the harness keeps it off; the API
 		// server's own webhook latency metric stands in for it.
 		"--metrics-backend=stackdriver", "--stackdriver-only-when-available",
-		"--audit-interval=" + strconv.Itoa(st.AuditInterval),
-		"--api-cache-dir=" + filepath.Join(o.Dir, "audit"),
+		"--audit-interval=" + strconv.Itoa(u.st.AuditInterval),
+		"--api-cache-dir=" + filepath.Join(u.o.Dir, "audit"),
 		"--disable-opa-builtin={http.send}",
 		"--shutdown-delay=0",
 		"--log-level=INFO",
 	}, []string{"POD_NAMESPACE=gatekeeper-system"}); err != nil {
-		return nil, err
+		return err
 	}
-	if err := waitHTTP(ctx, gatekeeper, http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/readyz", st.Health)); err != nil {
-		return nil, err
-	}
+	return waitHTTP(ctx, u.gatekeeper, http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/readyz", u.st.Health))
+}
 
-	// Gatekeeper's validating webhook, as its chart sets it, pointed at
-	// the local webhook with the local CA.
+// installWebhook installs Gatekeeper's validating webhook, as its chart
+// sets it, pointed at the local webhook with the local CA.
+func (u *upRun) installWebhook(ctx context.Context) error {
 	var webhooks []object
-	for _, obj := range gkObjects {
+	for _, obj := range u.gkObjects {
 		if obj.GetKind() == "ValidatingWebhookConfiguration" {
-			if err := pointWebhooks(obj, st.Webhook, ca.certPEM); err != nil {
-				return nil, fmt.Errorf("%s: %w", gkDeploy, err)
+			if err := pointWebhooks(obj, u.st.Webhook, u.ca.certPEM); err != nil {
+				return fmt.Errorf("%s: %w", u.gkDeploy, err)
 			}
 			webhooks = append(webhooks, obj)
 		}
 	}
 	if len(webhooks) != 1 {
-		return nil, fmt.Errorf("%s: expected one ValidatingWebhookConfiguration, found %d", gkDeploy, len(webhooks))
+		return fmt.Errorf("%s: expected one ValidatingWebhookConfiguration, found %d", u.gkDeploy, len(webhooks))
 	}
-	o.Log("installing the webhook configuration, sync.yaml, the templates and two constraints")
-	if err := kc.applyAll(ctx, webhooks); err != nil {
-		return nil, err
-	}
-	gk := filepath.Join(o.Repo, "policies", "gatekeeper")
-	bundle, err := readObjects(
-		filepath.Join(gk, "sync.yaml"),
-		filepath.Join(gk, "omeruntimeselection", "template.yaml"),
-		filepath.Join(gk, "omeversionlint", "template.yaml"),
-	)
+	u.o.Log("installing the webhook configuration")
+	return u.kc.applyAll(ctx, webhooks)
+}
+
+// UpConstraints are the constraints of the Gatekeeper bundle that Up
+// installs: the warning constraint is left out, so that the end-to-end
+// checks see the warnings of policies/kubernetes alone.
+var UpConstraints = []string{"ome-runtime-selection", "ome-version-lint-errors"}
+
+// installBundle installs the Gatekeeper bundle as `kubectl apply -k
+// policies/gatekeeper` does, rendered by kustomize: the sync config and the
+// templates, then (once Gatekeeper serves their kinds) UpConstraints.
+func (u *upRun) installBundle(ctx context.Context) error {
+	u.o.Log("installing policies/gatekeeper (kustomize): sync config, templates, %s", strings.Join(UpConstraints, ", "))
+	objs, err := Kustomize(filepath.Join(u.o.Repo, "policies", "gatekeeper"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := kc.applyAll(ctx, bundle); err != nil {
-		return nil, err
-	}
-	constraints, err := readObjects(
-		filepath.Join(gk, "omeruntimeselection", "samples", "default", "constraint.yaml"),
-		filepath.Join(gk, "omeversionlint", "samples", "deny-errors", "constraint.yaml"),
-	)
+	bundle, constraints, err := splitConstraints(objs, UpConstraints)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := kc.applyWhenServed(ctx, gatekeeper, constraints); err != nil {
-		return nil, err
+	if err := u.kc.applyAll(ctx, bundle); err != nil {
+		return err
 	}
-	o.Log("waiting until Gatekeeper refuses what it should")
-	if err := kc.waitEnforced(ctx, gatekeeper); err != nil {
-		return nil, err
+	return u.kc.applyWhenServed(ctx, u.gatekeeper, constraints)
+}
+
+// splitConstraints parts a bundle's objects into the others and the
+// constraints (group constraints.gatekeeper.sh) of the names given, failing
+// when one of those is missing.
+func splitConstraints(objs []object, names []string) (others, constraints []object, err error) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
 	}
-	return st, nil
+	for _, obj := range objs {
+		if obj.GroupVersionKind().Group != "constraints.gatekeeper.sh" {
+			others = append(others, obj)
+			continue
+		}
+		if want[obj.GetName()] {
+			constraints = append(constraints, obj)
+			delete(want, obj.GetName())
+		}
+	}
+	if len(want) > 0 {
+		var missing []string
+		for _, n := range names {
+			if want[n] {
+				missing = append(missing, n)
+			}
+		}
+		return nil, nil, fmt.Errorf("the Gatekeeper bundle has no constraint %s", strings.Join(missing, ", "))
+	}
+	return others, constraints, nil
 }
 
 // Down stops the processes recorded in dir, in reverse start order, waits

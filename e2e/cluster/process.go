@@ -16,8 +16,10 @@ import (
 
 // A process of the control plane: started detached from the caller's
 // terminal and output (its own session, standard input from /dev/null, both
-// outputs to NAME.log), its pid recorded in NAME.pid so that a later `down`,
-// in another process, stops exactly it.
+// outputs to NAME.log), its pid recorded in NAME.pid and its command line in
+// NAME.cmdline, so that a later `down`, in another process, stops exactly
+// it: a recorded pid is signalled only while /proc/PID/cmdline is still that
+// command line (the system may since have given the pid to another process).
 type process struct {
 	name string
 	dir  string
@@ -25,6 +27,20 @@ type process struct {
 
 func (p process) logFile() string { return filepath.Join(p.dir, p.name+".log") }
 func (p process) pidFile() string { return filepath.Join(p.dir, p.name+".pid") }
+func (p process) cmdlineFile() string {
+	return filepath.Join(p.dir, p.name+".cmdline")
+}
+
+// cmdline is a command line as /proc/PID/cmdline has it: each argument
+// followed by a NUL byte.
+func cmdline(args []string) []byte {
+	var b bytes.Buffer
+	for _, a := range args {
+		b.WriteString(a)
+		b.WriteByte(0)
+	}
+	return b.Bytes()
+}
 
 func (p process) start(binary string, args []string, env []string) error {
 	if _, err := os.Stat(binary); err != nil {
@@ -46,6 +62,9 @@ func (p process) start(binary string, args []string, env []string) error {
 	// Reap it if it dies while this process still runs, so that alive()
 	// sees a dead child as dead rather than as a zombie.
 	go func() { _ = cmd.Wait() }()
+	if err := writeFile(p.cmdlineFile(), cmdline(cmd.Args)); err != nil {
+		return err
+	}
 	return writeFile(p.pidFile(), []byte(strconv.Itoa(pid)+"\n"))
 }
 
@@ -59,10 +78,24 @@ func (p process) pid() int {
 	return n
 }
 
-// alive tells whether the recorded process still runs (and is not a zombie).
+// ours tells whether pid runs the command line recorded at start. A
+// zombie's command line is empty, so it is not ours either; nor is any
+// process when no command line was recorded.
+func (p process) ours(pid int) bool {
+	want, err := os.ReadFile(p.cmdlineFile())
+	if err != nil || len(want) == 0 {
+		return false
+	}
+	got, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return err == nil && bytes.Equal(got, want)
+}
+
+// alive tells whether the recorded process still runs (and is not a
+// zombie), and is still the one started: its pid runs the recorded command
+// line.
 func (p process) alive() bool {
 	pid := p.pid()
-	if pid <= 0 || syscall.Kill(pid, 0) != nil {
+	if pid <= 0 || syscall.Kill(pid, 0) != nil || !p.ours(pid) {
 		return false
 	}
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -79,6 +112,11 @@ func (p process) alive() bool {
 // died is the error for a process that exited while it should run: its
 // name and the last lines of its log.
 func (p process) died() error {
+	if pid := p.pid(); pid > 0 && syscall.Kill(pid, 0) == nil && !p.ours(pid) {
+		got, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		return fmt.Errorf("%s (pid %d) runs %q, not the command line recorded in %s; the last lines of %s:\n%s",
+			p.name, pid, bytes.ReplaceAll(got, []byte{0}, []byte{' '}), p.cmdlineFile(), p.logFile(), p.tail(15))
+	}
 	return fmt.Errorf("%s exited; the last lines of %s:\n%s", p.name, p.logFile(), p.tail(15))
 }
 
@@ -95,7 +133,8 @@ func (p process) tail(n int) string {
 }
 
 // stop sends SIGTERM to the recorded process, SIGKILL after grace, and
-// returns once it has exited.
+// returns once it has exited. A pid that runs another command line than
+// the one recorded is not signalled: the process started is gone.
 func (p process) stop(grace time.Duration) error {
 	pid := p.pid()
 	if pid <= 0 {
@@ -109,7 +148,7 @@ func (p process) stop(grace time.Duration) error {
 	}
 	deadline := time.Now().Add(grace)
 	for p.alive() {
-		if time.Now().After(deadline) {
+		if time.Now().After(deadline) && p.ours(pid) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			deadline = time.Now().Add(grace)
 		}

@@ -3,8 +3,11 @@ package cluster
 import (
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -34,8 +37,13 @@ func TestProcess(t *testing.T) {
 		t.Errorf("died: %s", msg)
 	}
 
+	// sleep itself, not under sh: stopping sh would leave its sleep behind.
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
 	runs := process{name: "runs", dir: dir}
-	if err := runs.start(sh, []string{"-c", "sleep 60"}, nil); err != nil {
+	if err := runs.start(sleep, []string{"60"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !runs.alive() {
@@ -81,15 +89,93 @@ func TestCheckPortFree(t *testing.T) {
 func TestUpRefusesARunningCluster(t *testing.T) {
 	dir := t.TempDir()
 	p := process{name: "etcd", dir: dir}
-	if err := p.start("/bin/sh", []string{"-c", "sleep 60"}, nil); err != nil {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	if err := p.start(sleep, []string{"60"}, nil); err != nil {
 		t.Skip(err)
 	}
 	defer func() { _ = p.stop(5 * time.Second) }()
-	_, err := Up(t.Context(), Options{Dir: dir, Bin: dir})
+	_, err = Up(t.Context(), Options{Dir: dir, Bin: dir})
 	if err == nil || !strings.Contains(err.Error(), "already running") {
 		t.Errorf("Up over a running cluster: %v", err)
 	}
 	if !p.alive() {
 		t.Error("Up stopped the running cluster's process")
+	}
+}
+
+// A recorded pid that now runs another command line (the process started
+// has exited and the system gave its pid to another) is not ours: not
+// alive, and stop leaves it alone. Without a recorded command line nothing
+// is signalled either.
+func TestStopChecksTheCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	ours := process{name: "etcd", dir: dir}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	if err := ours.start(sleep, []string{"60"}, nil); err != nil {
+		t.Skip(err)
+	}
+	defer func() { _ = ours.stop(5 * time.Second) }()
+	if !ours.alive() {
+		t.Fatal("the process started does not run")
+	}
+	recorded, err := os.ReadFile(ours.pidFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Another process, which this package did not start, under the pid file.
+	other := exec.Command(sleep, "61")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = other.Process.Kill(); _ = other.Wait() }()
+	if err := os.WriteFile(ours.pidFile(), []byte(strconv.Itoa(other.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ours.alive() {
+		t.Error("a pid that runs another command line counts as the process started")
+	}
+	if err := ours.stop(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(other.Process.Pid, 0); err != nil {
+		t.Fatalf("stop signalled a process it did not start: %v", err)
+	}
+	if got := Running(dir); len(got) != 0 {
+		t.Errorf("Running: %v", got)
+	}
+
+	// No command line recorded: not signalled.
+	if err := os.WriteFile(ours.pidFile(), recorded, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !ours.alive() {
+		t.Fatal("the process started, back under its pid file, does not run")
+	}
+	cmdline, err := os.ReadFile(ours.cmdlineFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(ours.cmdlineFile()); err != nil {
+		t.Fatal(err)
+	}
+	if ours.alive() {
+		t.Error("a pid without a recorded command line counts as the process started")
+	}
+	if err := os.WriteFile(ours.cmdlineFile(), cmdline, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ours.stop(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(recorded)))
+	if ours.alive() || syscall.Kill(pid, 0) == nil && ours.ours(pid) {
+		t.Error("the process started still runs after stop")
 	}
 }

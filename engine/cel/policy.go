@@ -219,108 +219,150 @@ func compileCached(where string, docs []*cachedDoc, names []string, extra []cel.
 // compilePolicy compiles one document; precompiled are its checked
 // expressions when the cache has them (nil: compile them from the text).
 func compilePolicy(where string, from *compiledFrom, key string, precompiled []*celast.AST, extra []cel.EnvOption) (*policy, error) {
-	doc := from.doc
-	at := func(line int) string { return fmt.Sprintf("%s:%d", where, line) }
+	c := &policyCompiler{where: where, from: from, doc: from.doc, precompiled: precompiled}
+	p, err := c.header(key)
+	if err != nil {
+		return nil, err
+	}
+	c.p = p
+	for _, step := range []func() error{
+		func() error { return c.environment(extra) },
+		c.variables,
+		c.validations,
+	} {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// policyCompiler holds compilePolicy's state: the policy so far, and the
+// environment that later expressions are checked in.
+type policyCompiler struct {
+	where       string
+	from        *compiledFrom
+	doc         *policyDoc
+	precompiled []*celast.AST
+	p           *policy
+	env         *cel.Env
+	parsed      map[string]parsedExpr
+}
+
+func (c *policyCompiler) at(line int) string { return fmt.Sprintf("%s:%d", c.where, line) }
+
+// header checks the document's kind, name and evaluation mode.
+func (c *policyCompiler) header(key string) (*policy, error) {
+	doc, from := c.doc, c.from
 	if doc.APIVersion != policyAPIVersion || doc.Kind != celPolicyKind {
-		return nil, fmt.Errorf("%s: want apiVersion %s, kind %s; got %q, %q", at(from.line), policyAPIVersion, celPolicyKind, doc.APIVersion, doc.Kind)
+		return nil, fmt.Errorf("%s: want apiVersion %s, kind %s; got %q, %q", c.at(from.line), policyAPIVersion, celPolicyKind, doc.APIVersion, doc.Kind)
 	}
 	name := doc.Metadata.Name
 	if name == "" {
-		return nil, fmt.Errorf("%s: metadata.name is required", at(from.line))
+		return nil, fmt.Errorf("%s: metadata.name is required", c.at(from.line))
 	}
-	p := &policy{name: name, source: where, key: key, from: from, inputs: doc.Spec.Inputs, varIndex: map[string]int{}}
+	p := &policy{name: name, source: c.where, key: key, from: from, inputs: doc.Spec.Inputs, varIndex: map[string]int{}}
 	switch doc.Spec.Evaluation {
 	case "all":
 	case "first":
 		p.firstOnly = true
 	default:
-		return nil, fmt.Errorf("%s: policy %s: spec.evaluation must be all or first, got %q", at(from.line), name, doc.Spec.Evaluation)
+		return nil, fmt.Errorf("%s: policy %s: spec.evaluation must be all or first, got %q", c.at(from.line), name, doc.Spec.Evaluation)
 	}
+	return p, nil
+}
+
+// environment declares the policy's inputs. Precompiled expressions are
+// only planned: their environment extends the one with the libraries,
+// built once. Expressions checked here get an environment of their own, as
+// sharing the libraries' checker between policies checked at the same time
+// does not type them alike; as parsing is most of the cost of a short run
+// and needs no declarations, every expression is then parsed at once, on
+// all cores, and checking goes in order, as each variable's type is known.
+func (c *policyCompiler) environment(extra []cel.EnvOption) error {
 	opts := slices.Clone(extra)
-	for _, in := range doc.Spec.Inputs {
+	for _, in := range c.doc.Spec.Inputs {
 		opts = append(opts, cel.Variable(in, cel.DynType))
 	}
-	// Precompiled expressions are only planned: their environment extends
-	// the one with the libraries, built once. Expressions checked here get
-	// an environment of their own, as sharing the libraries' checker
-	// between policies checked at the same time does not type them alike.
-	var env *cel.Env
 	var err error
-	if precompiled != nil {
+	if c.precompiled != nil {
 		var base *cel.Env
 		if base, err = baseEnv(); err == nil {
-			env, err = base.Extend(opts...)
+			c.env, err = base.Extend(opts...)
 		}
 	} else {
-		env, err = cel.NewEnv(append(envOptions(), opts...)...)
+		c.env, err = cel.NewEnv(append(envOptions(), opts...)...)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: policy %s: %w", at(from.line), name, err)
+		return fmt.Errorf("%s: policy %s: %w", c.at(c.from.line), c.p.name, err)
 	}
-	lines := from.lines
-	// The embedded policies come with their expressions checked already
-	// (see precompiled.go): they are planned as they are, and later
-	// expressions need no declarations of the variables. Otherwise, as
-	// parsing is most of the cost of a short run and needs no
-	// declarations, every expression is parsed at once, on all cores;
-	// checking then goes in order, as each variable's type is known.
-	var parsed map[string]parsedExpr
-	if precompiled == nil {
+	if c.precompiled == nil {
 		var sources []string
-		for _, v := range doc.Spec.Variables {
+		for _, v := range c.doc.Spec.Variables {
 			sources = append(sources, v.Expression)
 		}
-		for _, c := range doc.Spec.Validations {
-			sources = append(sources, c.Expression, c.MessageExpression)
+		for _, v := range c.doc.Spec.Validations {
+			sources = append(sources, v.Expression, v.MessageExpression)
 		}
-		parsed = parseAll(env, sources)
+		c.parsed = parseAll(c.env, sources)
 	}
-	compile := func(text string) (*celast.AST, *cel.Issues) {
-		n := len(p.checked)
-		var ast *cel.Ast
-		var iss *cel.Issues
-		switch pa, ok := parsed[text]; {
-		case n < len(precompiled):
-			p.checked = append(p.checked, precompiled[n])
-			return precompiled[n], nil
-		case ok && pa.iss.Err() != nil:
-			return nil, pa.iss
-		case ok:
-			ast, iss = env.Check(pa.ast)
-		default:
-			ast, iss = env.Compile(text)
-		}
-		if iss.Err() != nil {
-			return nil, iss
-		}
-		p.checked = append(p.checked, ast.NativeRep())
-		return ast.NativeRep(), iss
+	return nil
+}
+
+// compile gives the next expression's checked form: the precompiled one
+// (see precompiled.go), or text's, parsed already or now, checked.
+func (c *policyCompiler) compile(text string) (*celast.AST, *cel.Issues) {
+	n := len(c.p.checked)
+	var ast *cel.Ast
+	var iss *cel.Issues
+	switch pa, ok := c.parsed[text]; {
+	case n < len(c.precompiled):
+		c.p.checked = append(c.p.checked, c.precompiled[n])
+		return c.precompiled[n], nil
+	case ok && pa.iss.Err() != nil:
+		return nil, pa.iss
+	case ok:
+		ast, iss = c.env.Check(pa.ast)
+	default:
+		ast, iss = c.env.Compile(text)
 	}
-	plan := func(a *celast.AST) (program, error) { return env.PlanProgram(a, programOptions...) }
-	if precompiled != nil {
-		// A short run evaluates few of a policy's expressions (variables
-		// on first use, messages of failed validations): precompiled ones,
-		// planned without error when the cache was made, are planned on
-		// first evaluation.
-		eager := plan
-		plan = func(a *celast.AST) (program, error) {
-			return &lazyProgram{plan: func() (program, error) { return eager(a) }}, nil
-		}
+	if iss.Err() != nil {
+		return nil, iss
 	}
-	for i, v := range doc.Spec.Variables {
+	c.p.checked = append(c.p.checked, ast.NativeRep())
+	return ast.NativeRep(), iss
+}
+
+// plan plans a checked expression. A short run evaluates few of a policy's
+// expressions (variables on first use, messages of failed validations):
+// precompiled ones, planned without error when the cache was made, are
+// planned on first evaluation.
+func (c *policyCompiler) plan(a *celast.AST) (program, error) {
+	if c.precompiled != nil {
+		env := c.env
+		return &lazyProgram{plan: func() (program, error) { return env.PlanProgram(a, programOptions...) }}, nil
+	}
+	return c.env.PlanProgram(a, programOptions...)
+}
+
+// variables compiles the named variables, in order; each later expression
+// sees the variables before it, typed as they were checked.
+func (c *policyCompiler) variables() error {
+	p, name, lines := c.p, c.p.name, c.from.lines
+	for i, v := range c.doc.Spec.Variables {
 		if v.Name == "" {
-			return nil, fmt.Errorf("%s: policy %s: variable %d has no name", at(from.line), name, i)
+			return fmt.Errorf("%s: policy %s: variable %d has no name", c.at(c.from.line), name, i)
 		}
 		if _, dup := p.varIndex[v.Name]; dup {
-			return nil, fmt.Errorf("%s: policy %s: variable %s is defined twice", at(from.line), name, v.Name)
+			return fmt.Errorf("%s: policy %s: variable %s is defined twice", c.at(c.from.line), name, v.Name)
 		}
-		ast, iss := compile(v.Expression)
+		ast, iss := c.compile(v.Expression)
 		if iss.Err() != nil {
-			return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, iss.Err())
+			return fmt.Errorf("%s: policy %s: variable %s: %w", c.at(lines.variables[i]), name, v.Name, iss.Err())
 		}
-		prg, err := plan(ast)
+		prg, err := c.plan(ast)
 		if err != nil {
-			return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, err)
+			return fmt.Errorf("%s: policy %s: variable %s: %w", c.at(lines.variables[i]), name, v.Name, err)
 		}
 		p.varIndex[v.Name] = len(p.vars)
 		p.varNames = append(p.varNames, v.Name)
@@ -328,46 +370,52 @@ func compilePolicy(where string, from *compiledFrom, key string, precompiled []*
 		reads := p.readsOf(ast)
 		p.varReads = append(p.varReads, reads)
 		p.modelOnly = append(p.modelOnly, reads.only("model"))
-		if precompiled == nil {
-			// Later expressions see this variable, typed as it was checked.
-			env, err = env.Extend(cel.Variable("variables."+v.Name, outputType(ast)))
+		if c.precompiled == nil {
+			c.env, err = c.env.Extend(cel.Variable("variables."+v.Name, outputType(ast)))
 			if err != nil {
-				return nil, fmt.Errorf("%s: policy %s: variable %s: %w", at(lines.variables[i]), name, v.Name, err)
+				return fmt.Errorf("%s: policy %s: variable %s: %w", c.at(lines.variables[i]), name, v.Name, err)
 			}
 		}
 	}
-	for i, c := range doc.Spec.Validations {
-		line := lines.validations[i]
-		ast, iss := compile(c.Expression)
+	return nil
+}
+
+// validations compiles each validation: a bool expression, with a message
+// or a string messageExpression.
+func (c *policyCompiler) validations() error {
+	p, name := c.p, c.p.name
+	for i, v := range c.doc.Spec.Validations {
+		line := c.from.lines.validations[i]
+		ast, iss := c.compile(v.Expression)
 		if iss.Err() != nil {
-			return nil, fmt.Errorf("%s: policy %s: validation %d: %w", at(line), name, i, iss.Err())
+			return fmt.Errorf("%s: policy %s: validation %d: %w", c.at(line), name, i, iss.Err())
 		}
 		if !outputType(ast).IsAssignableType(cel.BoolType) {
-			return nil, fmt.Errorf("%s: policy %s: validation %d: expression must be a bool, is %s", at(line), name, i, outputType(ast))
+			return fmt.Errorf("%s: policy %s: validation %d: expression must be a bool, is %s", c.at(line), name, i, outputType(ast))
 		}
-		prg, err := plan(ast)
+		prg, err := c.plan(ast)
 		if err != nil {
-			return nil, fmt.Errorf("%s: policy %s: validation %d: %w", at(line), name, i, err)
+			return fmt.Errorf("%s: policy %s: validation %d: %w", c.at(line), name, i, err)
 		}
-		check := checkExpr{expr: prg, message: c.Message, line: line, reads: p.readsOf(ast)}
-		if c.MessageExpression != "" {
-			mast, iss := compile(c.MessageExpression)
+		check := checkExpr{expr: prg, message: v.Message, line: line, reads: p.readsOf(ast)}
+		if v.MessageExpression != "" {
+			mast, iss := c.compile(v.MessageExpression)
 			if iss.Err() != nil {
-				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression: %w", at(line), name, i, iss.Err())
+				return fmt.Errorf("%s: policy %s: validation %d: messageExpression: %w", c.at(line), name, i, iss.Err())
 			}
 			if !outputType(mast).IsAssignableType(cel.StringType) {
-				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression must be a string, is %s", at(line), name, i, outputType(mast))
+				return fmt.Errorf("%s: policy %s: validation %d: messageExpression must be a string, is %s", c.at(line), name, i, outputType(mast))
 			}
-			if check.msgExpr, err = plan(mast); err != nil {
-				return nil, fmt.Errorf("%s: policy %s: validation %d: messageExpression: %w", at(line), name, i, err)
+			if check.msgExpr, err = c.plan(mast); err != nil {
+				return fmt.Errorf("%s: policy %s: validation %d: messageExpression: %w", c.at(line), name, i, err)
 			}
 			check.reads.union(p.readsOf(mast))
-		} else if c.Message == "" {
-			return nil, fmt.Errorf("%s: policy %s: validation %d needs a message or a messageExpression", at(line), name, i)
+		} else if v.Message == "" {
+			return fmt.Errorf("%s: policy %s: validation %d needs a message or a messageExpression", c.at(line), name, i)
 		}
 		p.checks = append(p.checks, check)
 	}
-	return p, nil
+	return nil
 }
 
 // outputType is the type of a checked expression's result.

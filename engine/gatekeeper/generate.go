@@ -35,7 +35,7 @@ type Options struct {
 // Generate writes the Gatekeeper bundle, relative to its folder
 // (policies/gatekeeper): per template, template.yaml, the sample
 // constraints under samples/ with the objects of the suite's cases, and
-// suite.yaml for `gator verify`; and sync.yaml.
+// suite.yaml for `gator verify`; sync.yaml; and kustomization.yaml.
 func Generate(opts Options) (Bundle, error) {
 	templates, err := Templates(opts.Policies)
 	if err != nil {
@@ -86,6 +86,7 @@ func Generate(opts Options) (Bundle, error) {
 		{Name: "warn-warnings", Template: "template.yaml", Constraint: "samples/warn-warnings/constraint.yaml", CaseDir: "samples/warn-warnings", Cases: warns},
 	}))
 	b.add("omeversionlint", lint)
+	b["kustomization.yaml"] = gatekeeperKustomization()
 	return b, nil
 }
 

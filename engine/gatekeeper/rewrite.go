@@ -57,119 +57,160 @@ func rewritePolicy(source, text string, given map[string]bool) (*policyModule, e
 	if !strings.HasPrefix(pkg, "ome.") {
 		return nil, fmt.Errorf("%s: package %s is not under ome", source, pkg)
 	}
-	pm := &policyModule{source: source, pkg: pkg, orig: text}
-
-	type edit struct {
-		offset int
-		old    string
-		new    string
+	rw := &rewriter{
+		source: source, text: text, mod: mod, seen: map[int]bool{}, imports: map[string]bool{},
+		pm: &policyModule{source: source, pkg: pkg, orig: text},
 	}
-	var edits []edit
-	seen := map[int]bool{}
-	add := func(loc *ast.Location, old, new string) error {
-		if loc == nil {
-			return fmt.Errorf("%s: no position for %q", source, old)
+	for _, step := range []func() error{
+		func() error { return rw.packageAndImports(given) },
+		rw.dataImports,
+		rw.noOtherDataRefs,
+		rw.builtinCalls,
+	} {
+		if err := step(); err != nil {
+			return nil, err
 		}
-		if seen[loc.Offset] {
-			return nil
-		}
-		if !strings.HasPrefix(text[loc.Offset:], old) {
-			return fmt.Errorf("%s:%d: expected %q", source, loc.Row, old)
-		}
-		seen[loc.Offset] = true
-		edits = append(edits, edit{loc.Offset, old, new})
+	}
+	return rw.result()
+}
+
+// rewriter holds rewritePolicy's edits of one module's text: each replaces
+// old at an offset with new, and each offset is edited once.
+type rewriter struct {
+	source, text string
+	mod          *ast.Module
+	pm           *policyModule
+	edits        []textEdit
+	seen         map[int]bool
+	imports      map[string]bool // the ome.X packages the module imports
+}
+
+type textEdit struct {
+	offset   int
+	old, new string
+}
+
+// add records an edit at loc, which must hold old.
+func (rw *rewriter) add(loc *ast.Location, old, new string) error {
+	if loc == nil {
+		return fmt.Errorf("%s: no position for %q", rw.source, old)
+	}
+	if rw.seen[loc.Offset] {
 		return nil
 	}
+	if !strings.HasPrefix(rw.text[loc.Offset:], old) {
+		return fmt.Errorf("%s:%d: expected %q", rw.source, loc.Row, old)
+	}
+	rw.seen[loc.Offset] = true
+	rw.edits = append(rw.edits, textEdit{loc.Offset, old, new})
+	return nil
+}
 
+// packageAndImports moves the package under lib., and puts the stand-ins'
+// imports (and, with given, the template's input) on the line after the
+// package clause.
+func (rw *rewriter) packageAndImports(given map[string]bool) error {
 	// The package clause: the parser places it at the keyword.
-	pkgLoc := mod.Package.Location
-	m := regexp.MustCompile(`^package\s+`).FindString(text[pkgLoc.Offset:])
+	pkgLoc := rw.mod.Package.Location
+	m := regexp.MustCompile(`^package\s+`).FindString(rw.text[pkgLoc.Offset:])
 	if m == "" {
-		return nil, fmt.Errorf("%s: cannot find the package clause", source)
+		return fmt.Errorf("%s: cannot find the package clause", rw.source)
 	}
-	if err := add(&ast.Location{Offset: pkgLoc.Offset + len(m), Row: pkgLoc.Row}, "ome.", libPrefix+"ome."); err != nil {
-		return nil, err
+	if err := rw.add(&ast.Location{Offset: pkgLoc.Offset + len(m), Row: pkgLoc.Row}, "ome.", libPrefix+"ome."); err != nil {
+		return err
 	}
-	// The stand-ins' imports go on the line after the package clause.
-	eol := strings.IndexByte(text[pkgLoc.Offset:], '\n')
+	eol := strings.IndexByte(rw.text[pkgLoc.Offset:], '\n')
 	if eol < 0 {
-		return nil, fmt.Errorf("%s: nothing after the package clause", source)
+		return fmt.Errorf("%s: nothing after the package clause", rw.source)
 	}
 	var imps strings.Builder
 	imps.WriteString("\n")
 	for _, ns := range builtinNamespaces {
-		if strings.Contains(text, strings.TrimSuffix(ns.alias, ".")) {
-			return nil, fmt.Errorf("%s: %s is taken; the stand-in's import needs it", source, strings.TrimSuffix(ns.alias, "."))
+		if strings.Contains(rw.text, strings.TrimSuffix(ns.alias, ".")) {
+			return fmt.Errorf("%s: %s is taken; the stand-in's import needs it", rw.source, strings.TrimSuffix(ns.alias, "."))
 		}
 		fmt.Fprintf(&imps, "import %s as %s\n", ns.pkg, strings.TrimSuffix(ns.alias, "."))
 	}
-	// input.x becomes given.x ("given" has the length of "input").
-	var walkErr error
 	if given != nil {
-		for _, r := range mod.Rules {
-			ast.WalkRefs(r, func(ref ast.Ref) bool {
-				if walkErr != nil || len(ref) < 2 || !ref[0].Equal(ast.InputRootDocument) {
-					return false
-				}
-				if s, ok := ref[1].Value.(ast.String); !ok || !given[string(s)] {
-					return false
-				}
-				walkErr = add(ref[0].Location, "input", "given")
-				pm.given = true
-				return false
-			})
+		if err := rw.inputToGiven(given); err != nil {
+			return err
 		}
-		ast.WalkVars(mod, func(v ast.Var) bool {
-			if walkErr == nil && pm.given && v == "given" {
-				walkErr = fmt.Errorf("%s: given is taken; the template's input (%s) needs it", source, givenPackage)
-			}
-			return false
-		})
-		if walkErr != nil {
-			return nil, walkErr
-		}
-		if pm.given {
+		if rw.pm.given {
 			fmt.Fprintf(&imps, "import data.%s\n", givenPackage)
 		}
 	}
-	if err := add(&ast.Location{Offset: pkgLoc.Offset + eol + 1, Row: pkgLoc.Row + 1}, "", imps.String()); err != nil {
-		return nil, err
-	}
+	return rw.add(&ast.Location{Offset: pkgLoc.Offset + eol + 1, Row: pkgLoc.Row + 1}, "", imps.String())
+}
 
-	imports := map[string]bool{}
-	importRef := func(ref ast.Ref) error {
-		if len(ref) < 2 || !ref[0].Equal(ast.DefaultRootDocument) {
-			return nil
+// inputToGiven turns input.x into given.x ("given" has the length of
+// "input") for each x of given.
+func (rw *rewriter) inputToGiven(given map[string]bool) error {
+	var walkErr error
+	for _, r := range rw.mod.Rules {
+		ast.WalkRefs(r, func(ref ast.Ref) bool {
+			if walkErr != nil || len(ref) < 2 || !ref[0].Equal(ast.InputRootDocument) {
+				return false
+			}
+			if s, ok := ref[1].Value.(ast.String); !ok || !given[string(s)] {
+				return false
+			}
+			walkErr = rw.add(ref[0].Location, "input", "given")
+			rw.pm.given = true
+			return false
+		})
+	}
+	ast.WalkVars(rw.mod, func(v ast.Var) bool {
+		if walkErr == nil && rw.pm.given && v == "given" {
+			walkErr = fmt.Errorf("%s: given is taken; the template's input (%s) needs it", rw.source, givenPackage)
+		}
+		return false
+	})
+	return walkErr
+}
+
+// dataImports turns each import of data.ome.X into data.lib.ome.X, and
+// notes the packages imported.
+func (rw *rewriter) dataImports() error {
+	for _, imp := range rw.mod.Imports {
+		ref, ok := imp.Path.Value.(ast.Ref)
+		if !ok || len(ref) < 2 || !ref[0].Equal(ast.DefaultRootDocument) {
+			continue
 		}
 		if s, ok := ref[1].Value.(ast.String); !ok || s != "ome" {
-			return nil
+			continue
 		}
 		if len(ref) > 2 {
 			if s, ok := ref[2].Value.(ast.String); ok {
-				imports["ome."+string(s)] = true
+				rw.imports["ome."+string(s)] = true
 			}
 		}
-		return add(ref[0].Location, "data.ome.", "data.lib.ome.")
-	}
-	for _, imp := range mod.Imports {
-		if ref, ok := imp.Path.Value.(ast.Ref); ok {
-			if err := importRef(ref); err != nil {
-				return nil, err
-			}
+		if err := rw.add(ref[0].Location, "data.ome.", "data.lib.ome."); err != nil {
+			return err
 		}
 	}
-	for _, r := range mod.Rules {
+	return nil
+}
+
+// noOtherDataRefs refuses a rule that refers to data outside an import
+// (other than data.inventory), which Gatekeeper would not rewrite.
+func (rw *rewriter) noOtherDataRefs() error {
+	var walkErr error
+	for _, r := range rw.mod.Rules {
 		ast.WalkRefs(r, func(ref ast.Ref) bool {
 			if walkErr == nil && ref[0].Equal(ast.DefaultRootDocument) && !ref.HasPrefix(ast.MustParseRef("data.inventory")) {
-				walkErr = fmt.Errorf("%s:%d: %s: refer to other packages through an import (Gatekeeper does not rewrite such a reference)", source, ref[0].Location.Row, ref)
+				walkErr = fmt.Errorf("%s:%d: %s: refer to other packages through an import (Gatekeeper does not rewrite such a reference)", rw.source, ref[0].Location.Row, ref)
 			}
 			return false
 		})
 	}
-	if walkErr != nil {
-		return nil, walkErr
-	}
+	return walkErr
+}
 
+// builtinCalls turns each call of a Go builtin (ome.version.f, ...) into a
+// call of its stand-in through the import (ome_version.f, ...), in
+// expressions and in nested calls alike.
+func (rw *rewriter) builtinCalls() error {
+	var walkErr error
 	call := func(op *ast.Term) {
 		if walkErr != nil || op == nil {
 			return
@@ -177,40 +218,42 @@ func rewritePolicy(source, text string, given map[string]bool) (*policyModule, e
 		name := op.String()
 		for _, ns := range builtinNamespaces {
 			if strings.HasPrefix(name, ns.name) {
-				walkErr = add(op.Location, ns.name, ns.alias)
+				walkErr = rw.add(op.Location, ns.name, ns.alias)
 				return
 			}
 		}
 	}
-	ast.WalkExprs(mod, func(e *ast.Expr) bool {
+	ast.WalkExprs(rw.mod, func(e *ast.Expr) bool {
 		if terms, ok := e.Terms.([]*ast.Term); ok && e.IsCall() {
 			call(terms[0])
 		}
 		return false
 	})
-	ast.WalkTerms(mod, func(t *ast.Term) bool {
+	ast.WalkTerms(rw.mod, func(t *ast.Term) bool {
 		if c, ok := t.Value.(ast.Call); ok && len(c) > 0 {
 			call(c[0])
 		}
 		return false
 	})
-	if walkErr != nil {
-		return nil, walkErr
-	}
+	return walkErr
+}
 
-	sort.Slice(edits, func(i, j int) bool { return edits[i].offset > edits[j].offset })
-	out := text
-	for _, e := range edits {
+// result makes the edits, from the last offset to the first, and checks
+// the module they give.
+func (rw *rewriter) result() (*policyModule, error) {
+	sort.Slice(rw.edits, func(i, j int) bool { return rw.edits[i].offset > rw.edits[j].offset })
+	out := rw.text
+	for _, e := range rw.edits {
 		out = out[:e.offset] + e.new + out[e.offset+len(e.old):]
 	}
-	for p := range imports {
-		if p != pkg {
-			pm.imports = append(pm.imports, p)
+	for p := range rw.imports {
+		if p != rw.pm.pkg {
+			rw.pm.imports = append(rw.pm.imports, p)
 		}
 	}
-	sort.Strings(pm.imports)
-	pm.text = out
-	return pm, checkRewritten(source, out)
+	sort.Strings(rw.pm.imports)
+	rw.pm.text = out
+	return rw.pm, checkRewritten(rw.source, out)
 }
 
 // checkRewritten parses the rewritten module and makes sure that no call of

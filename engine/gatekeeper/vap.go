@@ -20,7 +20,7 @@ var NativeSeverities = []struct{ Severity, Action string }{
 
 // NativePolicies are the Kubernetes ValidatingAdmissionPolicies and
 // bindings that run OMEVersionLint's CEL without Gatekeeper, in one file
-// (ome-version-lint.yaml): one policy per severity, named
+// (ome-version-lint.yaml, with kustomization.yaml): one policy per severity, named
 // ome-version-lint-<severity>, each with the template's variables and
 // validations and its severities variable fixed to that severity. The
 // policies fail closed (failurePolicy: Fail, the Kubernetes default), as
@@ -91,5 +91,5 @@ func NativePolicies(set *policyset.Set) (Bundle, error) {
 	if len(docs) == 0 {
 		return nil, fmt.Errorf("no template has CEL code")
 	}
-	return Bundle{"ome-version-lint.yaml": document(docs...)}, nil
+	return Bundle{"ome-version-lint.yaml": document(docs...), "kustomization.yaml": nativeKustomization()}, nil
 }
