@@ -29,6 +29,7 @@ func TestE2E(t *testing.T) {
 		{"objects/Rego", testObjectsRego},
 		{"objects/native-policy", testNativePolicy},
 		{"selection", testSelection},
+		{"scoping", testScoping},
 		{"live-input", testLiveInput},
 		{"audit", testAudit},
 		{"bundle/kustomize", testKustomizedBundle},

@@ -25,7 +25,7 @@ type Options struct {
 	// SelectionCases become the default test of OMERuntimeSelection's
 	// suite (the project uses testdata/cases/spec-selection.yaml, which
 	// covers every step and message of OME's webhook, and
-	// gatekeeper-selection.yaml).
+	// gatekeeper-selection.yaml and namespaces.yaml).
 	SelectionCases []cases.Case
 	// LintObjects become the cases of OMEVersionLint's suite, with what
 	// `evaluate lint` finds in each (the project uses testdata/lint).
