@@ -30,8 +30,10 @@ func TestE2E(t *testing.T) {
 		{"objects/native-policy", testNativePolicy},
 		{"selection", testSelection},
 		{"live-input", testLiveInput},
+		{"live-credentials", testLiveCredentials},
 		{"audit", testAudit},
 		{"gatekeeper-down", testGatekeeperDown},
+		{"live-paging", testLivePaging},
 		{"no-OME-CRDs", testNoOMECRDs},
 	}
 	for _, s := range steps {
