@@ -90,6 +90,9 @@ func (c *Client) listError(err error, r Resource, ns string) error {
 	if c.as != "" {
 		canI += " --as " + c.as
 	}
+	if c.redirected != "" {
+		return fmt.Errorf("%s at %s redirected the list of %s to %s, which is not followed: the credentials are for %s only", c.cluster(), c.server, resource, c.redirected, c.server)
+	}
 	var se apierrors.APIStatus
 	if errors.As(err, &se) {
 		st := se.Status()

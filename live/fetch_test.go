@@ -39,6 +39,7 @@ type fakeAPI struct {
 	forbid   func(r *http.Request) string // the API server's 403 message, "" to allow
 	expire   bool                         // the first continue token has expired
 	delay    time.Duration
+	warn     string // a Warning header on each list
 	requests []*http.Request
 }
 
@@ -91,6 +92,9 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		page = []map[string]any{}
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if f.warn != "" {
+		w.Header().Add("Warning", `299 - "`+f.warn+`"`)
+	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": "ome.io/v1beta1", "kind": "List", "metadata": meta, "items": page})
 }
 
@@ -198,19 +202,16 @@ func TestFetch(t *testing.T) {
 	require.Len(t, lists, 2)
 	require.Equal(t, "cluster dev: basemodels in team-a", lists[0].Name)
 	require.Equal(t, 1201, lists[0].N)
-	var l struct {
-		APIVersion, Kind string
-		Items            []map[string]any
-	}
-	require.NoError(t, json.Unmarshal(lists[0].Data, &l))
-	require.Equal(t, "List", l.Kind)
-	require.Len(t, l.Items, 1201, "every page")
-	for _, it := range l.Items {
+	docs := strings.Split(string(lists[0].Data), "\n---\n")
+	require.Len(t, docs, 1201, "every page, an object a document")
+	for i, doc := range docs {
+		var it map[string]any
+		require.NoError(t, json.Unmarshal([]byte(doc), &it))
 		require.Equal(t, "ome.io/v1beta1", it["apiVersion"])
 		require.Equal(t, "BaseModel", it["kind"])
+		require.Equal(t, fmt.Sprintf("m%04d", i), it["metadata"].(map[string]any)["name"])
 		require.NotContains(t, it["metadata"], "managedFields")
 	}
-	require.Equal(t, "m1200", l.Items[1200]["metadata"].(map[string]any)["name"])
 	require.Equal(t, "cluster dev: clusterservingruntimes", lists[1].Name)
 
 	// -n and --context; -A.
@@ -438,6 +439,63 @@ func mustRead(t *testing.T, path string) string {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return string(data)
+}
+
+// A redirect to another server is not followed: the credentials would go
+// with it.
+func TestRedirectElsewhere(t *testing.T) {
+	var got []string
+	var mu sync.Mutex
+	other := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Header.Get("Authorization"))
+		mu.Unlock()
+	}))
+	defer other.Close()
+	api := &fakeAPI{}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/clusterbasemodels") {
+			http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusFound)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/clusterservingruntimes") {
+			http.Redirect(w, r, "/apis/ome.io/v1beta1/basemodels", http.StatusFound)
+			return
+		}
+		api.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	kc := kubeconfig(t, srv, "")
+	_, err := fetch(t, flags(kc), Options{}, ClusterBaseModels)
+	require.EqualError(t, err, `the cluster of context "dev" at `+srv.URL+` redirected the list of clusterbasemodels.ome.io to `+other.URL+`, which is not followed: the credentials are for `+srv.URL+` only`)
+	require.Empty(t, got, "the other server got no request")
+	_, err = fetch(t, flags(kc), Options{}, ClusterServingRuntimes)
+	require.NoError(t, err, "a redirect on the same server is followed")
+}
+
+// A certificate authority together with insecure-skip-tls-verify is
+// refused, not silently accepted.
+func TestCAAndInsecure(t *testing.T) {
+	srv := httptest.NewTLSServer(&fakeAPI{})
+	defer srv.Close()
+	kc := kubeconfig(t, srv, "")
+	insecure := filepath.Join(filepath.Dir(kc), "insecure")
+	require.NoError(t, os.WriteFile(insecure, []byte(strings.Replace(mustRead(t, kc), "certificate-authority: ca.crt", "certificate-authority: ca.crt, insecure-skip-tls-verify: true", 1)), 0o600))
+	_, err := fetch(t, flags(insecure), Options{}, ClusterBaseModels)
+	require.Error(t, err)
+	t.Log(err)
+	require.NotContains(t, err.Error(), "\n")
+}
+
+// The API server's warnings are written as kubectl writes them, once.
+func TestWarnings(t *testing.T) {
+	api := &fakeAPI{warn: "ome.io/v1beta1 BaseModel is deprecated", items: map[string][]map[string]any{"/apis/ome.io/v1beta1/clusterbasemodels": items(3, "")}}
+	srv := httptest.NewTLSServer(api)
+	defer srv.Close()
+	var out bytes.Buffer
+	_, err := fetch(t, flags(kubeconfig(t, srv, "")), Options{Warnings: &out, PageSize: 1}, ClusterBaseModels)
+	require.NoError(t, err)
+	require.Equal(t, "Warning: ome.io/v1beta1 BaseModel is deprecated\n", out.String())
 }
 
 // Progress is one line, rewritten after each page once a read has taken

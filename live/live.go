@@ -13,11 +13,15 @@
 package live
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -73,12 +77,15 @@ var progressAfter = time.Second
 type Options struct {
 	AllNamespaces bool      // -A: the namespaced resources of every namespace
 	Progress      io.Writer // a terminal: after a second, one line of progress
+	Warnings      io.Writer // the API server's warnings, "Warning: ..." (nil: dropped)
 	PageSize      int64     // default PageSize
 }
 
-// List is one resource's objects as a JSON `kind: List` document; Name says
-// where they come from ("cluster ome-local: basemodels in llama-demo"),
-// for the loader's messages.
+// List is one resource's objects, each a JSON document of its own (line
+// 2i+1 holds the i-th), so that the loader's limits per document apply to
+// each object as they do in a file, whatever the size of the cluster; Name
+// says where they come from ("cluster ome-local: basemodels in
+// llama-demo"), for the loader's messages.
 type List struct {
 	Name string
 	Data []byte
@@ -94,6 +101,8 @@ type Client struct {
 	user      string // the kubeconfig user, for messages
 	as        string // --as (or the kubeconfig's as:)
 	namespace string // -n, else the context's, else "default"
+
+	redirected string // where the API server redirected to, not followed
 }
 
 // Connect reads the kubeconfig as kubectl does with the same flags, and
@@ -141,10 +150,41 @@ func Connect(flags *genericclioptions.ConfigFlags, o Options) (*Client, error) {
 	// default limit of 5 requests a second would only slow a large list.
 	cfg.QPS = -1
 	cfg.UserAgent = "evaluate (ome-policy) " + rest.DefaultKubernetesUserAgent()
-	if c.dyn, err = dynamic.NewForConfig(cfg); err != nil {
+	// The server's warnings (a deprecated version of OME's API) as kubectl
+	// prints them, not as client-go's log lines.
+	cfg.WarningHandler = rest.NoWarnings{}
+	if o.Warnings != nil {
+		cfg.WarningHandler = rest.NewWarningWriter(o.Warnings, rest.WarningWriterOptions{Deduplicate: true})
+	}
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		msg := oneLine(err)
+		if strings.Contains(msg, "with the insecure flag is not allowed") {
+			msg += ": keep either the certificate authority or insecure-skip-tls-verify"
+		}
+		return nil, fmt.Errorf("%s: %s", c.cluster(), msg)
+	}
+	hc.CheckRedirect = c.sameOrigin
+	if c.dyn, err = dynamic.NewForConfigAndClient(cfg, hc); err != nil {
 		return nil, fmt.Errorf("%s: %s", c.cluster(), oneLine(err))
 	}
 	return c, nil
+}
+
+// sameOrigin follows a redirect only to the same scheme, host and port:
+// client-go's transport adds the credentials to every request, so a
+// redirect elsewhere would hand them to another server. The redirect
+// itself is then the answer, and listError says why.
+func (c *Client) sameOrigin(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		c.redirected = req.URL.Scheme + "://" + req.URL.Host
+		return http.ErrUseLastResponse
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
 }
 
 // compiledAuthProviders are the kubeconfig auth-providers this binary runs.
@@ -176,11 +216,18 @@ func (c *Client) Fetch(ctx context.Context, resources []Resource) ([]List, error
 		if err != nil {
 			return nil, err
 		}
-		data, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
-		if err != nil {
-			return nil, err
+		var data bytes.Buffer
+		for i, it := range items {
+			if i > 0 {
+				data.WriteString("\n---\n")
+			}
+			b, err := json.Marshal(it)
+			if err != nil {
+				return nil, err
+			}
+			data.Write(b)
 		}
-		out = append(out, List{Name: name, Data: data, N: len(items)})
+		out = append(out, List{Name: name, Data: data.Bytes(), N: len(items)})
 	}
 	return out, nil
 }
@@ -189,8 +236,8 @@ func (c *Client) Fetch(ctx context.Context, resources []Resource) ([]List, error
 // apiVersion and kind that a list may leave out. A continue token that
 // expired (the list took longer than the server keeps it, 5 minutes by
 // default) starts the list again, once.
-func (c *Client) list(ctx context.Context, lister dynamic.ResourceInterface, r Resource, ns string, p *progress) ([]any, error) {
-	var items []any
+func (c *Client) list(ctx context.Context, lister dynamic.ResourceInterface, r Resource, ns string, p *progress) ([]map[string]any, error) {
+	var items []map[string]any
 	opts := metav1.ListOptions{Limit: c.opts.PageSize}
 	restarted := false
 	for {

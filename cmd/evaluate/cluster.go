@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 
@@ -161,7 +160,7 @@ func (c *clusterOptions) load(g *globalOptions, cmd *cobra.Command, paths []stri
 	for _, l := range lists {
 		more, err := objects.LoadData(l.Name, l.Data, opts)
 		if err != nil {
-			return nil, badInput(fmt.Errorf("%s: %w", l.Name, err))
+			return nil, badInput(err) // it names l.Name
 		}
 		objs = append(objs, more...)
 	}
@@ -177,7 +176,7 @@ func (c *clusterOptions) connect(cmd *cobra.Command) (*live.Client, error) {
 	if c.cluster.name != "" {
 		c.flags.ClusterName = &c.cluster.name
 	}
-	o := live.Options{AllNamespaces: c.allNamespaces}
+	o := live.Options{AllNamespaces: c.allNamespaces, Warnings: cmd.ErrOrStderr()}
 	if f, ok := cmd.ErrOrStderr().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		o.Progress = f
 	}

@@ -200,6 +200,28 @@ func TestClusterCopyWins(t *testing.T) {
 	require.Equal(t, true, kept[0].Spec()["disabled"])
 }
 
+// A large cluster loads: each object is a document of its own, so the
+// loader's limit of nodes per document applies to each, not to the whole
+// list (8,000 of these runtimes are well over a million nodes).
+func TestClusterManyObjects(t *testing.T) {
+	rt := readYAML(t, at("testdata/examples/runtimes/vllm-llama-3-2-3b-instruct.yaml"))
+	var items []any
+	for i := 0; i < 8000; i++ {
+		meta := map[string]any{"name": fmt.Sprintf("rt-%04d", i)}
+		items = append(items, map[string]any{"metadata": meta, "spec": rt["spec"]})
+	}
+	kc := fakeCluster(t, map[string][]any{"/apis/ome.io/v1beta1/clusterservingruntimes": items}, nil)
+	var cl clusterOptions
+	cmd := &cobra.Command{Use: "x"}
+	addClusterFlags(cmd, &cl)
+	require.NoError(t, cmd.ParseFlags([]string{"--kubeconfig", kc}))
+	objs, err := cl.load(&globalOptions{}, cmd, nil, []live.Resource{live.ClusterServingRuntimes}, objects.LoadOptions{})
+	require.NoError(t, err)
+	require.Len(t, objs, 8000)
+	require.Equal(t, "rt-7999", objs[7999].Name)
+	require.Equal(t, "ClusterServingRuntime", objs[7999].Kind)
+}
+
 // A refusal is exit 2 and one line naming the user, the resource, the
 // namespace and the check.
 func TestClusterRefusal(t *testing.T) {
