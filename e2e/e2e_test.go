@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -358,18 +357,7 @@ func testSelection(t *testing.T) {
 // Gatekeeper refuses is admitted after the timeout, while OMEVersionLint,
 // enforced by the API server's ValidatingAdmissionPolicy, still refuses.
 func testGatekeeperDown(t *testing.T) {
-	pid := processPid(t, "gatekeeper")
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	resumed := false
-	resume := func() {
-		if !resumed {
-			resumed = true
-			_ = syscall.Kill(pid, syscall.SIGCONT)
-		}
-	}
-	t.Cleanup(resume)
+	resume := pauseGatekeeper(t)
 
 	start := time.Now()
 	created, err := kube.Create(ctxT(t), selectionProbe("ome-e2e-while-down"), false)

@@ -21,12 +21,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -95,7 +95,7 @@ type List struct {
 // Client is a connection to one cluster, resolved from kubectl's flags.
 type Client struct {
 	opts      Options
-	dyn       dynamic.Interface
+	rest      *rest.RESTClient
 	server    string // the API server's URL
 	context   string // the kubeconfig context, for messages ("" without one)
 	user      string // the kubeconfig user, for messages
@@ -165,7 +165,12 @@ func Connect(flags *genericclioptions.ConfigFlags, o Options) (*Client, error) {
 		return nil, fmt.Errorf("%s: %s", c.cluster(), msg)
 	}
 	hc.CheckRedirect = c.sameOrigin
-	if c.dyn, err = dynamic.NewForConfigAndClient(cfg, hc); err != nil {
+	// The REST client as the dynamic client makes it (JSON, the server's
+	// errors as API status errors), without decoding the lists: each item
+	// goes to the loader as the server sent it.
+	rc := dynamic.ConfigFor(cfg)
+	rc.GroupVersion, rc.APIPath = nil, "/apis"
+	if c.rest, err = rest.UnversionedRESTClientForConfigAndClient(rc, hc); err != nil {
 		return nil, fmt.Errorf("%s: %s", c.cluster(), oneLine(err))
 	}
 	return c, nil
@@ -203,68 +208,102 @@ func (c *Client) Fetch(ctx context.Context, resources []Resource) ([]List, error
 	defer p.done()
 	var out []List
 	for _, r := range resources {
-		ri := c.dyn.Resource(schema.GroupVersionResource{Group: group, Version: version, Resource: r.Plural})
-		var lister dynamic.ResourceInterface = ri
+		path := []string{"/apis", group, version, r.Plural}
 		name := fmt.Sprintf("cluster %s: %s", c.name(), r.Plural)
 		ns := ""
 		if r.Namespaced && !c.opts.AllNamespaces {
 			ns = c.namespace
-			lister = ri.Namespace(ns)
+			path = []string{"/apis", group, version, "namespaces", ns, r.Plural}
 			name += " in " + ns
 		}
-		items, err := c.list(ctx, lister, r, ns, &p)
+		data, n, err := c.list(ctx, path, r, ns, &p)
 		if err != nil {
 			return nil, err
 		}
-		var data bytes.Buffer
-		for i, it := range items {
-			if i > 0 {
-				data.WriteString("\n---\n")
-			}
-			b, err := json.Marshal(it)
-			if err != nil {
-				return nil, err
-			}
-			data.Write(b)
-		}
-		out = append(out, List{Name: name, Data: data.Bytes(), N: len(items)})
+		out = append(out, List{Name: name, Data: data, N: n})
 	}
 	return out, nil
 }
 
-// list reads every page of one resource, and gives each item the
-// apiVersion and kind that a list may leave out. A continue token that
-// expired (the list took longer than the server keeps it, 5 minutes by
-// default) starts the list again, once.
-func (c *Client) list(ctx context.Context, lister dynamic.ResourceInterface, r Resource, ns string, p *progress) ([]map[string]any, error) {
-	var items []map[string]any
-	opts := metav1.ListOptions{Limit: c.opts.PageSize}
+// list reads every page of one resource and writes each item as a JSON
+// document as soon as its page comes, so that only one page is held: each
+// as the server sent it, but for the apiVersion and kind that a list may
+// leave out, and without its managedFields. A continue token that expired
+// (the list took longer than the server keeps it, 5 minutes by default)
+// starts the list again, once.
+func (c *Client) list(ctx context.Context, path []string, r Resource, ns string, p *progress) ([]byte, int, error) {
+	var data bytes.Buffer
+	n := 0
+	cont := ""
 	restarted := false
+	apiVersion, kind := json.RawMessage(`"`+groupVersion+`"`), json.RawMessage(`"`+r.Kind+`"`)
 	for {
-		page, err := lister.List(ctx, opts)
+		req := c.rest.Get().AbsPath(path...).Param("limit", strconv.FormatInt(c.opts.PageSize, 10))
+		if cont != "" {
+			req = req.Param("continue", cont)
+		}
+		res := req.Do(ctx)
+		raw, err := res.Raw()
 		if err != nil {
-			if apierrors.IsResourceExpired(err) && opts.Continue != "" && !restarted {
+			err = res.Error() // with the server's Status
+			if apierrors.IsResourceExpired(err) && cont != "" && !restarted {
 				restarted = true
-				p.read -= len(items)
-				items, opts.Continue = nil, ""
+				p.read -= n
+				data.Reset()
+				n, cont = 0, ""
 				continue
 			}
-			return nil, c.listError(err, r, ns)
+			return nil, 0, c.listError(err, r, ns)
 		}
-		for i := range page.Items {
-			it := page.Items[i].Object
-			it["apiVersion"], it["kind"] = groupVersion, r.Kind
-			if meta, ok := it["metadata"].(map[string]any); ok {
-				delete(meta, "managedFields")
+		var page struct {
+			Metadata struct {
+				Continue string `json:"continue"`
+			} `json:"metadata"`
+			Items []map[string]json.RawMessage `json:"items"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return nil, 0, fmt.Errorf("the list of %s from %s: %w", r.Plural, c.cluster(), err)
+		}
+		for _, it := range page.Items {
+			it["apiVersion"], it["kind"] = apiVersion, kind
+			if err := dropManagedFields(it); err != nil {
+				return nil, 0, fmt.Errorf("the list of %s from %s: %w", r.Plural, c.cluster(), err)
 			}
-			items = append(items, it)
+			b, err := json.Marshal(it)
+			if err != nil {
+				return nil, 0, fmt.Errorf("the list of %s from %s: %w", r.Plural, c.cluster(), err)
+			}
+			if n > 0 {
+				data.WriteString("\n---\n")
+			}
+			data.Write(b)
+			n++
 		}
 		p.page(r.Plural, len(page.Items))
-		opts.Continue = page.GetContinue()
-		if opts.Continue == "" {
-			return items, nil
+		if cont = page.Metadata.Continue; cont == "" {
+			return data.Bytes(), n, nil
 		}
 	}
+}
+
+// dropManagedFields removes metadata.managedFields, the server's record of
+// who set which field, which no rule reads.
+func dropManagedFields(item map[string]json.RawMessage) error {
+	raw, ok := item["metadata"]
+	if !ok || !bytes.Contains(raw, []byte(`"managedFields"`)) {
+		return nil
+	}
+	var meta map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		return err
+	}
+	delete(meta, "managedFields")
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return err
+	}
+	item["metadata"] = b
+	return nil
 }
 
 // name is the cluster's name in messages: the context, else the server.
