@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,9 +30,11 @@ func TestE2E(t *testing.T) {
 		{"selection", testSelection},
 		{"scoping", testScoping},
 		{"live-input", testLiveInput},
+		{"live-credentials", testLiveCredentials},
 		{"audit", testAudit},
 		{"bundle/kustomize", testKustomizedBundle},
 		{"gatekeeper-down", testGatekeeperDown},
+		{"live-paging", testLivePaging},
 		{"no-OME-CRDs", testNoOMECRDs},
 	}
 	for _, s := range steps {
@@ -372,18 +373,7 @@ func sameTimestamps(objs []*unstructured.Unstructured) bool {
 // Gatekeeper refuses is admitted after the timeout, while OMEVersionLint,
 // enforced by the API server's ValidatingAdmissionPolicy, still refuses.
 func testGatekeeperDown(t *testing.T) {
-	pid := processPid(t, "gatekeeper")
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	resumed := false
-	resume := func() {
-		if !resumed {
-			resumed = true
-			_ = syscall.Kill(pid, syscall.SIGCONT)
-		}
-	}
-	t.Cleanup(resume)
+	resume := pauseGatekeeper(t)
 
 	start := time.Now()
 	created, err := kube.Create(ctxT(t), selectionProbe("ome-e2e-while-down"), false)

@@ -139,7 +139,7 @@ func testLiveInput(t *testing.T) {
 	bad("unreachable", closed, `cannot reach the cluster of context "ome-local" at https://127.0.0.1:1`)
 	wrongUser := strings.Replace(string(config), "users:\n- name: admin\n  user:\n", "users:\n- name: admin\n  user:\n    token: not-a-token\n", 1)
 	wrongUser = dropClientCert(wrongUser)
-	bad("refused credentials", wrongUser, `the cluster of context "ome-local" refused the credentials (401 Unauthorized)`)
+	bad("refused credentials", wrongUser, `the cluster of context "ome-local" refused the credentials of user "admin" (401 Unauthorized) listing basemodels.ome.io in every namespace: they are wrong or expired; renew them, then check with: kubectl auth can-i list basemodels.ome.io -A --context ome-local`)
 }
 
 // dropClientCert removes the client certificate and key of a kubeconfig.
@@ -168,7 +168,7 @@ func testNoOMECRDs(t *testing.T) {
 	}
 	err = eventually(60*time.Second, func() error {
 		_, errOut, code := run(t, "select", "--kubeconfig", state.Kubeconfig, "-A")
-		want := `evaluate: the cluster of context "ome-local" has no OME CRDs (ome.io/v1beta1 is not served): install OME's CRDs`
+		want := `evaluate: the cluster of context "ome-local" has no OME CRDs (the server doesn't have a resource type "basemodels" in ome.io/v1beta1): OME is not installed in that cluster; install OME, or choose another cluster with --context`
 		if code != 2 || strings.TrimSpace(errOut) != want {
 			return fmt.Errorf("without OME's CRDs: want exit 2 and %q, got exit %d: %s", want, code, errOut)
 		}

@@ -58,7 +58,7 @@ and every ClusterServingRuntime): unmatched-model for a model no runtime
 accepts, unreachable-entry for an entry that accepts no model, each with
 its closest miss.
 
-With --cluster (implied by --kubeconfig and --context) the objects also come
+With --cluster (implied by every cluster flag but -n, -A and --request-timeout) the objects also come
 from a running cluster, read as kubectl reads it: BaseModels, ServingRuntimes
 of the namespace (-n, default the context's; -A for all) and every
 ClusterBaseModel and ClusterServingRuntime.

@@ -52,7 +52,7 @@ An object that cannot be read (YAML that does not parse, a template, a
 field of the wrong type) is reported with its file, line and field after
 the results; every other object is still evaluated, and the exit code is 2.
 
-With --cluster (implied by --kubeconfig and --context) the objects also come
+With --cluster (implied by every cluster flag but -n, -A and --request-timeout) the objects also come
 from a running cluster, read as kubectl reads it: BaseModels, ServingRuntimes
 of the namespace (-n, default the context's; -A for all) and every
 ClusterBaseModel and ClusterServingRuntime.

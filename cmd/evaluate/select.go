@@ -42,7 +42,7 @@ A runtime named in spec.runtime.name is checked as OME's controller would
 webhook does not check it, so problems are warnings that change neither the
 verdict nor the exit code, unless --strict-named-runtime is given.
 
-With --cluster (implied by --kubeconfig and --context) the objects also come
+With --cluster (implied by every cluster flag but -n, -A and --request-timeout) the objects also come
 from a running cluster, read as kubectl reads it: the BaseModels,
 ServingRuntimes and (unless -f gives some) InferenceServices of the
 namespace (-n, default the context's; -A for all), and every
