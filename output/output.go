@@ -83,7 +83,7 @@ type TestWriter interface {
 
 // Formats lists the -o values of each command.
 var (
-	MatchFormats = []string{"text", "json", "yaml"}
+	MatchFormats = []string{"text", "json", "yaml", "github"}
 	TestFormats  = []string{"text", "json", "yaml", "sarif", "junit", "github"}
 )
 
@@ -96,6 +96,8 @@ func NewMatchWriter(format string, w io.Writer) (MatchWriter, error) {
 		return &matchJSON{w: w}, nil
 	case "yaml":
 		return &matchYAML{w: w}, nil
+	case "github":
+		return &matchGitHub{w: w}, nil
 	}
 	return nil, unknownFormat(format, MatchFormats)
 }

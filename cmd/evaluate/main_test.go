@@ -108,6 +108,7 @@ var goldenCases = []goldenCase{
 	{name: "match-rego", args: []string{"match", "-m", exModels, "-r", exRuntimes, "--engine", "rego"}},
 	{name: "match-both", args: []string{"match", "-m", exModels, "-r", exRuntimes, "--engine", "both"}},
 	{name: "match-unserved", args: []string{"match", "-m", bad("unserved-model.yaml"), "-r", exRuntimes}, code: 1},
+	{name: "match-github", args: []string{"match", "-o", "github", "-m", bad("unserved-model.yaml"), "-m", exModels, "-r", exRuntimes}, code: 1},
 	{name: "policies", args: []string{"policies"}},
 	{name: "policies-rego-match", args: []string{"policies", "rego/match.rego"}, sameAs: at("policies/rego/match.rego")},
 	{name: "policies-functions", args: []string{"policies", "--functions"}},
