@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 )
 
 // Garbage collection, unless GOMEMLIMIT and GOGC say otherwise. Results
@@ -39,6 +40,25 @@ func holdingData() (restore func()) {
 		if percent != -1 {
 			debug.SetGCPercent(percent)
 		}
+	}
+}
+
+// fitMemoryLimit raises main's soft memory limit to twice what is live,
+// once a streaming command's inputs are read, when they alone come near
+// it: under a limit below what is live the collector runs without pause
+// (a match of 300 models against 11,200 runtimes took four times as long).
+// GOMEMLIMIT still decides.
+func fitMemoryLimit() {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		return
+	}
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	if limit := 2 * int64(live[0].Value.Uint64()); limit > debug.SetMemoryLimit(-1) {
+		debug.SetMemoryLimit(limit)
 	}
 }
 

@@ -147,6 +147,7 @@ input or usage.`,
 			if c.err != nil {
 				return c.err
 			}
+			fitMemoryLimit()
 			w, err := output.NewMatchWriter(format, cmd.OutOrStdout())
 			if err != nil {
 				return badInput(err)
@@ -156,6 +157,7 @@ input or usage.`,
 			}
 			unserved := false
 			leftOut, err := engine.MatchObjects(c.m, ms, rs, func(mo *objects.Object, results []engine.Result) error {
+				fitMemoryLimit() // what the engine prepared is live too
 				served := false
 				for _, r := range results {
 					served = served || r.Compatible

@@ -114,6 +114,7 @@ unless --fail-on-empty), 1 any rejected, 2 bad input.`,
 				return badInput(err)
 			}
 			cluster = deduplicate(cmd, cluster)
+			fitMemoryLimit()
 			for _, o := range cluster {
 				if note := objects.ConfigParsingNotice(o); note != "" {
 					fmt.Fprintln(cmd.ErrOrStderr(), note)
