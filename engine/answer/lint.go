@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/ome-policy/evaluator/objects"
 )
@@ -65,14 +67,20 @@ type SetObject struct {
 	Valid bool
 	Spec  any // nil when the object has no spec
 	// lines are the lines of the fields that the set rules name, but when
-	// whole is kept, which has every field's line.
-	lines []fieldLine
+	// whole is kept, which has every field's line: metadata.name's, then
+	// the format's and the framework's name of a model, or of a runtime's
+	// each entry in turn (nameLine); 0 when unknown.
+	lines []int32
 	whole *objects.Object
 }
 
-type fieldLine struct {
-	field string
-	line  int
+// nameLine is the place in SetObject.lines of a name's line.
+func nameLine(entry int, framework bool) int {
+	i := 1 + 2*entry
+	if framework {
+		i++
+	}
+	return i
 }
 
 // lineOf is the line of a field, the object's own line when it is not
@@ -81,10 +89,20 @@ func (o SetObject) lineOf(field string) int {
 	if o.whole != nil {
 		return o.whole.LineOf(field)
 	}
-	for _, l := range o.lines {
-		if l.field == field {
-			return l.line
+	i := -1
+	switch rest, entry := strings.CutPrefix(field, "spec.supportedModelFormats["); {
+	case field == "metadata.name":
+		i = 0
+	case field == "spec.modelFormat.name" || field == "spec.modelFramework.name":
+		i = nameLine(0, field == "spec.modelFramework.name")
+	case entry:
+		n, name, _ := strings.Cut(rest, "]")
+		if e, err := strconv.Atoi(n); err == nil && (name == ".modelFormat.name" || name == ".modelFramework.name") {
+			i = nameLine(e, name == ".modelFramework.name")
 		}
+	}
+	if i >= 0 && i < len(o.lines) && o.lines[i] > 0 {
+		return int(o.lines[i])
 	}
 	return o.Line
 }
@@ -120,29 +138,29 @@ func (s *Slimmer) ForSet(o *objects.Object) SetObject {
 	if !ok {
 		return so
 	}
-	slim, fields := slimBlocks(spec, "spec")
+	line := func(path string) int32 { return int32(o.Pos[path].Line) }
+	var modelLines, entryLines []int32
+	slim := slimBlocks(spec, "spec", line, &modelLines)
 	if entries, ok := spec["supportedModelFormats"].([]any); ok {
 		list := make([]any, len(entries))
 		for i, e := range entries {
 			list[i] = e
 			if m, ok := e.(map[string]any); ok {
-				entry, names := slimBlocks(m, objects.IndexPath("spec.supportedModelFormats", i))
-				list[i] = entry
-				fields = append(fields, names...)
+				list[i] = slimBlocks(m, objects.IndexPath("spec.supportedModelFormats", i), line, &entryLines)
+			} else {
+				entryLines = append(entryLines, 0, 0)
 			}
 		}
 		slim["supportedModelFormats"] = list
 	} else if v, ok := spec["supportedModelFormats"]; ok {
 		slim["supportedModelFormats"] = v
 	}
-	so.Spec = s.shared(slim)
-	fields = append(fields, "metadata.name")
-	so.lines = make([]fieldLine, 0, len(fields))
-	for _, f := range fields {
-		if p, ok := o.Pos[f]; ok {
-			so.lines = append(so.lines, fieldLine{f, p.Line})
-		}
+	// The rules name a model's own blocks, and a runtime's entries'.
+	so.lines = append([]int32{line("metadata.name")}, modelLines...)
+	if o.IsRuntime() {
+		so.lines = append(so.lines[:1], entryLines...)
 	}
+	so.Spec = s.shared(slim)
 	return so
 }
 
@@ -161,29 +179,30 @@ func (s *Slimmer) shared(spec map[string]any) map[string]any {
 }
 
 // slimBlocks keeps of a model's spec or an entry its modelFormat and
-// modelFramework with their names alone, and gives the names' fields.
-func slimBlocks(from map[string]any, path string) (map[string]any, []string) {
+// modelFramework with their names alone, and appends the names' lines (0
+// for a block without a name) to lines.
+func slimBlocks(from map[string]any, path string, line func(string) int32, lines *[]int32) map[string]any {
 	out := map[string]any{}
-	var fields []string
 	for _, k := range []string{"modelFormat", "modelFramework"} {
 		v, ok := from[k]
-		if !ok {
-			continue
-		}
 		block, isMap := v.(map[string]any)
-		if !isMap {
-			out[k] = v
-			continue
-		}
 		name, isString := block["name"].(string)
-		if !isString {
+		switch {
+		case !ok:
+		case !isMap:
+			out[k] = v
+		case !isString:
 			out[k] = map[string]any{}
-			continue
+		default:
+			out[k] = map[string]any{"name": name}
 		}
-		out[k] = map[string]any{"name": name}
-		fields = append(fields, objects.JoinPath(objects.JoinPath(path, k), "name"))
+		l := int32(0)
+		if isString {
+			l = line(objects.JoinPath(objects.JoinPath(path, k), "name"))
+		}
+		*lines = append(*lines, l)
 	}
-	return out, fields
+	return out
 }
 
 // LintSetInput is what the set policy gets for each object.
