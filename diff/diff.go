@@ -135,14 +135,15 @@ type ServiceChange struct {
 	After  *Selection `json:"after"`
 }
 
-// Work says what was evaluated: pairs (each side counts) and decisions on
-// InferenceServices, against what a full evaluation of the objects after
-// the change would take.
+// Work says what was evaluated, against what a full evaluation of both
+// sides would take: pairs of a model and a runtime, and decisions on
+// InferenceServices, each side counting.
 type Work struct {
-	Pairs             int `json:"pairs"`
-	PairsInScope      int `json:"pairsInScope"`
-	Selections        int `json:"selections"`
-	InferenceServices int `json:"inferenceServices"`
+	Pairs      int `json:"pairs"`
+	AllPairs   int `json:"allPairs"`
+	Selections int `json:"selections"`
+	// AllSelections counts the InferenceServices of both sides.
+	AllSelections int `json:"allSelections"`
 }
 
 // item is an object on both sides of the change, or on one.
@@ -252,14 +253,8 @@ func Compute(m engine.Matcher, s engine.Selector, old, new []*objects.Object) (*
 		newCluster: append(append([]*objects.Object{}, nm...), nr...),
 		report:     &Report{Models: []ModelChange{}, InferenceServices: []ServiceChange{}, Unmoved: []ObjectChange{}},
 	}
-	for _, mo := range nm {
-		for _, ro := range nr {
-			if objects.InScope(mo, ro) {
-				c.report.Work.PairsInScope++
-			}
-		}
-	}
-	c.report.Work.InferenceServices = len(ni)
+	c.report.Work.AllPairs = pairsInScope(om, or) + pairsInScope(nm, nr)
+	c.report.Work.AllSelections = len(oi) + len(ni)
 	if err := c.models_(); err != nil {
 		return nil, err
 	}
@@ -268,6 +263,19 @@ func Compute(m engine.Matcher, s engine.Selector, old, new []*objects.Object) (*
 	}
 	c.unmoved()
 	return c.report, nil
+}
+
+// pairsInScope counts the pairs OME considers.
+func pairsInScope(models, runtimes []*objects.Object) int {
+	n := 0
+	for _, mo := range models {
+		for _, ro := range runtimes {
+			if objects.InScope(mo, ro) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 type computation struct {
@@ -541,7 +549,7 @@ func (c *computation) services_() error {
 		if it.change == "" && !touched(it.old) && !touched(it.new) {
 			continue
 		}
-		after, err := c.decide(it.new, c.newCluster, c.runtimes, false)
+		after, err := c.decide(it.new, c.newCluster)
 		if err != nil {
 			return err
 		}
@@ -549,7 +557,7 @@ func (c *computation) services_() error {
 		if it.old == nil {
 			sc.Change, sc.Regression = ServiceAdded, !after.Admitted
 		} else {
-			before, err := c.decide(it.old, c.oldCluster, c.runtimes, true)
+			before, err := c.decide(it.old, c.oldCluster)
 			if err != nil {
 				return err
 			}
@@ -568,27 +576,23 @@ func (c *computation) services_() error {
 	return nil
 }
 
-// decide runs the webhook on one side.
-func (c *computation) decide(isvc *objects.Object, cluster []*objects.Object, runtimes *sides, old bool) (*Selection, error) {
+// decide runs the webhook on one side. The selected runtime's position is
+// where to look at it after the change (before it, when it was removed).
+func (c *computation) decide(isvc *objects.Object, cluster []*objects.Object) (*Selection, error) {
 	c.report.Work.Selections++
 	d, err := c.s.Select(isvc, cluster)
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s:%d): %w", isvc.Ref(), isvc.File, isvc.Line, err)
 	}
-	return SelectionOf(d, func(ref objects.Ref) Position {
-		it := runtimes.byRef[ref]
-		if it == nil {
-			return Position{}
-		}
-		o := pick(it, old)
-		if o == nil {
-			return Position{}
-		}
-		if !old && it.change != "" {
-			return it.position()
-		}
-		return Position{File: o.File, Line: o.Line}
-	}), nil
+	return SelectionOf(d, c.runtimes.position), nil
+}
+
+// position is where to look at an object of the sides.
+func (s *sides) position(ref objects.Ref) Position {
+	if it := s.byRef[ref]; it != nil {
+		return it.position()
+	}
+	return Position{}
 }
 
 // SelectionOf is a webhook decision as a diff shows it; at gives the

@@ -101,33 +101,20 @@ func fullReport(t *testing.T, m engine.Matcher, s engine.Selector, old, new []*o
 	sort.SliceStable(r.Models, func(i, j int) bool { return r.Models[i].Regression && !r.Models[j].Regression })
 	oldCluster := append(append([]*objects.Object{}, om...), or...)
 	newCluster := append(append([]*objects.Object{}, nm...), nr...)
-	position := func(sel *Selection, old bool) {
-		if sel.Runtime == nil {
-			return
-		}
-		it := runtimes.byRef[*sel.Runtime]
-		if o := pick(it, old); !old && it.change != "" {
-			sel.Position = it.position()
-		} else {
-			sel.Position = Position{File: o.File, Line: o.Line}
-		}
-	}
 	for _, si := range services.items {
 		if si.new == nil {
 			continue
 		}
 		d, err := s.Select(si.new, newCluster)
 		require.NoError(t, err)
-		after := SelectionOf(d, func(objects.Ref) Position { return Position{} })
-		position(after, false)
+		after := SelectionOf(d, runtimes.position)
 		sc := ServiceChange{InferenceService: si.ref, Position: si.position(), After: after}
 		if si.old == nil {
 			sc.Change, sc.Regression = ServiceAdded, !after.Admitted
 		} else {
 			d, err := s.Select(si.old, oldCluster)
 			require.NoError(t, err)
-			before := SelectionOf(d, func(objects.Ref) Position { return Position{} })
-			position(before, true)
+			before := SelectionOf(d, runtimes.position)
 			sc.Before = before
 			if sc.Change, sc.Regression = compare(before, after); sc.Change == "" {
 				continue
@@ -368,7 +355,7 @@ func TestComputeEqualsFullEvaluation(t *testing.T) {
 				if got.Changes() > 0 {
 					moved++
 				}
-				if work.Pairs < 2*work.PairsInScope {
+				if work.Pairs < work.AllPairs {
 					partial++
 				}
 			}
@@ -425,10 +412,10 @@ func TestComputeReusesUnchangedPairs(t *testing.T) {
 	// the models that lost it.
 	require.GreaterOrEqual(t, r.Work.Pairs, 2*inScope)
 	require.LessOrEqual(t, r.Work.Pairs, 2*inScope+lost*29)
-	require.Equal(t, pairsInScope(new), r.Work.PairsInScope)
+	require.Equal(t, countPairs(old)+countPairs(new), r.Work.AllPairs)
 }
 
-func pairsInScope(objs []*objects.Object) int {
+func countPairs(objs []*objects.Object) int {
 	n := 0
 	for _, m := range objs {
 		for _, r := range objs {
