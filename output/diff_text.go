@@ -69,7 +69,7 @@ func (d *diffText) Write(r *diff.Report, sides DiffSides) error {
 	services("Other InferenceService decisions that changed", false)
 	b.WriteString("\n")
 	if len(r.Unmoved) > 0 {
-		fmt.Fprintf(&b, "Moving no decision: %s\n", unmovedText(r.Unmoved))
+		fmt.Fprintf(&b, "Objects that move no decision: %s\n", unmovedText(r.Unmoved))
 	}
 	s := Summarize(r)
 	if s.Changes == 0 {
