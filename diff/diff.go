@@ -153,6 +153,7 @@ type item struct {
 	change     string // Added, Removed, Changed or ""
 	specChange bool   // the spec differs (or the object is on one side)
 	order      int    // new side's order; removed objects after, in old order
+	at         Position
 }
 
 // sides pairs the objects of one sort (models, runtimes or
@@ -191,21 +192,29 @@ func pairUp(old, new []*objects.Object) *sides {
 				it.change = Changed
 			}
 		}
+		// Where to look at it: its first changed field on the new side,
+		// or its line on the side it is on. The positions of the other
+		// fields are not needed, and a large input's take much memory.
+		switch {
+		case it.new == nil:
+			it.at = Position{File: it.old.File, Line: it.old.Line}
+		case it.old == nil || it.change == "":
+			it.at = Position{File: it.new.File, Line: it.new.Line}
+		default:
+			it.at = Position{File: it.new.File, Line: it.new.LineOf(FirstDifference(it.old.Value, it.new.Value))}
+		}
+		for _, o := range []*objects.Object{it.old, it.new} {
+			if o != nil {
+				o.Pos = nil
+			}
+		}
 	}
 	return s
 }
 
 // position is where to look at the item: its first changed field on the
 // new side, or its line on the side it is on.
-func (it *item) position() Position {
-	switch {
-	case it.new == nil:
-		return Position{File: it.old.File, Line: it.old.Line}
-	case it.old == nil || it.change == "":
-		return Position{File: it.new.File, Line: it.new.Line}
-	}
-	return Position{File: it.new.File, Line: it.new.LineOf(FirstDifference(it.old.Value, it.new.Value))}
-}
+func (it *item) position() Position { return it.at }
 
 // Compute compares the objects before and after a change (models,
 // runtimes and InferenceServices, at most one per kind, namespace and
@@ -229,7 +238,8 @@ func (it *item) position() Position {
 // both sides, only when one of these was added, removed or changed.
 //
 // The result equals a full evaluation of both sides (a test holds it to
-// one on random changes).
+// one on random changes). Compute lets go of the objects' field positions
+// (Pos) once it knows where each change is.
 func Compute(m engine.Matcher, s engine.Selector, old, new []*objects.Object) (*Report, error) {
 	var om, or, oi, nm, nr, ni []*objects.Object
 	split := func(objs []*objects.Object, ms, rs, is *[]*objects.Object) {
@@ -288,9 +298,16 @@ type computation struct {
 	named                  map[objects.Ref]bool
 }
 
-// match evaluates models against runtimes, and hands each in-scope result
-// to fn with the model's index in models.
-func (c *computation) match(models, runtimes []*objects.Object, fn func(i int, r engine.Result)) error {
+// pairVerdict is the verdict on a model and the j-th runtime of a match.
+type pairVerdict struct {
+	j int
+	engine.Verdict
+}
+
+// match evaluates models against runtimes, and hands fn each model's
+// in-scope verdicts, with the model's index in models and each runtime's
+// in runtimes, model by model, in order.
+func (c *computation) match(models, runtimes []*objects.Object, fn func(i int, vs []pairVerdict)) error {
 	if len(models) == 0 || len(runtimes) == 0 {
 		return nil
 	}
@@ -298,22 +315,43 @@ func (c *computation) match(models, runtimes []*objects.Object, fn func(i int, r
 	for i, mo := range models {
 		index[mo] = i
 	}
+	var vs []pairVerdict
 	_, err := engine.MatchObjects(c.m, models, runtimes, func(mo *objects.Object, results []engine.Result) error {
 		c.report.Work.Pairs += len(results)
-		for _, r := range results {
-			fn(index[mo], r)
+		vs = vs[:0]
+		k := 0
+		for j, ro := range runtimes {
+			if objects.InScope(mo, ro) {
+				vs = append(vs, pairVerdict{j, results[k].Verdict})
+				k++
+			}
 		}
+		fn(index[mo], vs)
 		return nil
 	})
 	return err
 }
 
-// modelState is what is known of one model's pairs.
+// modelState is what is known of one model's pairs after the change.
 type modelState struct {
 	it           *item
 	gained, lost []*item
-	reasons      map[objects.Ref]string // a lost runtime's reason now
-	servedNow    bool                   // some evaluated pair is compatible now
+	reasons      map[*item]string // a lost runtime's reason now
+	servedNow    bool             // some evaluated pair is compatible now
+}
+
+func (st *modelState) compare(rt *item, was, now bool, reason string) {
+	switch {
+	case now && !was:
+		st.gained = append(st.gained, rt)
+	case was && !now:
+		st.lost = append(st.lost, rt)
+		if st.reasons == nil {
+			st.reasons = map[*item]string{}
+		}
+		st.reasons[rt] = reason
+	}
+	st.servedNow = st.servedNow || now
 }
 
 func (c *computation) models_() error {
@@ -330,88 +368,17 @@ func (c *computation) models_() error {
 		switch {
 		case it.new == nil:
 		case it.specChange:
-			rows = append(rows, &modelState{it: it, reasons: map[objects.Ref]string{}})
+			rows = append(rows, &modelState{it: it})
 		default:
-			kept = append(kept, &modelState{it: it, reasons: map[objects.Ref]string{}})
+			kept = append(kept, &modelState{it: it})
 		}
 	}
-
-	// Before the change: which pairs were compatible.
-	before := map[[2]objects.Ref]bool{}
-	record := func(states []*modelState, fromOld bool, runtimes []*objects.Object) error {
-		var ms []*objects.Object
-		for _, st := range states {
-			if fromOld && st.it.old == nil {
-				continue
-			}
-			ms = append(ms, pick(st.it, fromOld))
-		}
-		idx := map[*objects.Object]*modelState{}
-		for _, st := range states {
-			if o := pick(st.it, fromOld); o != nil {
-				idx[o] = st
-			}
-		}
-		return c.match(ms, runtimes, func(i int, r engine.Result) {
-			st := idx[ms[i]]
-			key := [2]objects.Ref{st.it.ref, r.Runtime}
-			if fromOld {
-				before[key] = r.Compatible
-				return
-			}
-			rt := c.runtimes.byRef[r.Runtime]
-			switch was := before[key]; {
-			case r.Compatible && !was:
-				st.gained = append(st.gained, rt)
-			case !r.Compatible && was:
-				st.lost = append(st.lost, rt)
-				st.reasons[r.Runtime] = r.Reason
-			}
-			st.servedNow = st.servedNow || r.Compatible
-			delete(before, key)
-		})
-	}
-	var oldDelta, newDelta, oldAll, newAll []*objects.Object
-	for _, it := range delta {
-		if it.old != nil {
-			oldDelta = append(oldDelta, it.old)
-		}
-		if it.new != nil {
-			newDelta = append(newDelta, it.new)
-		}
-	}
-	for _, it := range c.runtimes.items {
-		if it.old != nil {
-			oldAll = append(oldAll, it.old)
-		}
-		if it.new != nil {
-			newAll = append(newAll, it.new)
-		}
-	}
-	if len(delta) > 0 {
-		if err := record(kept, true, oldDelta); err != nil {
-			return err
-		}
-		if err := record(kept, false, newDelta); err != nil {
-			return err
-		}
-	}
-	if err := record(rows, true, oldAll); err != nil {
+	if err := c.keptModels(kept, delta); err != nil {
 		return err
 	}
-	if err := record(rows, false, newAll); err != nil {
+	if err := c.changedModels(rows); err != nil {
 		return err
 	}
-	// What is left in before was compatible, and has no pair after: its
-	// runtime was removed.
-	for _, st := range append(append([]*modelState{}, kept...), rows...) {
-		for _, it := range delta {
-			if it.new == nil && before[[2]objects.Ref{st.it.ref, it.ref}] {
-				st.lost = append(st.lost, it)
-			}
-		}
-	}
-
 	// A model of the same spec that lost a runtime and gained none keeps
 	// one only if an unchanged runtime is compatible.
 	var unsure []*modelState
@@ -440,7 +407,7 @@ func (c *computation) models_() error {
 			mc.Gained = append(mc.Gained, runtimeChange(rt, ""))
 		}
 		for _, rt := range sortItems(st.lost) {
-			mc.Lost = append(mc.Lost, runtimeChange(rt, st.reasons[rt.ref]))
+			mc.Lost = append(mc.Lost, runtimeChange(rt, st.reasons[rt]))
 		}
 		changes = append(changes, mc)
 	}
@@ -454,6 +421,101 @@ func (c *computation) models_() error {
 		c.report.Models = changes
 	}
 	return nil
+}
+
+// keptModels compares the models whose spec did not change against the
+// runtimes whose spec did (delta): each model against each runtime's copy
+// before and after, in one evaluation, so that the engine's memos serve
+// a copy that its matching reads the same as the other (a new image).
+func (c *computation) keptModels(kept []*modelState, delta []*item) error {
+	if len(kept) == 0 || len(delta) == 0 {
+		return nil
+	}
+	var runtimes []*objects.Object
+	var of []*item // the item of each of runtimes
+	for _, it := range delta {
+		for _, o := range []*objects.Object{it.old, it.new} {
+			if o != nil {
+				runtimes = append(runtimes, o)
+				of = append(of, it)
+			}
+		}
+	}
+	models := make([]*objects.Object, len(kept))
+	for i, st := range kept {
+		models[i] = st.it.new // the same spec as before
+	}
+	return c.match(models, runtimes, func(i int, vs []pairVerdict) {
+		st := kept[i]
+		for k := 0; k < len(vs); k++ {
+			v, it := vs[k], of[vs[k].j]
+			switch {
+			case runtimes[v.j] == it.new: // added
+				st.compare(it, false, v.Compatible, v.Reason)
+			case it.new == nil: // removed
+				st.compare(it, v.Compatible, false, "")
+			default: // changed: before, then after
+				k++
+				st.compare(it, v.Compatible, vs[k].Compatible, vs[k].Reason)
+			}
+		}
+	})
+}
+
+// changedModels compares each model whose spec changed, or that is new,
+// against every runtime, before and after.
+func (c *computation) changedModels(rows []*modelState) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	// Before: which runtimes were compatible, by the runtime's place in
+	// c.runtimes.items.
+	place := make(map[*item]int, len(c.runtimes.items))
+	for i, it := range c.runtimes.items {
+		place[it] = i
+	}
+	was := make([][]bool, len(rows))
+	var oldModels, oldRuntimes, newModels, newRuntimes []*objects.Object
+	var oldRows []int
+	var oldOf, newOf []*item
+	for i, st := range rows {
+		was[i] = make([]bool, len(c.runtimes.items))
+		newModels = append(newModels, st.it.new)
+		if st.it.old != nil {
+			oldModels, oldRows = append(oldModels, st.it.old), append(oldRows, i)
+		}
+	}
+	for _, it := range c.runtimes.items {
+		if it.old != nil {
+			oldRuntimes, oldOf = append(oldRuntimes, it.old), append(oldOf, it)
+		}
+		if it.new != nil {
+			newRuntimes, newOf = append(newRuntimes, it.new), append(newOf, it)
+		}
+	}
+	err := c.match(oldModels, oldRuntimes, func(i int, vs []pairVerdict) {
+		for _, v := range vs {
+			was[oldRows[i]][place[oldOf[v.j]]] = v.Compatible
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return c.match(newModels, newRuntimes, func(i int, vs []pairVerdict) {
+		st := rows[i]
+		for _, v := range vs {
+			it := newOf[v.j]
+			st.compare(it, was[i][place[it]], v.Compatible, v.Reason)
+			was[i][place[it]] = false
+		}
+		// What is left was compatible, and has no pair after: its
+		// runtime was removed.
+		for p, w := range was[i] {
+			if w {
+				st.compare(c.runtimes.items[p], true, false, "")
+			}
+		}
+	})
 }
 
 func pick(it *item, old bool) *objects.Object {
@@ -493,9 +555,9 @@ func (c *computation) holdAgainst(states []*modelState, runtimes []*item) error 
 		for i, st := range states {
 			ms[i] = st.it.new
 		}
-		err := c.match(ms, rs, func(i int, r engine.Result) {
-			if r.Compatible {
-				states[i].servedNow = true
+		err := c.match(ms, rs, func(i int, vs []pairVerdict) {
+			for _, v := range vs {
+				states[i].servedNow = states[i].servedNow || v.Compatible
 			}
 		})
 		if err != nil {

@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -107,7 +110,7 @@ input or usage.`,
 			case len(args) != 2 || len(in.files) > 0:
 				return badInput(fmt.Errorf("give OLD and NEW, or --base REF PATH..., or --cluster -f PATH... (got %d argument(s))", len(args)))
 			}
-			defer holdingData()()
+			defer noMemoryLimit()()
 			type compiled struct {
 				m   engine.Matcher
 				s   engine.Selector
@@ -193,6 +196,19 @@ input or usage.`,
 	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
 	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.DiffFormats, ", "))
 	return cmd
+}
+
+// noMemoryLimit lifts main's memory limit for diff, which holds both
+// sides' objects and verdicts the whole run: under the limit the collector
+// would run without pause. The heap may still grow to four times what is
+// live (main's GOGC), which keeps collections few. GOMEMLIMIT still
+// decides. It returns what puts the limit back.
+func noMemoryLimit() (restore func()) {
+	limit := debug.SetMemoryLimit(-1)
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(math.MaxInt64)
+	}
+	return func() { debug.SetMemoryLimit(limit) }
 }
 
 // diffObjects keeps the models, runtimes and InferenceServices of a side,
