@@ -238,9 +238,9 @@ func readOldNew(g *globalOptions, cmd *cobra.Command, in *inputOptions, oldPath,
 }
 
 // readCluster reads the cluster as OLD, and NEW as the cluster with the
-// files applied: an object of the same kind, namespace and name replaced
-// (keeping the cluster's creationTimestamp, as the API server does), a new
-// one added (created now, as it would be).
+// files applied, as the API server would store them: the defaults of OME's
+// CRDs filled in; an object of the same kind, namespace and name replaced
+// (keeping the cluster's creationTimestamp), a new one added (created now).
 func readCluster(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths []string) (old, new []*objects.Object, problems []*objects.InputError, sides output.DiffSides, err error) {
 	live := &objects.Input{}
 	if err := in.cluster.readInto(cmd, liveDiffResources, live, objects.ReadOptions{}); err != nil {
@@ -257,6 +257,13 @@ func readCluster(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths [
 	}
 	old = diffObjects(cmd, live.Objects)
 	applied := diffObjects(cmd, files.Objects)
+	// The API server fills in what OME's CRDs default: without it, a file
+	// that says what the cluster holds would differ from it.
+	for i, o := range applied {
+		if applied[i], err = objects.WithCRDDefaults(o); err != nil {
+			return nil, nil, nil, sides, err
+		}
+	}
 	new = applyObjects(old, applied, time.Now().UTC())
 	for _, o := range applied {
 		if o.Namespace != "" && o.Namespace != ns && !in.cluster.allNamespaces {
