@@ -61,9 +61,11 @@ Where OLD and NEW come from:
                                      tag or commit), NEW is PATH as it is now
   evaluate diff --cluster -f PATH... OLD is the cluster (kubectl's flags: the
                                      context's namespace, -n, or -A), NEW is the
-                                     cluster with the files applied: an object of
-                                     the same kind, namespace and name is
-                                     replaced, keeping its creationTimestamp
+                                     cluster with the files applied as the API
+                                     server would store them: CRD defaults
+                                     filled in, an object of the same kind,
+                                     namespace and name replaced (keeping its
+                                     creationTimestamp)
 
 -f adds files to NEW (with --base, also to OLD). An object that cannot be
 read is reported with its file (REF:PATH for --base), line and field after
@@ -211,12 +213,6 @@ func noMemoryLimit() (restore func()) {
 	return func() { debug.SetMemoryLimit(limit) }
 }
 
-// diffObjects keeps the models, runtimes and InferenceServices of a side,
-// the later of two of one kind, namespace and name (with a notice).
-func diffObjects(cmd *cobra.Command, objs []*objects.Object) []*objects.Object {
-	return deduplicate(cmd, objs)
-}
-
 // readSide reads paths (with their folders) and -f's files as one side.
 func readSide(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths, files []string) (*objects.Input, error) {
 	side := inputOptions{paths: paths, files: files, recursive: in.recursive, cluster: in.cluster}
@@ -233,7 +229,7 @@ func readOldNew(g *globalOptions, cmd *cobra.Command, in *inputOptions, oldPath,
 	if err != nil {
 		return nil, nil, nil, sides, err
 	}
-	return diffObjects(cmd, o.Objects), diffObjects(cmd, n.Objects), append(o.Problems, n.Problems...),
+	return deduplicate(cmd, o.Objects), deduplicate(cmd, n.Objects), append(o.Problems, n.Problems...),
 		output.DiffSides{Old: oldPath, New: newPath}, nil
 }
 
@@ -255,8 +251,8 @@ func readCluster(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths [
 	if err != nil {
 		return nil, nil, nil, sides, err
 	}
-	old = diffObjects(cmd, live.Objects)
-	applied := diffObjects(cmd, files.Objects)
+	old = deduplicate(cmd, live.Objects)
+	applied := deduplicate(cmd, files.Objects)
 	// The API server fills in what OME's CRDs default: without it, a file
 	// that says what the cluster holds would differ from it.
 	for i, o := range applied {

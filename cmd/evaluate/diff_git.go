@@ -88,7 +88,7 @@ func readBase(g *globalOptions, cmd *cobra.Command, in *inputOptions, ref string
 		return nil, nil, nil, sides, err
 	}
 	label := strings.Join(all, " ")
-	return diffObjects(cmd, o.Objects), diffObjects(cmd, n.Objects), append(o.Problems, n.Problems...),
+	return deduplicate(cmd, o.Objects), deduplicate(cmd, n.Objects), append(o.Problems, n.Problems...),
 		output.DiffSides{Old: ref + ":" + label, New: label}, nil
 }
 
