@@ -36,7 +36,7 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW | --base REF PATH... | --cluster -f PATH...",
-		Short: "Say what a change does to OME's decisions: runtimes gained and lost, InferenceServices routed elsewhere or refused",
+		Short: "Say what a change does: runtimes gained and lost, InferenceServices moved or refused",
 		Long: `diff compares the objects before a change (OLD) with the objects after it
 (NEW), each any mix of models, runtimes and InferenceServices, and says what
 the change does to OME's decisions, on the engine chosen (--engine both runs
