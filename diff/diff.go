@@ -265,10 +265,10 @@ func Compute(m engine.Matcher, s engine.Selector, old, new []*objects.Object) (*
 	}
 	c.report.Work.AllPairs = pairsInScope(om, or) + pairsInScope(nm, nr)
 	c.report.Work.AllSelections = len(oi) + len(ni)
-	if err := c.models_(); err != nil {
+	if err := c.modelChanges(); err != nil {
 		return nil, err
 	}
-	if err := c.services_(); err != nil {
+	if err := c.serviceChanges(); err != nil {
 		return nil, err
 	}
 	c.unmoved()
@@ -340,6 +340,7 @@ type modelState struct {
 	servedNow    bool             // some evaluated pair is compatible now
 }
 
+// compare records a runtime gained (compatible now, not before) or lost.
 func (st *modelState) compare(rt *item, was, now bool, reason string) {
 	switch {
 	case now && !was:
@@ -354,7 +355,9 @@ func (st *modelState) compare(rt *item, was, now bool, reason string) {
 	st.servedNow = st.servedNow || now
 }
 
-func (c *computation) models_() error {
+// modelChanges finds the runtimes each model gains and loses, and the
+// models left with none.
+func (c *computation) modelChanges() error {
 	var delta, unchanged []*item
 	for _, it := range c.runtimes.items {
 		if it.specChange {
@@ -575,8 +578,8 @@ func (c *computation) holdAgainst(states []*modelState, runtimes []*item) error 
 	return nil
 }
 
-// services_ decides again on each InferenceService whose inputs changed.
-func (c *computation) services_() error {
+// serviceChanges decides again on each InferenceService whose inputs changed.
+func (c *computation) serviceChanges() error {
 	changedModels := map[objects.Ref]bool{}
 	for _, it := range c.models.items {
 		if it.change != "" {
