@@ -75,10 +75,10 @@ Outputs (-o): text; json; markdown, a pull request's comment (a summary
 table, then the details in <details> blocks); github, annotations on the
 changed runtime's file and line.
 
-Exit codes: 0 no regression: no model lost its last runtime, no
-InferenceService changed runtime or became refused; 1 a regression
-(--fail-on=changes: any decision changed; --fail-on=never: never); 2 bad
-input or usage.`,
+Exit codes: 0 no regression: no model lost its last runtime (nor is new
+without one), no InferenceService changed runtime or became refused; 1 a
+regression (--fail-on=changes: any decision changed; --fail-on=never:
+never); 2 bad input or usage.`,
 		Example: `  # Two versions of a deploy folder
   evaluate diff deploy-main/ deploy/
 
