@@ -1,7 +1,6 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
 	"errors"
 	"fmt"
@@ -19,7 +18,7 @@ import (
 
 // readBase reads NEW from the paths as they are, and OLD from the same
 // paths as git has them at ref: each path is taken out of the repository
-// that holds it (git archive) into a temporary folder and read there, its
+// that holds it (gitExport) into a temporary folder and read there, its
 // objects' files named as the path, and its problems' as REF:PATH.
 func readBase(g *globalOptions, cmd *cobra.Command, in *inputOptions, ref string, args []string) (old, new []*objects.Object, problems []*objects.InputError, sides output.DiffSides, err error) {
 	all := append(append([]string{}, args...), in.files...)
@@ -140,33 +139,90 @@ func gitCheckout(ref, path, dir string) (copy string, found bool, err error) {
 	if _, err := git(top, "cat-file", "-e", spec); err != nil {
 		return "", false, nil
 	}
-	args := []string{"archive", "--format=tar", ref}
-	if rel != "." {
-		args = append(args, "--", rel)
-	}
-	cmd := exec.Command("git", args...)
-	cmd.Dir = top
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		return "", false, fmt.Errorf("git archive: %s", gitMessage(err, errOut.String()))
-	}
-	if err := untar(&out, dir); err != nil {
-		return "", false, fmt.Errorf("git archive: %w", err)
+	if err := gitExport(top, ref, rel, dir); err != nil {
+		return "", false, err
 	}
 	return filepath.Join(dir, filepath.FromSlash(rel)), true, nil
 }
 
-// git runs git in dir and returns its output's first line.
-func git(dir string, args ...string) (string, error) {
+// gitExport writes the files of the tree at rel in ref (rel itself when it
+// is a file) under dir, at their paths from the repository's top: the
+// blobs that git ls-tree lists, read with one git cat-file --batch. Unlike
+// git archive, it leaves no file out (export-ignore); symbolic links and
+// submodules are left out.
+func gitExport(top, ref, rel, dir string) error {
+	args := []string{"ls-tree", "-r", "-z", "--full-tree", ref}
+	if rel != "." {
+		args = append(args, "--", rel)
+	}
+	list, err := gitOutput(top, nil, args...)
+	if err != nil {
+		return fmt.Errorf("git ls-tree: %w", err)
+	}
+	var paths []string
+	var ids bytes.Buffer
+	for _, entry := range strings.Split(strings.TrimSuffix(string(list), "\x00"), "\x00") {
+		meta, path, ok := strings.Cut(entry, "\t")
+		fields := strings.Fields(meta)
+		if !ok || len(fields) != 3 || fields[1] != "blob" || fields[0] == "120000" {
+			continue
+		}
+		paths = append(paths, path)
+		ids.WriteString(fields[2] + "\n")
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	blobs, err := gitOutput(top, &ids, "cat-file", "--batch")
+	if err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	for _, path := range paths {
+		// "<id> blob <size>\n<content>\n"
+		header, rest, ok := bytes.Cut(blobs, []byte("\n"))
+		fields := strings.Fields(string(header))
+		var size int
+		if ok && len(fields) == 3 {
+			_, err = fmt.Sscan(fields[2], &size)
+		}
+		if !ok || len(fields) != 3 || err != nil || size > len(rest) {
+			return fmt.Errorf("git cat-file: cannot read %s", path)
+		}
+		name := filepath.FromSlash(path)
+		if !filepath.IsLocal(name) {
+			return fmt.Errorf("git ls-tree: a path outside the tree: %q", path)
+		}
+		target := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(target, rest[:size], 0o644); err != nil {
+			return err
+		}
+		blobs = rest[min(size+1, len(rest)):]
+	}
+	return nil
+}
+
+// gitOutput runs git in dir with stdin and returns its output.
+func gitOutput(dir string, stdin io.Reader, args ...string) ([]byte, error) {
 	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Stdin = dir, stdin
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		return "", errors.New(gitMessage(err, errOut.String()))
+		return nil, errors.New(gitMessage(err, errOut.String()))
 	}
-	line, _, _ := strings.Cut(out.String(), "\n")
+	return out.Bytes(), nil
+}
+
+// git runs git in dir and returns its output's first line.
+func git(dir string, args ...string) (string, error) {
+	out, err := gitOutput(dir, nil, args...)
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(out), "\n")
 	return line, nil
 }
 
@@ -181,45 +237,4 @@ func gitMessage(err error, stderr string) string {
 		return msg
 	}
 	return err.Error()
-}
-
-// untar writes the regular files and folders of a tar stream under dir;
-// anything else (links) is left out, and no entry may leave dir.
-func untar(r io.Reader, dir string) error {
-	tr := tar.NewReader(r)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		name := filepath.FromSlash(h.Name)
-		if !filepath.IsLocal(name) {
-			return fmt.Errorf("an entry outside the tree: %q", h.Name)
-		}
-		target := filepath.Join(dir, name)
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(f, tr)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
 }
