@@ -79,14 +79,17 @@ fuzz:
 # tables: bench/run.sh (evaluate match per engine against the bare plain-Go
 # program, on the catalog and three shapes of generated cluster),
 # bench/gatekeeper.sh (the templates per object in gator test, at 100, 1,000
-# and 10,000 runtimes) and bench/lint.sh (evaluate lint on one core, at 700,
-# 11,200 and 45,000 runtimes), each written into docs/performance.md between
-# its markers. BEFORE=REV measures that commit beside, and writes no table.
+# and 10,000 runtimes), bench/lint.sh (evaluate lint on one core, at 700,
+# 11,200 and 45,000 runtimes) and bench/diff.sh (evaluate diff of 5 and of
+# every runtime against one match, 300 x 700), each written into
+# docs/performance.md between its markers. BEFORE=REV measures that commit
+# beside (run, gatekeeper and lint), and writes no table.
 bench: gator
 	$(GO) test -run '^$$' -bench . -benchmem ./builtins/... ./engine/... ./objects ./output
 	RUNS=$(RUNS) BEFORE=$(BEFORE) BENCH_DOC=docs/performance.md bash bench/run.sh
 	RUNS=$(RUNS) BEFORE=$(BEFORE) BENCH_DOC=docs/performance.md bash bench/gatekeeper.sh
 	BEFORE=$(BEFORE) BENCH_DOC=docs/performance.md bash bench/lint.sh
+	RUNS=$(RUNS) BENCH_DOC=docs/performance.md bash bench/diff.sh
 
 # Rewrite docs/cli.md from the commands' help, the output and exit codes
 # that README.md and docs/*.md show for their examples, and the table of

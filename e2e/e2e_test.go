@@ -31,6 +31,7 @@ func TestE2E(t *testing.T) {
 		{"scoping", testScoping},
 		{"live-input", testLiveInput},
 		{"live-credentials", testLiveCredentials},
+		{"diff-cluster", testDiffCluster},
 		{"audit", testAudit},
 		{"bundle/kustomize", testKustomizedBundle},
 		{"gatekeeper-down", testGatekeeperDown},

@@ -75,62 +75,87 @@ func TestPreCommitHooks(t *testing.T) {
 	}
 }
 
-// TestCIWorkflow runs the evaluate commands of docs/ci.md's workflow on the
-// examples (its paths replaced by theirs): each exits 0, and the SARIF file
-// is SARIF.
+// ciWorkflow is a GitHub Actions workflow, as far as the tests read it.
+type ciWorkflow struct {
+	Env  map[string]string `yaml:"env"`
+	Jobs map[string]struct {
+		Steps []struct {
+			Name string `yaml:"name"`
+			Run  string `yaml:"run"`
+		} `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+// TestCIWorkflow runs the evaluate commands of docs/ci.md's workflows on the
+// examples (their paths replaced by theirs), in a git repository of their
+// own whose origin/main is the same tree: each exits 0, the SARIF file is
+// SARIF and the diff's markdown is a pull request's comment.
 func TestCIWorkflow(t *testing.T) {
 	atRepoRoot(t)
 	data, err := os.ReadFile("docs/ci.md")
 	require.NoError(t, err)
-	var workflow struct {
-		Env  map[string]string `yaml:"env"`
-		Jobs map[string]struct {
-			Steps []struct {
-				Name string `yaml:"name"`
-				Run  string `yaml:"run"`
-			} `yaml:"steps"`
-		} `yaml:"jobs"`
-	}
-	found := false
+	var workflows []ciWorkflow
 	for _, f := range fences(strings.Split(string(data), "\n")) {
 		if f.lang == "yaml" && strings.Contains(strings.Join(f.lines, "\n"), "\njobs:") {
-			require.NoError(t, yaml.Unmarshal([]byte(strings.Join(f.lines, "\n")), &workflow))
-			found = true
+			var w ciWorkflow
+			require.NoError(t, yaml.Unmarshal([]byte(strings.Join(f.lines, "\n")), &w))
+			workflows = append(workflows, w)
 		}
 	}
-	require.True(t, found, "docs/ci.md has no workflow")
-	env := map[string]string{"OME_MODELS": "testdata/examples/models", "OME_RUNTIMES": "testdata/examples/runtimes"}
-	for k := range env {
-		require.Contains(t, workflow.Env, k)
+	require.Len(t, workflows, 2, "docs/ci.md's workflows: the checks, and the pull request's diff")
+	repoDir := t.TempDir()
+	for _, p := range []string{"testdata/examples/models", "testdata/examples/runtimes"} {
+		copyTree(t, p, filepath.Join(repoDir, p))
 	}
+	gitT(t, repoDir, "init", "-q")
+	gitT(t, repoDir, "add", ".")
+	gitT(t, repoDir, "commit", "-q", "-m", "examples")
+	gitT(t, repoDir, "update-ref", "refs/remotes/origin/main", "HEAD")
+	t.Chdir(repoDir)
+	env := map[string]string{"OME_MODELS": "testdata/examples/models", "OME_RUNTIMES": "testdata/examples/runtimes", "GITHUB_BASE_REF": "main"}
 	dir := t.TempDir()
-	ran := 0
-	for _, job := range workflow.Jobs {
-		for _, step := range job.Steps {
-			line := strings.TrimSpace(step.Run)
-			if !strings.HasPrefix(line, "evaluate ") {
-				continue
-			}
-			line = os.Expand(line, func(k string) string { return env[k] })
-			line, redirect, _ := strings.Cut(line, " > ")
-			words, err := shellWords(line)
-			require.NoError(t, err)
-			var out, errOut bytes.Buffer
-			code := runInProcess(t, words[1:], &out, &errOut)
-			require.Equal(t, 0, code, "%s: %s\n%s", step.Name, line, errOut.String())
-			if redirect != "" {
-				path := filepath.Join(dir, filepath.Base(strings.TrimSpace(redirect)))
-				require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
-				var sarif struct {
-					Version string `json:"version"`
-					Runs    []any  `json:"runs"`
+	ran, diffs := 0, 0
+	for _, workflow := range workflows {
+		for _, k := range []string{"OME_MODELS", "OME_RUNTIMES"} {
+			require.Contains(t, workflow.Env, k)
+		}
+		for _, job := range workflow.Jobs {
+			for _, step := range job.Steps {
+				line := strings.TrimSpace(step.Run)
+				if !strings.HasPrefix(line, "evaluate ") {
+					continue
 				}
-				require.NoError(t, json.Unmarshal(out.Bytes(), &sarif), step.Name)
-				require.Equal(t, "2.1.0", sarif.Version)
-				require.Len(t, sarif.Runs, 1)
+				line = os.Expand(line, func(k string) string { return env[k] })
+				line, redirect, _ := strings.Cut(line, " > ")
+				words, err := shellWords(line)
+				require.NoError(t, err)
+				if words[1] == "diff" {
+					diffs++
+				}
+				var out, errOut bytes.Buffer
+				code := runInProcess(t, words[1:], &out, &errOut)
+				require.Equal(t, 0, code, "%s: %s\n%s", step.Name, line, errOut.String())
+				switch redirect = strings.TrimSpace(redirect); {
+				case redirect == "":
+				case strings.HasSuffix(redirect, ".sarif"):
+					require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.Base(redirect)), out.Bytes(), 0o644))
+					var sarif struct {
+						Version string `json:"version"`
+						Runs    []any  `json:"runs"`
+					}
+					require.NoError(t, json.Unmarshal(out.Bytes(), &sarif), step.Name)
+					require.Equal(t, "2.1.0", sarif.Version)
+					require.Len(t, sarif.Runs, 1)
+				case strings.HasSuffix(redirect, ".md"):
+					require.True(t, strings.HasPrefix(out.String(), "<!-- evaluate diff -->\n"), out.String())
+					require.Contains(t, out.String(), "No decision changes.")
+				default:
+					t.Fatalf("%s: a redirect to %s, which this test does not check", step.Name, redirect)
+				}
+				ran++
 			}
-			ran++
 		}
 	}
-	require.GreaterOrEqual(t, ran, 2, "the workflow's evaluate steps")
+	require.GreaterOrEqual(t, ran, 4, "the workflows' evaluate steps")
+	require.Equal(t, 2, diffs, "the diff steps")
 }

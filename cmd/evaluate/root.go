@@ -101,6 +101,7 @@ test), 2 bad input or usage.`,
 	root.AddCommand(newExplainCommand(g))
 	root.AddCommand(newGatekeeperCommand(g))
 	root.AddCommand(newReportCommand(g))
+	root.AddCommand(newDiffCommand(g))
 	root.AddCommand(newVersionCommand())
 	root.Version = buildVersion().firstLine()
 	root.SetVersionTemplate("{{.Version}}\n")

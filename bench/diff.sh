@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Measures `evaluate diff` against one `evaluate match` of the whole cluster,
+# on a generated cluster of 300 models x 700 runtimes (evaluate generate,
+# seed 1, each runtime with a realistic container spec), per engine, RUNS
+# times each, alternating, and prints the median wall time, CPU time (user
+# and system) and peak memory (RSS), and the ratios of wall and CPU times
+# to match's (wall times vary with what else runs on the machine; CPU
+# times less):
+#
+# - match:        evaluate match -f old -o json, every pair once;
+# - diff 5:       evaluate diff old new, where new changes 5 runtimes (every
+#                 140th: a new image, and the size range's max set to 1T);
+# - diff all:     evaluate diff old new, where new changes every runtime: a
+#                 new image, the size range's max set to 1T and every
+#                 framework version 4.x made 5.x, so that no verdict of
+#                 before can serve after: every pair is evaluated on both
+#                 sides.
+#
+# diff reads both sides and evaluates only the pairs of the runtimes whose
+# spec changed, so the targets are: diff 5 under one match, diff all at most
+# twice one match.
+#
+# Usage: bench/diff.sh                  (from the repository's root; make bench)
+#        RUNS=3 ENGINES=cel bench/diff.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# With BENCH_DOC (make bench sets it), the table also goes into that file
+# between its markers (bench/doc.sh), with the command line.
+if [ -n "${BENCH_DOC:-}" ] && [ -z "${BENCH_DOC_WRITING:-}" ]; then
+  out=$(mktemp)
+  status=0
+  BENCH_DOC_WRITING=1 bash "$0" "$@" | tee "$out" || status=$?
+  settings=""
+  for v in RUNS ENGINES; do [ -z "${!v:-}" ] || settings="$settings$v=${!v} "; done
+  [ "$status" != 0 ] || bench/doc.sh bench/diff.sh "${settings}bash bench/diff.sh" <"$out" || status=$?
+  rm -f "$out"
+  exit "$status"
+fi
+RUNS=${RUNS:-5}
+ENGINES=${ENGINES:-cel rego}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+go build -o "$work/evaluate" ./cmd/evaluate
+go build -o "$work/measure" ./bench/measure
+ev=$work/evaluate
+
+"$ev" generate --dir "$work/old" --models 300 --runtimes 700 --seed 1 >/dev/null
+# new5: documents 0, 140, 280, 420 and 560 of runtimes.yaml changed.
+mkdir -p "$work/new5" "$work/all"
+cp "$work/old/models.yaml" "$work/new5/" && cp "$work/old/models.yaml" "$work/all/"
+awk '/^kind:/ {doc++} { if ((doc - 1) % 140 == 0) { sub(/image: .*/, "image: example.com/runtime:v2"); sub(/^    max: .*/, "    max: 1T") } print }' \
+  "$work/old/runtimes.yaml" >"$work/new5/runtimes.yaml"
+awk '{ sub(/image: .*/, "image: example.com/runtime:v2"); sub(/^    max: .*/, "    max: 1T"); sub(/version: 4\./, "version: 5."); print }' \
+  "$work/old/runtimes.yaml" >"$work/all/runtimes.yaml"
+changed=$(diff "$work/old/runtimes.yaml" "$work/new5/runtimes.yaml" | grep -c '^>' || true)
+[ "$changed" -ge 5 ] || { echo "bench/diff.sh: the change of 5 runtimes changed $changed lines" >&2; exit 1; }
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
+
+echo "RUNS=$RUNS, median of each; 300 models x 700 runtimes (evaluate generate --seed 1); ratios to match's, same engine"
+printf '%-6s %-10s %9s %9s %9s %8s %8s  %s\n' engine command wall_ms cpu_ms peak_MB ratio cpu_ratio evaluated
+for e in $ENGINES; do
+  for who in match diff5 diffall; do rm -f "$work/$who.m"; done
+  for _ in $(seq "$RUNS"); do
+    "$work/measure" "$ev" match -f "$work/old" -o json --engine "$e" >>"$work/match.m"
+    "$work/measure" -o "$work/diff5.out" "$ev" diff "$work/old" "$work/new5" -o json --fail-on never --engine "$e" >>"$work/diff5.m"
+    "$work/measure" -o "$work/diffall.out" "$ev" diff "$work/old" "$work/all" -o json --fail-on never --engine "$e" >>"$work/diffall.m"
+  done
+  match_ms=$(cut -d' ' -f1 "$work/match.m" | median)
+  match_cpu=$(cut -d' ' -f3 "$work/match.m" | median)
+  for who in match diff5 diffall; do
+    ms=$(cut -d' ' -f1 "$work/$who.m" | median)
+    kb=$(cut -d' ' -f2 "$work/$who.m" | median)
+    cpu=$(cut -d' ' -f3 "$work/$who.m" | median)
+    evaluated="210000 pairs"
+    name=match
+    if [ "$who" != match ]; then
+      name="diff ${who#diff}"
+      evaluated=$(awk '/"pairs":/ {gsub(/[,]/, ""); p=$2} /"allPairs":/ {gsub(/[,]/, ""); a=$2} END {print p " of " a " pairs"}' "$work/$who.out")
+    fi
+    awk -v e="$e" -v w="$name" -v ms="$ms" -v kb="$kb" -v cpu="$cpu" -v m="$match_ms" -v mc="$match_cpu" -v ev="$evaluated" \
+      'BEGIN {printf "%-6s %-10s %9d %9d %9.1f %7.2fx %7.2fx  %s\n", e, w, ms, cpu, kb/1024, ms/m, cpu/mc, ev}'
+  done
+done
