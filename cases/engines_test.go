@@ -7,11 +7,11 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/ome-policy/evaluator/bench/reference/oracle"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/engine/rego"
+	"github.com/ome-policy/evaluator/internal/reference/oracle"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/open-policy-agent/opa/v1/ast"
 	opa "github.com/open-policy-agent/opa/v1/rego"

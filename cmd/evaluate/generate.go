@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ome-policy/evaluator/bench/generate"
+	"github.com/ome-policy/evaluator/objects/synth"
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 )
@@ -16,7 +16,7 @@ func newGenerateCommand(_ *globalOptions) *cobra.Command {
 		seed             int64
 		models, runtimes int
 		dir, shapeName   string
-		shape            generate.Shape
+		shape            synth.Shape
 	)
 	cmd := &cobra.Command{
 		Use:   "generate --dir DIR",
@@ -49,14 +49,14 @@ OME's two formats: the default) or many (400, 600, 6).
 				return badInput(fmt.Errorf("--models and --runtimes must not be negative"))
 			}
 			found := false
-			for _, sh := range generate.Shapes {
+			for _, sh := range synth.Shapes {
 				if sh.Name == shapeName {
 					shape, found = sh, true
 				}
 			}
 			if !found {
-				names := make([]string, len(generate.Shapes))
-				for i, sh := range generate.Shapes {
+				names := make([]string, len(synth.Shapes))
+				for i, sh := range synth.Shapes {
 					names[i] = sh.Name
 				}
 				return badInput(fmt.Errorf("--shape: unknown shape %q (want %s)", shapeName, strings.Join(names, ", ")))
@@ -78,7 +78,7 @@ OME's two formats: the default) or many (400, 600, 6).
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return badInput(err)
 			}
-			ms, rs := generate.ShapedCluster(seed, models, runtimes, shape)
+			ms, rs := synth.ShapedCluster(seed, models, runtimes, shape)
 			for _, f := range []struct {
 				name string
 				objs []map[string]any
@@ -95,7 +95,7 @@ OME's two formats: the default) or many (400, 600, 6).
 	cmd.Flags().IntVar(&models, "models", 300, "number of models")
 	cmd.Flags().IntVar(&runtimes, "runtimes", 700, "number of runtimes")
 	cmd.Flags().StringVar(&dir, "dir", "", "folder to write models.yaml and runtimes.yaml to")
-	cmd.Flags().StringVar(&shapeName, "shape", generate.OME.Name, "how varied the cluster is: few, ome or many")
+	cmd.Flags().StringVar(&shapeName, "shape", synth.OME.Name, "how varied the cluster is: few, ome or many")
 	cmd.Flags().Int("architectures", 0, "distinct model architectures (default: the shape's)")
 	cmd.Flags().Int("versions", 0, "distinct framework versions (default: the shape's)")
 	cmd.Flags().Int("formats", 0, "distinct format names (default: the shape's)")

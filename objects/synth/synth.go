@@ -1,8 +1,8 @@
-// Package generate makes synthetic clusters of OME models and runtimes for
-// benchmarks and load tests, and for `evaluate generate`. It owns only the
-// shape of the data; it reads no file, evaluates nothing and knows no
-// engine.
-package generate
+// Package synth makes synthetic clusters of OME models and runtimes: what
+// `evaluate generate` writes, and what the benchmarks, load tests and the
+// engines' tests run on. It owns only the shape of the data; it reads no
+// file, evaluates nothing and knows no engine.
+package synth
 
 import (
 	"fmt"
