@@ -1,11 +1,8 @@
-// Package cases reads case files (a top-level cases: list of match,
-// selection and CEL policy cases, each with what OME answers) and runs them
-// on the engines, reporting each case's outcome and the engines that got it
-// wrong or disagree.
-//
-// It owns the case-file format and its errors (file, line, case, field).
-// It decides nothing itself: every verdict comes from an engine, every
-// object from the objects package.
+// Package cases reads case files: a top-level cases: list of match,
+// selection and CEL policy cases, each with what OME answers. It is data
+// only: it owns the case-file format and its errors (file, line, case,
+// field), and runs nothing. The engine runs the cases (engine.CaseRunner);
+// every object comes from the objects package.
 package cases
 
 import (

@@ -523,7 +523,7 @@ func TestTestCommandPrintsFailures(t *testing.T) {
 		r := evaluate(t, 30*time.Second, "", "test", "--engine", "both", bad("failing-case.yaml"))
 		require.Equal(t, 1, r.code)
 		if strings.Contains(r.stdout, "engine cel got it wrong") {
-			t.Fatal("with --engine both, a case that CEL and Rego both get wrong (the same verdict) is reported as 'detail: engine cel got it wrong', which reads as if Rego were right (cases/match.go RunMatchCase keeps only the first engine's name)")
+			t.Fatal("with --engine both, a case that CEL and Rego both get wrong (the same verdict) is reported as 'detail: engine cel got it wrong', which reads as if Rego were right (engine/cases.go runMatchCase keeps only the first engine's name)")
 		}
 	})
 	t.Run("rego unit test", func(t *testing.T) {

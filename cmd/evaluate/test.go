@@ -12,7 +12,6 @@ import (
 
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/cel"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/output"
@@ -158,15 +157,7 @@ func runTests(set *policyset.Set, engineName string, caseFiles, regoFiles []stri
 		report.Cases = append(report.Cases, c)
 	}
 	if len(caseFiles) > 0 {
-		matchers, err := engine.Matchers(engineName, set)
-		if err != nil {
-			return report, err
-		}
-		celTester, err := cel.NewPolicyTester(set)
-		if err != nil {
-			return report, err
-		}
-		selectors, err := engine.Selectors(engineName, set)
+		runner, err := engine.NewCaseRunner(engineName, set)
 		if err != nil {
 			return report, err
 		}
@@ -177,19 +168,8 @@ func runTests(set *policyset.Set, engineName string, caseFiles, regoFiles []stri
 			}
 			for i := range list {
 				c := &list[i]
-				if c.CELPolicy != "" {
-					o := cases.RunPolicyCase(celTester, c)
-					add(output.CaseReport{File: f, Name: c.Name, Engine: engine.CEL, Passed: o.Passed,
-						Expected: o.Expected, Got: o.Got, Detail: o.Detail, Line: c.Line})
-					continue
-				}
-				var o cases.CaseOutcome
-				if c.InferenceService != nil {
-					o = cases.RunSelectionCase(selectors, c)
-				} else {
-					o = cases.RunMatchCase(matchers, c)
-				}
-				add(output.CaseReport{File: f, Name: c.Name, Engine: engineName, Passed: o.Passed,
+				o := runner.Run(c)
+				add(output.CaseReport{File: f, Name: c.Name, Engine: o.Engine, Passed: o.Passed,
 					Expected: o.Expected, Got: o.Got, Detail: o.Detail, Line: c.Line})
 			}
 		}
