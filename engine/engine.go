@@ -335,29 +335,33 @@ func MatchObjects(m Matcher, models, runtimes []*objects.Object, emit func(model
 // the CEL and the Rego matcher, which New puts together and case runners
 // check each on its own.
 func Matchers(name string, set *policyset.Set) ([]Matcher, error) {
+	return byEngine(name, set,
+		func(s *policyset.Set) (Matcher, error) { return cel.New(s) },
+		func(s *policyset.Set) (Matcher, error) { return rego.New(s) })
+}
+
+// byEngine compiles one part of the named engine from set: the CEL one,
+// the Rego one, or for "both" the two, CEL's first. It is the one place
+// that turns an engine's name into its engines.
+func byEngine[T any](name string, set *policyset.Set, fromCEL, fromRego func(*policyset.Set) (T, error)) ([]T, error) {
+	var makers []func(*policyset.Set) (T, error)
 	switch name {
 	case CEL:
-		c, err := cel.New(set)
-		if err != nil {
-			return nil, err
-		}
-		return []Matcher{c}, nil
+		makers = append(makers, fromCEL)
 	case Rego:
-		r, err := rego.New(set)
-		if err != nil {
-			return nil, err
-		}
-		return []Matcher{r}, nil
+		makers = append(makers, fromRego)
 	case Both:
-		c, err := cel.New(set)
-		if err != nil {
-			return nil, err
-		}
-		r, err := rego.New(set)
-		if err != nil {
-			return nil, err
-		}
-		return []Matcher{c, r}, nil
+		makers = append(makers, fromCEL, fromRego)
+	default:
+		return nil, unknownEngine(name)
 	}
-	return nil, unknownEngine(name)
+	out := make([]T, 0, len(makers))
+	for _, compile := range makers {
+		t, err := compile(set)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }

@@ -65,31 +65,16 @@ func Lint(l Linter, objs []*objects.Object, opts LintOptions) ([]Finding, error)
 
 // NewLinter compiles the lint policies for the named engine.
 func NewLinter(name string, set *policyset.Set) (Linter, error) {
-	switch name {
-	case CEL:
-		c, err := cel.NewLinter(set)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	case Rego:
-		r, err := rego.NewLinter(set)
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
-	case Both:
-		c, err := cel.NewLinter(set)
-		if err != nil {
-			return nil, err
-		}
-		r, err := rego.NewLinter(set)
-		if err != nil {
-			return nil, err
-		}
-		return &bothLinter{cel: c, rego: r}, nil
+	ls, err := byEngine(name, set,
+		func(s *policyset.Set) (Linter, error) { return cel.NewLinter(s) },
+		func(s *policyset.Set) (Linter, error) { return rego.NewLinter(s) })
+	if err != nil {
+		return nil, err
 	}
-	return nil, unknownEngine(name)
+	if len(ls) == 2 {
+		return &bothLinter{cel: ls[0], rego: ls[1]}, nil
+	}
+	return ls[0], nil
 }
 
 type bothLinter struct{ cel, rego Linter }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -50,12 +49,6 @@ usage.`,
   evaluate explain -m model.yaml -r runtime.yaml -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkChoice("engine", engineName, engine.Names); err != nil {
-				return err
-			}
-			if err := checkChoice("output", format, output.ExplainFormats); err != nil {
-				return err
-			}
 			if !in.given() {
 				return badInput(fmt.Errorf("give a model and a runtime with -f (or -m and -r), or --cluster"))
 			}
@@ -121,8 +114,8 @@ usage.`,
 	addInputFlags(cmd, &in, true)
 	cmd.Flags().StringVar(&modelName, "model-name", "", "explain only the model of this name")
 	cmd.Flags().StringVar(&runtimeName, "runtime-name", "", "explain only the runtime of this name")
-	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
-	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.ExplainFormats, ", "))
+	addEngineFlag(cmd, &engineName, engine.CEL)
+	addFormatFlag(cmd, &format, output.ExplainFormats)
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "plain text even on a terminal (so does the NO_COLOR environment variable)")
 	return cmd
 }

@@ -101,12 +101,6 @@ error finding, 2 unreadable input or usage.`,
   # What a cluster already holds, every namespace
   evaluate lint --cluster -A`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkChoice("engine", engineName, engine.Names); err != nil {
-				return err
-			}
-			if err := checkChoice("output", format, output.LintFormats); err != nil {
-				return err
-			}
 			set, err := g.policies()
 			if err != nil {
 				return badInput(err)
@@ -174,8 +168,8 @@ error finding, 2 unreadable input or usage.`,
 		},
 	}
 	addInputFlags(cmd, &in, false)
-	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
-	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.LintFormats, ", "))
+	addEngineFlag(cmd, &engineName, engine.CEL)
+	addFormatFlag(cmd, &format, output.LintFormats)
 	cmd.Flags().BoolVar(&crossCheck, "cross-check", false, "also pair every model with every runtime OME pairs it with (unmatched-model, unreachable-entry)")
 	cmd.Flags().BoolVar(&failOnWarn, "fail-on-warn", false, "exit 1 on warnings too")
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "plain text even on a terminal (so does the NO_COLOR environment variable)")

@@ -86,12 +86,6 @@ input or usage.`,
   evaluate match -f model.yaml --context prod`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkChoice("engine", engineName, engine.Names); err != nil {
-				return err
-			}
-			if err := checkChoice("output", format, output.MatchFormats); err != nil {
-				return err
-			}
 			if !in.given() {
 				return badInput(fmt.Errorf("give the models and runtimes with -f (or -m and -r), or --cluster"))
 			}
@@ -174,8 +168,8 @@ input or usage.`,
 		},
 	}
 	addInputFlags(cmd, &in, true)
-	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
-	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.MatchFormats, ", "))
+	addEngineFlag(cmd, &engineName, engine.CEL)
+	addFormatFlag(cmd, &format, output.MatchFormats)
 	return cmd
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -72,9 +71,6 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none
   evaluate report --cluster -A --engine both -o cluster.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkChoice("engine", engineName, engine.Names); err != nil {
-				return err
-			}
 			if out == "" {
 				return badInput(fmt.Errorf("give the page to write with -o FILE.html (- for standard output)"))
 			}
@@ -135,7 +131,7 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none
 		},
 	}
 	addInputFlags(cmd, &in, true)
-	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
+	addEngineFlag(cmd, &engineName, engine.CEL)
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write (- for standard output)")
 	return cmd
 }

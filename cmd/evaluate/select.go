@@ -72,12 +72,6 @@ unless --fail-on-empty), 1 any rejected, 2 bad input.`,
   evaluate select -f isvc.yaml -f cluster/ --strict-named-runtime`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkChoice("engine", engineName, engine.Names); err != nil {
-				return err
-			}
-			if err := checkChoice("output", format, output.SelectFormats); err != nil {
-				return err
-			}
 			if !in.given() {
 				return badInput(fmt.Errorf("give the InferenceServices, models and runtimes with -f, or --cluster"))
 			}
@@ -153,8 +147,8 @@ unless --fail-on-empty), 1 any rejected, 2 bad input.`,
 		},
 	}
 	addInputFlags(cmd, &in, false)
-	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
-	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.SelectFormats, ", "))
+	addEngineFlag(cmd, &engineName, engine.CEL)
+	addFormatFlag(cmd, &format, output.SelectFormats)
 	cmd.Flags().BoolVar(&strict, "strict-named-runtime", false, "reject an InferenceService whose named runtime OME's controller would refuse")
 	return cmd
 }

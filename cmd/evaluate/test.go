@@ -54,12 +54,6 @@ cannot be read or a case is malformed.`,
   evaluate test -o github testdata/cases`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkChoice("engine", engineName, engine.Names); err != nil {
-				return err
-			}
-			if err := checkChoice("output", format, output.TestFormats); err != nil {
-				return err
-			}
 			w, err := output.NewTestWriter(format, cmd.OutOrStdout())
 			if err != nil {
 				return badInput(err)
@@ -88,8 +82,8 @@ cannot be read or a case is malformed.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&engineName, "engine", engine.Both, "policy engine: "+strings.Join(engine.Names, ", "))
-	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.TestFormats, ", "))
+	addEngineFlag(cmd, &engineName, engine.Both)
+	addFormatFlag(cmd, &format, output.TestFormats)
 	return cmd
 }
 

@@ -51,12 +51,6 @@ Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
   # What would a constraint enforcing warnings too refuse?
   evaluate gatekeeper violations --severities error,warning -o json runtimes/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkChoice("engine", engineName, engine.Names); err != nil {
-				return err
-			}
-			if err := checkChoice("output", format, []string{"text", "json"}); err != nil {
-				return err
-			}
 			for _, s := range severities {
 				if err := checkChoice("severities", s, []string{engine.SeverityError, engine.SeverityWarning, engine.SeverityInfo}); err != nil {
 					return err
@@ -118,8 +112,8 @@ Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
 			return exitAfter(input.Problems, refused)
 		},
 	}
-	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
-	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: text, json")
+	addEngineFlag(cmd, &engineName, engine.CEL)
+	addFormatFlag(cmd, &format, []string{"text", "json"})
 	addInputFlags(cmd, &in, false)
 	cmd.Flags().StringSliceVar(&severities, "severities", []string{engine.SeverityError}, "the severities the constraint enforces (its parameters.severities)")
 	return cmd
