@@ -79,11 +79,17 @@ func sortOf(kind string) string {
 // ReadCases reads a case file (YAML or JSON): a top-level `cases:` list (in
 // each document, when there are several). Every malformed case is an
 // InputError naming the file, the line and, when known, the case.
-func ReadCases(path string) (cases []Case, err error) {
+func ReadCases(path string) ([]Case, error) {
 	data, file, err := objects.ReadInput(path, nil)
 	if err != nil {
 		return nil, err
 	}
+	return ParseCases(file, data)
+}
+
+// ParseCases reads the cases of a case file's content, data, read from
+// file (the name its errors give).
+func ParseCases(file string, data []byte) (cases []Case, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			cases, err = nil, &objects.InputError{File: file, Msg: fmt.Sprintf("internal error while decoding: %v", r)}

@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/cases"
+	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/gatekeeper"
+	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
 )
 
@@ -72,26 +74,20 @@ The files are generated: change the policies and run this again. With
 				}
 				opts.SelectionCases = append(opts.SelectionCases, c...)
 			}
-			if len(lint) > 0 {
-				if opts.LintObjects, err = objects.Load(lint, objects.LoadOptions{Lenient: true, Notices: cmd.ErrOrStderr()}); err != nil {
-					return badInput(err)
-				}
+			if opts.Lint, err = lintForSuite(cmd, set, lint); err != nil {
+				return err
 			}
 			b, err := gatekeeper.Generate(opts)
 			if err != nil {
 				return err
 			}
-			if err := writeBundle(cmd, out, b, []string{"omeruntimeselection", "omeversionlint"}, check); err != nil {
+			if err := writeBundle(cmd, out, b.Gatekeeper, []string{"omeruntimeselection", "omeversionlint"}, check); err != nil {
 				return err
 			}
 			if native == "" {
 				return nil
 			}
-			vap, err := gatekeeper.NativePolicies(set)
-			if err != nil {
-				return err
-			}
-			return writeBundle(cmd, native, vap, []string{"."}, check)
+			return writeBundle(cmd, native, b.Native, []string{"."}, check)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "policies/gatekeeper", "folder to write the bundle to")
@@ -101,6 +97,23 @@ The files are generated: change the policies and run this again. With
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
 	cmd.AddCommand(newGatekeeperSuiteCommand(), newGatekeeperViolationsCommand(g))
 	return cmd
+}
+
+// lintForSuite lints the objects of OMEVersionLint's suite, each alone,
+// on the Rego engine, whose policies the template carries.
+func lintForSuite(cmd *cobra.Command, set *policyset.Set, paths []string) ([]gatekeeper.LintedObject, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	objs, err := objects.Load(paths, objects.LoadOptions{Lenient: true, Notices: cmd.ErrOrStderr()})
+	if err != nil {
+		return nil, badInput(err)
+	}
+	linter, err := engine.NewLinter(engine.Rego, set)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return gatekeeper.LintEach(linter, objs)
 }
 
 func newGatekeeperSuiteCommand() *cobra.Command {

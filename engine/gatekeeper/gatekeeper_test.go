@@ -55,7 +55,15 @@ func generated(t *testing.T) map[string]Bundle {
 	for _, o := range lint {
 		o.File = strings.TrimPrefix(filepath.ToSlash(o.File), "../../")
 	}
-	bundle, err := Generate(Options{Policies: set, SelectionCases: spec, LintObjects: lint})
+	linter, err := engine.NewLinter(engine.Rego, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	linted, err := LintEach(linter, lint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundles, err := Generate(Options{Policies: set, SelectionCases: spec, Lint: linted})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +75,7 @@ func generated(t *testing.T) map[string]Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	native, err := NativePolicies(set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return map[string]Bundle{"policies/gatekeeper": bundle, "testdata/gatekeeper/sample-selection": suite, "policies/kubernetes": native}
+	return map[string]Bundle{"policies/gatekeeper": bundles.Gatekeeper, "testdata/gatekeeper/sample-selection": suite, "policies/kubernetes": bundles.Native}
 }
 
 // TestGeneratedFilesAreCurrent fails when a generated file was edited, or
