@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -101,7 +97,7 @@ The files are generated: change the policies and run this again. With
 
 // lintForSuite lints the objects of OMEVersionLint's suite, each alone,
 // on the Rego engine, whose policies the template carries.
-func lintForSuite(cmd *cobra.Command, set *policyset.Set, paths []string) ([]gatekeeper.LintedObject, error) {
+func lintForSuite(cmd *cobra.Command, set *policyset.Set, paths []string) ([]gatekeeper.ObjectFindings, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
@@ -165,28 +161,7 @@ the template and default constraint under --templates.`,
 // folders (owned) that b no longer has. With check it writes nothing and
 // fails when anything would change.
 func writeBundle(cmd *cobra.Command, dir string, b gatekeeper.Bundle, owned []string, check bool) error {
-	var stale []string
-	for _, p := range b.Paths() {
-		have, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
-		if err != nil || !bytes.Equal(have, b[p]) {
-			stale = append(stale, p)
-		}
-	}
-	var extra []string
-	for _, o := range owned {
-		root := filepath.Join(dir, o)
-		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
-			}
-			rel, _ := filepath.Rel(dir, p)
-			if _, ok := b[filepath.ToSlash(rel)]; !ok {
-				extra = append(extra, rel)
-			}
-			return nil
-		})
-	}
-	sort.Strings(extra)
+	stale, extra := b.Changes(dir, owned)
 	if check {
 		if len(stale)+len(extra) == 0 {
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d files, all current\n", dir, len(b))
@@ -201,19 +176,8 @@ func writeBundle(cmd *cobra.Command, dir string, b gatekeeper.Bundle, owned []st
 		fmt.Fprintf(cmd.ErrOrStderr(), "%s is not current: run %s without --check\n", dir, strings.TrimSuffix(cmd.CommandPath(), " --check"))
 		return &silentExit{code: exitFindings}
 	}
-	for _, p := range stale {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(full, b[p], 0o644); err != nil {
-			return err
-		}
-	}
-	for _, p := range extra {
-		if err := os.Remove(filepath.Join(dir, p)); err != nil {
-			return err
-		}
+	if err := b.Write(dir, stale, extra); err != nil {
+		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: %d files, %d written, %d removed\n", dir, len(b), len(stale), len(extra))
 	return nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/ome-policy/evaluator/objects/synth"
 	"github.com/spf13/cobra"
@@ -16,7 +15,6 @@ func newGenerateCommand(_ *globalOptions) *cobra.Command {
 		seed             int64
 		models, runtimes int
 		dir, shapeName   string
-		shape            synth.Shape
 	)
 	cmd := &cobra.Command{
 		Use:   "generate --dir DIR",
@@ -48,18 +46,9 @@ OME's two formats: the default) or many (400, 600, 6).
 			if models < 0 || runtimes < 0 {
 				return badInput(fmt.Errorf("--models and --runtimes must not be negative"))
 			}
-			found := false
-			for _, sh := range synth.Shapes {
-				if sh.Name == shapeName {
-					shape, found = sh, true
-				}
-			}
-			if !found {
-				names := make([]string, len(synth.Shapes))
-				for i, sh := range synth.Shapes {
-					names[i] = sh.Name
-				}
-				return badInput(fmt.Errorf("--shape: unknown shape %q (want %s)", shapeName, strings.Join(names, ", ")))
+			shape, err := synth.ShapeNamed(shapeName)
+			if err != nil {
+				return badInput(fmt.Errorf("--shape: %w", err))
 			}
 			for _, o := range []struct {
 				flag string

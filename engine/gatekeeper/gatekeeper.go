@@ -1,7 +1,11 @@
 package gatekeeper
 
 import (
+	"bytes"
+	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 )
 
@@ -17,6 +21,54 @@ func (b Bundle) Paths() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Changes says what writing b under dir would change: the files of b that
+// are missing there or differ (stale, slash-separated), and the files under
+// the folders owned (relative to dir) that b does not have (extra),
+// relative to dir, in order.
+func (b Bundle) Changes(dir string, owned []string) (stale, extra []string) {
+	for _, p := range b.Paths() {
+		have, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil || !bytes.Equal(have, b[p]) {
+			stale = append(stale, p)
+		}
+	}
+	for _, o := range owned {
+		root := filepath.Join(dir, o)
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			rel, _ := filepath.Rel(dir, p)
+			if _, ok := b[filepath.ToSlash(rel)]; !ok {
+				extra = append(extra, rel)
+			}
+			return nil
+		})
+	}
+	sort.Strings(extra)
+	return stale, extra
+}
+
+// Write writes the stale files of b under dir and removes the extra ones
+// (as Changes gives them).
+func (b Bundle) Write(dir string, stale, extra []string) error {
+	for _, p := range stale {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, b[p], 0o644); err != nil {
+			return err
+		}
+	}
+	for _, p := range extra {
+		if err := os.Remove(filepath.Join(dir, p)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (b Bundle) add(prefix string, other Bundle) {

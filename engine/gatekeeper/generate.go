@@ -18,7 +18,7 @@ type Options struct {
 	// Lint are the objects of OMEVersionLint's suite, with what
 	// `evaluate lint` finds in each alone (LintEach; the project uses
 	// testdata/lint).
-	Lint []LintedObject
+	Lint []ObjectFindings
 }
 
 // Bundles are what Generate makes: the Gatekeeper bundle and, for

@@ -45,7 +45,7 @@ func selectionSuite(selection []cases.Case) (Bundle, error) {
 // lintSuite writes OMEVersionLint's suite: a case per object, in the
 // deny-errors test with its error violations and in the warn-warnings test
 // with its warning violations.
-func lintSuite(linted []LintedObject) Bundle {
+func lintSuite(linted []ObjectFindings) Bundle {
 	var errs, warns []SuiteCase
 	for _, l := range linted {
 		o := l.Object

@@ -13,22 +13,22 @@ import (
 // narrowed as the template narrows them. Its suite's expectations and
 // `evaluate gatekeeper violations` are made of them.
 
-// LintedObject is one object with `evaluate lint`'s findings on it alone.
-type LintedObject struct {
+// ObjectFindings is one object with `evaluate lint`'s findings on it alone.
+type ObjectFindings struct {
 	Object   *objects.Object
 	Findings []engine.Finding
 }
 
 // LintEach lints each object alone, as Gatekeeper reviews one object at a
 // time.
-func LintEach(l engine.Linter, objs []*objects.Object) ([]LintedObject, error) {
-	out := make([]LintedObject, 0, len(objs))
+func LintEach(l engine.Linter, objs []*objects.Object) ([]ObjectFindings, error) {
+	out := make([]ObjectFindings, 0, len(objs))
 	for _, o := range objs {
 		findings, err := engine.Lint(l, []*objects.Object{o}, engine.LintOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("lint %s: %w", o.Ref(), err)
 		}
-		out = append(out, LintedObject{Object: o, Findings: findings})
+		out = append(out, ObjectFindings{Object: o, Findings: findings})
 	}
 	return out, nil
 }

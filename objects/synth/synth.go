@@ -7,6 +7,7 @@ package synth
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 
 	"github.com/ome-policy/evaluator/objects"
 )
@@ -32,6 +33,18 @@ var (
 
 // Shapes lists the named shapes in that order.
 var Shapes = []Shape{Few, OME, Many}
+
+// ShapeNamed returns the shape of Shapes called name.
+func ShapeNamed(name string) (Shape, error) {
+	names := make([]string, len(Shapes))
+	for i, sh := range Shapes {
+		if sh.Name == name {
+			return sh, nil
+		}
+		names[i] = sh.Name
+	}
+	return Shape{}, fmt.Errorf("unknown shape %q (want %s)", name, strings.Join(names, ", "))
+}
 
 // omeVersions are the framework versions of the OME shape.
 var omeVersions = []string{"4.36.0", "4.38.2", "4.40.0.dev0", "4.41.2", "4.42.3", "4.43.0", "4.44.2",
