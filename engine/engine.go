@@ -1,8 +1,9 @@
 // Package engine is the API over the two engines: the contracts every
 // command uses (Matcher, Selector, Linter, Explainer and the answers they
 // give), the choice of engine by name (cel, rego, or both, which runs the
-// two and refuses to answer when they disagree), and MatchObjects, which
-// evaluates every model against every runtime on all cores, in order.
+// two and refuses to answer when they disagree), MatchObjects, which
+// evaluates every model against every runtime on all cores, in order, the
+// lint run (LintRun) and the runner of case files (CaseRunner).
 //
 // The engines themselves live in engine/cel and engine/rego; each compiles
 // its language's policies and evaluates them. The answers' types live in
