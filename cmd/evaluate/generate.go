@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/ome-policy/evaluator/objects/synth"
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
 )
 
 func newGenerateCommand(_ *globalOptions) *cobra.Command {
@@ -68,13 +66,8 @@ OME's two formats: the default) or many (400, 600, 6).
 				return badInput(err)
 			}
 			ms, rs := synth.ShapedCluster(seed, models, runtimes, shape)
-			for _, f := range []struct {
-				name string
-				objs []map[string]any
-			}{{"models.yaml", ms}, {"runtimes.yaml", rs}} {
-				if err := writeDocs(filepath.Join(dir, f.name), f.objs); err != nil {
-					return err
-				}
+			if err := synth.WriteCluster(dir, ms, rs); err != nil {
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d models and %d runtimes to %s\n", len(ms), len(rs), dir)
 			return nil
@@ -89,24 +82,4 @@ OME's two formats: the default) or many (400, 600, 6).
 	cmd.Flags().Int("versions", 0, "distinct framework versions (default: the shape's)")
 	cmd.Flags().Int("formats", 0, "distinct format names (default: the shape's)")
 	return cmd
-}
-
-func writeDocs(path string, objs []map[string]any) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	enc := yaml.NewEncoder(f)
-	enc.SetIndent(2)
-	for _, o := range objs {
-		if err := enc.Encode(o); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	if err := enc.Close(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -135,7 +134,7 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 		return badInput(err)
 	}
 	if o.listRules {
-		return writeRules(cmd, rules)
+		return output.WriteRules(cmd.OutOrStdout(), rules)
 	}
 	filter, err := engine.NewRuleFilter(rules, o.disable, o.enableOnly)
 	if err != nil {
@@ -197,15 +196,4 @@ func lintReport(run *engine.LintRun, rules []engine.Rule, problems []*objects.In
 	}
 	engine.SortFindings(report.Findings)
 	return report
-}
-
-// writeRules prints the rules as a table: id, severity, description.
-func writeRules(cmd *cobra.Command, rules []engine.Rule) error {
-	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tSEVERITY\tFINDS")
-	for _, r := range rules {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Description)
-	}
-	fmt.Fprintf(tw, "%s\t%s\t%s\n", engine.RuleInputError, engine.SeverityError, "an input that cannot be read at all (YAML that does not parse, a template, an object without a name); never turned off")
-	return tw.Flush()
 }

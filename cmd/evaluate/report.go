@@ -110,7 +110,7 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		reportProblems(cmd, input.Problems)
 		return badInput(fmt.Errorf("%s: a report needs models and runtimes; found %d model(s) and %d runtime(s)", o.in.sources(), len(ms), len(rs)))
 	}
-	if err := checkTimestamps(objs); err != nil {
+	if err := objects.CheckTimestamps(objs); err != nil {
 		return badInput(err)
 	}
 	set, err := g.policies()

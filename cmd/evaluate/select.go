@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -110,7 +109,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if len(services) == 0 {
 		return o.in.nothingToTell(cmd, input, "InferenceServices")
 	}
-	if err := checkTimestamps(cluster); err != nil {
+	if err := objects.CheckTimestamps(cluster); err != nil {
 		return badInput(err)
 	}
 	cluster = deduplicate(cmd, cluster)
@@ -167,21 +166,4 @@ func (o *selectOptions) decide(g *globalOptions, services, cluster []*objects.Ob
 		results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: d})
 	}
 	return results, rejected, nil
-}
-
-// checkTimestamps refuses a creationTimestamp that is not RFC 3339, as the
-// API server would; selection orders runtimes by it.
-func checkTimestamps(objs []*objects.Object) error {
-	for _, o := range objs {
-		meta, _ := o.Value["metadata"].(map[string]any)
-		ts, present := meta["creationTimestamp"]
-		if !present {
-			continue
-		}
-		s, ok := ts.(string)
-		if _, err := time.Parse(time.RFC3339, s); !ok || err != nil {
-			return fmt.Errorf("%s: must be an RFC 3339 time such as 2025-01-31T12:00:00Z, got %v", o.Where("metadata.creationTimestamp"), ts)
-		}
-	}
-	return nil
 }
