@@ -26,7 +26,8 @@ build:
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/evaluate
 
-# vet, formatting, Go tests (unit, golden, differential, CLI), the workers'
+# vet, formatting, Go tests (unit, golden, differential, CLI, and the
+# floors of docs/architecture.md held against the imports), the workers'
 # shared batch under the race detector, gator on every Gatekeeper suite, the
 # end-to-end checks on a local cluster, then every case file and Rego unit
 # test through the command a user types, on both engines. The last line is

@@ -1,11 +1,8 @@
-// Package cases reads case files (a top-level cases: list of match,
-// selection and CEL policy cases, each with what OME answers) and runs them
-// on the engines, reporting each case's outcome and the engines that got it
-// wrong or disagree.
-//
-// It owns the case-file format and its errors (file, line, case, field).
-// It decides nothing itself: every verdict comes from an engine, every
-// object from the objects package.
+// Package cases reads case files: a top-level cases: list of match,
+// selection and CEL policy cases, each with what OME answers. It is data
+// only: it owns the case-file format and its errors (file, line, case,
+// field), and runs nothing. The engine runs the cases (engine.CaseRunner);
+// every object comes from the objects package.
 package cases
 
 import (
@@ -82,11 +79,17 @@ func sortOf(kind string) string {
 // ReadCases reads a case file (YAML or JSON): a top-level `cases:` list (in
 // each document, when there are several). Every malformed case is an
 // InputError naming the file, the line and, when known, the case.
-func ReadCases(path string) (cases []Case, err error) {
+func ReadCases(path string) ([]Case, error) {
 	data, file, err := objects.ReadInput(path, nil)
 	if err != nil {
 		return nil, err
 	}
+	return ParseCases(file, data)
+}
+
+// ParseCases reads the cases of a case file's content, data, read from
+// file (the name its errors give).
+func ParseCases(file string, data []byte) (cases []Case, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			cases, err = nil, &objects.InputError{File: file, Msg: fmt.Sprintf("internal error while decoding: %v", r)}

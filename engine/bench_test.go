@@ -5,9 +5,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ome-policy/evaluator/bench/generate"
-	"github.com/ome-policy/evaluator/bench/reference/oracle"
+	"github.com/ome-policy/evaluator/internal/reference/oracle"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/objects/synth"
 )
 
 var benchModel = map[string]any{
@@ -64,8 +64,8 @@ func BenchmarkCatalogMatrix(b *testing.B) {
 // runtimes prepared once, each model evaluated against all of them) on
 // clusters whose memos serve more or less. ns/pair is the cost of one pair.
 func BenchmarkShapedMatrix(b *testing.B) {
-	for _, shape := range generate.Shapes {
-		ms, rs := generate.ShapedCluster(1, 20, 700, shape)
+	for _, shape := range synth.Shapes {
+		ms, rs := synth.ShapedCluster(1, 20, 700, shape)
 		benchMatrix(b, shape.Name+"/", generatedObjects(ms), generatedObjects(rs))
 	}
 }

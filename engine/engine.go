@@ -1,8 +1,9 @@
 // Package engine is the API over the two engines: the contracts every
 // command uses (Matcher, Selector, Linter, Explainer and the answers they
 // give), the choice of engine by name (cel, rego, or both, which runs the
-// two and refuses to answer when they disagree), and MatchObjects, which
-// evaluates every model against every runtime on all cores, in order.
+// two and refuses to answer when they disagree), MatchObjects, which
+// evaluates every model against every runtime on all cores, in order, the
+// lint run (LintRun) and the runner of case files (CaseRunner).
 //
 // The engines themselves live in engine/cel and engine/rego; each compiles
 // its language's policies and evaluates them. The answers' types live in
@@ -206,110 +207,9 @@ func (e *memoEntry) finish(vs []Verdict, err error) {
 // and at most a few models' results are held at once. It stops at the
 // first error, which names the model (and the runtime, when known).
 func MatchObjects(m Matcher, models, runtimes []*objects.Object, emit func(model *objects.Object, results []Result) error) (leftOut int, err error) {
-	specs := make([]map[string]any, len(runtimes))
-	for i, r := range runtimes {
-		specs[i] = r.Spec()
-	}
-	bm, batch := m.(batchMatcher)
-	keyer, keyed := m.(modelKeyer)
-	memo := newVerdictMemo(len(runtimes))
-	// Verdicts are plain Go values: a model whose key was seen lately gets
-	// the verdicts already made (they are only read).
-	evaluate := func(mo *objects.Object, prepared any) ([]Verdict, error) {
-		if batch {
-			var entry *memoEntry
-			if keyed {
-				key, ok, err := keyer.ModelKey(mo.Spec())
-				if err != nil {
-					return nil, fmt.Errorf("model %s (%s): %w", mo.Ref(), mo.File, err)
-				}
-				if ok {
-					var mine bool
-					if entry, mine = memo.claim(key); !mine {
-						<-entry.done
-						if entry.err == nil {
-							return entry.verdicts, nil
-						}
-						// The error names the other model: evaluate
-						// this one for its own.
-						entry = nil
-					}
-				}
-			}
-			vs, err := bm.MatchModel(mo.Spec(), prepared)
-			if err != nil {
-				err = fmt.Errorf("model %s (%s): %w", mo.Ref(), mo.File, err)
-			}
-			if entry != nil {
-				entry.finish(vs, err)
-			}
-			return vs, err
-		}
-		vs := make([]Verdict, len(runtimes))
-		for j, ro := range runtimes {
-			v, err := m.Match(mo.Spec(), specs[j])
-			if err != nil {
-				return nil, fmt.Errorf("model %s (%s) against runtime %s (%s): %w", mo.Ref(), mo.File, ro.Ref(), ro.File, err)
-			}
-			vs[j] = v
-		}
-		return vs, nil
-	}
-	type done struct {
-		verdicts []Verdict
-		err      error
-	}
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(models)))
-	slots := make([]chan done, len(models))
-	for i := range slots {
-		slots[i] = make(chan done, 1)
-	}
-	// A model is started only when fewer than 2*workers are unconsumed, so
-	// memory stays bounded however many models there are.
-	window := make(chan struct{}, 2*workers)
-	next := make(chan int)
-	stop := make(chan struct{})
+	r := newMatchRun(m, runtimes)
+	slots, window, stop := r.start(models)
 	defer close(stop)
-	go func() {
-		defer close(next)
-		for i := range models {
-			select {
-			case window <- struct{}{}:
-			case <-stop:
-				return
-			}
-			select {
-			case next <- i:
-			case <-stop:
-				return
-			}
-		}
-	}()
-	// The runtimes are prepared once, for all workers: converted once,
-	// they take half the memory with two workers, and the collector scans
-	// them once (on the many-valued shape of bench/run.sh, 10% less time
-	// than each worker preparing its own).
-	var prepared any
-	var prepareErr error
-	if batch && len(models) > 0 {
-		prepared, prepareErr = bm.Prepare(specs)
-	}
-	for w := 0; w < workers; w++ {
-		go func() {
-			var mine any
-			if batch && prepareErr == nil {
-				mine = bm.ForWorker(prepared)
-			}
-			for i := range next {
-				if prepareErr != nil {
-					slots[i] <- done{nil, prepareErr}
-					continue
-				}
-				vs, err := evaluate(models[i], mine)
-				slots[i] <- done{vs, err}
-			}
-		}()
-	}
 	for i, mo := range models {
 		d := <-slots[i]
 		<-window
@@ -331,33 +231,181 @@ func MatchObjects(m Matcher, models, runtimes []*objects.Object, emit func(model
 	return leftOut, nil
 }
 
+// matchRun is one MatchObjects: the matcher, what it can do beyond Match
+// (evaluate a model against every runtime at once, key models), and the
+// runtimes.
+type matchRun struct {
+	m        Matcher
+	batch    batchMatcher // nil when m matches a pair at a time
+	keyer    modelKeyer   // nil when m keys no models
+	runtimes []*objects.Object
+	specs    []map[string]any
+	memo     *verdictMemo
+}
+
+// matched is the verdicts of one model against every runtime.
+type matched struct {
+	verdicts []Verdict
+	err      error
+}
+
+func newMatchRun(m Matcher, runtimes []*objects.Object) *matchRun {
+	r := &matchRun{m: m, runtimes: runtimes, specs: make([]map[string]any, len(runtimes)), memo: newVerdictMemo(len(runtimes))}
+	for i, ro := range runtimes {
+		r.specs[i] = ro.Spec()
+	}
+	if bm, ok := m.(batchMatcher); ok {
+		r.batch = bm
+		if k, ok := m.(modelKeyer); ok {
+			r.keyer = k
+		}
+	}
+	return r
+}
+
+// start evaluates the models on all cores, each into its slot, in the
+// background. A model is started only when fewer than 2*workers are
+// unconsumed (a receive from window frees a place), so memory stays
+// bounded however many models there are; closing stop ends it.
+func (r *matchRun) start(models []*objects.Object) (slots []chan matched, window, stop chan struct{}) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(models)))
+	slots = make([]chan matched, len(models))
+	for i := range slots {
+		slots[i] = make(chan matched, 1)
+	}
+	window = make(chan struct{}, 2*workers)
+	stop = make(chan struct{})
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for i := range models {
+			select {
+			case window <- struct{}{}:
+			case <-stop:
+				return
+			}
+			select {
+			case next <- i:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	// The runtimes are prepared once, for all workers: converted once,
+	// they take half the memory with two workers, and the collector scans
+	// them once (on the many-valued shape of bench/run.sh, 10% less time
+	// than each worker preparing its own).
+	var prepared any
+	var prepareErr error
+	if r.batch != nil && len(models) > 0 {
+		prepared, prepareErr = r.batch.Prepare(r.specs)
+	}
+	for w := 0; w < workers; w++ {
+		go func() {
+			var mine any
+			if r.batch != nil && prepareErr == nil {
+				mine = r.batch.ForWorker(prepared)
+			}
+			for i := range next {
+				if prepareErr != nil {
+					slots[i] <- matched{nil, prepareErr}
+					continue
+				}
+				vs, err := r.evaluate(models[i], mine)
+				slots[i] <- matched{vs, err}
+			}
+		}()
+	}
+	return slots, window, stop
+}
+
+// evaluate gives one model's verdicts against every runtime: a batch
+// evaluation, or a model whose key was seen lately gets the verdicts
+// already made (plain Go values, which are only read); without a batch,
+// a pair at a time.
+func (r *matchRun) evaluate(mo *objects.Object, prepared any) ([]Verdict, error) {
+	if r.batch == nil {
+		vs := make([]Verdict, len(r.runtimes))
+		for j, ro := range r.runtimes {
+			v, err := r.m.Match(mo.Spec(), r.specs[j])
+			if err != nil {
+				return nil, fmt.Errorf("model %s (%s) against runtime %s (%s): %w", mo.Ref(), mo.File, ro.Ref(), ro.File, err)
+			}
+			vs[j] = v
+		}
+		return vs, nil
+	}
+	entry, done, err := r.remembered(mo)
+	if err != nil || done != nil {
+		return done, err
+	}
+	vs, err := r.batch.MatchModel(mo.Spec(), prepared)
+	if err != nil {
+		err = fmt.Errorf("model %s (%s): %w", mo.Ref(), mo.File, err)
+	}
+	if entry != nil {
+		entry.finish(vs, err)
+	}
+	return vs, err
+}
+
+// remembered gives the verdicts of a model with the same key made by
+// another worker (done), or the memo's entry that this worker is to fill
+// (nil when the model has no key).
+func (r *matchRun) remembered(mo *objects.Object) (entry *memoEntry, done []Verdict, err error) {
+	if r.keyer == nil {
+		return nil, nil, nil
+	}
+	key, ok, err := r.keyer.ModelKey(mo.Spec())
+	if err != nil {
+		return nil, nil, fmt.Errorf("model %s (%s): %w", mo.Ref(), mo.File, err)
+	}
+	if !ok {
+		return nil, nil, nil
+	}
+	entry, mine := r.memo.claim(key)
+	if mine {
+		return entry, nil, nil
+	}
+	<-entry.done
+	if entry.err == nil {
+		return nil, entry.verdicts, nil
+	}
+	// The error names the other model: evaluate this one for its own.
+	return nil, nil, nil
+}
+
 // Matchers returns the matchers of the named engine: one, or for "both"
 // the CEL and the Rego matcher, which New puts together and case runners
 // check each on its own.
 func Matchers(name string, set *policyset.Set) ([]Matcher, error) {
+	return byEngine(name, set,
+		func(s *policyset.Set) (Matcher, error) { return cel.New(s) },
+		func(s *policyset.Set) (Matcher, error) { return rego.New(s) })
+}
+
+// byEngine compiles one part of the named engine from set: the CEL one,
+// the Rego one, or for "both" the two, CEL's first. It is the one place
+// that turns an engine's name into its engines.
+func byEngine[T any](name string, set *policyset.Set, fromCEL, fromRego func(*policyset.Set) (T, error)) ([]T, error) {
+	var makers []func(*policyset.Set) (T, error)
 	switch name {
 	case CEL:
-		c, err := cel.New(set)
-		if err != nil {
-			return nil, err
-		}
-		return []Matcher{c}, nil
+		makers = append(makers, fromCEL)
 	case Rego:
-		r, err := rego.New(set)
-		if err != nil {
-			return nil, err
-		}
-		return []Matcher{r}, nil
+		makers = append(makers, fromRego)
 	case Both:
-		c, err := cel.New(set)
-		if err != nil {
-			return nil, err
-		}
-		r, err := rego.New(set)
-		if err != nil {
-			return nil, err
-		}
-		return []Matcher{c, r}, nil
+		makers = append(makers, fromCEL, fromRego)
+	default:
+		return nil, unknownEngine(name)
 	}
-	return nil, unknownEngine(name)
+	out := make([]T, 0, len(makers))
+	for _, compile := range makers {
+		t, err := compile(set)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ome-policy/evaluator/bench/generate"
-	"github.com/ome-policy/evaluator/bench/reference/oracle"
 	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/internal/reference/oracle"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/objects/synth"
 	"github.com/stretchr/testify/require"
 )
 
@@ -278,9 +278,9 @@ func generatedObjects(vals []map[string]any) []*objects.Object {
 // the reference's verdicts, in input order.
 func TestMatchObjectsOnGeneratedCluster(t *testing.T) {
 	// Many runtimes, so that one Rego query sees many distinct entries.
-	ms, rs := generate.Cluster(1, 4, 700)
+	ms, rs := synth.Cluster(1, 4, 700)
 	if testing.Short() {
-		ms, rs = generate.Cluster(1, 3, 200)
+		ms, rs = synth.Cluster(1, 3, 200)
 	}
 	models, runtimes := generatedObjects(ms), generatedObjects(rs)
 	var want []Result

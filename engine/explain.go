@@ -18,31 +18,16 @@ type Explainer interface {
 
 // NewExplainer compiles the match and explain policies for the named engine.
 func NewExplainer(name string, set *policyset.Set) (Explainer, error) {
-	switch name {
-	case CEL:
-		c, err := cel.NewExplainer(set)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	case Rego:
-		r, err := rego.NewExplainer(set)
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
-	case Both:
-		c, err := cel.NewExplainer(set)
-		if err != nil {
-			return nil, err
-		}
-		r, err := rego.NewExplainer(set)
-		if err != nil {
-			return nil, err
-		}
-		return &bothExplainer{cel: c, rego: r}, nil
+	xs, err := byEngine(name, set,
+		func(s *policyset.Set) (Explainer, error) { return cel.NewExplainer(s) },
+		func(s *policyset.Set) (Explainer, error) { return rego.NewExplainer(s) })
+	if err != nil {
+		return nil, err
 	}
-	return nil, unknownEngine(name)
+	if len(xs) == 2 {
+		return &bothExplainer{cel: xs[0], rego: xs[1]}, nil
+	}
+	return xs[0], nil
 }
 
 type bothExplainer struct{ cel, rego Explainer }

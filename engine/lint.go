@@ -65,31 +65,16 @@ func Lint(l Linter, objs []*objects.Object, opts LintOptions) ([]Finding, error)
 
 // NewLinter compiles the lint policies for the named engine.
 func NewLinter(name string, set *policyset.Set) (Linter, error) {
-	switch name {
-	case CEL:
-		c, err := cel.NewLinter(set)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	case Rego:
-		r, err := rego.NewLinter(set)
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
-	case Both:
-		c, err := cel.NewLinter(set)
-		if err != nil {
-			return nil, err
-		}
-		r, err := rego.NewLinter(set)
-		if err != nil {
-			return nil, err
-		}
-		return &bothLinter{cel: c, rego: r}, nil
+	ls, err := byEngine(name, set,
+		func(s *policyset.Set) (Linter, error) { return cel.NewLinter(s) },
+		func(s *policyset.Set) (Linter, error) { return rego.NewLinter(s) })
+	if err != nil {
+		return nil, err
 	}
-	return nil, unknownEngine(name)
+	if len(ls) == 2 {
+		return &bothLinter{cel: ls[0], rego: ls[1]}, nil
+	}
+	return ls[0], nil
 }
 
 type bothLinter struct{ cel, rego Linter }
@@ -255,4 +240,100 @@ func IgnoredRules(o *objects.Object, rules []Rule) (map[string]bool, *objects.In
 			Msg: "unknown rule " + strings.Join(unknown, ", ") + " (evaluate lint --list-rules lists them)"}
 	}
 	return out, nil
+}
+
+// LintedObject is one model or runtime that a lint run read.
+type LintedObject struct {
+	Ref
+	File string
+	Line int
+}
+
+// LintRun lints objects as they are read (Object: each alone), keeping of
+// each what the rules about the objects together read, then runs those
+// rules (Finish). It keeps the findings that its RuleFilter and each
+// object's own ignored rules (IgnoredRules) keep, so that a cluster's whole
+// dump is linted in memory that grows with what the set rules read.
+type LintRun struct {
+	linter     Linter
+	rules      []Rule
+	filter     RuleFilter
+	crossCheck bool
+	slimmer    *Slimmer
+
+	// Findings are those kept so far, in the order they were found.
+	Findings []Finding
+	// Objects are the models and runtimes read, in input order.
+	Objects []LintedObject
+	// Problems are the objects' ignore annotations that name unknown rules.
+	Problems []*objects.InputError
+	// Others counts the OME objects that are neither models nor runtimes,
+	// by kind: lint reads none of them.
+	Others map[string]int
+
+	set     []SetObject
+	ignored []map[string]bool // each object's evaluate.ome.io/ignore
+	err     error
+}
+
+// NewLintRun starts a lint run of l with the rules of the policies,
+// filtered; crossCheck also pairs every model with every runtime OME
+// pairs it with.
+func NewLintRun(l Linter, rules []Rule, filter RuleFilter, crossCheck bool) *LintRun {
+	return &LintRun{linter: l, rules: rules, filter: filter, crossCheck: crossCheck, slimmer: NewSlimmer(crossCheck), Others: map[string]int{}}
+}
+
+// Object lints one object as it is read. After an error it does nothing;
+// Finish returns the error.
+func (r *LintRun) Object(o *objects.Object) {
+	if r.err != nil {
+		return
+	}
+	if !o.IsModel() && !o.IsRuntime() {
+		r.Others[o.Kind]++
+		return
+	}
+	ignored, problem := IgnoredRules(o, r.rules)
+	if problem != nil {
+		r.Problems = append(r.Problems, problem)
+	}
+	fs, err := r.linter.Object(o)
+	if err != nil {
+		r.err = err
+		return
+	}
+	r.keep(fs, ignored)
+	r.Objects = append(r.Objects, LintedObject{Ref: objects.RefOf(o), File: o.File, Line: o.Line})
+	r.set = append(r.set, r.slimmer.ForSet(o))
+	r.ignored = append(r.ignored, ignored)
+}
+
+// Err is the error that stopped Object, if any.
+func (r *LintRun) Err() error { return r.err }
+
+// Finish runs the rules about the objects together.
+func (r *LintRun) Finish() error {
+	if r.err != nil {
+		return r.err
+	}
+	fs, err := r.linter.Set(r.set, LintOptions{CrossCheck: r.crossCheck})
+	if err != nil {
+		return err
+	}
+	byObject := make(map[LintedObject]map[string]bool, len(r.Objects))
+	for i, o := range r.Objects {
+		byObject[o] = r.ignored[i]
+	}
+	for _, f := range fs {
+		r.keep([]Finding{f}, byObject[LintedObject{Ref: f.Object, File: f.File, Line: f.ObjectLine}])
+	}
+	return nil
+}
+
+func (r *LintRun) keep(fs []Finding, ignored map[string]bool) {
+	for _, f := range fs {
+		if r.filter.Keep(f.Rule, ignored) {
+			r.Findings = append(r.Findings, f)
+		}
+	}
 }

@@ -7,10 +7,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/ome-policy/evaluator/bench/generate"
-	"github.com/ome-policy/evaluator/bench/reference/oracle"
 	"github.com/ome-policy/evaluator/engine/rego"
+	"github.com/ome-policy/evaluator/internal/reference/oracle"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/objects/synth"
 	"github.com/stretchr/testify/require"
 )
 
@@ -46,7 +46,7 @@ func twinModels(models []map[string]any) []*objects.Object {
 // the table's field, within the bounds; the verdicts stay the reference's
 // whatever the bounds.
 func TestRegoMemoBounds(t *testing.T) {
-	ms, rs := generate.Cluster(5, 10, 120)
+	ms, rs := synth.Cluster(5, 10, 120)
 	models, runtimes := twinModels(ms), generatedObjects(rs)
 	var want []Result
 	require.NoError(t, matchAll(oracle.Matcher{}, models, runtimes, &want))
@@ -167,7 +167,7 @@ func (c *countingBatch) ForWorker(prepared any) any {
 // own, and the verdicts are the reference's however many workers there
 // are (go test -race shows that they only read what they share).
 func TestWorkersShareThePreparedRuntimes(t *testing.T) {
-	ms, rs := generate.ShapedCluster(7, 24, 90, generate.Many)
+	ms, rs := synth.ShapedCluster(7, 24, 90, synth.Many)
 	models, runtimes := generatedObjects(ms), generatedObjects(rs)
 	var want []Result
 	require.NoError(t, matchAll(oracle.Matcher{}, models, runtimes, &want))

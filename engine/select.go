@@ -52,29 +52,7 @@ func (b *bothSelector) Select(isvc *objects.Object, cluster []*objects.Object) (
 // the CEL and the Rego selector, which NewSelector puts together and case
 // runners check each on its own.
 func Selectors(name string, set *policyset.Set) ([]Selector, error) {
-	switch name {
-	case CEL:
-		c, err := cel.NewSelector(set)
-		if err != nil {
-			return nil, err
-		}
-		return []Selector{c}, nil
-	case Rego:
-		r, err := rego.NewSelector(set)
-		if err != nil {
-			return nil, err
-		}
-		return []Selector{r}, nil
-	case Both:
-		c, err := cel.NewSelector(set)
-		if err != nil {
-			return nil, err
-		}
-		r, err := rego.NewSelector(set)
-		if err != nil {
-			return nil, err
-		}
-		return []Selector{c, r}, nil
-	}
-	return nil, unknownEngine(name)
+	return byEngine(name, set,
+		func(s *policyset.Set) (Selector, error) { return cel.NewSelector(s) },
+		func(s *policyset.Set) (Selector, error) { return rego.NewSelector(s) })
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // APIVersion is the only apiVersion whose objects are recognised.
@@ -502,4 +503,21 @@ func SplitPos(pos map[string]Pos, path string) map[int]map[string]Pos {
 		out[i][rest] = v
 	}
 	return out
+}
+
+// CheckTimestamps refuses a creationTimestamp that is not RFC 3339, as the
+// API server would; selection orders runtimes by it.
+func CheckTimestamps(objs []*Object) error {
+	for _, o := range objs {
+		meta, _ := o.Value["metadata"].(map[string]any)
+		ts, present := meta["creationTimestamp"]
+		if !present {
+			continue
+		}
+		s, ok := ts.(string)
+		if _, err := time.Parse(time.RFC3339, s); !ok || err != nil {
+			return fmt.Errorf("%s: must be an RFC 3339 time such as 2025-01-31T12:00:00Z, got %v", o.Where("metadata.creationTimestamp"), ts)
+		}
+	}
+	return nil
 }

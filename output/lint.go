@@ -37,11 +37,7 @@ func (r LintReport) Count(severity string) int {
 }
 
 // LintedObject is one model or runtime that lint read.
-type LintedObject struct {
-	engine.Ref
-	File string
-	Line int
-}
+type LintedObject = engine.LintedObject
 
 // FindingsOf returns the findings about o, in report order.
 func (r LintReport) FindingsOf(o LintedObject) []engine.Finding {

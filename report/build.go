@@ -85,7 +85,10 @@ type pageData struct {
 	mainRoot, explainRoot int
 }
 
-// compute evaluates everything the page shows and returns its data.
+// compute evaluates everything the page shows and returns its data: what
+// evaluate match, lint --cross-check and select print, the probes of the
+// matrix's selectable cells, the objects, then (last, in a block of their
+// own) what evaluate explain prints.
 func compute(in Input) (*pageData, Summary, error) {
 	sum := Summary{Models: len(in.Models), Runtimes: len(in.Runtimes)}
 	d := &data{t: newTable()}
@@ -93,6 +96,47 @@ func compute(in Input) (*pageData, Summary, error) {
 	if err != nil {
 		return nil, sum, err
 	}
+	d.putHeader(in)
+	compatible, err := matchInto(d, m, in)
+	if err != nil {
+		return nil, sum, err
+	}
+	sum.Compatible, sum.Unserved = served(compatible)
+	if err := lintInto(d, in); err != nil {
+		return nil, sum, err
+	}
+	sel, err := engine.NewSelector(in.Engine, in.Policies)
+	if err != nil {
+		return nil, sum, err
+	}
+	if sum.Rejected, err = selectInto(d, sel, in); err != nil {
+		return nil, sum, err
+	}
+	if err := probesInto(d, sel, in, compatible); err != nil {
+		return nil, sum, err
+	}
+	if err := objectsInto(d, in); err != nil {
+		return nil, sum, err
+	}
+	pd := &pageData{t: d.t, mainRoot: d.t.object(d.keys, d.refs)}
+	pd.split = len(d.t.nodes)
+
+	// evaluate explain -o json, last, so that its own values follow the
+	// main block's.
+	refs, err := explainInto(d.t, in)
+	if err != nil {
+		return nil, sum, err
+	}
+	// The document that evaluate explain -o json prints; input errors are
+	// said on standard error, not in the page.
+	explK, _ := json.Marshal("explanations")
+	errK, _ := json.Marshal("errors")
+	pd.explainRoot = d.t.object([][]byte{explK, errK}, []int{d.t.array(refs), d.t.array(nil)})
+	return pd, sum, nil
+}
+
+// putHeader puts the engine's name and the page's title.
+func (d *data) putHeader(in Input) {
 	ek, _ := json.Marshal(in.Engine)
 	d.put("engine", d.t.add(ek))
 	title := in.Title
@@ -101,15 +145,18 @@ func compute(in Input) (*pageData, Summary, error) {
 	}
 	tk, _ := json.Marshal(title)
 	d.put("title", d.t.add(tk))
+}
 
-	// evaluate match -o json.
+// matchInto puts what evaluate match -o json prints, and returns which
+// pairs are compatible (models as rows, runtimes as columns).
+func matchInto(d *data, m engine.Matcher, in Input) ([][]bool, error) {
 	var buf bytes.Buffer
 	mw, err := output.NewMatchWriter("json", &buf)
 	if err != nil {
-		return nil, sum, err
+		return nil, err
 	}
 	if err := mw.Begin(in.Models, in.Runtimes); err != nil {
-		return nil, sum, err
+		return nil, err
 	}
 	compatible := make([][]bool, len(in.Models))
 	for i := range compatible {
@@ -129,112 +176,101 @@ func compute(in Input) (*pageData, Summary, error) {
 		return mw.Model(objects.RefOf(mo), results)
 	})
 	if err != nil {
-		return nil, sum, err
+		return nil, err
 	}
 	if err := mw.End(output.MatchSummary{LeftOut: leftOut}); err != nil {
-		return nil, sum, err
+		return nil, err
 	}
-	if err := d.putJSON("match", buf.Bytes()); err != nil {
-		return nil, sum, err
-	}
+	return compatible, d.putJSON("match", buf.Bytes())
+}
+
+// served counts the compatible pairs and the models without any.
+func served(compatible [][]bool) (pairs, unserved int) {
 	for _, row := range compatible {
-		served := false
+		some := false
 		for _, c := range row {
 			if c {
-				sum.Compatible++
-				served = true
+				pairs++
+				some = true
 			}
 		}
-		if !served {
-			sum.Unserved++
+		if !some {
+			unserved++
 		}
 	}
+	return pairs, unserved
+}
 
-	// evaluate lint --cross-check -o json, models then runtimes.
+// lintInto puts what evaluate lint --cross-check -o json prints, models
+// then runtimes.
+func lintInto(d *data, in Input) error {
 	lint, err := engine.NewLinter(in.Engine, in.Policies)
 	if err != nil {
-		return nil, sum, err
+		return err
 	}
 	all := append(append([]*objects.Object{}, in.Models...), in.Runtimes...)
 	findings, err := engine.Lint(lint, all, engine.LintOptions{CrossCheck: true})
 	if err != nil {
-		return nil, sum, err
+		return err
 	}
-	buf.Reset()
+	var buf bytes.Buffer
 	lw, err := output.NewLintWriter("json", &buf, output.Style{})
 	if err != nil {
-		return nil, sum, err
+		return err
 	}
 	if err := lw.Write(output.LintReport{Findings: findings}); err != nil {
-		return nil, sum, err
+		return err
 	}
-	if err := d.putJSON("lint", buf.Bytes()); err != nil {
-		return nil, sum, err
-	}
+	return d.putJSON("lint", buf.Bytes())
+}
 
-	sel, err := engine.NewSelector(in.Engine, in.Policies)
-	if err != nil {
-		return nil, sum, err
-	}
-	// evaluate select -o json on the InferenceServices given.
-	if len(in.Services) > 0 {
-		cluster := append(append(append([]*objects.Object{}, in.Others...), in.Models...), in.Runtimes...)
-		cluster, _ = objects.Deduplicate(cluster)
-		var results []output.SelectResult
-		for _, isvc := range in.Services {
-			dec, err := sel.Select(isvc, cluster)
-			if err != nil {
-				return nil, sum, fmt.Errorf("%s (%s:%d): %w", isvc.Ref(), isvc.File, isvc.Line, err)
-			}
-			if !dec.Admitted {
-				sum.Rejected++
-			}
-			results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: dec})
-		}
-		if err := writeSelect(d, "select", results); err != nil {
-			return nil, sum, err
-		}
-	} else {
+// selectInto puts what evaluate select -o json prints on the
+// InferenceServices given (null without any), and returns how many were
+// rejected.
+func selectInto(d *data, sel engine.Selector, in Input) (rejected int, err error) {
+	if len(in.Services) == 0 {
 		d.put("select", d.t.add([]byte("null")))
+		return 0, nil
 	}
+	cluster := append(append(append([]*objects.Object{}, in.Others...), in.Models...), in.Runtimes...)
+	cluster, _ = objects.Deduplicate(cluster)
+	var results []output.SelectResult
+	for _, isvc := range in.Services {
+		dec, err := sel.Select(isvc, cluster)
+		if err != nil {
+			return 0, fmt.Errorf("%s (%s:%d): %w", isvc.Ref(), isvc.File, isvc.Line, err)
+		}
+		if !dec.Admitted {
+			rejected++
+		}
+		results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: dec})
+	}
+	return rejected, writeSelect(d, "select", results)
+}
 
-	// The matrix's selectable cells and scores: evaluate select -o json on
-	// one InferenceService per model and namespace (see probes).
+// probesInto puts the matrix's selectable cells and scores: what evaluate
+// select -o json prints on one InferenceService per model and namespace
+// (see probes), and the model each probe is of.
+func probesInto(d *data, sel engine.Selector, in Input, compatible [][]bool) error {
 	results, owners, err := probes(sel, in.Models, in.Runtimes, compatible)
 	if err != nil {
-		return nil, sum, err
+		return err
 	}
 	if err := writeSelect(d, "probes", results); err != nil {
-		return nil, sum, err
+		return err
 	}
 	ob, _ := json.Marshal(owners)
-	if err := d.putJSON("probeModels", ob); err != nil {
-		return nil, sum, err
-	}
+	return d.putJSON("probeModels", ob)
+}
 
+// objectsInto puts what the page says of each model and runtime.
+func objectsInto(d *data, in Input) error {
 	models, _ := json.Marshal(infos(in.Models))
 	if err := d.putJSON("models", models); err != nil {
-		return nil, sum, err
+		return err
 	}
 	runtimes, _ := json.Marshal(infos(in.Runtimes))
-	if err := d.putJSON("runtimes", runtimes); err != nil {
-		return nil, sum, err
-	}
-	pd := &pageData{t: d.t, mainRoot: d.t.object(d.keys, d.refs)}
-	pd.split = len(d.t.nodes)
-
-	// evaluate explain -o json, last, so that its own values follow the
-	// main block's.
-	refs, err := explainInto(d.t, in)
-	if err != nil {
-		return nil, sum, err
-	}
-	// The document that evaluate explain -o json prints; input errors are
-	// said on standard error, not in the page.
-	explK, _ := json.Marshal("explanations")
-	errK, _ := json.Marshal("errors")
-	pd.explainRoot = d.t.object([][]byte{explK, errK}, []int{d.t.array(refs), d.t.array(nil)})
-	return pd, sum, nil
+	return d.putJSON("runtimes", runtimes)
 }
 
 func writeSelect(d *data, key string, results []output.SelectResult) error {

@@ -1,6 +1,6 @@
 // Command bare is the benchmarks' bare plain-Go program: the fastest
 // `evaluate match -o json` written by hand that shares nothing with the
-// product but the spec's rules (bench/reference). It reads YAML with
+// product but the spec's rules (internal/reference). It reads YAML with
 // yaml.v3 and JSON with encoding/json straight into plain maps, checks
 // nothing it does not need, matches every pair, and streams the same JSON
 // document `evaluate match -o json` writes, byte for byte, with its own
@@ -34,7 +34,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/ome-policy/evaluator/bench/reference"
+	"github.com/ome-policy/evaluator/internal/reference"
 )
 
 type paths []string

@@ -2,7 +2,7 @@
 // that does the same work as `evaluate match -o json` (reads the same files
 // with the same loader, matches every pair with the runtime-level checks,
 // writes every pair with its reason and per-entry differences, streaming)
-// but with the rules in Go (bench/reference) instead of policies. It is not
+// but with the rules in Go (internal/reference) instead of policies. It is not
 // part of the product.
 //
 // With -dump it only writes the models it read as one YAML file (a folder
@@ -18,8 +18,8 @@ import (
 	"runtime/pprof"
 	"strings"
 
-	"github.com/ome-policy/evaluator/bench/reference"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/internal/reference"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"gopkg.in/yaml.v3"

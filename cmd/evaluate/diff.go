@@ -161,7 +161,7 @@ never); 2 bad input or usage.`,
 				return in.empty(cmd, "OME objects")
 			}
 			for _, side := range [][]*objects.Object{old, new} {
-				if err := checkTimestamps(side); err != nil {
+				if err := objects.CheckTimestamps(side); err != nil {
 					return badInput(err)
 				}
 			}

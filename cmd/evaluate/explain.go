@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,19 +11,8 @@ import (
 	"github.com/ome-policy/evaluator/output"
 )
 
-func newExplainCommand(g *globalOptions) *cobra.Command {
-	var (
-		in          inputOptions
-		modelName   string
-		runtimeName string
-		engineName  string
-		format      string
-		noColor     bool
-	)
-	cmd := &cobra.Command{
-		Use:   "explain -f PATH... | -m MODEL -r RUNTIME",
-		Short: "Explain OME's verdict on a model and a runtime, check by check",
-		Long: `explain prints OME's verdict on one model and one runtime and its reason text
+// explainLong is the help of explain.
+const explainLong = `explain prints OME's verdict on one model and one runtime and its reason text
 (from the match policies, unchanged), then every check in words: the
 runtime's own (disabled, model size), then each entry of
 spec.supportedModelFormats: diffusion pipeline, architecture, quantization,
@@ -41,90 +29,123 @@ with its file, line and field after the explanations, and the exit code is
 2 (evaluate lint tells every problem of a file).
 
 Exit codes: 0 every pair is compatible, 1 some pair is not, 2 bad input or
-usage.`,
-		Example: `  # Why does this runtime refuse this model?
+usage.`
+
+// explainExample are the examples of explain.
+const explainExample = `  # Why does this runtime refuse this model?
   evaluate explain -f testdata/examples/models/more-models.yaml --model-name llama-3-2-3b-instruct-4-46 \
     -f testdata/examples/runtimes/srt-llama-3-2-3b-instruct.yaml
 
   # The same, as JSON
-  evaluate explain -m model.yaml -r runtime.yaml -o json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkChoice("engine", engineName, engine.Names); err != nil {
-				return err
-			}
-			if err := checkChoice("output", format, output.ExplainFormats); err != nil {
-				return err
-			}
-			if !in.given() {
-				return badInput(fmt.Errorf("give a model and a runtime with -f (or -m and -r), or --cluster"))
-			}
-			input, err := in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
-			if err != nil {
-				return err
-			}
-			objs := pick(cmd, input.Objects, "explain", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
-			ms := named(only(objs, (*objects.Object).IsModel), modelName)
-			rs := named(only(objs, (*objects.Object).IsRuntime), runtimeName)
-			var pairs [][2]*objects.Object
-			leftOut := 0
-			for _, m := range ms {
-				for _, r := range rs {
-					if objects.InScope(m, r) {
-						pairs = append(pairs, [2]*objects.Object{m, r})
-					} else {
-						leftOut++
-					}
-				}
-			}
-			if leftOut > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "notice: %d pair(s) left out, which OME never considers (a BaseModel and a ServingRuntime of another namespace)\n", leftOut)
-			}
-			if len(pairs) == 0 {
-				reportProblems(cmd, input.Problems)
-				why := missingPair(len(ms), len(rs), modelName, runtimeName)
-				if len(input.Problems) > 0 {
-					why += " (evaluate lint on the files tells every problem of each object)"
-				}
-				return badInput(fmt.Errorf("%s: nothing to explain: %s", in.sources(), why))
-			}
-			set, err := g.policies()
-			if err != nil {
-				return badInput(err)
-			}
-			x, err := engine.NewExplainer(engineName, set)
-			if err != nil {
-				return badInput(err)
-			}
-			w, err := output.NewExplainWriter(format, cmd.OutOrStdout(), output.StyleFor(cmd.OutOrStdout(), noColor))
-			if err != nil {
-				return badInput(err)
-			}
-			var es []engine.Explanation
-			refused := false
-			for _, p := range pairs {
-				m, r := p[0], p[1]
-				e, err := x.Explain(m, r)
-				if err != nil {
-					return fmt.Errorf("model %s (%s) against runtime %s (%s): %w", m.Ref(), m.File, r.Ref(), r.File, err)
-				}
-				refused = refused || !e.Compatible
-				es = append(es, e)
-			}
-			if err := w.Write(es, output.Problems(input.Problems)); err != nil {
-				return err
-			}
-			reportProblems(cmd, input.Problems)
-			return exitAfter(input.Problems, refused)
-		},
+  evaluate explain -m model.yaml -r runtime.yaml -o json`
+
+// explainOptions are explain's flags.
+type explainOptions struct {
+	in          inputOptions
+	modelName   string
+	runtimeName string
+	engineName  string
+	format      string
+	noColor     bool
+}
+
+func newExplainCommand(g *globalOptions) *cobra.Command {
+	o := &explainOptions{}
+	cmd := &cobra.Command{
+		Use:     "explain -f PATH... | -m MODEL -r RUNTIME",
+		Short:   "Explain OME's verdict on a model and a runtime, check by check",
+		Long:    explainLong,
+		Example: explainExample,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
-	addInputFlags(cmd, &in, true)
-	cmd.Flags().StringVar(&modelName, "model-name", "", "explain only the model of this name")
-	cmd.Flags().StringVar(&runtimeName, "runtime-name", "", "explain only the runtime of this name")
-	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
-	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.ExplainFormats, ", "))
-	cmd.Flags().BoolVar(&noColor, "no-color", false, "plain text even on a terminal (so does the NO_COLOR environment variable)")
+	addInputFlags(cmd, &o.in, true)
+	cmd.Flags().StringVar(&o.modelName, "model-name", "", "explain only the model of this name")
+	cmd.Flags().StringVar(&o.runtimeName, "runtime-name", "", "explain only the runtime of this name")
+	addEngineFlag(cmd, &o.engineName, engine.CEL)
+	addFormatFlag(cmd, &o.format, output.ExplainFormats)
+	cmd.Flags().BoolVar(&o.noColor, "no-color", false, "plain text even on a terminal (so does the NO_COLOR environment variable)")
 	return cmd
+}
+
+// run reads the models and runtimes, pairs them as OME does, explains each
+// pair and writes the explanations, then the problems of the input.
+func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions) error {
+	if !o.in.given() {
+		return badInput(fmt.Errorf("give a model and a runtime with -f (or -m and -r), or --cluster"))
+	}
+	input, err := o.in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
+	if err != nil {
+		return err
+	}
+	objs := pick(cmd, input.Objects, "explain", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
+	ms := named(only(objs, (*objects.Object).IsModel), o.modelName)
+	rs := named(only(objs, (*objects.Object).IsRuntime), o.runtimeName)
+	pairs := scopedPairs(cmd, ms, rs)
+	if len(pairs) == 0 {
+		reportProblems(cmd, input.Problems)
+		why := missingPair(len(ms), len(rs), o.modelName, o.runtimeName)
+		if len(input.Problems) > 0 {
+			why += " (evaluate lint on the files tells every problem of each object)"
+		}
+		return badInput(fmt.Errorf("%s: nothing to explain: %s", o.in.sources(), why))
+	}
+	es, refused, err := o.explain(g, pairs)
+	if err != nil {
+		return err
+	}
+	w, err := output.NewExplainWriter(o.format, cmd.OutOrStdout(), output.StyleFor(cmd.OutOrStdout(), o.noColor))
+	if err != nil {
+		return badInput(err)
+	}
+	if err := w.Write(es, output.Problems(input.Problems)); err != nil {
+		return err
+	}
+	reportProblems(cmd, input.Problems)
+	return exitAfter(input.Problems, refused)
+}
+
+// scopedPairs pairs every model with every runtime OME pairs it with
+// (objects.InScope), with a notice of how many pairs it left out.
+func scopedPairs(cmd *cobra.Command, ms, rs []*objects.Object) [][2]*objects.Object {
+	var pairs [][2]*objects.Object
+	leftOut := 0
+	for _, m := range ms {
+		for _, r := range rs {
+			if objects.InScope(m, r) {
+				pairs = append(pairs, [2]*objects.Object{m, r})
+			} else {
+				leftOut++
+			}
+		}
+	}
+	if leftOut > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "notice: %d pair(s) left out, which OME never considers (a BaseModel and a ServingRuntime of another namespace)\n", leftOut)
+	}
+	return pairs
+}
+
+// explain compiles the policies and explains each pair; refused says
+// whether some pair is not compatible.
+func (o *explainOptions) explain(g *globalOptions, pairs [][2]*objects.Object) (es []engine.Explanation, refused bool, err error) {
+	set, err := g.policies()
+	if err != nil {
+		return nil, false, badInput(err)
+	}
+	x, err := engine.NewExplainer(o.engineName, set)
+	if err != nil {
+		return nil, false, badInput(err)
+	}
+	for _, p := range pairs {
+		m, r := p[0], p[1]
+		e, err := x.Explain(m, r)
+		if err != nil {
+			return nil, false, fmt.Errorf("model %s (%s) against runtime %s (%s): %w", m.Ref(), m.File, r.Ref(), r.File, err)
+		}
+		refused = refused || !e.Compatible
+		es = append(es, e)
+	}
+	return es, refused, nil
 }
 
 // named keeps the objects named name (all of them when name is "").

@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/cases"
+	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/gatekeeper"
+	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
 )
 
@@ -72,26 +70,20 @@ The files are generated: change the policies and run this again. With
 				}
 				opts.SelectionCases = append(opts.SelectionCases, c...)
 			}
-			if len(lint) > 0 {
-				if opts.LintObjects, err = objects.Load(lint, objects.LoadOptions{Lenient: true, Notices: cmd.ErrOrStderr()}); err != nil {
-					return badInput(err)
-				}
+			if opts.Lint, err = lintForSuite(cmd, set, lint); err != nil {
+				return err
 			}
 			b, err := gatekeeper.Generate(opts)
 			if err != nil {
 				return err
 			}
-			if err := writeBundle(cmd, out, b, []string{"omeruntimeselection", "omeversionlint"}, check); err != nil {
+			if err := writeBundle(cmd, out, b.Gatekeeper, []string{"omeruntimeselection", "omeversionlint"}, check); err != nil {
 				return err
 			}
 			if native == "" {
 				return nil
 			}
-			vap, err := gatekeeper.NativePolicies(set)
-			if err != nil {
-				return err
-			}
-			return writeBundle(cmd, native, vap, []string{"."}, check)
+			return writeBundle(cmd, native, b.Native, []string{"."}, check)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "policies/gatekeeper", "folder to write the bundle to")
@@ -101,6 +93,23 @@ The files are generated: change the policies and run this again. With
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
 	cmd.AddCommand(newGatekeeperSuiteCommand(), newGatekeeperViolationsCommand(g))
 	return cmd
+}
+
+// lintForSuite lints the objects of OMEVersionLint's suite, each alone,
+// on the Rego engine, whose policies the template carries.
+func lintForSuite(cmd *cobra.Command, set *policyset.Set, paths []string) ([]gatekeeper.ObjectFindings, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	objs, err := objects.Load(paths, objects.LoadOptions{Lenient: true, Notices: cmd.ErrOrStderr()})
+	if err != nil {
+		return nil, badInput(err)
+	}
+	linter, err := engine.NewLinter(engine.Rego, set)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return gatekeeper.LintEach(linter, objs)
 }
 
 func newGatekeeperSuiteCommand() *cobra.Command {
@@ -152,28 +161,7 @@ the template and default constraint under --templates.`,
 // folders (owned) that b no longer has. With check it writes nothing and
 // fails when anything would change.
 func writeBundle(cmd *cobra.Command, dir string, b gatekeeper.Bundle, owned []string, check bool) error {
-	var stale []string
-	for _, p := range b.Paths() {
-		have, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
-		if err != nil || !bytes.Equal(have, b[p]) {
-			stale = append(stale, p)
-		}
-	}
-	var extra []string
-	for _, o := range owned {
-		root := filepath.Join(dir, o)
-		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
-			}
-			rel, _ := filepath.Rel(dir, p)
-			if _, ok := b[filepath.ToSlash(rel)]; !ok {
-				extra = append(extra, rel)
-			}
-			return nil
-		})
-	}
-	sort.Strings(extra)
+	stale, extra := b.Changes(dir, owned)
 	if check {
 		if len(stale)+len(extra) == 0 {
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d files, all current\n", dir, len(b))
@@ -188,19 +176,8 @@ func writeBundle(cmd *cobra.Command, dir string, b gatekeeper.Bundle, owned []st
 		fmt.Fprintf(cmd.ErrOrStderr(), "%s is not current: run %s without --check\n", dir, strings.TrimSuffix(cmd.CommandPath(), " --check"))
 		return &silentExit{code: exitFindings}
 	}
-	for _, p := range stale {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(full, b[p], 0o644); err != nil {
-			return err
-		}
-	}
-	for _, p := range extra {
-		if err := os.Remove(filepath.Join(dir, p)); err != nil {
-			return err
-		}
+	if err := b.Write(dir, stale, extra); err != nil {
+		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: %d files, %d written, %d removed\n", dir, len(b), len(stale), len(extra))
 	return nil

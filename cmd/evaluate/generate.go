@@ -3,12 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/ome-policy/evaluator/bench/generate"
+	"github.com/ome-policy/evaluator/objects/synth"
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
 )
 
 func newGenerateCommand(_ *globalOptions) *cobra.Command {
@@ -16,7 +13,6 @@ func newGenerateCommand(_ *globalOptions) *cobra.Command {
 		seed             int64
 		models, runtimes int
 		dir, shapeName   string
-		shape            generate.Shape
 	)
 	cmd := &cobra.Command{
 		Use:   "generate --dir DIR",
@@ -48,18 +44,9 @@ OME's two formats: the default) or many (400, 600, 6).
 			if models < 0 || runtimes < 0 {
 				return badInput(fmt.Errorf("--models and --runtimes must not be negative"))
 			}
-			found := false
-			for _, sh := range generate.Shapes {
-				if sh.Name == shapeName {
-					shape, found = sh, true
-				}
-			}
-			if !found {
-				names := make([]string, len(generate.Shapes))
-				for i, sh := range generate.Shapes {
-					names[i] = sh.Name
-				}
-				return badInput(fmt.Errorf("--shape: unknown shape %q (want %s)", shapeName, strings.Join(names, ", ")))
+			shape, err := synth.ShapeNamed(shapeName)
+			if err != nil {
+				return badInput(fmt.Errorf("--shape: %w", err))
 			}
 			for _, o := range []struct {
 				flag string
@@ -78,14 +65,9 @@ OME's two formats: the default) or many (400, 600, 6).
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return badInput(err)
 			}
-			ms, rs := generate.ShapedCluster(seed, models, runtimes, shape)
-			for _, f := range []struct {
-				name string
-				objs []map[string]any
-			}{{"models.yaml", ms}, {"runtimes.yaml", rs}} {
-				if err := writeDocs(filepath.Join(dir, f.name), f.objs); err != nil {
-					return err
-				}
+			ms, rs := synth.ShapedCluster(seed, models, runtimes, shape)
+			if err := synth.WriteCluster(dir, ms, rs); err != nil {
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d models and %d runtimes to %s\n", len(ms), len(rs), dir)
 			return nil
@@ -95,29 +77,9 @@ OME's two formats: the default) or many (400, 600, 6).
 	cmd.Flags().IntVar(&models, "models", 300, "number of models")
 	cmd.Flags().IntVar(&runtimes, "runtimes", 700, "number of runtimes")
 	cmd.Flags().StringVar(&dir, "dir", "", "folder to write models.yaml and runtimes.yaml to")
-	cmd.Flags().StringVar(&shapeName, "shape", generate.OME.Name, "how varied the cluster is: few, ome or many")
+	cmd.Flags().StringVar(&shapeName, "shape", synth.OME.Name, "how varied the cluster is: few, ome or many")
 	cmd.Flags().Int("architectures", 0, "distinct model architectures (default: the shape's)")
 	cmd.Flags().Int("versions", 0, "distinct framework versions (default: the shape's)")
 	cmd.Flags().Int("formats", 0, "distinct format names (default: the shape's)")
 	return cmd
-}
-
-func writeDocs(path string, objs []map[string]any) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	enc := yaml.NewEncoder(f)
-	enc.SetIndent(2)
-	for _, o := range objs {
-		if err := enc.Encode(o); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	if err := enc.Close(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -141,27 +141,57 @@ func (in *inputOptions) empty(cmd *cobra.Command, what string) error {
 	return nil
 }
 
+// nothingToTell ends a command whose input holds none of what it reads
+// (what): with the input's problems, exit 2; without, the notice of an
+// empty input (naming what, or "OME objects" when it held none at all).
+func (in *inputOptions) nothingToTell(cmd *cobra.Command, input *objects.Input, what string) error {
+	reportProblems(cmd, input.Problems)
+	if len(input.Problems) > 0 {
+		return exitAfter(input.Problems, false)
+	}
+	if len(input.Objects) == 0 {
+		what = "OME objects"
+	}
+	return in.empty(cmd, what)
+}
+
+// noteConfigParsing says, for each model whose fields OME would fill in
+// from its files in a cluster, that its verdicts there may differ.
+func noteConfigParsing(cmd *cobra.Command, objs []*objects.Object) {
+	for _, o := range objs {
+		if note := objects.ConfigParsingNotice(o); note != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), note)
+		}
+	}
+}
+
 // pick keeps the objects a command reads and says in one notice how many
 // of the others it leaves, by kind.
 func pick(cmd *cobra.Command, objs []*objects.Object, command, reads string, want func(*objects.Object) bool) []*objects.Object {
-	out := only(objs, want)
 	left := map[string]int{}
 	for _, o := range objs {
 		if !want(o) {
 			left[o.Kind]++
 		}
 	}
-	if len(left) > 0 {
-		kinds := make([]string, 0, len(left))
-		n := 0
-		for k, c := range left {
-			kinds = append(kinds, fmt.Sprintf("%d %s", c, k))
-			n += c
-		}
-		sort.Strings(kinds)
-		fmt.Fprintf(cmd.ErrOrStderr(), "notice: %s reads %s; skipped %d other OME object(s) (%s)\n", command, reads, n, strings.Join(kinds, ", "))
+	noteSkipped(cmd, command, reads, left)
+	return only(objs, want)
+}
+
+// noteSkipped says in one notice how many OME objects of other kinds (left,
+// by kind) a command skipped; nothing when it skipped none.
+func noteSkipped(cmd *cobra.Command, command, reads string, left map[string]int) {
+	if len(left) == 0 {
+		return
 	}
-	return out
+	kinds := make([]string, 0, len(left))
+	n := 0
+	for k, c := range left {
+		kinds = append(kinds, fmt.Sprintf("%d %s", c, k))
+		n += c
+	}
+	sort.Strings(kinds)
+	fmt.Fprintf(cmd.ErrOrStderr(), "notice: %s reads %s; skipped %d other OME object(s) (%s)\n", command, reads, n, strings.Join(kinds, ", "))
 }
 
 // only keeps the objects for which want holds.

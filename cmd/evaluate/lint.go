@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"sort"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -14,22 +11,8 @@ import (
 	"github.com/ome-policy/evaluator/output"
 )
 
-func newLintCommand(g *globalOptions) *cobra.Command {
-	var (
-		in         inputOptions
-		engineName string
-		format     string
-		crossCheck bool
-		failOnWarn bool
-		noColor    bool
-		listRules  bool
-		disable    []string
-		enableOnly []string
-	)
-	cmd := &cobra.Command{
-		Use:   "lint [PATH...] [-f PATH...]",
-		Short: "Find versions, operators and names that will never match, before you apply them",
-		Long: `lint reads models (BaseModel, ClusterBaseModel) and runtimes (ServingRuntime,
+// lintLong is the help of lint.
+const lintLong = `lint reads models (BaseModel, ClusterBaseModel) and runtimes (ServingRuntime,
 ClusterServingRuntime) and reports what OME accepts without a word but
 never matches: versions that do not parse, version: "", unquoted versions,
 unknown operators, ordering operators on suffixed versions, fields that
@@ -73,8 +56,10 @@ other object is still linted. Input with no OME object exits 0 with a
 notice, unless --fail-on-empty.
 
 Exit codes: 0 no error (warnings alone pass, unless --fail-on-warn), 1 an
-error finding, 2 unreadable input or usage.`,
-		Example: `  # Before kubectl apply
+error finding, 2 unreadable input or usage.`
+
+// lintExample are the examples of lint.
+const lintExample = `  # Before kubectl apply
   evaluate lint runtimes/ models/
 
   # A repository's whole deploy tree, as CI lints it
@@ -99,181 +84,116 @@ error finding, 2 unreadable input or usage.`,
   evaluate lint -o sarif runtimes/ > lint.sarif
 
   # What a cluster already holds, every namespace
-  evaluate lint --cluster -A`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkChoice("engine", engineName, engine.Names); err != nil {
-				return err
-			}
-			if err := checkChoice("output", format, output.LintFormats); err != nil {
-				return err
-			}
-			set, err := g.policies()
-			if err != nil {
-				return badInput(err)
-			}
-			rules, err := engine.LintRules(set)
-			if err != nil {
-				return badInput(err)
-			}
-			if listRules {
-				return writeRules(cmd, rules)
-			}
-			filter, err := engine.NewRuleFilter(rules, disable, enableOnly)
-			if err != nil {
-				return badInput(err)
-			}
-			in.paths = args
-			if !in.given() {
-				return badInput(fmt.Errorf("give the models and runtimes to lint: files, folders, -f, - or --cluster"))
-			}
-			linter, err := engine.NewLinter(engineName, set)
-			if err != nil {
-				return badInput(err)
-			}
-			w, err := output.NewLintWriter(format, cmd.OutOrStdout(), output.StyleFor(cmd.OutOrStdout(), noColor))
-			if err != nil {
-				return badInput(err)
-			}
-			// What the rules about the objects together read is held until
-			// every object is read.
-			defer holdingData()()
-			run := &lintRun{linter: linter, rules: rules, filter: filter, crossCheck: crossCheck, slimmer: engine.NewSlimmer(crossCheck), others: map[string]int{}}
-			input, err := in.read(g, cmd, live.ModelsAndRuntimes, true, run.object)
-			if err != nil {
-				return err
-			}
-			if run.err != nil {
-				return run.err
-			}
-			run.noteOthers(cmd)
-			problems := append(input.Problems, run.problems...)
-			if len(run.objects) == 0 && len(problems) == 0 {
-				what := "models or runtimes"
-				if len(run.others) == 0 {
-					what = "OME objects"
-				}
-				return in.empty(cmd, what)
-			}
-			if err := run.together(); err != nil {
-				return err
-			}
-			report := output.LintReport{Findings: run.findings, Objects: run.objects, FailOnWarn: failOnWarn, Rules: rules}
-			for _, p := range problems {
-				report.Findings = append(report.Findings, engine.Finding{Rule: engine.RuleInputError, Severity: engine.SeverityError,
-					Field: p.Field, File: p.File, Line: p.Line, Message: p.Msg})
-			}
-			engine.SortFindings(report.Findings)
-			if err := w.Write(report); err != nil {
-				return err
-			}
-			fails := false
-			for _, f := range report.Findings {
-				fails = fails || report.Fails(f)
-			}
-			return exitAfter(problems, fails)
-		},
+  evaluate lint --cluster -A`
+
+// lintOptions are lint's flags.
+type lintOptions struct {
+	in         inputOptions
+	engineName string
+	format     string
+	crossCheck bool
+	failOnWarn bool
+	noColor    bool
+	listRules  bool
+	disable    []string
+	enableOnly []string
+}
+
+func newLintCommand(g *globalOptions) *cobra.Command {
+	o := &lintOptions{}
+	cmd := &cobra.Command{
+		Use:     "lint [PATH...] [-f PATH...]",
+		Short:   "Find versions, operators and names that will never match, before you apply them",
+		Long:    lintLong,
+		Example: lintExample,
+		RunE:    func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
 	}
-	addInputFlags(cmd, &in, false)
-	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
-	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.LintFormats, ", "))
-	cmd.Flags().BoolVar(&crossCheck, "cross-check", false, "also pair every model with every runtime OME pairs it with (unmatched-model, unreachable-entry)")
-	cmd.Flags().BoolVar(&failOnWarn, "fail-on-warn", false, "exit 1 on warnings too")
-	cmd.Flags().BoolVar(&noColor, "no-color", false, "plain text even on a terminal (so does the NO_COLOR environment variable)")
-	cmd.Flags().BoolVar(&listRules, "list-rules", false, "list the rules: id, severity and what each finds")
-	cmd.Flags().StringSliceVar(&disable, "disable", nil, "turn these rules off (comma-separated or repeated)")
-	cmd.Flags().StringSliceVar(&enableOnly, "enable-only", nil, "report only these rules (comma-separated or repeated)")
+	addInputFlags(cmd, &o.in, false)
+	addEngineFlag(cmd, &o.engineName, engine.CEL)
+	addFormatFlag(cmd, &o.format, output.LintFormats)
+	cmd.Flags().BoolVar(&o.crossCheck, "cross-check", false, "also pair every model with every runtime OME pairs it with (unmatched-model, unreachable-entry)")
+	cmd.Flags().BoolVar(&o.failOnWarn, "fail-on-warn", false, "exit 1 on warnings too")
+	cmd.Flags().BoolVar(&o.noColor, "no-color", false, "plain text even on a terminal (so does the NO_COLOR environment variable)")
+	cmd.Flags().BoolVar(&o.listRules, "list-rules", false, "list the rules: id, severity and what each finds")
+	cmd.Flags().StringSliceVar(&o.disable, "disable", nil, "turn these rules off (comma-separated or repeated)")
+	cmd.Flags().StringSliceVar(&o.enableOnly, "enable-only", nil, "report only these rules (comma-separated or repeated)")
 	cmd.MarkFlagsMutuallyExclusive("disable", "enable-only")
 	return cmd
 }
 
-// lintRun lints objects as they are read, each alone, keeping of each what
-// the rules about the objects together read, then those rules.
-type lintRun struct {
-	linter     engine.Linter
-	rules      []engine.Rule
-	filter     engine.RuleFilter
-	crossCheck bool
-	slimmer    *engine.Slimmer
-
-	findings []engine.Finding
-	objects  []output.LintedObject
-	set      []engine.SetObject
-	ignored  []map[string]bool // each object's evaluate.ome.io/ignore
-	problems []*objects.InputError
-	others   map[string]int // OME objects lint does not read, by kind
-	err      error
-}
-
-// object lints one object as it is read.
-func (r *lintRun) object(o *objects.Object) {
-	if r.err != nil {
-		return
-	}
-	if !o.IsModel() && !o.IsRuntime() {
-		r.others[o.Kind]++
-		return
-	}
-	ignored, problem := engine.IgnoredRules(o, r.rules)
-	if problem != nil {
-		r.problems = append(r.problems, problem)
-	}
-	fs, err := r.linter.Object(o)
+// run reads the rules (and with --list-rules lists them), lints every
+// object as it is read, then the objects together, and writes the
+// findings with the input errors among them.
+func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
+	set, err := g.policies()
 	if err != nil {
-		r.err = err
-		return
+		return badInput(err)
 	}
-	r.keep(fs, ignored)
-	r.objects = append(r.objects, output.LintedObject{Ref: objects.RefOf(o), File: o.File, Line: o.Line})
-	r.set = append(r.set, r.slimmer.ForSet(o))
-	r.ignored = append(r.ignored, ignored)
-}
-
-// together runs the rules about the objects together.
-func (r *lintRun) together() error {
-	fs, err := r.linter.Set(r.set, engine.LintOptions{CrossCheck: r.crossCheck})
+	rules, err := engine.LintRules(set)
+	if err != nil {
+		return badInput(err)
+	}
+	if o.listRules {
+		return output.WriteRules(cmd.OutOrStdout(), rules)
+	}
+	filter, err := engine.NewRuleFilter(rules, o.disable, o.enableOnly)
+	if err != nil {
+		return badInput(err)
+	}
+	o.in.paths = args
+	if !o.in.given() {
+		return badInput(fmt.Errorf("give the models and runtimes to lint: files, folders, -f, - or --cluster"))
+	}
+	linter, err := engine.NewLinter(o.engineName, set)
+	if err != nil {
+		return badInput(err)
+	}
+	w, err := output.NewLintWriter(o.format, cmd.OutOrStdout(), output.StyleFor(cmd.OutOrStdout(), o.noColor))
+	if err != nil {
+		return badInput(err)
+	}
+	// What the rules about the objects together read is held until every
+	// object is read.
+	defer holdingData()()
+	run := engine.NewLintRun(linter, rules, filter, o.crossCheck)
+	input, err := o.in.read(g, cmd, live.ModelsAndRuntimes, true, run.Object)
 	if err != nil {
 		return err
 	}
-	byObject := make(map[output.LintedObject]map[string]bool, len(r.objects))
-	for i, o := range r.objects {
-		byObject[o] = r.ignored[i]
+	if run.Err() != nil {
+		return run.Err()
 	}
-	for _, f := range fs {
-		r.keep([]engine.Finding{f}, byObject[output.LintedObject{Ref: f.Object, File: f.File, Line: f.ObjectLine}])
-	}
-	return nil
-}
-
-func (r *lintRun) keep(fs []engine.Finding, ignored map[string]bool) {
-	for _, f := range fs {
-		if r.filter.Keep(f.Rule, ignored) {
-			r.findings = append(r.findings, f)
+	noteSkipped(cmd, "lint", "models and runtimes", run.Others)
+	problems := append(input.Problems, run.Problems...)
+	if len(run.Objects) == 0 && len(problems) == 0 {
+		what := "models or runtimes"
+		if len(run.Others) == 0 {
+			what = "OME objects"
 		}
+		return o.in.empty(cmd, what)
 	}
+	if err := run.Finish(); err != nil {
+		return err
+	}
+	report := lintReport(run, rules, problems, o.failOnWarn)
+	if err := w.Write(report); err != nil {
+		return err
+	}
+	fails := false
+	for _, f := range report.Findings {
+		fails = fails || report.Fails(f)
+	}
+	return exitAfter(problems, fails)
 }
 
-// noteOthers says in one notice which OME objects lint left.
-func (r *lintRun) noteOthers(cmd *cobra.Command) {
-	if len(r.others) == 0 {
-		return
+// lintReport is what a lint run found, with each input that could not be
+// read as an input-error finding, sorted by file, line and rule.
+func lintReport(run *engine.LintRun, rules []engine.Rule, problems []*objects.InputError, failOnWarn bool) output.LintReport {
+	report := output.LintReport{Findings: run.Findings, Objects: run.Objects, FailOnWarn: failOnWarn, Rules: rules}
+	for _, p := range problems {
+		report.Findings = append(report.Findings, engine.Finding{Rule: engine.RuleInputError, Severity: engine.SeverityError,
+			Field: p.Field, File: p.File, Line: p.Line, Message: p.Msg})
 	}
-	var kinds []string
-	n := 0
-	for k, c := range r.others {
-		kinds = append(kinds, fmt.Sprintf("%d %s", c, k))
-		n += c
-	}
-	sort.Strings(kinds)
-	fmt.Fprintf(cmd.ErrOrStderr(), "notice: lint reads models and runtimes; skipped %d other OME object(s) (%s)\n", n, strings.Join(kinds, ", "))
-}
-
-// writeRules prints the rules as a table: id, severity, description.
-func writeRules(cmd *cobra.Command, rules []engine.Rule) error {
-	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tSEVERITY\tFINDS")
-	for _, r := range rules {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Description)
-	}
-	fmt.Fprintf(tw, "%s\t%s\t%s\n", engine.RuleInputError, engine.SeverityError, "an input that cannot be read at all (YAML that does not parse, a template, an object without a name); never turned off")
-	return tw.Flush()
+	engine.SortFindings(report.Findings)
+	return report
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
+	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/output"
 )
 
@@ -191,6 +193,25 @@ func TestLintExitCodes(t *testing.T) {
 				require.True(t, strings.HasPrefix(lastLine(r.stderr), "evaluate: ") || strings.HasPrefix(lastLine(r.stderr), "Run 'evaluate --help'"), r.stderr)
 			}
 		})
+	}
+}
+
+// --list-rules lists every rule of the policies (policies/lint-rules.yaml),
+// in their order, then input-error, and reads no input.
+func TestLintListRules(t *testing.T) {
+	set, err := policyset.Embedded()
+	require.NoError(t, err)
+	rules, err := engine.LintRules(set)
+	require.NoError(t, err)
+	require.NotEmpty(t, rules)
+	r := evaluate(t, 30*time.Second, "", "lint", "--list-rules")
+	require.Equal(t, 0, r.code, r.stderr)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	require.Len(t, lines, len(rules)+2)
+	require.Equal(t, []string{"RULE", "SEVERITY", "FINDS"}, strings.Fields(lines[0]))
+	for i, rule := range append(rules, engine.Rule{ID: engine.RuleInputError, Severity: engine.SeverityError}) {
+		words := strings.Join(strings.Fields(lines[i+1]), " ")
+		require.True(t, strings.HasPrefix(words, rule.ID+" "+rule.Severity+" "), "line %d: %s", i+1, lines[i+1])
 	}
 }
 

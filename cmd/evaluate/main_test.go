@@ -524,7 +524,7 @@ func TestTestCommandPrintsFailures(t *testing.T) {
 		r := evaluate(t, 30*time.Second, "", "test", "--engine", "both", bad("failing-case.yaml"))
 		require.Equal(t, 1, r.code)
 		if strings.Contains(r.stdout, "engine cel got it wrong") {
-			t.Fatal("with --engine both, a case that CEL and Rego both get wrong (the same verdict) is reported as 'detail: engine cel got it wrong', which reads as if Rego were right (cases/match.go RunMatchCase keeps only the first engine's name)")
+			t.Fatal("with --engine both, a case that CEL and Rego both get wrong (the same verdict) is reported as 'detail: engine cel got it wrong', which reads as if Rego were right (engine/cases.go runMatchCase keeps only the first engine's name)")
 		}
 	})
 	t.Run("rego unit test", func(t *testing.T) {
@@ -629,6 +629,8 @@ func TestBadInput(t *testing.T) {
 		{"unknown output", []string{"match", "-m", exModels, "-r", exRuntimes, "-o", "xml"}, "", []string{"--output", `"xml"`, "text, json, yaml"}},
 		{"no input", []string{"match"}, "", []string{"-f", "--cluster"}},
 		{"no model, and --fail-on-empty", []string{"match", "-r", exRuntimes, "--fail-on-empty"}, "", []string{"no models in " + exRuntimes}},
+		{"select: a creationTimestamp that is not RFC 3339", []string{"select", "-f", at("testdata/examples/select"), "-f", bad("creation-timestamp.yaml")}, "",
+			[]string{bad("creation-timestamp.yaml") + ":5: metadata.creationTimestamp: ", "RFC 3339", "yesterday"}},
 		{"test: unknown engine", []string{"test", "--engine", "opa", at("testdata/cases/spec-operators.yaml")}, "", []string{"--engine", `"opa"`}},
 		{"test: unknown output", []string{"test", "-o", "xml", at("testdata/cases/spec-operators.yaml")}, "", []string{"--output", `"xml"`}},
 		{"test: no cases key", []string{"test", bad("cases-missing.yaml")}, "", []string{bad("cases-missing.yaml") + ":", "cases"}},

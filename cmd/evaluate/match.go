@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,16 +11,8 @@ import (
 	"github.com/ome-policy/evaluator/output"
 )
 
-func newMatchCommand(g *globalOptions) *cobra.Command {
-	var (
-		in         inputOptions
-		engineName string
-		format     string
-	)
-	cmd := &cobra.Command{
-		Use:   "match -f PATH... | -m PATH... -r PATH...",
-		Short: "Say which runtimes accept which models, and why not",
-		Long: `match evaluates every model (BaseModel, ClusterBaseModel) against every
+// matchLong is the help of match.
+const matchLong = `match evaluates every model (BaseModel, ClusterBaseModel) against every
 runtime (ServingRuntime, ClusterServingRuntime) that OME pairs it with and
 prints OME's verdict: the runtime is compatible, or OME's reason text, byte
 for byte.
@@ -59,8 +50,10 @@ ClusterBaseModel and ClusterServingRuntime.
 
 Exit codes: 0 every model has a compatible runtime (or the input holds no
 model: a notice, unless --fail-on-empty), 1 some model has none, 2 bad
-input or usage.`,
-		Example: `  # A table per model
+input or usage.`
+
+// matchExample are the examples of match.
+const matchExample = `  # A table per model
   evaluate match -f testdata/examples/models -f testdata/examples/runtimes
 
   # A kubectl dump of a whole cluster, every namespace
@@ -83,112 +76,117 @@ input or usage.`,
   evaluate match --cluster -n llama-demo
 
   # A new model against the runtimes a cluster has
-  evaluate match -f model.yaml --context prod`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkChoice("engine", engineName, engine.Names); err != nil {
-				return err
-			}
-			if err := checkChoice("output", format, output.MatchFormats); err != nil {
-				return err
-			}
-			if !in.given() {
-				return badInput(fmt.Errorf("give the models and runtimes with -f (or -m and -r), or --cluster"))
-			}
-			// The policies compile while the files load.
-			type compiled struct {
-				m   engine.Matcher
-				err error
-			}
-			ready := make(chan compiled, 1)
-			go func() {
-				set, err := g.policies()
-				if err != nil {
-					ready <- compiled{nil, badInput(err)}
-					return
-				}
-				m, err := engine.New(engineName, set)
-				if err != nil {
-					err = badInput(err)
-				}
-				ready <- compiled{m, err}
-			}()
-			input, err := in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
-			if err != nil {
-				return err
-			}
-			objs := pick(cmd, input.Objects, "match", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
-			ms, rs := only(objs, (*objects.Object).IsModel), only(objs, (*objects.Object).IsRuntime)
-			// Without models, or without runtimes because none could be
-			// read, there is nothing to tell.
-			if len(ms) == 0 || len(rs) == 0 && len(input.Problems) > 0 {
-				reportProblems(cmd, input.Problems)
-				if len(input.Problems) > 0 {
-					return exitAfter(input.Problems, false)
-				}
-				what := "models"
-				if len(input.Objects) == 0 {
-					what = "OME objects"
-				}
-				return in.empty(cmd, what)
-			}
-			for _, mo := range ms {
-				if note := objects.ConfigParsingNotice(mo); note != "" {
-					fmt.Fprintln(cmd.ErrOrStderr(), note)
-				}
-			}
-			// Matching reads values only: the positions of every field, kept
-			// for messages about bad input, are dropped, so that the heap the
-			// collector scans over and over is the engine's own.
-			for _, o := range objs {
-				o.Pos = nil
-			}
-			c := <-ready
-			if c.err != nil {
-				return c.err
-			}
-			fitMemoryLimit()
-			w, err := output.NewMatchWriter(format, cmd.OutOrStdout())
-			if err != nil {
-				return badInput(err)
-			}
-			if err := w.Begin(ms, rs); err != nil {
-				return err
-			}
-			unserved := false
-			leftOut, err := engine.MatchObjects(c.m, ms, rs, func(mo *objects.Object, results []engine.Result) error {
-				fitMemoryLimit() // what the engine prepared is live too
-				served := false
-				for _, r := range results {
-					served = served || r.Compatible
-				}
-				unserved = unserved || !served
-				return w.Model(objects.RefOf(mo), results)
-			})
-			if err != nil {
-				return err
-			}
-			if err := w.End(output.MatchSummary{LeftOut: leftOut, Problems: output.Problems(input.Problems)}); err != nil {
-				return err
-			}
-			reportProblems(cmd, input.Problems)
-			return exitAfter(input.Problems, unserved)
-		},
+  evaluate match -f model.yaml --context prod`
+
+// matchOptions are match's flags.
+type matchOptions struct {
+	in         inputOptions
+	engineName string
+	format     string
+}
+
+func newMatchCommand(g *globalOptions) *cobra.Command {
+	o := &matchOptions{}
+	cmd := &cobra.Command{
+		Use:     "match -f PATH... | -m PATH... -r PATH...",
+		Short:   "Say which runtimes accept which models, and why not",
+		Long:    matchLong,
+		Example: matchExample,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
-	addInputFlags(cmd, &in, true)
-	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
-	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.MatchFormats, ", "))
+	addInputFlags(cmd, &o.in, true)
+	addEngineFlag(cmd, &o.engineName, engine.CEL)
+	addFormatFlag(cmd, &o.format, output.MatchFormats)
 	return cmd
 }
 
-// sourceNames names where objects were looked for, for "none found".
-func sourceNames(flag string, paths []string, cl *clusterOptions) string {
-	var parts []string
-	if len(paths) > 0 {
-		parts = append(parts, flag+" "+strings.Join(paths, " "))
+// run compiles the policies while it reads the models and runtimes, then
+// writes each model's results as they come, and the problems of the input
+// after them.
+func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
+	if !o.in.given() {
+		return badInput(fmt.Errorf("give the models and runtimes with -f (or -m and -r), or --cluster"))
 	}
-	if cl.enabled() {
-		parts = append(parts, "the cluster")
+	ready := compileMatcher(g, o.engineName)
+	input, err := o.in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
+	if err != nil {
+		return err
 	}
-	return strings.Join(parts, " and ")
+	objs := pick(cmd, input.Objects, "match", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
+	ms, rs := only(objs, (*objects.Object).IsModel), only(objs, (*objects.Object).IsRuntime)
+	// Without models, or without runtimes because none could be read,
+	// there is nothing to tell.
+	if len(ms) == 0 || len(rs) == 0 && len(input.Problems) > 0 {
+		return o.in.nothingToTell(cmd, input, "models")
+	}
+	noteConfigParsing(cmd, ms)
+	// Matching reads values only: the positions of every field, kept for
+	// messages about bad input, are dropped, so that the heap the
+	// collector scans over and over is the engine's own.
+	for _, o := range objs {
+		o.Pos = nil
+	}
+	c := <-ready
+	if c.err != nil {
+		return c.err
+	}
+	fitMemoryLimit()
+	unserved, err := writeMatches(cmd, o.format, c.m, ms, rs, input.Problems)
+	if err != nil {
+		return err
+	}
+	reportProblems(cmd, input.Problems)
+	return exitAfter(input.Problems, unserved)
+}
+
+// compiledMatcher is the matcher of compileMatcher, or why there is none.
+type compiledMatcher struct {
+	m   engine.Matcher
+	err error
+}
+
+// compileMatcher compiles the policies for the engine in the background,
+// so that they compile while the files load.
+func compileMatcher(g *globalOptions, engineName string) <-chan compiledMatcher {
+	ready := make(chan compiledMatcher, 1)
+	go func() {
+		set, err := g.policies()
+		if err != nil {
+			ready <- compiledMatcher{nil, badInput(err)}
+			return
+		}
+		m, err := engine.New(engineName, set)
+		if err != nil {
+			err = badInput(err)
+		}
+		ready <- compiledMatcher{m, err}
+	}()
+	return ready
+}
+
+// writeMatches matches every model against the runtimes OME pairs it with
+// and writes the results, each model's as soon as they are known; unserved
+// says whether some model has no compatible runtime.
+func writeMatches(cmd *cobra.Command, format string, m engine.Matcher, ms, rs []*objects.Object, problems []*objects.InputError) (unserved bool, err error) {
+	w, err := output.NewMatchWriter(format, cmd.OutOrStdout())
+	if err != nil {
+		return false, badInput(err)
+	}
+	if err := w.Begin(ms, rs); err != nil {
+		return false, err
+	}
+	leftOut, err := engine.MatchObjects(m, ms, rs, func(mo *objects.Object, results []engine.Result) error {
+		fitMemoryLimit() // what the engine prepared is live too
+		served := false
+		for _, r := range results {
+			served = served || r.Compatible
+		}
+		unserved = unserved || !served
+		return w.Model(objects.RefOf(mo), results)
+	})
+	if err != nil {
+		return false, err
+	}
+	return unserved, w.End(output.MatchSummary{LeftOut: leftOut, Problems: output.Problems(problems)})
 }

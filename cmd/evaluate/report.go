@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,16 +13,8 @@ import (
 	"github.com/ome-policy/evaluator/report"
 )
 
-func newReportCommand(g *globalOptions) *cobra.Command {
-	var (
-		in         inputOptions
-		engineName string
-		out        string
-	)
-	cmd := &cobra.Command{
-		Use:   "report -f PATH... -o FILE.html",
-		Short: "Write the compatibility of every model and runtime as one HTML page",
-		Long: `report writes one self-contained HTML page (inline style and script, no
+// reportLong is the help of report.
+const reportLong = `report writes one self-contained HTML page (inline style and script, no
 network request, opens from disk) about every model (BaseModel,
 ClusterBaseModel) and every runtime (ServingRuntime, ClusterServingRuntime):
 
@@ -57,8 +48,10 @@ the page draws only the rows in view. An object that cannot be read is
 reported after the page is written, and the exit code is 2.
 
 Exit codes: 0 every model has a compatible runtime, 1 some model has none
-(the page is written either way), 2 bad input or usage.`,
-		Example: `  # The catalog, as a page to open in a browser
+(the page is written either way), 2 bad input or usage.`
+
+// reportExample are the examples of report.
+const reportExample = `  # The catalog, as a page to open in a browser
   evaluate report -m testdata/catalog/models -r testdata/catalog/runtimes -o report.html
 
   # With InferenceServices: each one's verdict and selected runtime
@@ -69,75 +62,104 @@ Exit codes: 0 every model has a compatible runtime, 1 some model has none
   evaluate report -m /tmp/c/models.yaml -r /tmp/c/runtimes.yaml -o /tmp/c/report.html
 
   # What a cluster holds, on both engines (any disagreement is an error)
-  evaluate report --cluster -A --engine both -o cluster.html`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkChoice("engine", engineName, engine.Names); err != nil {
-				return err
-			}
-			if out == "" {
-				return badInput(fmt.Errorf("give the page to write with -o FILE.html (- for standard output)"))
-			}
-			if !in.given() {
-				return badInput(fmt.Errorf("give the models and runtimes with -f (or -m and -r), or --cluster"))
-			}
-			input, err := in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
-			if err != nil {
-				return err
-			}
-			if err := readClusterServices(cmd, &in, input); err != nil {
-				return err
-			}
-			objs := input.Objects
-			ms, rs := only(objs, (*objects.Object).IsModel), only(objs, (*objects.Object).IsRuntime)
-			services := only(objs, func(o *objects.Object) bool { return o.Kind == objects.KindInferenceService })
-			if len(ms) == 0 || len(rs) == 0 {
-				reportProblems(cmd, input.Problems)
-				return badInput(fmt.Errorf("%s: a report needs models and runtimes; found %d model(s) and %d runtime(s)", in.sources(), len(ms), len(rs)))
-			}
-			if err := checkTimestamps(objs); err != nil {
-				return badInput(err)
-			}
-			set, err := g.policies()
-			if err != nil {
-				return badInput(err)
-			}
-			// A page's data is held whole until it is written (hundreds
-			// of MB for 300 x 700).
-			defer holdingData()()
-			var page bytes.Buffer
-			sum, err := report.Write(&page, report.Input{
-				Models: ms, Runtimes: rs, Services: services,
-				Engine: engineName, Policies: set,
-			})
-			if err != nil {
-				return err
-			}
-			if out == "-" {
-				if _, err := cmd.OutOrStdout().Write(page.Bytes()); err != nil {
-					return err
-				}
-			} else if err := os.WriteFile(out, page.Bytes(), 0o644); err != nil {
-				return badInput(fmt.Errorf("-o: %w", err))
-			}
-			where := out
-			if out == "-" {
-				where = "standard output"
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (%d bytes): %d model(s) x %d runtime(s), %d compatible pair(s), %d model(s) with no compatible runtime",
-				where, page.Len(), sum.Models, sum.Runtimes, sum.Compatible, sum.Unserved)
-			if len(services) > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), ", %d of %d InferenceService(s) rejected", sum.Rejected, len(services))
-			}
-			fmt.Fprintln(cmd.ErrOrStderr())
-			reportProblems(cmd, input.Problems)
-			return exitAfter(input.Problems, sum.Unserved > 0)
-		},
+  evaluate report --cluster -A --engine both -o cluster.html`
+
+// reportOptions are report's flags.
+type reportOptions struct {
+	in         inputOptions
+	engineName string
+	out        string
+}
+
+func newReportCommand(g *globalOptions) *cobra.Command {
+	o := &reportOptions{}
+	cmd := &cobra.Command{
+		Use:     "report -f PATH... -o FILE.html",
+		Short:   "Write the compatibility of every model and runtime as one HTML page",
+		Long:    reportLong,
+		Example: reportExample,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
-	addInputFlags(cmd, &in, true)
-	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
-	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write (- for standard output)")
+	addInputFlags(cmd, &o.in, true)
+	addEngineFlag(cmd, &o.engineName, engine.CEL)
+	cmd.Flags().StringVarP(&o.out, "output", "o", "", "the HTML file to write (- for standard output)")
 	return cmd
+}
+
+// run reads the models, runtimes and InferenceServices, builds the page,
+// writes it, and says on standard error what it holds.
+func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
+	if o.out == "" {
+		return badInput(fmt.Errorf("give the page to write with -o FILE.html (- for standard output)"))
+	}
+	if !o.in.given() {
+		return badInput(fmt.Errorf("give the models and runtimes with -f (or -m and -r), or --cluster"))
+	}
+	input, err := o.in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
+	if err != nil {
+		return err
+	}
+	if err := readClusterServices(cmd, &o.in, input); err != nil {
+		return err
+	}
+	objs := input.Objects
+	ms, rs := only(objs, (*objects.Object).IsModel), only(objs, (*objects.Object).IsRuntime)
+	services := only(objs, func(o *objects.Object) bool { return o.Kind == objects.KindInferenceService })
+	if len(ms) == 0 || len(rs) == 0 {
+		reportProblems(cmd, input.Problems)
+		return badInput(fmt.Errorf("%s: a report needs models and runtimes; found %d model(s) and %d runtime(s)", o.in.sources(), len(ms), len(rs)))
+	}
+	if err := objects.CheckTimestamps(objs); err != nil {
+		return badInput(err)
+	}
+	set, err := g.policies()
+	if err != nil {
+		return badInput(err)
+	}
+	// A page's data is held whole until it is written (hundreds of MB for
+	// 300 x 700).
+	defer holdingData()()
+	var page bytes.Buffer
+	sum, err := report.Write(&page, report.Input{
+		Models: ms, Runtimes: rs, Services: services,
+		Engine: o.engineName, Policies: set,
+	})
+	if err != nil {
+		return err
+	}
+	if err := o.writePage(cmd, page.Bytes()); err != nil {
+		return err
+	}
+	notePage(cmd, o.out, page.Len(), sum, len(services))
+	reportProblems(cmd, input.Problems)
+	return exitAfter(input.Problems, sum.Unserved > 0)
+}
+
+// writePage writes the page to -o's file, or to standard output for -.
+func (o *reportOptions) writePage(cmd *cobra.Command, page []byte) error {
+	if o.out == "-" {
+		_, err := cmd.OutOrStdout().Write(page)
+		return err
+	}
+	if err := os.WriteFile(o.out, page, 0o644); err != nil {
+		return badInput(fmt.Errorf("-o: %w", err))
+	}
+	return nil
+}
+
+// notePage says on standard error where the page went and what it holds.
+func notePage(cmd *cobra.Command, out string, size int, sum report.Summary, services int) {
+	where := out
+	if out == "-" {
+		where = "standard output"
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (%d bytes): %d model(s) x %d runtime(s), %d compatible pair(s), %d model(s) with no compatible runtime",
+		where, size, sum.Models, sum.Runtimes, sum.Compatible, sum.Unserved)
+	if services > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), ", %d of %d InferenceService(s) rejected", sum.Rejected, services)
+	}
+	fmt.Fprintln(cmd.ErrOrStderr())
 }
 
 // readClusterServices reads the cluster's InferenceServices into input

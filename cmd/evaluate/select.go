@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,17 +12,8 @@ import (
 	"github.com/ome-policy/evaluator/output"
 )
 
-func newSelectCommand(g *globalOptions) *cobra.Command {
-	var (
-		in         inputOptions
-		engineName string
-		format     string
-		strict     bool
-	)
-	cmd := &cobra.Command{
-		Use:   "select -f PATH...",
-		Short: "Say what OME's webhook will do with each InferenceService",
-		Long: `select reads InferenceServices, models and runtimes (any mix) and, for each
+// selectLong is the help of select.
+const selectLong = `select reads InferenceServices, models and runtimes (any mix) and, for each
 InferenceService, prints OME's admission webhook verdict, following its steps
 in order: the referenced model must exist; an InferenceService without an
 engine, with a named runtime or with a runner image of its own is admitted
@@ -55,8 +45,10 @@ lists, a kubectl dump. An object that cannot be read is reported with its
 file, line and field after the results; the others are still judged.
 
 Exit codes: 0 every InferenceService admitted (or none given: a notice,
-unless --fail-on-empty), 1 any rejected, 2 bad input.`,
-		Example: `  # Will OME pick my runtime?
+unless --fail-on-empty), 1 any rejected, 2 bad input.`
+
+// selectExample are the examples of select.
+const selectExample = `  # Will OME pick my runtime?
   evaluate select -f testdata/examples/select
 
   # InferenceServices from one place, the cluster's objects from others
@@ -69,110 +61,110 @@ unless --fail-on-empty), 1 any rejected, 2 bad input.`,
   evaluate select -f isvc.yaml --context prod
 
   # Treat a problem with the named runtime as a rejection
-  evaluate select -f isvc.yaml -f cluster/ --strict-named-runtime`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkChoice("engine", engineName, engine.Names); err != nil {
-				return err
-			}
-			if err := checkChoice("output", format, output.SelectFormats); err != nil {
-				return err
-			}
-			if !in.given() {
-				return badInput(fmt.Errorf("give the InferenceServices, models and runtimes with -f, or --cluster"))
-			}
-			// From the cluster: its InferenceServices only when no file
-			// gives any, so that -f isvc.yaml --cluster checks the file's
-			// InferenceServices against the cluster's models and runtimes.
-			input, err := in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
-			if err != nil {
-				return err
-			}
-			if err := readClusterServices(cmd, &in, input); err != nil {
-				return err
-			}
-			var services, cluster []*objects.Object
-			for _, o := range input.Objects {
-				if o.Kind == objects.KindInferenceService {
-					services = append(services, o)
-				} else {
-					cluster = append(cluster, o)
-				}
-			}
-			if len(services) == 0 {
-				reportProblems(cmd, input.Problems)
-				if len(input.Problems) > 0 {
-					return exitAfter(input.Problems, false)
-				}
-				what := "InferenceServices"
-				if len(input.Objects) == 0 {
-					what = "OME objects"
-				}
-				return in.empty(cmd, what)
-			}
-			if err := checkTimestamps(cluster); err != nil {
-				return badInput(err)
-			}
-			cluster = deduplicate(cmd, cluster)
-			fitMemoryLimit()
-			for _, o := range cluster {
-				if note := objects.ConfigParsingNotice(o); note != "" {
-					fmt.Fprintln(cmd.ErrOrStderr(), note)
-				}
-			}
-			set, err := g.policies()
-			if err != nil {
-				return badInput(err)
-			}
-			sel, err := engine.NewSelector(engineName, set)
-			if err != nil {
-				return badInput(err)
-			}
-			w, err := output.NewSelectWriter(format, cmd.OutOrStdout())
-			if err != nil {
-				return badInput(err)
-			}
-			rejected := false
-			var results []output.SelectResult
-			for _, isvc := range services {
-				d, err := sel.Select(isvc, cluster)
-				if err != nil {
-					return fmt.Errorf("%s (%s:%d): %w", isvc.Ref(), isvc.File, isvc.Line, err)
-				}
-				if strict && len(d.Warnings) > 0 && d.Admitted {
-					d.Admitted = false
-					d.Message = strings.Join(d.Warnings, "; ")
-				}
-				rejected = rejected || !d.Admitted
-				results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: d})
-			}
-			if err := w.Write(results, output.Problems(input.Problems)); err != nil {
-				return err
-			}
-			reportProblems(cmd, input.Problems)
-			return exitAfter(input.Problems, rejected)
-		},
+  evaluate select -f isvc.yaml -f cluster/ --strict-named-runtime`
+
+// selectOptions are select's flags.
+type selectOptions struct {
+	in         inputOptions
+	engineName string
+	format     string
+	strict     bool
+}
+
+func newSelectCommand(g *globalOptions) *cobra.Command {
+	o := &selectOptions{}
+	cmd := &cobra.Command{
+		Use:     "select -f PATH...",
+		Short:   "Say what OME's webhook will do with each InferenceService",
+		Long:    selectLong,
+		Example: selectExample,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
-	addInputFlags(cmd, &in, false)
-	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
-	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.SelectFormats, ", "))
-	cmd.Flags().BoolVar(&strict, "strict-named-runtime", false, "reject an InferenceService whose named runtime OME's controller would refuse")
+	addInputFlags(cmd, &o.in, false)
+	addEngineFlag(cmd, &o.engineName, engine.CEL)
+	addFormatFlag(cmd, &o.format, output.SelectFormats)
+	cmd.Flags().BoolVar(&o.strict, "strict-named-runtime", false, "reject an InferenceService whose named runtime OME's controller would refuse")
 	return cmd
 }
 
-// checkTimestamps refuses a creationTimestamp that is not RFC 3339, as the
-// API server would; selection orders runtimes by it.
-func checkTimestamps(objs []*objects.Object) error {
+// run reads the InferenceServices and the cluster's models and runtimes,
+// decides on each InferenceService as OME's webhook does, and writes the
+// decisions, then the problems of the input.
+func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
+	if !o.in.given() {
+		return badInput(fmt.Errorf("give the InferenceServices, models and runtimes with -f, or --cluster"))
+	}
+	// From the cluster: its InferenceServices only when no file gives
+	// any, so that -f isvc.yaml --cluster checks the file's
+	// InferenceServices against the cluster's models and runtimes.
+	input, err := o.in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
+	if err != nil {
+		return err
+	}
+	if err := readClusterServices(cmd, &o.in, input); err != nil {
+		return err
+	}
+	services, cluster := splitServices(input.Objects)
+	if len(services) == 0 {
+		return o.in.nothingToTell(cmd, input, "InferenceServices")
+	}
+	if err := objects.CheckTimestamps(cluster); err != nil {
+		return badInput(err)
+	}
+	cluster = deduplicate(cmd, cluster)
+	fitMemoryLimit()
+	noteConfigParsing(cmd, cluster)
+	results, rejected, err := o.decide(g, services, cluster)
+	if err != nil {
+		return err
+	}
+	w, err := output.NewSelectWriter(o.format, cmd.OutOrStdout())
+	if err != nil {
+		return badInput(err)
+	}
+	if err := w.Write(results, output.Problems(input.Problems)); err != nil {
+		return err
+	}
+	reportProblems(cmd, input.Problems)
+	return exitAfter(input.Problems, rejected)
+}
+
+// splitServices puts the InferenceServices apart from the other objects.
+func splitServices(objs []*objects.Object) (services, others []*objects.Object) {
 	for _, o := range objs {
-		meta, _ := o.Value["metadata"].(map[string]any)
-		ts, present := meta["creationTimestamp"]
-		if !present {
-			continue
-		}
-		s, ok := ts.(string)
-		if _, err := time.Parse(time.RFC3339, s); !ok || err != nil {
-			return fmt.Errorf("%s: must be an RFC 3339 time such as 2025-01-31T12:00:00Z, got %v", o.Where("metadata.creationTimestamp"), ts)
+		if o.Kind == objects.KindInferenceService {
+			services = append(services, o)
+		} else {
+			others = append(others, o)
 		}
 	}
-	return nil
+	return services, others
+}
+
+// decide compiles the selection policies and decides on each
+// InferenceService; with --strict-named-runtime, a warning about the named
+// runtime rejects it. rejected says whether any was rejected.
+func (o *selectOptions) decide(g *globalOptions, services, cluster []*objects.Object) (results []output.SelectResult, rejected bool, err error) {
+	set, err := g.policies()
+	if err != nil {
+		return nil, false, badInput(err)
+	}
+	sel, err := engine.NewSelector(o.engineName, set)
+	if err != nil {
+		return nil, false, badInput(err)
+	}
+	for _, isvc := range services {
+		d, err := sel.Select(isvc, cluster)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s (%s:%d): %w", isvc.Ref(), isvc.File, isvc.Line, err)
+		}
+		if o.strict && len(d.Warnings) > 0 && d.Admitted {
+			d.Admitted = false
+			d.Message = strings.Join(d.Warnings, "; ")
+		}
+		rejected = rejected || !d.Admitted
+		results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: d})
+	}
+	return results, rejected, nil
 }

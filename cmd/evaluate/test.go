@@ -2,17 +2,13 @@ package main
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/cel"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/output"
@@ -55,17 +51,11 @@ cannot be read or a case is malformed.`,
   evaluate test -o github testdata/cases`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkChoice("engine", engineName, engine.Names); err != nil {
-				return err
-			}
-			if err := checkChoice("output", format, output.TestFormats); err != nil {
-				return err
-			}
 			w, err := output.NewTestWriter(format, cmd.OutOrStdout())
 			if err != nil {
 				return badInput(err)
 			}
-			caseFiles, regoFiles, err := findTestFiles(args)
+			caseFiles, regoFiles, err := cases.FindTests(args)
 			if err != nil {
 				return badInput(err)
 			}
@@ -89,62 +79,9 @@ cannot be read or a case is malformed.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&engineName, "engine", engine.Both, "policy engine: "+strings.Join(engine.Names, ", "))
-	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.TestFormats, ", "))
+	addEngineFlag(cmd, &engineName, engine.Both)
+	addFormatFlag(cmd, &format, output.TestFormats)
 	return cmd
-}
-
-// findTestFiles expands the paths: a file is taken as given (a .rego file is
-// a Rego test file; anything else must be a case file); a folder yields its
-// case files and .rego files, recursively, in lexical order.
-func findTestFiles(paths []string) (caseFiles, regoFiles []string, err error) {
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: no such file or directory", p)
-		}
-		if !st.IsDir() {
-			if strings.HasSuffix(p, ".rego") {
-				if !strings.HasSuffix(p, "_test.rego") {
-					return nil, nil, fmt.Errorf("%s: not a Rego test file (*_test.rego); to test policies of your own, load them with --policies DIR", p)
-				}
-				regoFiles = append(regoFiles, p)
-			} else {
-				caseFiles = append(caseFiles, p)
-			}
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				return nil
-			}
-			switch strings.ToLower(filepath.Ext(path)) {
-			case ".rego":
-				if strings.HasSuffix(path, "_test.rego") {
-					regoFiles = append(regoFiles, path)
-				}
-			case ".yaml", ".yml", ".json":
-				isCase, err := cases.IsCaseFile(path)
-				if err != nil {
-					return err
-				}
-				if isCase {
-					found = append(found, path)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-		sort.Strings(found)
-		caseFiles = append(caseFiles, found...)
-	}
-	return caseFiles, regoFiles, nil
 }
 
 func runTests(set *policyset.Set, engineName string, caseFiles, regoFiles []string) (output.TestReport, error) {
@@ -158,15 +95,7 @@ func runTests(set *policyset.Set, engineName string, caseFiles, regoFiles []stri
 		report.Cases = append(report.Cases, c)
 	}
 	if len(caseFiles) > 0 {
-		matchers, err := engine.Matchers(engineName, set)
-		if err != nil {
-			return report, err
-		}
-		celTester, err := cel.NewPolicyTester(set)
-		if err != nil {
-			return report, err
-		}
-		selectors, err := engine.Selectors(engineName, set)
+		runner, err := engine.NewCaseRunner(engineName, set)
 		if err != nil {
 			return report, err
 		}
@@ -177,19 +106,8 @@ func runTests(set *policyset.Set, engineName string, caseFiles, regoFiles []stri
 			}
 			for i := range list {
 				c := &list[i]
-				if c.CELPolicy != "" {
-					o := cases.RunPolicyCase(celTester, c)
-					add(output.CaseReport{File: f, Name: c.Name, Engine: engine.CEL, Passed: o.Passed,
-						Expected: o.Expected, Got: o.Got, Detail: o.Detail, Line: c.Line})
-					continue
-				}
-				var o cases.CaseOutcome
-				if c.InferenceService != nil {
-					o = cases.RunSelectionCase(selectors, c)
-				} else {
-					o = cases.RunMatchCase(matchers, c)
-				}
-				add(output.CaseReport{File: f, Name: c.Name, Engine: engineName, Passed: o.Passed,
+				o := runner.Run(c)
+				add(output.CaseReport{File: f, Name: c.Name, Engine: o.Engine, Passed: o.Passed,
 					Expected: o.Expected, Got: o.Got, Detail: o.Detail, Line: c.Line})
 			}
 		}

@@ -140,13 +140,10 @@ commit; 'go install' stamps it too unless VCS stamping is off
   evaluate --version`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkChoice("output", format, []string{"text", "json", "yaml"}); err != nil {
-				return err
-			}
 			return writeVersion(cmd, buildVersion(), format)
 		},
 	}
-	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: text, json, yaml")
+	addFormatFlag(cmd, &format, []string{"text", "json", "yaml"})
 	return cmd
 }
 

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -11,28 +9,11 @@ import (
 	"github.com/ome-policy/evaluator/engine/gatekeeper"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/output"
 )
 
-// objectViolations is one object of `evaluate gatekeeper violations -o json`.
-type objectViolations struct {
-	Object     engine.Ref `json:"object"`
-	File       string     `json:"file"`
-	Line       int        `json:"line"`
-	Violations []string   `json:"violations"`
-	ref        string
-}
-
-func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
-	var (
-		engineName string
-		format     string
-		severities []string
-		in         inputOptions
-	)
-	cmd := &cobra.Command{
-		Use:   "violations [PATH...] [-f PATH...]",
-		Short: "Print what OMEVersionLint refuses on each model and runtime, in Gatekeeper's words",
-		Long: `violations lints each model and runtime alone, as Gatekeeper reviews one
+// gkViolationsLong is the help of gatekeeper violations.
+const gkViolationsLong = `violations lints each model and runtime alone, as Gatekeeper reviews one
 object at a time, and prints the violations an OMEVersionLint constraint
 with --severities gives it: the single-object rules of evaluate lint that
 the template applies, each "[rule] field: message", sorted, at most 32.
@@ -44,19 +25,28 @@ PATH (an argument, read with its folders) and -f (its folders too with -R)
 take files, folders and -, holding any mix of objects; what cannot be read
 is reported after the violations, and the exit code is 2.
 
-Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
-		Example: `  # What will the ome-version-lint-errors constraint refuse?
+Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`
+
+// gkViolationsExample are the examples of gatekeeper violations.
+const gkViolationsExample = `  # What will the ome-version-lint-errors constraint refuse?
   evaluate gatekeeper violations runtimes/ models/
 
   # What would a constraint enforcing warnings too refuse?
-  evaluate gatekeeper violations --severities error,warning -o json runtimes/`,
+  evaluate gatekeeper violations --severities error,warning -o json runtimes/`
+
+func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
+	var (
+		engineName string
+		format     string
+		severities []string
+		in         inputOptions
+	)
+	cmd := &cobra.Command{
+		Use:     "violations [PATH...] [-f PATH...]",
+		Short:   "Print what OMEVersionLint refuses on each model and runtime, in Gatekeeper's words",
+		Long:    gkViolationsLong,
+		Example: gkViolationsExample,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkChoice("engine", engineName, engine.Names); err != nil {
-				return err
-			}
-			if err := checkChoice("output", format, []string{"text", "json"}); err != nil {
-				return err
-			}
 			for _, s := range severities {
 				if err := checkChoice("severities", s, []string{engine.SeverityError, engine.SeverityWarning, engine.SeverityInfo}); err != nil {
 					return err
@@ -79,7 +69,7 @@ Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
 				return err
 			}
 			objs := pick(cmd, input.Objects, "violations", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
-			report := make([]objectViolations, 0, len(objs))
+			report := make([]output.ObjectViolations, 0, len(objs))
 			refused := false
 			for _, o := range objs {
 				findings, err := engine.Lint(linter, []*objects.Object{o}, engine.LintOptions{})
@@ -91,35 +81,17 @@ Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`,
 					v = []string{}
 				}
 				refused = refused || len(v) > 0
-				report = append(report, objectViolations{Object: objects.RefOf(o), File: o.File, Line: o.Line, Violations: v, ref: o.Ref()})
+				report = append(report, output.ObjectViolations{Object: objects.RefOf(o), File: o.File, Line: o.Line, Violations: v})
 			}
-			w := cmd.OutOrStdout()
-			if format == "json" {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(map[string]any{"objects": report}); err != nil {
-					return err
-				}
-			} else {
-				n := 0
-				for _, r := range report {
-					if len(r.Violations) == 0 {
-						continue
-					}
-					n++
-					fmt.Fprintf(w, "%s:%d: %s:\n", r.File, r.Line, r.ref)
-					for _, m := range r.Violations {
-						fmt.Fprintf(w, "  %s\n", m)
-					}
-				}
-				fmt.Fprintf(w, "%d object(s), %d with violations (severities: %s)\n", len(report), n, strings.Join(severities, ", "))
+			if err := output.WriteViolations(cmd.OutOrStdout(), format, report, severities); err != nil {
+				return err
 			}
 			reportProblems(cmd, input.Problems)
 			return exitAfter(input.Problems, refused)
 		},
 	}
-	cmd.Flags().StringVar(&engineName, "engine", engine.CEL, "policy engine: "+strings.Join(engine.Names, ", "))
-	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: text, json")
+	addEngineFlag(cmd, &engineName, engine.CEL)
+	addFormatFlag(cmd, &format, output.ViolationsFormats)
 	addInputFlags(cmd, &in, false)
 	cmd.Flags().StringSliceVar(&severities, "severities", []string{engine.SeverityError}, "the severities the constraint enforces (its parameters.severities)")
 	return cmd

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ome-policy/evaluator/bench/generate"
 	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/objects/synth"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 )
@@ -71,7 +71,7 @@ func TestReadsOf(t *testing.T) {
 // for two outcomes per validation it starts over all the time. The batch's
 // verdicts are those of matching each pair on its own.
 func TestBatchMemoBound(t *testing.T) {
-	ms, rs := generate.Cluster(3, 12, 150)
+	ms, rs := synth.Cluster(3, 12, 150)
 	spec := func(o map[string]any) map[string]any { return o["spec"].(map[string]any) }
 	m, err := New(testPolicies(t))
 	require.NoError(t, err)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ome-policy/evaluator/bench/reference"
 	"github.com/ome-policy/evaluator/engine/rego"
+	"github.com/ome-policy/evaluator/internal/reference"
 	"github.com/stretchr/testify/require"
 )
 

@@ -19,6 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/builtins/cellib"
+	"github.com/ome-policy/evaluator/engine/cel/checkedast"
 )
 
 // policyDoc is one document of a CEL policy file.
@@ -124,8 +125,8 @@ func parsePolicies(where, text string, names []string, extra ...cel.EnvOption) (
 
 // parsePoliciesWith is parsePolicies with the given precompiled cache (nil:
 // compile every document from its text).
-func parsePoliciesWith(cache *precompiledCache, where, text string, names []string, extra ...cel.EnvOption) ([]*policy, error) {
-	if docs := cache.fileDocs(text); docs != nil {
+func parsePoliciesWith(cache *checkedast.Cache, where, text string, names []string, extra ...cel.EnvOption) ([]*policy, error) {
+	if docs := cache.FileDocs(text); docs != nil {
 		if out, ok := compileCached(where, docs, names, extra); ok {
 			return out, nil
 		}
@@ -169,7 +170,7 @@ func parsePoliciesWith(cache *precompiledCache, where, text string, names []stri
 				errs[i] = fmt.Errorf("%s:%d: policy %s: %w", where, d.node.Line, d.doc.Metadata.Name, err)
 				return
 			}
-			out[i], errs[i] = compilePolicy(where, from, key, cache.docASTs(key), extra)
+			out[i], errs[i] = compilePolicy(where, from, key, cache.DocASTs(key), extra)
 		})
 	}
 	wg.Wait()
@@ -187,10 +188,10 @@ func parsePoliciesWith(cache *precompiledCache, where, text string, names []stri
 // compileCached compiles the named documents of a file that the cache
 // holds whole, without reading its YAML; ok is false when a document
 // cannot be decoded (the file is then read as any other).
-func compileCached(where string, docs []*cachedDoc, names []string, extra []cel.EnvOption) ([]*policy, bool) {
-	var todo []*cachedDoc
+func compileCached(where string, docs []*checkedast.Cached, names []string, extra []cel.EnvOption) ([]*policy, bool) {
+	var todo []*checkedast.Cached
 	for _, d := range docs {
-		if len(names) == 0 || slices.Contains(names, d.name) {
+		if len(names) == 0 || slices.Contains(names, d.Name) {
 			todo = append(todo, d)
 		}
 	}
@@ -199,12 +200,12 @@ func compileCached(where string, docs []*cachedDoc, names []string, extra []cel.
 	var wg sync.WaitGroup
 	for i, d := range todo {
 		wg.Go(func() {
-			pd, err := d.body()
+			pd, err := d.Doc()
 			if err != nil {
 				errs[i] = err
 				return
 			}
-			out[i], errs[i] = compilePolicy(where, &compiledFrom{doc: &pd.doc, line: pd.line, lines: pd.lines}, pd.key, pd.asts, extra)
+			out[i], errs[i] = compilePolicy(where, fromCache(pd), pd.Key, pd.ASTs, extra)
 		})
 	}
 	wg.Wait()

@@ -18,12 +18,12 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
-	"github.com/ome-policy/evaluator/bench/generate"
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	regoengine "github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/objects/synth"
 )
 
 // The repository root, from this package's folder.
@@ -55,7 +55,15 @@ func generated(t *testing.T) map[string]Bundle {
 	for _, o := range lint {
 		o.File = strings.TrimPrefix(filepath.ToSlash(o.File), "../../")
 	}
-	bundle, err := Generate(Options{Policies: set, SelectionCases: spec, LintObjects: lint})
+	linter, err := engine.NewLinter(engine.Rego, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	linted, err := LintEach(linter, lint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundles, err := Generate(Options{Policies: set, SelectionCases: spec, Lint: linted})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +75,7 @@ func generated(t *testing.T) map[string]Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	native, err := NativePolicies(set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return map[string]Bundle{"policies/gatekeeper": bundle, "testdata/gatekeeper/sample-selection": suite, "policies/kubernetes": native}
+	return map[string]Bundle{"policies/gatekeeper": bundles.Gatekeeper, "testdata/gatekeeper/sample-selection": suite, "policies/kubernetes": bundles.Native}
 }
 
 // TestGeneratedFilesAreCurrent fails when a generated file was edited, or
@@ -355,7 +359,7 @@ func TestSelectionTemplateOnAGeneratedCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := newGatekeeperEval(t, "omeruntimeselection")
-	ms, rts := generate.ShapedCluster(9, 30, 300, selectionShape)
+	ms, rts := synth.ShapedCluster(9, 30, 300, selectionShape)
 	ms = append(ms, map[string]any{"apiVersion": "ome.io/v1beta1", "kind": "ClusterBaseModel", "metadata": map[string]any{"name": "unmatched"},
 		"spec": map[string]any{"modelFormat": map[string]any{"name": "safetensors"}, "modelArchitecture": "NoSuchArchitecture"}})
 	cluster := generatedObjects(append(ms, rts...))
@@ -447,7 +451,7 @@ func TestRuntimeSpecFieldsAreAllThatIsRead(t *testing.T) {
 			jobs = append(jobs, job{file + ": " + c.Name, c.InferenceService, kept})
 		}
 	}
-	ms, rts := generate.ShapedCluster(3, 20, 200, selectionShape)
+	ms, rts := synth.ShapedCluster(3, 20, 200, selectionShape)
 	cluster := generatedObjects(append(ms, rts...))
 	for _, m := range ms {
 		name := m["metadata"].(map[string]any)["name"].(string)
@@ -482,7 +486,7 @@ func TestRuntimeSpecFieldsAreAllThatIsRead(t *testing.T) {
 // selectionShape is the shape of bench/gatekeeper.sh's inventories: few
 // architectures, many framework versions, every entry with the models'
 // format and framework names.
-var selectionShape = generate.Shape{Name: "gk", Architectures: 12, Versions: 150, Formats: 1}
+var selectionShape = synth.Shape{Name: "gk", Architectures: 12, Versions: 150, Formats: 1}
 
 // generatedObjects are generated objects as the loader would give them.
 func generatedObjects(vs []map[string]any) []*objects.Object {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ome-policy/evaluator/bench/generate"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/objects/synth"
 )
 
 // refusalPlanQuery asks OMERuntimeSelection's modules for the template's
@@ -76,7 +76,7 @@ func TestRefusalPlanIsTheWholeResult(t *testing.T) {
 				job{file + ": " + c.Name + " (objects as they are)", converted[i].Object, values(c.Objects), params})
 		}
 	}
-	ms, rts := generate.ShapedCluster(11, 12, 240, selectionShape)
+	ms, rts := synth.ShapedCluster(11, 12, 240, selectionShape)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i, r := range rts {
 		meta := r["metadata"].(map[string]any)

@@ -20,21 +20,21 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"gopkg.in/yaml.v3"
 
-	"github.com/ome-policy/evaluator/bench/generate"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/objects/synth"
 )
 
 // benchShape is bench/gatekeeper.sh's inventory: evaluate generate --shape
 // many --architectures 12 --versions 150.
-var benchShape = generate.Shape{Name: "many", Architectures: 12, Versions: 150, Formats: generate.Many.Formats}
+var benchShape = synth.Shape{Name: "many", Architectures: 12, Versions: 150, Formats: synth.Many.Formats}
 
 // benchInventory is bench/gatekeeper.sh's inventory of n runtimes (50
 // models, seed 7, and the model "unmatched" that no runtime accepts), and
 // the name of a model that selection admits.
 func benchInventory(t testing.TB, n int) (inv []map[string]any, admitted string) {
 	t.Helper()
-	ms, rts := generate.ShapedCluster(7, 50, n, benchShape)
+	ms, rts := synth.ShapedCluster(7, 50, n, benchShape)
 	ms = append(ms, map[string]any{"apiVersion": "ome.io/v1beta1", "kind": "ClusterBaseModel", "metadata": map[string]any{"name": "unmatched"},
 		"spec": map[string]any{
 			"modelFormat":       map[string]any{"name": "safetensors", "version": "1.0.0"},
@@ -53,7 +53,7 @@ func benchInventory(t testing.TB, n int) (inv []map[string]any, admitted string)
 	// As the script does: the first model admitted among the first 100
 	// runtimes (the generator makes the same first runtimes whatever
 	// their number).
-	pms, prs := generate.ShapedCluster(7, 50, min(n, 100), benchShape)
+	pms, prs := synth.ShapedCluster(7, 50, min(n, 100), benchShape)
 	probe := generatedObjects(append(pms, prs...))
 	for _, m := range pms {
 		name := m["metadata"].(map[string]any)["name"].(string)

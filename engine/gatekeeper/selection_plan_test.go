@@ -9,11 +9,11 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
-	"github.com/ome-policy/evaluator/bench/generate"
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	regoengine "github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/objects/synth"
 )
 
 // planSpecs are model and runtime specs to hold selection's plan to the
@@ -75,8 +75,8 @@ func planSpecs(t *testing.T) (models, runtimes []any) {
 			runtimes = append(runtimes, r)
 		}
 	}
-	for _, shape := range []generate.Shape{generate.Few, generate.OME, benchShape} {
-		ms, rs := generate.ShapedCluster(13, 6, 60, shape)
+	for _, shape := range []synth.Shape{synth.Few, synth.OME, benchShape} {
+		ms, rs := synth.ShapedCluster(13, 6, 60, shape)
 		for _, m := range ms {
 			add(&models, m["spec"])
 		}

@@ -1,20 +1,66 @@
 package gatekeeper
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 
-	"github.com/ome-policy/evaluator/cases"
-	"github.com/ome-policy/evaluator/objects"
 	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/cases"
+	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
 )
 
-// A gator suite: Tests of a template and a constraint, each with Cases that
-// review one object with some objects in data.inventory and assert the
-// violations.
+// The gator suites: <template>/suite.yaml with a folder of objects per
+// case, for `gator verify`. A suite has Tests of a template and a
+// constraint, each with Cases that review one object with some objects in
+// data.inventory and assert the violations.
+
+// selectionSuite writes OMERuntimeSelection's suite: the default test of
+// the selection cases, and the validate-named-runtime test of the cases of
+// src/named-runtime-cases.yaml.
+func selectionSuite(selection []cases.Case) (Bundle, error) {
+	defaults, err := SelectionCases(selection)
+	if err != nil {
+		return nil, err
+	}
+	named, err := namedRuntimeCases()
+	if err != nil {
+		return nil, err
+	}
+	b := Bundle{}
+	b.add("omeruntimeselection", suiteFiles("omeruntimeselection", []SuiteTest{
+		{Name: "default", Template: "template.yaml", Constraint: "samples/default/constraint.yaml", CaseDir: "samples/default", Cases: defaults},
+		{Name: "validate-named-runtime", Template: "template.yaml", Constraint: "samples/validate-named-runtime/constraint.yaml", CaseDir: "samples/validate-named-runtime", Cases: named},
+	}))
+	return b, nil
+}
+
+// lintSuite writes OMEVersionLint's suite: a case per object, in the
+// deny-errors test with its error violations and in the warn-warnings test
+// with its warning violations.
+func lintSuite(linted []ObjectFindings) Bundle {
+	var errs, warns []SuiteCase
+	for _, l := range linted {
+		o := l.Object
+		errors, warnings := LintViolations(l.Findings, o, engine.SeverityError), LintViolations(l.Findings, o, engine.SeverityWarning)
+		name := fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, path.Base(o.File))
+		errs = append(errs, SuiteCase{Name: name, Object: deepCopy(o.Value), Messages: errors})
+		warns = append(warns, SuiteCase{Name: name, Object: deepCopy(o.Value), Messages: warnings})
+	}
+	b := Bundle{}
+	b.add("omeversionlint", suiteFiles("omeversionlint", []SuiteTest{
+		{Name: "deny-errors", Template: "template.yaml", Constraint: "samples/deny-errors/constraint.yaml", CaseDir: "samples/deny-errors", Cases: errs},
+		{Name: "warn-warnings", Template: "template.yaml", Constraint: "samples/warn-warnings/constraint.yaml", CaseDir: "samples/warn-warnings", Cases: warns},
+	}))
+	return b
+}
 
 // Expectation is what a case asserts: no violation, or exactly one with
 // this message.
@@ -156,6 +202,52 @@ func SelectionCases(cases []cases.Case) ([]SuiteCase, error) {
 		out = append(out, sc)
 	}
 	return out, nil
+}
+
+// SelectionSuite converts selection cases into a gator suite of its own,
+// to be written to the folder suiteDir, for OMERuntimeSelection's template
+// and default constraint in the bundle folder templatesDir.
+func SelectionSuite(name string, cases []cases.Case, suiteDir, templatesDir string) (Bundle, error) {
+	sc, err := SelectionCases(cases)
+	if err != nil {
+		return nil, err
+	}
+	rel := func(p string) (string, error) {
+		r, err := filepath.Rel(suiteDir, filepath.Join(templatesDir, "omeruntimeselection", p))
+		return filepath.ToSlash(r), err
+	}
+	tpl, err := rel("template.yaml")
+	if err != nil {
+		return nil, err
+	}
+	con, err := rel("samples/default/constraint.yaml")
+	if err != nil {
+		return nil, err
+	}
+	return suiteFiles(name, []SuiteTest{{Name: name, Template: tpl, Constraint: con, CaseDir: "cases", Cases: sc}}), nil
+}
+
+// namedRuntimeCases reads src/named-runtime-cases.yaml.
+func namedRuntimeCases() ([]SuiteCase, error) {
+	cases, err := NamedRuntimeCaseFile()
+	if err != nil {
+		return nil, err
+	}
+	return SelectionCases(cases)
+}
+
+// NamedRuntimeCaseFile reads the cases of the validate-named-runtime test
+// (src/named-runtime-cases.yaml): their expect is the constraint's verdict
+// with validateNamedRuntime: true, not the webhook's.
+func NamedRuntimeCaseFile() ([]cases.Case, error) {
+	data, err := fs.ReadFile(sources, "src/named-runtime-cases.yaml")
+	if err != nil {
+		return nil, err
+	}
+	// The list is called validateNamedRuntimeCases, so that `evaluate test`
+	// does not run it as webhook cases; as cases, it reads like any other.
+	data = bytes.Replace(data, []byte("\nvalidateNamedRuntimeCases:"), []byte("\ncases:"), 1)
+	return cases.ParseCases("policies/gatekeeper/src/named-runtime-cases.yaml", data)
 }
 
 // deepCopy copies a decoded object through JSON, which also turns every

@@ -7,7 +7,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
 )
 
 // NativeSeverities are the lint severities that get a ValidatingAdmissionPolicy
@@ -19,17 +18,14 @@ var NativeSeverities = []struct{ Severity, Action string }{
 }
 
 // NativePolicies are the Kubernetes ValidatingAdmissionPolicies and
-// bindings that run OMEVersionLint's CEL without Gatekeeper, in one file
+// bindings that run the CEL of the templates (OMEVersionLint's) without
+// Gatekeeper, in one file
 // (ome-version-lint.yaml, with kustomization.yaml): one policy per severity, named
 // ome-version-lint-<severity>, each with the template's variables and
 // validations and its severities variable fixed to that severity. The
 // policies fail closed (failurePolicy: Fail, the Kubernetes default), as
 // Gatekeeper's own generated policies do.
-func NativePolicies(set *policyset.Set) (Bundle, error) {
-	templates, err := Templates(set)
-	if err != nil {
-		return nil, err
-	}
+func NativePolicies(templates []*Template) (Bundle, error) {
 	var docs []*yaml.Node
 	for _, t := range templates {
 		if t.CEL == nil {

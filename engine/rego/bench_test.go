@@ -5,9 +5,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ome-policy/evaluator/bench/generate"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/objects/synth"
 )
 
 // BenchmarkPrepare is the batch of OME's runtime catalog (207 runtimes) and
@@ -28,8 +28,8 @@ func BenchmarkPrepare(b *testing.B) {
 	for _, r := range catalog {
 		sets[0].specs = append(sets[0].specs, r.Spec())
 	}
-	for _, shape := range generate.Shapes {
-		_, rs := generate.ShapedCluster(1, 1, 700, shape)
+	for _, shape := range synth.Shapes {
+		_, rs := synth.ShapedCluster(1, 1, 700, shape)
 		set := runtimeSet{name: shape.Name}
 		for _, r := range rs {
 			set.specs = append(set.specs, r["spec"].(map[string]any))

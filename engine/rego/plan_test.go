@@ -9,8 +9,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ome-policy/evaluator/bench/generate"
 	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/objects/synth"
 )
 
 // The evaluation plan (match_plan.rego's results) gives, for every runtime,
@@ -28,7 +28,7 @@ func TestPlanGivesWhatTheRulesGive(t *testing.T) {
 		require.Len(t, rs, 1)
 		return rs[0].Expressions[0].Value
 	}
-	ms, rs := generate.Cluster(11, 40, 150)
+	ms, rs := synth.Cluster(11, 40, 150)
 	runtimes := make([]any, len(rs))
 	for i, r := range rs {
 		runtimes[i] = r["spec"]
@@ -107,8 +107,8 @@ func TestRuntimeAcceptsIsTheVerdict(t *testing.T) {
 		require.Len(t, rs, 1)
 		return rs[0].Expressions[0].Value.([]any)
 	}
-	for _, shape := range []generate.Shape{generate.Few, generate.OME, {Name: "many-12", Architectures: 12, Versions: 150, Formats: 3}} {
-		ms, rs := generate.ShapedCluster(5, 30, 120, shape)
+	for _, shape := range []synth.Shape{synth.Few, synth.OME, {Name: "many-12", Architectures: 12, Versions: 150, Formats: 3}} {
+		ms, rs := synth.ShapedCluster(5, 30, 120, shape)
 		runtimes := make([]any, len(rs))
 		for i, r := range rs {
 			runtimes[i] = r["spec"]
@@ -156,8 +156,8 @@ func TestRuntimeFieldsAreWhatTheRulesRead(t *testing.T) {
 		return rs[0].Expressions[0].Value
 	}
 	gated := 0
-	for _, shape := range []generate.Shape{generate.Few, generate.OME} {
-		ms, rs := generate.ShapedCluster(3, 12, 150, shape)
+	for _, shape := range []synth.Shape{synth.Few, synth.OME} {
+		ms, rs := synth.ShapedCluster(3, 12, 150, shape)
 		full := make([]any, len(rs))
 		cut := make([]any, len(rs))
 		for i, r := range rs {

@@ -5,8 +5,8 @@
 package oracle
 
 import (
-	"github.com/ome-policy/evaluator/bench/reference"
 	"github.com/ome-policy/evaluator/engine/answer"
+	"github.com/ome-policy/evaluator/internal/reference"
 )
 
 // Matcher is reference.Match with the engines' method set (engine.Matcher), so that

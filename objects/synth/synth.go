@@ -1,12 +1,18 @@
-// Package generate makes synthetic clusters of OME models and runtimes for
-// benchmarks and load tests, and for `evaluate generate`. It owns only the
-// shape of the data; it reads no file, evaluates nothing and knows no
-// engine.
-package generate
+// Package synth makes synthetic clusters of OME models and runtimes: what
+// `evaluate generate` writes, and what the benchmarks, load tests and the
+// engines' tests run on. It owns only the shape of the data and the files
+// `evaluate generate` writes; it reads no file, evaluates nothing and knows
+// no engine.
+package synth
 
 import (
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/objects"
 )
@@ -32,6 +38,18 @@ var (
 
 // Shapes lists the named shapes in that order.
 var Shapes = []Shape{Few, OME, Many}
+
+// ShapeNamed returns the shape of Shapes called name.
+func ShapeNamed(name string) (Shape, error) {
+	names := make([]string, len(Shapes))
+	for i, sh := range Shapes {
+		if sh.Name == name {
+			return sh, nil
+		}
+		names[i] = sh.Name
+	}
+	return Shape{}, fmt.Errorf("unknown shape %q (want %s)", name, strings.Join(names, ", "))
+}
 
 // omeVersions are the framework versions of the OME shape.
 var omeVersions = []string{"4.36.0", "4.38.2", "4.40.0.dev0", "4.41.2", "4.42.3", "4.43.0", "4.44.2",
@@ -199,4 +217,38 @@ func (g *shaper) runtime(i int) map[string]any {
 		"metadata": map[string]any{"name": fmt.Sprintf("runtime-%04d", i)},
 		"spec":     spec,
 	}
+}
+
+// WriteCluster writes the models to DIR/models.yaml and the runtimes to
+// DIR/runtimes.yaml, as YAML documents, into the folder dir.
+func WriteCluster(dir string, models, runtimes []map[string]any) error {
+	for _, f := range []struct {
+		name string
+		objs []map[string]any
+	}{{"models.yaml", models}, {"runtimes.yaml", runtimes}} {
+		if err := writeDocs(filepath.Join(dir, f.name), f.objs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeDocs(path string, objs []map[string]any) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := yaml.NewEncoder(f)
+	enc.SetIndent(2)
+	for _, o := range objs {
+		if err := enc.Encode(o); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := enc.Close(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -1,4 +1,4 @@
-package cases
+package engine
 
 import (
 	"context"
@@ -7,38 +7,14 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/ome-policy/evaluator/bench/reference/oracle"
-	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine/answer"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/open-policy-agent/opa/v1/ast"
 	opa "github.com/open-policy-agent/opa/v1/rego"
 	"github.com/stretchr/testify/require"
 )
-
-// testPolicies are the embedded policies.
-func testPolicies(t testing.TB) *policyset.Set {
-	t.Helper()
-	set, err := policyset.Embedded()
-	require.NoError(t, err)
-	return set
-}
-
-// testMatchers are the matchers of every engine name, and the plain-Go
-// reference matcher.
-func testMatchers(t testing.TB) map[string]engine.Matcher {
-	t.Helper()
-	set := testPolicies(t)
-	out := map[string]engine.Matcher{"reference": oracle.Matcher{}}
-	for _, name := range engine.Names {
-		m, err := engine.New(name, set)
-		require.NoError(t, err)
-		out[name] = m
-	}
-	return out
-}
 
 // Every match case of testdata/cases, on every engine and on the plain-Go
 // reference matcher: the expected verdict and, where given, OME's reason.
@@ -47,15 +23,15 @@ func TestCaseFilesOnEveryEngine(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	matchers := testMatchers(t)
-	selectors := map[string]engine.Selector{}
-	for _, name := range engine.Names {
-		s, err := engine.NewSelector(name, testPolicies(t))
+	selectors := map[string]Selector{}
+	for _, name := range Names {
+		s, err := NewSelector(name, testPolicies(t))
 		require.NoError(t, err)
 		selectors[name] = s
 	}
 	total, selections := 0, 0
 	for _, f := range files {
-		list, err := ReadCases(f)
+		list, err := cases.ReadCases(f)
 		require.NoError(t, err)
 		for _, c := range list {
 			if c.InferenceService != nil {
@@ -94,7 +70,7 @@ func TestCaseFilesOnEveryEngine(t *testing.T) {
 // Rego rules.
 func TestExplainCELCasesOnRego(t *testing.T) {
 	set := testPolicies(t)
-	list, err := ReadCases("../policies/cel/explain_test.yaml")
+	list, err := cases.ReadCases("../policies/cel/explain_test.yaml")
 	require.NoError(t, err)
 	pq, err := rego.Queries(set, []string{"ome.explain", "ome.match"},
 		"data.ome.explain.entry_checks(input.model, input.entry)", "data.ome.explain.result.runtime")
@@ -134,7 +110,7 @@ func TestExplainCELCasesOnRego(t *testing.T) {
 // expectations.
 func TestLintCELCasesOnRego(t *testing.T) {
 	set := testPolicies(t)
-	list, err := ReadCases("../policies/cel/lint_test.yaml")
+	list, err := cases.ReadCases("../policies/cel/lint_test.yaml")
 	require.NoError(t, err)
 	pq, err := rego.Queries(set, []string{"ome.lint", "ome.match"}, rego.LintQuery, rego.LintSetQuery)
 	require.NoError(t, err)

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/engine"
+)
+
+// The flags that several commands share, declared once each: --engine for
+// every command that evaluates policies, -o for every command that prints
+// its results in a format of the user's choice. Each value is checked once,
+// before the command runs, against its list (engine.Names, the writer's
+// formats), so a command reads only values it knows.
+
+// addEngineFlag gives cmd --engine (cel, rego or both), def by default.
+func addEngineFlag(cmd *cobra.Command, name *string, def string) {
+	cmd.Flags().StringVar(name, "engine", def, "policy engine: "+strings.Join(engine.Names, ", "))
+	checkBeforeRun(cmd, func() error { return checkChoice("engine", *name, engine.Names) })
+}
+
+// addFormatFlag gives cmd -o/--output, one of formats, text by default.
+func addFormatFlag(cmd *cobra.Command, format *string, formats []string) {
+	cmd.Flags().StringVarP(format, "output", "o", "text", "output format: "+strings.Join(formats, ", "))
+	checkBeforeRun(cmd, func() error { return checkChoice("output", *format, formats) })
+}
+
+// checkBeforeRun has cmd run check after its arguments are read and before
+// it runs, after the checks it has already: a failed check ends the command
+// with exit code 2.
+func checkBeforeRun(cmd *cobra.Command, check func() error) {
+	before := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		if before != nil {
+			if err := before(c, args); err != nil {
+				return err
+			}
+		}
+		return check()
+	}
+}

@@ -1,0 +1,388 @@
+package gatekeeper
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
+)
+
+// The ConstraintTemplates: <name>/template.yaml of each template, built
+// from the Rego policies (rewritten to call the plain-Rego stand-in) and,
+// for OMEVersionLint, the CEL policies.
+
+// Template is one generated ConstraintTemplate.
+type Template struct {
+	Name  string // metadata.name and folder: omeruntimeselection
+	Kind  string // the constraint kind: OMERuntimeSelection
+	Title string
+	// Description says what the template does, for its annotation.
+	Description string
+	// Entry is the entry-point module (the violation rule), under src/.
+	Entry string
+	// CELSource, when set, is the template's K8sNativeValidation code
+	// under src/ (a celSource).
+	CELSource string
+	// SrcLibs are more library modules of the template, under src/. The
+	// one of package lib.ome.given, if any, gives the policies their
+	// input: a policy's input.x is given.x in the template, for each rule
+	// x of it (see rewritePolicy).
+	SrcLibs []string
+	// Parameters is the openAPIV3Schema of the constraint's parameters.
+	Parameters *yaml.Node
+
+	// Filled in by the generator.
+	Rego    string        // the entry module
+	Libs    []LibModule   // the rewritten policies, then the stand-in
+	CEL     *celBlock     // the K8sNativeValidation code, if any
+	Sources []string      // every source file, for the header
+	modules []*ast.Module // parsed, for tests
+}
+
+func templateDefs() []*Template {
+	return []*Template{
+		{
+			Name:  "omeruntimeselection",
+			Kind:  "OMERuntimeSelection",
+			Title: "OME runtime selection",
+			Description: "Rejects an InferenceService that OME's admission webhook would reject, with OME's " +
+				"message: the referenced model must exist, an InferenceService that does not name a runtime " +
+				"or bring its own runner needs an enabled model and a runtime OME can select. Models and " +
+				"runtimes come from data.inventory: sync BaseModel, ClusterBaseModel, ServingRuntime and " +
+				"ClusterServingRuntime (sync.yaml).",
+			Entry:   "src/omeruntimeselection.rego",
+			SrcLibs: []string{"src/omeruntimeselection.given.rego", "src/omeruntimeselection.inventory.rego", "src/omeruntimeselection.refusal.rego"},
+			Parameters: mapping(
+				"type", "object",
+				"properties", mapping(
+					"validateNamedRuntime", mapping(
+						"type", "boolean",
+						"default", false,
+						"description", "Also reject an InferenceService whose spec.runtime.name names a runtime "+
+							"that OME's controller will refuse (missing, disabled, or not supporting the model). "+
+							"OME's webhook does not check it; false reproduces OME.",
+					),
+				),
+			),
+		},
+		{
+			Name:  "omeversionlint",
+			Kind:  "OMEVersionLint",
+			Title: "OME version lint",
+			Description: "Refuses models and runtimes whose versions, operators or formats can never match " +
+				"as written, with the rule ids and messages of `evaluate lint` (single-object rules). " +
+				"The same rules in Rego and in CEL (K8sNativeValidation, which Gatekeeper prefers and " +
+				"can turn into a ValidatingAdmissionPolicy).",
+			Entry:     "src/omeversionlint.rego",
+			SrcLibs:   []string{"src/omeversionlint.given.rego"},
+			CELSource: "src/omeversionlint.cel.yaml",
+			Parameters: mapping(
+				"type", "object",
+				"properties", mapping(
+					"severities", mapping(
+						"type", "array",
+						"items", mapping("type", "string", "enum", []string{"error", "warning"}),
+						"default", []string{"error"},
+						"description", "The severities of the lint rules this constraint enforces.",
+					),
+				),
+			),
+		},
+	}
+}
+
+// policySource is where a policy file came from, as the headers say it.
+func policySource(set *policyset.Set, f policyset.File) string {
+	if set.Origin == "embedded" {
+		return "policies/" + f.Path
+	}
+	return set.Where(f)
+}
+
+// Templates builds the ConstraintTemplates from the policies of set: each
+// entry point of src/ with the policy packages it needs, rewritten to call
+// the stand-in, and the stand-in itself.
+func Templates(set *policyset.Set) ([]*Template, error) {
+	byPkg := map[string][]*policyModule{}
+	for _, f := range set.Sources(engine.Rego, false) {
+		pm, err := rewritePolicy(policySource(set, f), f.Text, nil)
+		if err != nil {
+			return nil, err
+		}
+		byPkg[pm.pkg] = append(byPkg[pm.pkg], pm)
+	}
+	var out []*Template
+	for _, t := range templateDefs() {
+		b, err := fs.ReadFile(sources, t.Entry)
+		if err != nil {
+			return nil, err
+		}
+		t.Rego = string(b)
+		entry, err := ast.ParseModuleWithOpts(t.Entry, t.Rego, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, err
+		}
+		var srcLibs []LibModule
+		var givenRules map[string]bool
+		imports := slices.Clone(entry.Imports)
+		for _, p := range t.SrcLibs {
+			lib, rules, libImports, err := srcLib(p)
+			if err != nil {
+				return nil, err
+			}
+			srcLibs = append(srcLibs, *lib)
+			imports = append(imports, libImports...)
+			if rules != nil {
+				givenRules = rules
+			}
+		}
+		// The policy packages the entry point uses, and theirs in turn.
+		need := map[string]bool{}
+		var queue []string
+		for _, imp := range imports {
+			p := strings.TrimPrefix(imp.Path.String(), "data.lib.")
+			if strings.HasPrefix(p, "ome.") && byPkg[p] != nil {
+				queue = append(queue, p)
+			}
+		}
+		for len(queue) > 0 {
+			p := queue[0]
+			queue = queue[1:]
+			if need[p] {
+				continue
+			}
+			need[p] = true
+			for _, pm := range byPkg[p] {
+				queue = append(queue, pm.imports...)
+			}
+		}
+		var mods []*policyModule
+		for p := range need {
+			for _, pm := range byPkg[p] {
+				if givenRules != nil {
+					// Rewritten again, to read the template's given.
+					if pm, err = rewritePolicy(pm.source, pm.orig, givenRules); err != nil {
+						return nil, err
+					}
+				}
+				mods = append(mods, pm)
+			}
+		}
+		sort.Slice(mods, func(i, j int) bool { return mods[i].source < mods[j].source })
+		for _, pm := range mods {
+			t.Sources = append(t.Sources, pm.source)
+			t.Libs = append(t.Libs, LibModule{Path: pm.source, Text: libHeader(pm) + pm.text})
+		}
+		t.Sources = append(t.Sources, "policies/gatekeeper/"+t.Entry)
+		for _, m := range srcLibs {
+			t.Sources = append(t.Sources, "policies/gatekeeper/"+m.Path)
+			t.Libs = append(t.Libs, m)
+		}
+		for _, m := range Lib() {
+			t.Sources = append(t.Sources, "policies/gatekeeper/"+m.Path)
+			t.Libs = append(t.Libs, m)
+		}
+		if t.modules, err = compileTemplate(t); err != nil {
+			return nil, fmt.Errorf("template %s: %w", t.Name, err)
+		}
+		if t.CELSource != "" {
+			if t.CEL, err = templateCEL(set, t); err != nil {
+				return nil, fmt.Errorf("template %s: %w", t.Name, err)
+			}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// templateFiles writes each template as <name>/template.yaml.
+func templateFiles(templates []*Template) Bundle {
+	b := Bundle{}
+	for _, t := range templates {
+		b[path.Join(t.Name, "template.yaml")] = templateYAML(t)
+	}
+	return b
+}
+
+// givenPackage is the package of the SrcLibs module that gives a
+// template's policies their input.
+const givenPackage = "lib.ome.given"
+
+// srcLib reads one of a template's SrcLibs: the module, its imports, and
+// when its package is lib.ome.given, the names of its rules (nil
+// otherwise).
+func srcLib(p string) (*LibModule, map[string]bool, []*ast.Import, error) {
+	b, err := fs.ReadFile(sources, p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := ast.ParseModuleWithOpts(p, string(b), ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var rules map[string]bool
+	if strings.TrimPrefix(m.Package.Path.String(), "data.") == givenPackage {
+		rules = map[string]bool{}
+		for _, r := range m.Rules {
+			rules[r.Head.Name.String()] = true
+		}
+	}
+	return &LibModule{Path: p, Text: string(b)}, rules, m.Imports, nil
+}
+
+// templateCEL builds a template's K8sNativeValidation code from its
+// src/*.cel.yaml and the project's CEL policies.
+func templateCEL(set *policyset.Set, t *Template) (*celBlock, error) {
+	b, err := fs.ReadFile(sources, t.CELSource)
+	if err != nil {
+		return nil, err
+	}
+	var src celSource
+	if err := yaml.Unmarshal(b, &src); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.CELSource, err)
+	}
+	policies := map[string]celPolicy{}
+	for _, f := range set.Sources(engine.CEL, false) {
+		dec := yaml.NewDecoder(strings.NewReader(f.Text))
+		used := false
+		for {
+			var p celPolicy
+			if err := dec.Decode(&p); err != nil {
+				break
+			}
+			if p.Kind == "CELPolicy" && p.Metadata.Name != "" {
+				policies[p.Metadata.Name] = p
+				_, inc := src.Include[p.Metadata.Name]
+				used = used || inc
+			}
+		}
+		if used {
+			t.Sources = append(t.Sources, policySource(set, f))
+		}
+	}
+	t.Sources = append(t.Sources, "policies/gatekeeper/"+t.CELSource)
+	return celCode(src, policies)
+}
+
+func libHeader(pm *policyModule) string {
+	given := ""
+	if pm.given {
+		given = " Where the source reads input.x, for a rule x of\n# the template's " + givenPackage + ", it reads given.x."
+	}
+	return fmt.Sprintf(`# %s: %s, rewritten by `+"`evaluate gatekeeper`"+` for Gatekeeper.
+# Package %s is %s here, its imports of data.ome.* import data.lib.ome.*,
+# and the calls of the Go builtins ome.version.f and ome.size.f are calls
+# of their plain-Rego stand-in (policies/gatekeeper/lib) through the
+# imports ome_version and ome_size.%s Do not edit: change the source and run
+# `+"`make gatekeeper`"+`.
+`, libPrefix+pm.pkg, pm.source, pm.pkg, libPrefix+pm.pkg, given)
+}
+
+// compileTemplate compiles a template's entry module and libs as Gatekeeper
+// does: Rego v1, with OPA's own builtins only (no ome.* builtin).
+func compileTemplate(t *Template) ([]*ast.Module, error) {
+	modules := map[string]*ast.Module{}
+	var list []*ast.Module
+	parse := func(name, text string) error {
+		m, err := ast.ParseModuleWithOpts(name, text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return err
+		}
+		modules[name] = m
+		list = append(list, m)
+		return nil
+	}
+	if err := parse("template.rego", t.Rego); err != nil {
+		return nil, err
+	}
+	for i, l := range t.Libs {
+		if !strings.HasPrefix(strings.TrimPrefix(mustPackage(l.Text), "data."), libPrefix) {
+			return nil, fmt.Errorf("lib %s: Gatekeeper needs library packages under lib", l.Path)
+		}
+		if err := parse(fmt.Sprintf("lib_%d.rego", i), l.Text); err != nil {
+			return nil, err
+		}
+	}
+	c := ast.NewCompiler().WithCapabilities(ast.CapabilitiesForThisVersion())
+	c.Compile(modules)
+	if c.Failed() {
+		return nil, c.Errors
+	}
+	if c.GetRules(ast.MustParseRef("data."+mustPackage(t.Rego)[len("data."):]+".violation")) == nil {
+		return nil, fmt.Errorf("the entry point has no violation rule")
+	}
+	return list, nil
+}
+
+func mustPackage(text string) string {
+	m, err := ast.ParseModuleWithOpts("", text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return ""
+	}
+	return m.Package.Path.String()
+}
+
+// templateYAML writes a template as a ConstraintTemplate.
+func templateYAML(t *Template) []byte {
+	libs := make([]*yaml.Node, len(t.Libs))
+	for i, l := range t.Libs {
+		libs[i] = str(l.Text)
+	}
+	code := seq(mapping(
+		"engine", "Rego",
+		"source", mapping(
+			"version", "v1",
+			"rego", t.Rego,
+			"libs", seq(libs...),
+		),
+	))
+	if t.CEL != nil {
+		var vars, vals []*yaml.Node
+		for _, v := range t.CEL.Variables {
+			vars = append(vars, mapping("name", v.Name, "expression", v.Expression))
+		}
+		for _, v := range t.CEL.Validations {
+			vals = append(vals, mapping("expression", v.Expression, "messageExpression", v.MessageExpression))
+		}
+		code.Content = append(code.Content, mapping(
+			"engine", "K8sNativeValidation",
+			"source", mapping("variables", seq(vars...), "validations", seq(vals...)),
+		))
+	}
+	doc := mapping(
+		"apiVersion", "templates.gatekeeper.sh/v1",
+		"kind", "ConstraintTemplate",
+		"metadata", mapping(
+			"name", t.Name,
+			"annotations", mapping(
+				"metadata.gatekeeper.sh/title", t.Title,
+				"metadata.gatekeeper.sh/version", "1.0.0",
+				"description", t.Description,
+			),
+		),
+		"spec", mapping(
+			"crd", mapping("spec", mapping(
+				"names", mapping("kind", t.Kind),
+				"validation", mapping("openAPIV3Schema", t.Parameters),
+			)),
+			"targets", seq(mapping(
+				"target", Target,
+				"code", code,
+			)),
+		),
+	)
+	return document(withComment(doc, generatedHeader(t.Sources)))
+}
+
+func generatedHeader(sources []string) string {
+	return "Generated by `evaluate gatekeeper` (make gatekeeper) from\n  " +
+		strings.Join(sources, "\n  ") + "\nDo not edit: change the sources and generate again."
+}

@@ -1,0 +1,49 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ome-policy/evaluator/engine"
+)
+
+// ObjectViolations is one object of `evaluate gatekeeper violations`: the
+// violations an OMEVersionLint constraint gives it (none: [], not null).
+type ObjectViolations struct {
+	Object     engine.Ref `json:"object"`
+	File       string     `json:"file"`
+	Line       int        `json:"line"`
+	Violations []string   `json:"violations"`
+}
+
+// ViolationsFormats lists the -o values of gatekeeper violations.
+var ViolationsFormats = []string{"text", "json"}
+
+// WriteViolations writes the objects' violations: as text, each object
+// that has some, with its file and line, then how many objects had some
+// under the severities enforced; as json, {"objects": [...]}, every object.
+func WriteViolations(w io.Writer, format string, objs []ObjectViolations, severities []string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"objects": objs})
+	case "text":
+		n := 0
+		for _, o := range objs {
+			if len(o.Violations) == 0 {
+				continue
+			}
+			n++
+			fmt.Fprintf(w, "%s:%d: %s:\n", o.File, o.Line, refPath(o.Object))
+			for _, m := range o.Violations {
+				fmt.Fprintf(w, "  %s\n", m)
+			}
+		}
+		_, err := fmt.Fprintf(w, "%d object(s), %d with violations (severities: %s)\n", len(objs), n, strings.Join(severities, ", "))
+		return err
+	}
+	return unknownFormat(format, ViolationsFormats)
+}
