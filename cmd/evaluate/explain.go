@@ -11,34 +11,6 @@ import (
 	"github.com/ome-policy/evaluator/output"
 )
 
-// explainLong is the help of explain.
-const explainLong = `explain prints OME's verdict on one model and one runtime and its reason text
-(from the match policies, unchanged), then every check in words: the
-runtime's own (disabled, model size), then each entry of
-spec.supportedModelFormats: diffusion pipeline, architecture, quantization,
-format and framework, with the names, whether each side sets a version, the
-versions as parsed (numbers, parts, v, suffixes), what the entry's operator
-means for these two versions, and a fix for each check that fails.
-
-The models and runtimes come from -f (any mix of objects), -m and -r (as
-for match). When they hold several models or runtimes, every pair that OME
-would consider is explained (a BaseModel and a ServingRuntime of another
-namespace never meet, and are left out with a notice), unless --model-name
-or --runtime-name picks one. An object that cannot be read is reported
-with its file, line and field after the explanations, and the exit code is
-2 (evaluate lint tells every problem of a file).
-
-Exit codes: 0 every pair is compatible, 1 some pair is not, 2 bad input or
-usage.`
-
-// explainExample are the examples of explain.
-const explainExample = `  # Why does this runtime refuse this model?
-  evaluate explain -f testdata/examples/models/more-models.yaml --model-name llama-3-2-3b-instruct-4-46 \
-    -f testdata/examples/runtimes/srt-llama-3-2-3b-instruct.yaml
-
-  # The same, as JSON
-  evaluate explain -m model.yaml -r runtime.yaml -o json`
-
 // explainOptions are explain's flags.
 type explainOptions struct {
 	in          inputOptions
@@ -54,8 +26,8 @@ func newExplainCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "explain -f PATH... | -m MODEL -r RUNTIME",
 		Short:   "Explain OME's verdict on a model and a runtime, check by check",
-		Long:    explainLong,
-		Example: explainExample,
+		Long:    helpText("explain"),
+		Example: exampleText("explain"),
 		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}

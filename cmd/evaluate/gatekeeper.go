@@ -21,42 +21,11 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 		check           bool
 	)
 	cmd := &cobra.Command{
-		Use:   "gatekeeper",
-		Short: "Generate the Gatekeeper templates, samples, gator suites and sync config",
-		Long: `gatekeeper writes the Gatekeeper bundle into --out (policies/gatekeeper):
-
-  omeruntimeselection/  ConstraintTemplate OMERuntimeSelection: OME's webhook
-                        verdict and message on InferenceServices
-  omeversionlint/       ConstraintTemplate OMEVersionLint: the single-object
-                        rules of evaluate lint on models and runtimes
-  sync.yaml             Gatekeeper's Config that syncs OME's models and
-                        runtimes into data.inventory
-
-with, for each template, sample constraints (samples/*/constraint.yaml) and
-a suite.yaml for gator verify whose cases come from --cases (OME's webhook)
-and --lint (lint fixtures, with evaluate lint's findings).
-
-For clusters without Gatekeeper it also writes, into --native-out
-(policies/kubernetes), ome-version-lint.yaml: OMEVersionLint's CEL as
-Kubernetes ValidatingAdmissionPolicies, one per severity, each with its
-binding: ome-version-lint-error (Deny) and ome-version-lint-warning (Warn).
-
-Gatekeeper runs Rego in its own OPA, which has none of this tool's Go
-builtins. So each template carries the Rego policies (--policies) with their
-ome.version.*, ome.size.* and ome.plan.* calls rewritten to a plain-Rego
-stand-in, which the project's tests prove equal to the builtins.
-
-The files are generated: change the policies and run this again. With
---check nothing is written and the exit code is 1 when a file differs.`,
-		Example: `  # Regenerate after changing a policy
-  evaluate gatekeeper
-
-  # Is the committed bundle current?
-  evaluate gatekeeper --check
-
-  # Verify with Gatekeeper's own gator
-  gator verify policies/gatekeeper/...`,
-		Args: cobra.NoArgs,
+		Use:     "gatekeeper",
+		Short:   "Generate the Gatekeeper templates, samples, gator suites and sync config",
+		Long:    helpText("gatekeeper"),
+		Example: exampleText("gatekeeper"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			set, err := g.policies()
 			if err != nil {
@@ -118,16 +87,11 @@ func newGatekeeperSuiteCommand() *cobra.Command {
 		check                bool
 	)
 	cmd := &cobra.Command{
-		Use:   "suite -o DIR CASES...",
-		Short: "Turn selection case files into a gator suite for OMERuntimeSelection",
-		Long: `suite writes DIR/suite.yaml and DIR/cases/: one gator case per selection case
-of the case files, with the InferenceService as the object under review and
-the case's models and runtimes as data.inventory, asserting no violation when
-OME admits it and exactly OME's message when OME rejects it. The suite uses
-the template and default constraint under --templates.`,
-		Example: `  evaluate gatekeeper suite -o testdata/gatekeeper/sample-selection testdata/cases/sample-selection.yaml
-  gator verify testdata/gatekeeper/sample-selection`,
-		Args: cobra.MinimumNArgs(1),
+		Use:     "suite -o DIR CASES...",
+		Short:   "Turn selection case files into a gator suite for OMERuntimeSelection",
+		Long:    helpText("gatekeeper-suite"),
+		Example: exampleText("gatekeeper-suite"),
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return badInput(fmt.Errorf("--out is required"))

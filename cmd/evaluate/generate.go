@@ -15,28 +15,11 @@ func newGenerateCommand(_ *globalOptions) *cobra.Command {
 		dir, shapeName   string
 	)
 	cmd := &cobra.Command{
-		Use:   "generate --dir DIR",
-		Short: "Write a synthetic cluster of models and runtimes, for benchmarks",
-		Long: `generate writes DIR/models.yaml (ClusterBaseModels) and DIR/runtimes.yaml
-(ClusterServingRuntimes) shaped like OME's catalog: the same few formats, a
-few dozen architectures and framework versions, operators, size ranges,
-accelerator classes and a container spec of realistic size. The same seed
-gives the same files.
-
---shape sets how varied the cluster is, which is what matching costs depend
-on: few (3 architectures, 4 framework versions, 1 format), ome (30, 16 and
-OME's two formats: the default) or many (400, 600, 6).
---architectures, --versions and --formats change one count of the shape.`,
-		Example: `  # The benchmark's cluster: 300 models x 700 runtimes = 210,000 pairs
-  evaluate generate --dir /tmp/cluster --models 300 --runtimes 700 --seed 1
-  evaluate match -m /tmp/cluster/models.yaml -r /tmp/cluster/runtimes.yaml -o json > /dev/null
-
-  # A cluster with many distinct versions and architectures
-  evaluate generate --dir /tmp/many --shape many
-
-  # 1,000 runtimes with 12 architectures and 150 framework versions
-  evaluate generate --dir /tmp/gk --models 50 --runtimes 1000 --shape many --architectures 12 --versions 150`,
-		Args: cobra.NoArgs,
+		Use:     "generate --dir DIR",
+		Short:   "Write a synthetic cluster of models and runtimes, for benchmarks",
+		Long:    helpText("generate"),
+		Example: exampleText("generate"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
 				return badInput(fmt.Errorf("--dir is required"))

@@ -11,81 +11,6 @@ import (
 	"github.com/ome-policy/evaluator/output"
 )
 
-// lintLong is the help of lint.
-const lintLong = `lint reads models (BaseModel, ClusterBaseModel) and runtimes (ServingRuntime,
-ClusterServingRuntime) and reports what OME accepts without a word but
-never matches: versions that do not parse, version: "", unquoted versions,
-unknown operators, ordering operators on suffixed versions, fields that
-selection ignores, missing formats and frameworks, names that differ only in
-case, duplicate names and incomplete size ranges; and, as crd-schema
-errors, what OME's CRDs refuse (required fields, types, enums), checked
-with the validator the API server uses. Each finding names the file, line
-and field, says what is wrong and how to fix it. --list-rules lists the
-rules.
-
-The rules are policies (CEL and Rego, see evaluate policies): lint loads the
-objects leniently, so a field of the wrong type is a finding rather than an
-error, and hands them to the policies, one object at a time, then the
-objects together (duplicate-name, name-case), so a cluster's whole dump is
-linted in time and memory that grow with its size, no faster.
-
-Turning rules off: --disable RULE,... for the run, --enable-only RULE,...
-for only those, or on one object the annotation
-evaluate.ome.io/ignore: "RULE,RULE". An unknown rule id is an error. What
-OME's CRDs write by default (an operator Equal) is no finding, so objects
-read back from a cluster lint as their files do.
-
-With --cross-check, every model is also paired with every runtime OME
-would pair it with (a BaseModel with the ServingRuntimes of its namespace
-and every ClusterServingRuntime): unmatched-model for a model no runtime
-accepts, unreachable-entry for an entry that accepts no model, each with
-its closest miss.
-
-With --cluster (implied by every cluster flag but -n, -A and --request-timeout) the objects also come
-from a running cluster, read as kubectl reads it: BaseModels, ServingRuntimes
-of the namespace (-n, default the context's; -A for all) and every
-ClusterBaseModel and ClusterServingRuntime.
-
-PATH (an argument, read with its folders) and -f (its folders too with -R)
-take files, folders and - for standard input, holding any mix of objects:
-other kinds are counted in a notice. A folder that holds a config.json or
-model_index.json is read as one model. What cannot be read at all (YAML that
-does not parse, a Helm template, an object without a name) is an
-input-error finding with its file and line, and the exit code is 2; every
-other object is still linted. Input with no OME object exits 0 with a
-notice, unless --fail-on-empty.
-
-Exit codes: 0 no error (warnings alone pass, unless --fail-on-warn), 1 an
-error finding, 2 unreadable input or usage.`
-
-// lintExample are the examples of lint.
-const lintExample = `  # Before kubectl apply
-  evaluate lint runtimes/ models/
-
-  # A repository's whole deploy tree, as CI lints it
-  evaluate lint -R -f deploy/
-
-  # Also pair every model with every runtime
-  evaluate lint --cross-check runtimes/ models/
-
-  # Without the warnings a team has accepted
-  evaluate lint --disable name-case,ignored-field runtimes/
-
-  # Only what OME's CRDs refuse
-  evaluate lint --enable-only crd-schema runtimes/
-
-  # The rules, with their severities
-  evaluate lint --list-rules
-
-  # Annotations on a pull request, from a GitHub Actions step
-  evaluate lint -o github runtimes/
-
-  # For code scanning
-  evaluate lint -o sarif runtimes/ > lint.sarif
-
-  # What a cluster already holds, every namespace
-  evaluate lint --cluster -A`
-
 // lintOptions are lint's flags.
 type lintOptions struct {
 	in         inputOptions
@@ -104,8 +29,8 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "lint [PATH...] [-f PATH...]",
 		Short:   "Find versions, operators and names that will never match, before you apply them",
-		Long:    lintLong,
-		Example: lintExample,
+		Long:    helpText("lint"),
+		Example: exampleText("lint"),
 		RunE:    func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
 	}
 	addInputFlags(cmd, &o.in, false)

@@ -11,73 +11,6 @@ import (
 	"github.com/ome-policy/evaluator/output"
 )
 
-// matchLong is the help of match.
-const matchLong = `match evaluates every model (BaseModel, ClusterBaseModel) against every
-runtime (ServingRuntime, ClusterServingRuntime) that OME pairs it with and
-prints OME's verdict: the runtime is compatible, or OME's reason text, byte
-for byte.
-
-A runtime is compatible when it is not disabled, one of its
-spec.supportedModelFormats entries accepts the model (format, framework,
-versions and operators, architecture, quantization, diffusion pipeline), and
-the model's spec.modelParameterSize lies within its spec.modelSizeRange.
-
-Pairs are scoped as OME scopes them: a ClusterServingRuntime pairs with
-every model; a ServingRuntime with the BaseModels of its own namespace and
-with every ClusterBaseModel. A BaseModel and a ServingRuntime of another
-namespace never meet in OME, so that pair is left out, and the summary
-counts what was left out. A namespaced object without metadata.namespace is
-in -n's namespace (default "default"), as kubectl apply would put it.
-
--f takes any mix of objects (multi-document YAML, kind: List, typed lists
-such as ServingRuntimeList, a kubectl dump); match keeps the models and
-runtimes and counts the rest in a notice. A folder given with -f is read
-without its folders unless -R is given. -m and -r take only models and only
-runtimes, and read folders with their folders. A folder that directly holds
-a Hugging Face config.json, or a diffusers model_index.json, is read as one
-ClusterBaseModel named after the folder, with the format, framework,
-versions, architecture, quantization and diffusion pipeline that OME would
-fill in from those files.
-
-An object that cannot be read (YAML that does not parse, a template, a
-field of the wrong type) is reported with its file, line and field after
-the results; every other object is still evaluated, and the exit code is 2.
-
-With --cluster (implied by every cluster flag but -n, -A and --request-timeout) the objects also come
-from a running cluster, read as kubectl reads it: BaseModels, ServingRuntimes
-of the namespace (-n, default the context's; -A for all) and every
-ClusterBaseModel and ClusterServingRuntime.
-
-Exit codes: 0 every model has a compatible runtime (or the input holds no
-model: a notice, unless --fail-on-empty), 1 some model has none, 2 bad
-input or usage.`
-
-// matchExample are the examples of match.
-const matchExample = `  # A table per model
-  evaluate match -f testdata/examples/models -f testdata/examples/runtimes
-
-  # A kubectl dump of a whole cluster, every namespace
-  kubectl get basemodels,clusterbasemodels,servingruntimes,clusterservingruntimes -A -o yaml > all.yaml
-  evaluate match -f all.yaml
-
-  # Model folders holding Hugging Face config.json files, against a catalog
-  evaluate match -m testdata/catalog/models -r testdata/catalog/runtimes
-
-  # Machine-readable, with each entry's differences
-  evaluate match -f model.yaml -f runtimes/ -o json
-
-  # Files without a namespace, as they would be applied to team-a
-  evaluate match -n team-a -f models/ -f runtimes/
-
-  # Models from standard input, on both engines (any disagreement is an error)
-  cat models.yaml | evaluate match -m - -r runtimes/ --engine both
-
-  # The models and runtimes of a cluster (kubectl's kubeconfig and context)
-  evaluate match --cluster -n llama-demo
-
-  # A new model against the runtimes a cluster has
-  evaluate match -f model.yaml --context prod`
-
 // matchOptions are match's flags.
 type matchOptions struct {
 	in         inputOptions
@@ -90,8 +23,8 @@ func newMatchCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "match -f PATH... | -m PATH... -r PATH...",
 		Short:   "Say which runtimes accept which models, and why not",
-		Long:    matchLong,
-		Example: matchExample,
+		Long:    helpText("match"),
+		Example: exampleText("match"),
 		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}

@@ -19,27 +19,10 @@ func newPoliciesCommand(g *globalOptions) *cobra.Command {
 		functions bool
 	)
 	cmd := &cobra.Command{
-		Use:   "policies [FILE...]",
-		Short: "List or print the policies that run",
-		Long: `policies shows exactly what the engines compile: with no argument, the list
-of policy files (and their unit tests) with where they come from; with FILE
-arguments (as listed) or --all, their full text; with --functions, the Go
-builtins the policies may call, with their signatures.
-
-The built-in policies are used unless --policies DIR names a folder with the
-same layout (cel/*.yaml, rego/*.rego); the built-in ones are the files under
-policies/ in the source tree, so copying that folder is a good start.`,
-		Example: `  # What runs
-  evaluate policies
-
-  # Read the Rego policy
-  evaluate policies rego/match.rego
-
-  # Every source, from a folder of your own
-  evaluate policies --all --policies ./my-policies
-
-  # The builtins the policies call
-  evaluate policies --functions`,
+		Use:     "policies [FILE...]",
+		Short:   "List or print the policies that run",
+		Long:    helpText("policies"),
+		Example: exampleText("policies"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
 			if functions {
@@ -115,15 +98,11 @@ func writeFunctions(cmd *cobra.Command) error {
 
 func newCapabilitiesCommand(_ *globalOptions) *cobra.Command {
 	return &cobra.Command{
-		Use:   "capabilities",
-		Short: "Print OPA capabilities that declare the ome.* builtins",
-		Long: `capabilities prints OPA's capabilities for the OPA version built in, with the
-ome.version.*, ome.size.* and ome.plan.* builtins declared, so that stock OPA
-tools can type-check Rego that calls them. The same file is
-policies/capabilities.json.`,
-		Example: `  evaluate capabilities > caps.json
-  opa check --capabilities caps.json policies/rego`,
-		Args: cobra.NoArgs,
+		Use:     "capabilities",
+		Short:   "Print OPA capabilities that declare the ome.* builtins",
+		Long:    helpText("capabilities"),
+		Example: exampleText("capabilities"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b, err := regolib.CapabilitiesJSON()
 			if err != nil {

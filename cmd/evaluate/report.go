@@ -13,57 +13,6 @@ import (
 	"github.com/ome-policy/evaluator/report"
 )
 
-// reportLong is the help of report.
-const reportLong = `report writes one self-contained HTML page (inline style and script, no
-network request, opens from disk) about every model (BaseModel,
-ClusterBaseModel) and every runtime (ServingRuntime, ClusterServingRuntime):
-
-  - a matrix, models as rows and runtimes as columns: each cell is
-    selectable (compatible, an entry with autoSelect: true and a score above
-    0; the score is shown), compatible but not selectable, or not
-    compatible, lettered and shaded by the kind of its first difference
-    (format, framework, version, architecture, quantization, pipeline,
-    size, disabled);
-  - for a cell, on click or Enter, evaluate explain for that pair (each
-    check, the versions as parsed, the operator, the fix) and the file and
-    line of both objects;
-  - the counts, the models that no runtime accepts, the runtimes and
-    entries that accept no model, and the lint findings of each object
-    (evaluate lint --cross-check);
-  - with -f, each InferenceService's verdict and selected runtime
-    (evaluate select).
-
-The page's data is the JSON that evaluate match, explain, lint
---cross-check and select print for the same objects, stored compactly
-(each distinct value once, gzipped); the page shows nothing those commands
-would not say. A selectable cell's score is what evaluate select gives for
-an InferenceService of that model with an engine and no named runtime.
-
--f (any mix of objects), -m, -r and --cluster read objects as match does,
-and pairs are scoped as match scopes them: a cell of a BaseModel and a
-ServingRuntime of another namespace, which OME never pairs, is blank. The
-InferenceServices among the objects are judged as select judges them (with
---cluster and none in the files, the cluster's). Above about 40,000 cells
-the page draws only the rows in view. An object that cannot be read is
-reported after the page is written, and the exit code is 2.
-
-Exit codes: 0 every model has a compatible runtime, 1 some model has none
-(the page is written either way), 2 bad input or usage.`
-
-// reportExample are the examples of report.
-const reportExample = `  # The catalog, as a page to open in a browser
-  evaluate report -m testdata/catalog/models -r testdata/catalog/runtimes -o report.html
-
-  # With InferenceServices: each one's verdict and selected runtime
-  evaluate report -f testdata/examples/models -f testdata/examples/runtimes -f testdata/examples/select -o report.html
-
-  # A generated cluster of 300 models and 700 runtimes
-  evaluate generate --dir /tmp/c --models 300 --runtimes 700
-  evaluate report -m /tmp/c/models.yaml -r /tmp/c/runtimes.yaml -o /tmp/c/report.html
-
-  # What a cluster holds, on both engines (any disagreement is an error)
-  evaluate report --cluster -A --engine both -o cluster.html`
-
 // reportOptions are report's flags.
 type reportOptions struct {
 	in         inputOptions
@@ -76,8 +25,8 @@ func newReportCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "report -f PATH... -o FILE.html",
 		Short:   "Write the compatibility of every model and runtime as one HTML page",
-		Long:    reportLong,
-		Example: reportExample,
+		Long:    helpText("report"),
+		Example: exampleText("report"),
 		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}

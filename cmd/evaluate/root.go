@@ -52,22 +52,10 @@ func (g *globalOptions) policies() (*policyset.Set, error) {
 func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	g := &globalOptions{stdin: stdin}
 	root := &cobra.Command{
-		Use:   "evaluate",
-		Short: "Check OME runtime selection with CEL and Rego policies",
-		Long: `evaluate states OME's runtime selection (which ServingRuntime entries accept
-which BaseModel, and why not) as CEL and Rego policies over Go builtins, and
-runs them on your YAML: before you apply it, in CI, or in policy unit tests.
-
-Exit codes: 0 all good, 1 findings (a model no runtime accepts, a failing
-test), 2 bad input or usage.`,
-		Example: `  # Which runtimes accept which models, and why not
-  evaluate match -m testdata/examples/models -r testdata/examples/runtimes
-
-  # Run case files and Rego unit tests on both engines
-  evaluate test --engine both testdata/cases
-
-  # Read exactly the policies that run
-  evaluate policies`,
+		Use:           "evaluate",
+		Short:         "Check OME runtime selection with CEL and Rego policies",
+		Long:          helpText("evaluate"),
+		Example:       exampleText("evaluate"),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

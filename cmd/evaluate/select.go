@@ -12,57 +12,6 @@ import (
 	"github.com/ome-policy/evaluator/output"
 )
 
-// selectLong is the help of select.
-const selectLong = `select reads InferenceServices, models and runtimes (any mix) and, for each
-InferenceService, prints OME's admission webhook verdict, following its steps
-in order: the referenced model must exist; an InferenceService without an
-engine, with a named runtime or with a runner image of its own is admitted
-as it is; otherwise the model must be given and enabled, and OME selects a
-runtime: the chosen one and the ranked candidates with their scores, or
-OME's rejection message with the runtimes it excluded and why.
-
-Only ServingRuntimes of the InferenceService's namespace and
-ClusterServingRuntimes are looked at. Objects of the same kind, namespace
-and name replace earlier ones, as they would on apply (with a notice). A
-namespaced object without metadata.namespace is in -n's namespace (default
-"default"), as kubectl apply would put it.
-
-A runtime named in spec.runtime.name is checked as OME's controller would
-(namespace first, then cluster; exists; not disabled; compatible). The
-webhook does not check it, so problems are warnings that change neither the
-verdict nor the exit code, unless --strict-named-runtime is given.
-
-With --cluster (implied by every cluster flag but -n, -A and --request-timeout) the objects also come
-from a running cluster, read as kubectl reads it: the BaseModels,
-ServingRuntimes and (unless -f gives some) InferenceServices of the
-namespace (-n, default the context's; -A for all), and every
-ClusterBaseModel and ClusterServingRuntime.
-
-PATH is a file, a folder (*.yaml, *.yml, *.json; its folders too with -R;
-a folder that holds a config.json or model_index.json is read as one model)
-or -. Any mix of objects is read: multi-document YAML, kind: List, typed
-lists, a kubectl dump. An object that cannot be read is reported with its
-file, line and field after the results; the others are still judged.
-
-Exit codes: 0 every InferenceService admitted (or none given: a notice,
-unless --fail-on-empty), 1 any rejected, 2 bad input.`
-
-// selectExample are the examples of select.
-const selectExample = `  # Will OME pick my runtime?
-  evaluate select -f testdata/examples/select
-
-  # InferenceServices from one place, the cluster's objects from others
-  evaluate select -f isvc.yaml -f models/ -f runtimes/ -o json
-
-  # Every InferenceService of a namespace, as the cluster holds them
-  evaluate select --cluster -n llama-demo
-
-  # My InferenceService against the models and runtimes of the cluster
-  evaluate select -f isvc.yaml --context prod
-
-  # Treat a problem with the named runtime as a rejection
-  evaluate select -f isvc.yaml -f cluster/ --strict-named-runtime`
-
 // selectOptions are select's flags.
 type selectOptions struct {
 	in         inputOptions
@@ -76,8 +25,8 @@ func newSelectCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "select -f PATH...",
 		Short:   "Say what OME's webhook will do with each InferenceService",
-		Long:    selectLong,
-		Example: selectExample,
+		Long:    helpText("select"),
+		Example: exampleText("select"),
 		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}

@@ -20,36 +20,11 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 		format     string
 	)
 	cmd := &cobra.Command{
-		Use:   "test PATH...",
-		Short: "Run case files and Rego unit tests",
-		Long: `test runs case files (YAML or JSON with a top-level cases: list) and Rego unit
-tests (*_test.rego, run by OPA's test runner against the
-policies, with the ome.* builtins registered). PATH is a file or a folder,
-read recursively; in a folder, *.yaml, *.yml and *.json files with a cases:
-list and *_test.rego files are run, and other files are skipped.
-
-A match case gives a model, a runtime and the expected verdict (compatible,
-and optionally OME's reason, compared byte for byte). With --engine both a
-case passes only when CEL and Rego both give the expected result.
-
-Each failure is printed with what was expected and what came; the last line
-is "N passed, M failed". -o json and -o yaml give every case; -o sarif,
--o junit and -o github give the failures to code scanning, CI test reports
-and GitHub annotations. Exit codes: 0 all passed, 1 any failed, 2 a file
-cannot be read or a case is malformed.`,
-		Example: `  # The bundled cases on both engines
-  evaluate test --engine both testdata/cases
-
-  # The policies' own unit tests
-  evaluate test policies/rego policies/cel
-
-  # A report for CI
-  evaluate test -o json testdata/cases > report.json
-
-  # JUnit XML for a CI test tab, or annotations on a GitHub pull request
-  evaluate test -o junit testdata/cases > report.xml
-  evaluate test -o github testdata/cases`,
-		Args: cobra.MinimumNArgs(1),
+		Use:     "test PATH...",
+		Short:   "Run case files and Rego unit tests",
+		Long:    helpText("test"),
+		Example: exampleText("test"),
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w, err := output.NewTestWriter(format, cmd.OutOrStdout())
 			if err != nil {

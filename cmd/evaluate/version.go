@@ -120,25 +120,11 @@ func (v versionInfo) firstLine() string {
 func newVersionCommand() *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
-		Use:   "version",
-		Short: "Print the version, and the OME, Gatekeeper and Kubernetes versions it follows",
-		Long: `version prints this build's version and VCS revision, the Go, cel-go and
-OPA versions it was built with, the OME commit and CRD version the rules
-follow, and the Gatekeeper and Kubernetes versions the end-to-end suite runs.
---version prints the first line only.
-
-A build from a clone with 'make build' or 'make install' is stamped with the
-commit; 'go install' stamps it too unless VCS stamping is off
-(GOFLAGS=-buildvcs=false), and then the revision is "unknown".`,
-		Example: `  # Everything, as text
-  evaluate version
-
-  # The same as JSON
-  evaluate version -o json
-
-  # The first line only
-  evaluate --version`,
-		Args: cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print the version, and the OME, Gatekeeper and Kubernetes versions it follows",
+		Long:    helpText("version"),
+		Example: exampleText("version"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return writeVersion(cmd, buildVersion(), format)
 		},

@@ -12,28 +12,6 @@ import (
 	"github.com/ome-policy/evaluator/output"
 )
 
-// gkViolationsLong is the help of gatekeeper violations.
-const gkViolationsLong = `violations lints each model and runtime alone, as Gatekeeper reviews one
-object at a time, and prints the violations an OMEVersionLint constraint
-with --severities gives it: the single-object rules of evaluate lint that
-the template applies, each "[rule] field: message", sorted, at most 32.
-An object with violations is one the constraint refuses (enforcementAction
-deny) or records (dryrun, warn); Gatekeeper's own message puts the
-constraint's name in brackets before each.
-
-PATH (an argument, read with its folders) and -f (its folders too with -R)
-take files, folders and -, holding any mix of objects; what cannot be read
-is reported after the violations, and the exit code is 2.
-
-Exit codes: 0 no object has a violation, 1 some object has, 2 bad input.`
-
-// gkViolationsExample are the examples of gatekeeper violations.
-const gkViolationsExample = `  # What will the ome-version-lint-errors constraint refuse?
-  evaluate gatekeeper violations runtimes/ models/
-
-  # What would a constraint enforcing warnings too refuse?
-  evaluate gatekeeper violations --severities error,warning -o json runtimes/`
-
 func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 	var (
 		engineName string
@@ -44,8 +22,8 @@ func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "violations [PATH...] [-f PATH...]",
 		Short:   "Print what OMEVersionLint refuses on each model and runtime, in Gatekeeper's words",
-		Long:    gkViolationsLong,
-		Example: gkViolationsExample,
+		Long:    helpText("gatekeeper-violations"),
+		Example: exampleText("gatekeeper-violations"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, s := range severities {
 				if err := checkChoice("severities", s, []string{engine.SeverityError, engine.SeverityWarning, engine.SeverityInfo}); err != nil {
