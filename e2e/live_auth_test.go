@@ -293,8 +293,8 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
 }
 
 // pagingRuntimes is how many ClusterServingRuntimes testLivePaging creates:
-// 3 pages of 500, or OME_E2E_PAGING_RUNTIMES (10000 for the figure of
-// docs/cluster-input.md: 20 pages, some four minutes to create and delete).
+// 3 pages of 500, or OME_E2E_PAGING_RUNTIMES (10000 for a large cluster in
+// its FIGURE lines: 20 pages, some four minutes to create and delete).
 var pagingRuntimes = func() int {
 	if n, err := strconv.Atoi(os.Getenv("OME_E2E_PAGING_RUNTIMES")); err == nil && n > 0 {
 		return n
@@ -373,7 +373,7 @@ func testLivePaging(t *testing.T) {
 		t.Logf("evaluate match read the %d ClusterServingRuntimes in %d LIST requests (500 a page)", total, lists)
 	}
 
-	// The figures, each the median of 5: the same 20 pages listed by
+	// The figures, each the median of 5: the same pages listed by
 	// client-go in this process (the API server's share), a run that lists
 	// every resource, loads the objects and stops (no InferenceService in
 	// the namespace), and a run of match on one model.
