@@ -87,10 +87,10 @@ fuzz:
 # beside (run, gatekeeper and lint), and writes no table.
 bench: gator
 	$(GO) test -run '^$$' -bench . -benchmem ./builtins/... ./engine/... ./objects ./output
-	RUNS=$(RUNS) BEFORE=$(BEFORE) BENCH_DOC=docs/performance.md bash bench/run.sh
-	RUNS=$(RUNS) BEFORE=$(BEFORE) BENCH_DOC=docs/performance.md bash bench/gatekeeper.sh
-	BEFORE=$(BEFORE) BENCH_DOC=docs/performance.md bash bench/lint.sh
-	RUNS=$(RUNS) BENCH_DOC=docs/performance.md bash bench/diff.sh
+	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/doc.sh bench/run.sh RUNS ONE_RUNS DATASETS
+	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/doc.sh bench/gatekeeper.sh RUNS SIZES ONLY SELECTION_OBJECTS LINT_OBJECTS FLOOR
+	BEFORE=$(BEFORE) bash bench/doc.sh bench/lint.sh RUNS SIZES ENGINES
+	RUNS=$(RUNS) bash bench/doc.sh bench/diff.sh RUNS ENGINES
 
 # Rewrite docs/cli.md from the commands' help, the output and exit codes
 # that README.md and docs/*.md show for their examples, and the table of

@@ -24,18 +24,6 @@
 #        RUNS=3 ENGINES=cel bench/diff.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# With BENCH_DOC (make bench sets it), the table also goes into that file
-# between its markers (bench/doc.sh), with the command line.
-if [ -n "${BENCH_DOC:-}" ] && [ -z "${BENCH_DOC_WRITING:-}" ]; then
-  out=$(mktemp)
-  status=0
-  BENCH_DOC_WRITING=1 bash "$0" "$@" | tee "$out" || status=$?
-  settings=""
-  for v in RUNS ENGINES; do [ -z "${!v:-}" ] || settings="$settings$v=${!v} "; done
-  [ "$status" != 0 ] || bench/doc.sh bench/diff.sh "${settings}bash bench/diff.sh" <"$out" || status=$?
-  rm -f "$out"
-  exit "$status"
-fi
 RUNS=${RUNS:-5}
 ENGINES=${ENGINES:-cel rego}
 work=$(mktemp -d)

@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# bench/doc.sh NAME COMMAND < TABLE: puts the table that COMMAND printed
-# (standard input) into docs/performance.md (or $BENCH_DOC) between the
-# lines "<!-- NAME: begin -->" and "<!-- NAME: end -->": a line naming the
-# command, then the table as a text block. make bench calls it for
-# bench/run.sh and bench/gatekeeper.sh.
+# bench/doc.sh SCRIPT [VAR...]: runs bash SCRIPT, its table shown as it
+# comes, and, when it succeeds and BEFORE is empty, puts that table into
+# docs/performance.md (or $BENCH_DOC) between the lines
+# "<!-- SCRIPT: begin -->" and "<!-- SCRIPT: end -->": a line naming the
+# command (with those VARs that are set), then the table as a text block.
+# make bench calls it for each script; a script run by hand writes nothing.
 set -euo pipefail
-name=$1 command=$2
+script=$1
+shift
 doc=${BENCH_DOC:-docs/performance.md}
-begin="<!-- $name: begin -->" end="<!-- $name: end -->"
+begin="<!-- $script: begin -->" end="<!-- $script: end -->"
 grep -qxF "$begin" "$doc" && grep -qxF "$end" "$doc" || { echo "bench/doc.sh: $doc has no $begin ... $end" >&2; exit 1; }
-table=$(mktemp)
-trap 'rm -f "$table" "$doc.tmp"' EXIT
-{ printf 'The last `make bench`, `%s`:\n\n```text\n' "$command"; cat; printf '```\n'; } >"$table"
+out=$(mktemp) table=$(mktemp)
+trap 'rm -f "$out" "$table" "$doc.tmp"' EXIT
+bash "$script" | tee "$out"
+[ -z "${BEFORE:-}" ] || exit 0
+command=""
+for v in "$@"; do [ -z "${!v:-}" ] || command="$command$v=${!v} "; done
+command="${command}bash $script"
+{ printf 'The last `make bench`, `%s`:\n\n```text\n' "$command"; cat "$out"; printf '```\n'; } >"$table"
 awk -v b="$begin" -v e="$end" -v t="$table" '
   $0 == b { print; while ((getline l < t) > 0) print l; skip = 1; next }
   $0 == e { skip = 0 }

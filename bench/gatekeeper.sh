@@ -43,18 +43,6 @@
 #        ONLY=lint LINT_OBJECTS=101 FLOOR=1 bench/gatekeeper.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# With BENCH_DOC (make bench sets it) and no BEFORE, the table also goes
-# into that file between its markers (bench/doc.sh), with the command line.
-if [ -n "${BENCH_DOC:-}" ] && [ -z "${BENCH_DOC_WRITING:-}" ] && [ -z "${BEFORE:-}" ]; then
-  out=$(mktemp)
-  status=0
-  BENCH_DOC_WRITING=1 bash "$0" "$@" | tee "$out" || status=$?
-  settings=""
-  for v in RUNS SIZES ONLY SELECTION_OBJECTS LINT_OBJECTS FLOOR; do [ -z "${!v:-}" ] || settings="$settings$v=${!v} "; done
-  [ "$status" != 0 ] || bench/doc.sh bench/gatekeeper.sh "${settings}bash bench/gatekeeper.sh" <"$out" || status=$?
-  rm -f "$out"
-  exit "$status"
-fi
 RUNS=${RUNS:-3}
 SIZES=${SIZES:-100 1000 10000}
 work=$(mktemp -d)

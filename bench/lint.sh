@@ -17,18 +17,6 @@
 #        BEFORE=HEAD~3 SIZES="700 2800" bench/lint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# With BENCH_DOC (make bench sets it) and no BEFORE, the table also goes
-# into that file between its markers (bench/doc.sh), with the command line.
-if [ -n "${BENCH_DOC:-}" ] && [ -z "${BENCH_DOC_WRITING:-}" ] && [ -z "${BEFORE:-}" ]; then
-  out=$(mktemp)
-  status=0
-  BENCH_DOC_WRITING=1 bash "$0" "$@" | tee "$out" || status=$?
-  settings=""
-  for v in RUNS SIZES ENGINES; do [ -z "${!v:-}" ] || settings="$settings$v=${!v} "; done
-  [ "$status" != 0 ] || bench/doc.sh bench/lint.sh "${settings}bash bench/lint.sh" <"$out" || status=$?
-  rm -f "$out"
-  exit "$status"
-fi
 RUNS=${RUNS:-3}
 SIZES=${SIZES:-700 11200 45000}
 ENGINES=${ENGINES:-cel rego}

@@ -25,18 +25,6 @@
 #        DATASETS=one ONE_RUNS=41 BEFORE=HEAD~1 bench/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# With BENCH_DOC (make bench sets it) and no BEFORE, the table also goes
-# into that file between its markers (bench/doc.sh), with the command line.
-if [ -n "${BENCH_DOC:-}" ] && [ -z "${BENCH_DOC_WRITING:-}" ] && [ -z "${BEFORE:-}" ]; then
-  out=$(mktemp)
-  status=0
-  BENCH_DOC_WRITING=1 bash "$0" "$@" | tee "$out" || status=$?
-  settings=""
-  for v in RUNS ONE_RUNS DATASETS; do [ -z "${!v:-}" ] || settings="$settings$v=${!v} "; done
-  [ "$status" != 0 ] || bench/doc.sh bench/run.sh "${settings}bash bench/run.sh" <"$out" || status=$?
-  rm -f "$out"
-  exit "$status"
-fi
 RUNS=${RUNS:-5}
 ONE_RUNS=${ONE_RUNS:-$((5 * RUNS))}
 DATASETS=${DATASETS:-catalog few ome many one}
