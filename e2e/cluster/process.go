@@ -65,7 +65,17 @@ func (p process) start(binary string, args []string, env []string) error {
 	if err := writeFile(p.cmdlineFile(), cmdline(cmd.Args)); err != nil {
 		return err
 	}
-	return writeFile(p.pidFile(), []byte(strconv.Itoa(pid)+"\n"))
+	if err := writeFile(p.pidFile(), []byte(strconv.Itoa(pid)+"\n")); err != nil {
+		return err
+	}
+	// Start returns while the kernel may still be inside exec, when the
+	// child's command line reads as its parent's or as empty: wait, briefly,
+	// until it reads as recorded (or the child is gone), so that alive()
+	// does not take a child still starting for another process.
+	for deadline := time.Now().Add(5 * time.Second); !p.ours(pid) && !gone(pid) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	return nil
 }
 
 // pid is the recorded pid, 0 when there is none.
@@ -95,24 +105,27 @@ func (p process) ours(pid int) bool {
 // line.
 func (p process) alive() bool {
 	pid := p.pid()
-	if pid <= 0 || syscall.Kill(pid, 0) != nil || !p.ours(pid) {
-		return false
+	return pid > 0 && p.ours(pid) && !gone(pid)
+}
+
+// gone tells whether pid runs no more: no such process, or a zombie.
+func gone(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return true
 	}
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return false
+		return true
 	}
 	// The state follows the command name in parentheses.
-	if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-		return false
-	}
-	return true
+	i := bytes.LastIndexByte(stat, ')')
+	return i > 0 && i+2 < len(stat) && stat[i+2] == 'Z'
 }
 
 // died is the error for a process that exited while it should run: its
 // name and the last lines of its log.
 func (p process) died() error {
-	if pid := p.pid(); pid > 0 && syscall.Kill(pid, 0) == nil && !p.ours(pid) {
+	if pid := p.pid(); pid > 0 && !gone(pid) && !p.ours(pid) {
 		got, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 		return fmt.Errorf("%s (pid %d) runs %q, not the command line recorded in %s; the last lines of %s:\n%s",
 			p.name, pid, bytes.ReplaceAll(got, []byte{0}, []byte{' '}), p.cmdlineFile(), p.logFile(), p.tail(15))

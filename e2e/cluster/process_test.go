@@ -179,3 +179,28 @@ func TestStopChecksTheCommandLine(t *testing.T) {
 		t.Error("the process started still runs after stop")
 	}
 }
+
+// A process is alive as soon as start returns: start waits until the kernel
+// has finished exec, when the child's command line reads as recorded (until
+// then it reads as its parent's, or empty, which once made `make e2e` take
+// a starting etcd for another process).
+func TestAliveRightAfterStart(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	dir := t.TempDir()
+	for i := range 30 {
+		p := process{name: "sleep" + strconv.Itoa(i), dir: dir}
+		if err := p.start(sleep, []string{"60"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		alive := p.alive()
+		if err := p.stop(5 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if !alive {
+			t.Fatalf("start %d: not alive right after start: %v", i, p.died())
+		}
+	}
+}
