@@ -75,7 +75,21 @@ func (in *inputOptions) sources() string {
 // left unread) and gives back every problem, for the command to report
 // after its results; only a cluster that cannot be read is an error.
 func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []live.Resource, lenient bool, sink func(*objects.Object)) (*objects.Input, error) {
-	input := &objects.Input{Visit: sink}
+	input := &objects.Input{}
+	// What is read is held: the memory limit follows it as it grows (under
+	// a limit below what is live the collector runs without pause: 10,000
+	// runtimes took 6 s to read instead of 2.5).
+	read := 0
+	input.Visit = func(o *objects.Object) {
+		if read++; read%256 == 0 {
+			fitMemoryLimit()
+		}
+		if sink != nil {
+			sink(o)
+		} else {
+			input.Objects = append(input.Objects, o)
+		}
+	}
 	opts := objects.ReadOptions{Stdin: g.stdin, Lenient: lenient, ModelFolders: true, Recursive: true, Namespace: in.namespace()}
 	input.Read(in.paths, opts)
 	opts.Recursive = in.recursive
@@ -101,11 +115,7 @@ func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []l
 				return
 			}
 			n++
-			if sink != nil {
-				sink(o)
-			} else {
-				input.Objects = append(input.Objects, o)
-			}
+			input.Visit(o)
 		}}
 		opts.ModelFolders = sorted.flag == "-m"
 		part.Read(sorted.paths, opts)

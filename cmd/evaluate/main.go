@@ -44,7 +44,7 @@ func holdingData() (restore func()) {
 }
 
 // fitMemoryLimit raises main's soft memory limit to twice what is live,
-// once a streaming command's inputs are read, when they alone come near
+// as the inputs are read and once they are, when they alone come near
 // it: under a limit below what is live the collector runs without pause
 // (a match of 300 models against 11,200 runtimes took four times as long).
 // GOMEMLIMIT still decides.
