@@ -57,7 +57,7 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 		return err
 	}
 	// Both sides' objects and verdicts are held the whole run.
-	defer holdingData()()
+	defer liftMemoryLimit()()
 	ready := compileDiff(g, o.engineName)
 	old, new, problems, sides, err := o.read(cmd, g, args)
 	if err != nil {
