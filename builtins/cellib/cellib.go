@@ -1,6 +1,7 @@
 // Package cellib registers the version and size semantics of package
 // builtins with CEL: Library is the CEL library "ome.version", with the
-// opaque type ome.Version (version.go). It is the only package that joins
+// opaque type ome.Version (version.go) and the functions of what OME's
+// webhook parses with Go (webhook.go). It is the only package that joins
 // builtins and cel-go.
 package cellib
 
@@ -147,6 +148,39 @@ import (
 //	omeSize('3.21B')                      // 3.21e9
 //	omeSize('500M')                       // 5e8
 //	omeSize('huge')                       // 0.0
+//
+// # omeIsFloat
+//
+// Reports whether OME's webhook takes a string as a number (a KEDA scaling
+// threshold): Go's strconv.ParseFloat gives no error, so a value beyond the
+// largest float64 is not a number. It never errors.
+//
+//	omeIsFloat(<string>) -> <bool>
+//
+//	omeIsFloat('0.5')                     // true
+//	omeIsFloat('1_000')                   // true
+//	omeIsFloat('1e400')                   // false
+//	omeIsFloat('80%')                     // false
+//
+// # omeParseURL
+//
+// Parses a URL as Go's net/url.Parse does (a KEDA Prometheus server
+// address): the error as OME's message prints it, or "" and the scheme and
+// host. It never errors.
+//
+//	omeParseURL(<string>) -> <map(string, string)>
+//
+//	omeParseURL('http://prom:9090').host  // 'prom:9090'
+//	omeParseURL('http://x:abc').error     // 'parse "http://x:abc": invalid port ":abc" after host'
+//
+// # omeQuote
+//
+// Quotes a string as OME's messages do (Go's %q: strconv.Quote).
+//
+//	omeQuote(<string>) -> <string>
+//
+//	omeQuote('chat.v1')                   // '"chat.v1"'
+//	omeQuote('a\x01')                     // '"a\\x01"'
 func Library() cel.EnvOption {
 	return cel.Lib(celVersionLib{})
 }
@@ -160,7 +194,7 @@ func (celVersionLib) LibraryName() string { return "ome.version" }
 func (celVersionLib) ProgramOptions() []cel.ProgramOption { return nil }
 
 func (celVersionLib) CompileOptions() []cel.EnvOption {
-	return append(globalFunctions(), versionMethods()...)
+	return append(append(globalFunctions(), versionMethods()...), webhookFunctions()...)
 }
 
 // globalFunctions are the library's functions of strings, and string() of

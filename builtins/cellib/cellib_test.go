@@ -55,6 +55,14 @@ func TestCELFunctions(t *testing.T) {
 		{"omeVersionProblem('v1.2.3')", ""},
 		{"isOmeVersion('18446744073709551616')", false},
 
+		// omeIsFloat, omeParseURL, omeQuote
+		{"omeIsFloat('0.5')", true},
+		{"omeIsFloat('1e400')", false},
+		{"omeParseURL('http://x:abc').error", `parse "http://x:abc": invalid port ":abc" after host`},
+		{"omeParseURL('HTTP://prom:9090/api').scheme", "http"},
+		{"omeParseURL('HTTP://prom:9090/api').host", "prom:9090"},
+		{"omeQuote('a\"b')", `"a\"b"`},
+
 		// hasSuffix, parts, hasV
 		{"omeVersion('4.45.0.dev0').hasSuffix()", true},
 		{"omeVersion('4.45.0').hasSuffix()", false},

@@ -1,5 +1,6 @@
 // Package regolib registers the version and size semantics of package
-// builtins with OPA: the Rego builtins ome.version.* and ome.size.*, each
+// builtins with OPA: the Rego builtins ome.version.* and ome.size.*, and
+// ome.go.is_float and ome.go.parse_url (webhook.go), each
 // declared next to its implementation, with the options, tester builtins and
 // capabilities that carry them. It is the only package that joins builtins
 // and OPA. It also holds the builtins of the Rego evaluation plan,
@@ -204,6 +205,8 @@ var regoBuiltins = []Builtin{
 			return ast.FloatNumberTerm(builtins.SizeValue(string(x))), nil
 		},
 	},
+	goIsFloat,
+	goParseURL,
 	planGather,
 	planPick,
 	planJoinEach,

@@ -57,6 +57,12 @@ func TestRegoValid(t *testing.T) {
 		{`ome.version.parse("18446744073709551615.0.1")`, `{"original":"18446744073709551615.0.1","v":false,"parts":3,"major":18446744073709551615,"minor":0,"patch":1,"dev":[],"pre":[],"build":[]}`},
 		{`ome.version.parse("1.2.3").major`, `1`},
 
+		{`ome.go.is_float("0.5")`, `true`},
+		{`ome.go.is_float("1e400")`, `false`},
+		{`ome.go.is_float(1)`, `false`},
+		{`ome.go.parse_url("http://x:abc")`, `{"error":"parse \"http://x:abc\": invalid port \":abc\" after host","scheme":"","host":""}`},
+		{`ome.go.parse_url("HTTP://prom:9090/api")`, `{"error":"","scheme":"http","host":"prom:9090"}`},
+
 		{`ome.version.has_suffix("4.45.0.dev0")`, `true`},
 		{`ome.version.has_suffix("4.51.3-SAM-HQ-preview")`, `true`},
 		{`ome.version.has_suffix("1.8.0+20240707")`, `true`},
@@ -263,7 +269,7 @@ results := [r |
 
 func TestRegoDecls(t *testing.T) {
 	all := regolib.Builtins()
-	require.Len(t, all, 16)
+	require.Len(t, all, 18)
 	seen := map[string]bool{}
 	for _, b := range all {
 		d := b.Decl
