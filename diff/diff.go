@@ -120,6 +120,9 @@ type Selection struct {
 	// ClusterServingRuntime, "" without a runtime.
 	Scope   string `json:"scope"`
 	Message string `json:"message"`
+	// Check names the check of OME's webhook that refused it ("" when
+	// admitted), as `evaluate select -o json` does.
+	Check string `json:"check"`
 	// Position is the selected runtime's on that side.
 	Position
 }
@@ -663,7 +666,7 @@ func (s *sides) position(ref objects.Ref) Position {
 // SelectionOf is a webhook decision as a diff shows it; at gives the
 // position of the selected runtime.
 func SelectionOf(d engine.Decision, at func(objects.Ref) Position) *Selection {
-	s := &Selection{Admitted: d.Admitted, Message: d.Message}
+	s := &Selection{Admitted: d.Admitted, Message: d.Message, Check: d.Check}
 	if d.Admitted && d.Selected != nil {
 		ref := *d.Selected
 		s.Runtime = &ref

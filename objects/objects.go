@@ -260,7 +260,20 @@ func CheckObject(o *Object) error {
 		if r := c.object(spec, "spec", "runtime", " with name"); r != nil {
 			c.str(r, "spec.runtime", "name")
 		}
-		c.object(spec, "spec", "engine", "")
+		for _, component := range []string{"engine", "decoder"} {
+			if m := c.object(spec, "spec", component, ""); m != nil {
+				p := "spec." + component
+				if o := c.object(m, p, "acceleratorOverride", " with acceleratorClass"); o != nil {
+					c.str(o, p+".acceleratorOverride", "acceleratorClass")
+				}
+			}
+		}
+		if a := c.object(spec, "spec", "acceleratorSelector", " with acceleratorClass"); a != nil {
+			c.str(a, "spec.acceleratorSelector", "acceleratorClass")
+		}
+		if k := c.object(spec, "spec", "kedaConfig", ""); k != nil {
+			c.str(k, "spec.kedaConfig", "scalingOperator", "scalingThreshold", "promServerAddress", "authModes")
+		}
 	}
 	return c.err
 }

@@ -11,7 +11,7 @@ import (
 // The flags that point evaluate gatekeeper at the repository from this
 // package's folder.
 var gatekeeperInputs = []string{
-	"--cases", "../../testdata/cases/spec-selection.yaml,../../testdata/cases/gatekeeper-selection.yaml,../../testdata/cases/namespaces.yaml",
+	"--cases", "../../testdata/cases/spec-selection.yaml,../../testdata/cases/webhook-checks.yaml,../../testdata/cases/gatekeeper-selection.yaml,../../testdata/cases/namespaces.yaml",
 	"--lint", "../../testdata/lint/bad,../../testdata/lint/clean,../../testdata/gatekeeper/lint-objects.yaml",
 }
 

@@ -33,8 +33,15 @@ type Checked struct {
 // 10), with what selection saw. Warnings say what OME's controller would
 // say of a runtime named in spec.runtime.name; they never change the verdict.
 type Decision struct {
-	Admitted   bool         `json:"admitted" yaml:"admitted"`
-	Message    string       `json:"message" yaml:"message"`
+	Admitted bool   `json:"admitted" yaml:"admitted"`
+	Message  string `json:"message" yaml:"message"`
+	// Check names the check of OME's webhook that refused it ("" when
+	// admitted): name, autoscaler-class, hpa-metric, keda-scaling-operator,
+	// keda-scaling-threshold, keda-prometheus-server-address,
+	// keda-auth-mode, target-utilization, decoder-without-engine,
+	// model-not-found, no-model-reference, model-disabled, no-format-name
+	// or no-runtime.
+	Check      string       `json:"check" yaml:"check"`
 	Selection  bool         `json:"selection" yaml:"selection"`
 	Selected   *objects.Ref `json:"runtime" yaml:"runtime"`
 	Model      *objects.Ref `json:"model" yaml:"model"`
@@ -56,6 +63,7 @@ func ObjectValues(objs []*objects.Object) []any {
 // engines give as plain values.
 func DecisionFrom(d Decision, out map[string]any) (Decision, error) {
 	d.Selection, _ = out["selection"].(bool)
+	d.Check, _ = out["check"].(string)
 	d.Model = refFrom(out["model"])
 	d.Candidates, d.Excluded, d.Warnings = []Candidate{}, []Excluded{}, []string{}
 	for _, w := range listOf(out["warnings"]) {

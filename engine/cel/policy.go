@@ -43,6 +43,8 @@ type policyVariable struct {
 }
 
 type policyValidation struct {
+	// Name names the check, for a result that says which one failed.
+	Name              string `yaml:"name,omitempty"`
 	Expression        string `yaml:"expression"`
 	Message           string `yaml:"message"`
 	MessageExpression string `yaml:"messageExpression"`
@@ -84,6 +86,7 @@ type policy struct {
 }
 
 type checkExpr struct {
+	name    string
 	expr    program
 	message string
 	msgExpr program // nil when message is fixed
@@ -398,7 +401,7 @@ func (c *policyCompiler) validations() error {
 		if err != nil {
 			return fmt.Errorf("%s: policy %s: validation %d: %w", c.at(line), name, i, err)
 		}
-		check := checkExpr{expr: prg, message: v.Message, line: line, reads: p.readsOf(ast)}
+		check := checkExpr{name: v.Name, expr: prg, message: v.Message, line: line, reads: p.readsOf(ast)}
 		if v.MessageExpression != "" {
 			mast, iss := c.compile(v.MessageExpression)
 			if iss.Err() != nil {
@@ -607,6 +610,18 @@ func (a *activation) variable(name string) (ref.Val, error) {
 // run evaluates the validations on an activation.
 func (p *policy) run(act *activation) ([]string, error) {
 	return p.collect(func(i int) (bool, string, error) { return p.check(i, act) })
+}
+
+// firstFailure evaluates the validations in order on an activation, up to
+// the first that fails: its name and message (failed is false when none
+// fails).
+func (p *policy) firstFailure(act *activation) (name, message string, failed bool, err error) {
+	for i := range p.checks {
+		if failed, message, err = p.check(i, act); err != nil || failed {
+			return p.checks[i].name, message, failed, err
+		}
+	}
+	return "", "", false, nil
 }
 
 // collect goes through the validations in order, with outcome giving

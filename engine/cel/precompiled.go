@@ -94,7 +94,7 @@ func cachedDoc(p *policy) *checkedast.Doc {
 		out.Variables = append(out.Variables, checkedast.Variable{Name: v.Name, Expression: v.Expression, Line: lineAt(p.from.lines.variables, i)})
 	}
 	for i, v := range d.Spec.Validations {
-		out.Validations = append(out.Validations, checkedast.Validation{Expression: v.Expression, Message: v.Message,
+		out.Validations = append(out.Validations, checkedast.Validation{Name: v.Name, Expression: v.Expression, Message: v.Message,
 			MessageExpression: v.MessageExpression, Line: lineAt(p.from.lines.validations, i)})
 	}
 	return out
@@ -127,7 +127,7 @@ func fromCache(d *checkedast.Doc) *compiledFrom {
 		doc.Spec.Validations = make([]policyValidation, len(d.Validations))
 		from.lines.validations = make([]int, len(d.Validations))
 		for i, v := range d.Validations {
-			doc.Spec.Validations[i] = policyValidation{Expression: v.Expression, Message: v.Message, MessageExpression: v.MessageExpression}
+			doc.Spec.Validations[i] = policyValidation{Name: v.Name, Expression: v.Expression, Message: v.Message, MessageExpression: v.MessageExpression}
 			from.lines.validations[i] = v.Line
 		}
 	}

@@ -27,15 +27,12 @@ func (s *Selector) Name() string { return Name }
 
 func (s *Selector) Select(isvc *objects.Object, cluster []*objects.Object) (answer.Decision, error) {
 	act := s.webhook.activation(map[string]any{"inferenceService": isvc.Value, "objects": answer.ObjectValues(cluster)})
-	failures, err := s.webhook.run(act)
+	check, message, refused, err := s.webhook.firstFailure(act)
 	if err != nil {
 		return answer.Decision{}, err
 	}
-	d := answer.Decision{Admitted: len(failures) == 0}
-	if !d.Admitted {
-		d.Message = failures[0]
-	}
-	vars := map[string]any{}
+	d := answer.Decision{Admitted: !refused, Message: message}
+	vars := map[string]any{"check": check}
 	for _, name := range []string{"selection", "model", "warnings"} {
 		v, err := act.variable(name)
 		if err != nil {

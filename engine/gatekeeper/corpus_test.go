@@ -337,3 +337,59 @@ func sizePairs(n int, corpus []string) [][2]string {
 	}
 	return out
 }
+
+// URLs: KEDA Prometheus server addresses as users write them, and each
+// branch of net/url.Parse: schemes, opaque and relative forms, userinfo,
+// ports (first and last colon), IP literals, %-escapes (well formed or
+// not, ASCII or not, in the host, the path, the userinfo and the
+// fragment), characters a host may not have, control characters, and
+// mutations of all of these.
+var urlSeeds = []string{
+	"http://prometheus:9090", "https://prometheus.monitoring.svc:9090/api", "prometheus:9090",
+	"localhost:9090", "http//x", "http:/x", "http:x", "http://", "https://:80", "ftp://x", "HTTP://X",
+	"", "*", "*#%zz", ":x", "://x", "1a:b", "a/b:c", "/a:b", "./a:b", "?a:b", "x:y/z",
+	"http://x:abc", "http://x:1:2", "foo://x:1:2", "http://a:", "http://:80", "http://x:80:",
+	"http://u@h", "http://u:p@h", "http://u@", "http://@h", "http://a@b@c", "http://u^@h",
+	"http://u%zz@h", "http://u:p%zz@h", "http://u%4@h", "http://u%:x@h", "http://é@h",
+	"http://[::1]:80/x", "http://[::1", "http://a[b", "http://[1.2.3.4]", "http://[fe80::1%25en0]",
+	"http://[::1]x", "http://[zz]", "http://[::ffff:1.2.3.4]",
+	"http://%41", "http://%c3%a9", "http://x%25y", "http://x%2", "http://%80x", "http://%7f",
+	"http://a%", "http://a%é", "http://a%aé", "http://a b", "http://a\\b", "http://a^b",
+	"http://a`b", "http://a{b", "http://a|b", "http://a}b", "http://a\"b", "http://aéb",
+	"http://h/%zz", "http://h/%4", "http://h?%zz", "http://a#%zz", "http://a#", "http://a#%41",
+	"http://a\x01", "http://a#\x01", "\x7fhttp://a", "http://a?b#c", "http://a??", "http://a?",
+	"//a", "///a", "//a:b", "//a:1:2", "//a#%", "mailto:x@y", "https://prom.example/a%20b",
+}
+
+func urlCorpus(n int) []string {
+	g := newCorpusGen(5)
+	out := append([]string(nil), urlSeeds...)
+	schemes := []string{"http://", "https://", "HTTP://", "foo://", "//", "", "http:", "1x://", "a+b.c-d://"}
+	users := []string{"", "u@", "u:p@", "u%41@", "u%zz@", "u^@", "@", "a@b@"}
+	hosts := []string{"prometheus", "prom.example", "", "a b", "a^b", "%41", "%c3%a9", "x%25y", "[::1]", "[::1", "a[b", "é"}
+	ports := []string{"", ":9090", ":", ":x", ":1:2", "::"}
+	tails := []string{"", "/", "/api/v1", "/%zz", "/%4", "?q=1", "?%zz", "#f", "#%zz", "#%4", "?", "/a?b#c"}
+	for len(out) < n {
+		var s string
+		switch g.r.IntN(3) {
+		case 0:
+			s = g.pick(schemes) + g.pick(users) + g.pick(hosts) + g.pick(ports) + g.pick(tails)
+		case 1:
+			s = g.mutate(g.pick(urlSeeds))
+		default:
+			alphabet := "htp:/@[]%:?#.x0123456789aAfF zZ^{|}\\-+_é"
+			runes := []rune(alphabet)
+			b := make([]rune, g.r.IntN(14))
+			for i := range b {
+				b[i] = runes[g.r.IntN(len(runes))]
+			}
+			s = string(b)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// ipLiteral says whether a URL's host may be an IP literal in brackets,
+// whose address the stand-in checks by a pattern.
+func ipLiteral(s string) bool { return strings.Contains(s, "[") }

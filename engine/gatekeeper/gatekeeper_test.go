@@ -39,7 +39,7 @@ func generated(t *testing.T) map[string]Bundle {
 		t.Fatal(err)
 	}
 	var spec []cases.Case
-	for _, f := range []string{"testdata/cases/spec-selection.yaml", "testdata/cases/gatekeeper-selection.yaml", "testdata/cases/namespaces.yaml"} {
+	for _, f := range []string{"testdata/cases/spec-selection.yaml", "testdata/cases/webhook-checks.yaml", "testdata/cases/gatekeeper-selection.yaml", "testdata/cases/namespaces.yaml"} {
 		c, err := cases.ReadCases(repoPath(f))
 		if err != nil {
 			t.Fatal(err)

@@ -169,7 +169,7 @@ func TestRefusalPlanIsTheWholeResult(t *testing.T) {
 			t.Errorf("%s: model key %v, the rules' %v", j.name, got["key"], got["rules_key"])
 		}
 	}
-	for _, s := range []string{"selected", "no runtime", "model not found", "no format name"} {
+	for _, s := range []string{"selected", "no-runtime", "model-not-found", "no-format-name", "name", "decoder-without-engine"} {
 		if steps[s] == 0 {
 			t.Errorf("no job stops at step %q: %v", s, steps)
 		}

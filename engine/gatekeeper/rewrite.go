@@ -30,6 +30,7 @@ var builtinNamespaces = []struct{ name, alias, pkg string }{
 	{"ome.version.", "ome_version.", "data.lib.ome.version"},
 	{"ome.size.", "ome_size.", "data.lib.ome.size"},
 	{"ome.plan.", "ome_plan.", "data.lib.ome.plan"},
+	{"ome.go.", "ome_go.", "data.lib.ome.go"},
 }
 
 // rewritePolicy turns a policy module into a library module that runs

@@ -50,6 +50,7 @@ func (s *Selector) Select(isvc *objects.Object, cluster []*objects.Object) (answ
 	d.Message, _ = out["message"].(string)
 	norm := map[string]any{
 		"selection":     out["selection"],
+		"check":         out["check"],
 		"model":         out["model"],
 		"warnings":      out["warnings"],
 		"selected":      out["selected"],

@@ -8,6 +8,7 @@
 #
 #   admitted   bool
 #   message    OME's rejection message ("" when admitted)
+#   check      the name of the check that refused it ("" when admitted)
 #   selection  true when the webhook ran runtime selection (step 5)
 #   selected   the chosen runtime {kind, namespace, name} (only when admitted by selection)
 #   model      the model the InferenceService refers to, when found
@@ -54,17 +55,22 @@ model_of(objects) := ms[0] if {
 model_spec := object.get(model, "spec", {}) if model
 else := {}
 
+metadata := object.get(isvc, "metadata", {})
+
+annotations := object.get(metadata, "annotations", {})
+
 # The accelerator classes the InferenceService asks for, from the
-# annotation and the three spec fields; empty ones do not count.
+# annotation and the three spec fields: each that is there, even empty
+# (OME takes "" as a class of that name, which no runtime lists).
 accelerator_classes := sort({c |
-	some c in [
-		object.get(object.get(object.get(isvc, "metadata", {}), "annotations", {}), "ome.io/accelerator-class", ""),
-		object.get(object.get(spec, "acceleratorSelector", {}), "acceleratorClass", ""),
-		object.get(object.get(object.get(spec, "engine", {}), "acceleratorOverride", {}), "acceleratorClass", ""),
-		object.get(object.get(object.get(spec, "decoder", {}), "acceleratorOverride", {}), "acceleratorClass", ""),
+	some path in [
+		["metadata", "annotations", "ome.io/accelerator-class"],
+		["spec", "acceleratorSelector", "acceleratorClass"],
+		["spec", "engine", "acceleratorOverride", "acceleratorClass"],
+		["spec", "decoder", "acceleratorOverride", "acceleratorClass"],
 	]
+	c := object.get(isvc, path, null)
 	is_string(c)
-	c != ""
 })
 
 # The runtimes looked at: the ServingRuntimes of the namespace and the
@@ -103,38 +109,132 @@ admitted_without_selection if complete_runner
 
 no_runtime_prefix := concat("", ["no supporting runtime found for model ", model_name, " and engine does not have complete runner configuration: "])
 
-# Spec 10: the first step that decides ends it. step names it, decision
-# gives its verdict and OME's message.
-step := "model not found" if {
+# Spec 10: the first step that decides ends it. step names it: the check
+# that refuses the InferenceService (the names -o json gives), "admitted"
+# when it is admitted without selection, or "selected". decision gives its
+# verdict and OME's message.
+step := name if {
+	[name, _] := isvc_refusal
+} else := "model-not-found" if {
 	model_name != ""
 	not model
-} else := "admitted without selection" if {
+} else := "admitted" if {
 	admitted_without_selection
-} else := "no model reference" if {
+} else := "no-model-reference" if {
 	not has(spec, "model")
-} else := "model disabled" if {
+} else := "model-disabled" if {
 	model_spec.disabled == true
-} else := "no format name" if {
+} else := "no-format-name" if {
 	format_name == ""
 } else := "selected" if {
 	count(ranked) > 0
-} else := "no runtime"
+} else := "no-runtime"
 
-decision := {"admitted": false, "selection": false, "message": msg} if {
-	step == "model not found"
+decision := {"admitted": false, "selection": false, "message": msg, "check": step} if {
+	[_, msg] := isvc_refusal
+} else := {"admitted": false, "selection": false, "message": msg, "check": step} if {
+	step == "model-not-found"
 	msg := sprintf("referenced model %q not found in namespace %q: ensure a BaseModel exists in this namespace or a ClusterBaseModel exists cluster-wide with this name", [model_name, namespace])
-} else := {"admitted": true, "selection": false, "message": ""} if {
-	step == "admitted without selection"
-} else := {"admitted": false, "selection": false, "message": msg} if {
-	step == "no model reference"
+} else := {"admitted": true, "selection": false, "message": "", "check": ""} if {
+	step == "admitted"
+} else := {"admitted": false, "selection": false, "message": msg, "check": step} if {
+	step == "no-model-reference"
 	msg := "model reference is required when runtime is not specified and engine does not have complete runner configuration"
-} else := {"admitted": false, "selection": false, "message": concat("", ["model ", model_name, " is disabled"])} if {
-	step == "model disabled"
-} else := {"admitted": false, "selection": true, "message": concat("", [no_runtime_prefix, "invalid model specification: modelFormat.name: model format name is required"])} if {
-	step == "no format name"
-} else := {"admitted": true, "selection": true, "message": "", "selected": ranked[0]} if {
+} else := {"admitted": false, "selection": false, "message": concat("", ["model ", model_name, " is disabled"]), "check": step} if {
+	step == "model-disabled"
+} else := {"admitted": false, "selection": true, "message": concat("", [no_runtime_prefix, "invalid model specification: modelFormat.name: model format name is required"]), "check": step} if {
+	step == "no-format-name"
+} else := {"admitted": true, "selection": true, "message": "", "check": "", "selected": ranked[0]} if {
 	step == "selected"
-} else := {"admitted": false, "selection": true, "message": no_runtime_message(checked, excluded)}
+} else := {"admitted": false, "selection": true, "message": no_runtime_message(checked, excluded), "check": step}
+
+# Spec 10, the checks of the InferenceService alone, which OME's webhook
+# makes before it looks for a model or a runtime, in OME's order: the
+# name, the autoscaler's annotations and settings, the target utilization,
+# a decoder without an engine. isvc_refusal is [check, OME's message] for
+# the first that refuses; undefined when none does.
+isvc_refusal := ["name", msg] if {
+	name := object.get(metadata, "name", "")
+	not regex.match(`^[a-z]([-a-z0-9]*[a-z0-9])?$`, name)
+	msg := sprintf("invalid InferenceService name %q, must match %q", [name, "[a-z]([-a-z0-9]*[a-z0-9])?"])
+} else := refusal if {
+	refusal := autoscaler_refusal
+} else := ["target-utilization", "the target utilization percentage should be a [1-100] integer"] if {
+	# OME reads it with Go's strconv.Atoi: a sign, then digits, leading
+	# zeros allowed.
+	percentage := annotations["ome.io/targetUtilizationPercentage"]
+	not regex.match(`^\+?0*([1-9][0-9]?|100)$`, percentage)
+} else := ["decoder-without-engine", "decoder cannot be specified without engine"] if {
+	has(spec, "decoder")
+	not has(spec, "engine")
+}
+
+# The annotation ome.io/autoscalerClass, when there is one, must name a
+# class OME knows; hpa's metric (ome.io/metrics), when given, must be one
+# it knows; keda's settings must be valid.
+autoscaler_refusal := ["autoscaler-class", sprintf("[%s] is not a supported autoscaler class type", [class])] if {
+	class := annotations["ome.io/autoscalerClass"]
+	not class in {"hpa", "keda", "external"}
+} else := ["hpa-metric", sprintf("[%s] is not a supported metric", [metric])] if {
+	annotations["ome.io/autoscalerClass"] == "hpa"
+	metric := annotations["ome.io/metrics"]
+	not metric in {"cpu", "memory"}
+} else := refusal if {
+	annotations["ome.io/autoscalerClass"] == "keda"
+	refusal := keda_refusal
+}
+
+keda_config := object.get(spec, "kedaConfig", {})
+
+# KEDA's settings, each from spec.kedaConfig (when not empty), then from
+# its annotation (when there is one), in OME's order: the first value that
+# is not valid refuses.
+keda_refusal := ["keda-scaling-operator", sprintf("invalid KEDA scaling operator %q, must be one of: %s", [op, concat(", ", keda_operators)])] if {
+	op := first_invalid(keda_values("scalingOperator", "autoscaling.keda.sh/operator"), keda_operators)
+} else := ["keda-scaling-threshold", sprintf("invalid KEDA scaling threshold %q: must be a valid number", [threshold])] if {
+	bad := [t | some t in keda_values("scalingThreshold", "autoscaling.keda.sh/threshold"); not ome.go.is_float(t)]
+	threshold := bad[0]
+} else := ["keda-prometheus-server-address", sprintf("invalid KEDA Prometheus server address %q: %s", [address, problem])] if {
+	problems := [[a, p] |
+		some a in keda_values("promServerAddress", "autoscaling.keda.sh/prometheus.serverAddress")
+		p := address_problem(a)
+		p != ""
+	]
+	[address, problem] := problems[0]
+} else := ["keda-auth-mode", sprintf("invalid KEDA auth mode %q, must be one of: %s", [mode, concat(", ", keda_auth_modes)])] if {
+	modes := [m |
+		some part in split(object.get(keda_config, "authModes", ""), ",")
+		m := trim_space(part)
+		m != ""
+	]
+	mode := first_invalid(modes, keda_auth_modes)
+}
+
+keda_operators := ["GreaterThan", "GreaterThanOrEqual", "LessThan", "LessThanOrEqual"]
+
+keda_auth_modes := ["basic", "tls", "bearer", "custom"]
+
+keda_values(field, annotation) := array.concat(
+	[v | v := keda_config[field]; v != ""],
+	[v | v := annotations[annotation]],
+)
+
+# The first of values that is not in valid; undefined when all are.
+first_invalid(values, valid) := bad[0] if {
+	bad := [v | some v in values; not v in valid]
+}
+
+# What OME finds wrong with a Prometheus server address ("" when
+# nothing): net/url.Parse's error, else a scheme other than http and
+# https, else no host.
+address_problem(a) := u.error if {
+	u := ome.go.parse_url(a)
+	u.error != ""
+} else := "scheme must be http or https" if {
+	not ome.go.parse_url(a).scheme in {"http", "https"}
+} else := "host is required" if {
+	ome.go.parse_url(a).host == ""
+} else := ""
 
 format_name := format_name_of(model_spec)
 

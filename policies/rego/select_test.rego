@@ -110,3 +110,37 @@ test_first_of_two_of_a_name if {
 	r.model == {"kind": "ClusterBaseModel", "namespace": "", "name": "llama"}
 	r.warnings == ["cluster-scoped runtime twin is disabled"]
 }
+
+# The checks of the InferenceService alone come first, in OME's order, and
+# name themselves.
+test_isvc_checks_in_order if {
+	svc := object.union(service({"model": {"name": "missing"}, "decoder": {}}), {"metadata": {
+		"name": "chat.v1",
+		"annotations": {"ome.io/autoscalerClass": "bogus", "ome.io/targetUtilizationPercentage": "150"},
+	}})
+	r := select.result with input as {"inferenceService": svc, "objects": []}
+	r.check == "name"
+	r2 := select.result with input as {"inferenceService": object.union(svc, {"metadata": {"name": "chat"}}), "objects": []}
+	r2.check == "autoscaler-class"
+	r2.message == "[bogus] is not a supported autoscaler class type"
+	r3 := select.result with input as {"inferenceService": object.union(svc, {"metadata": {"name": "chat", "annotations": {"ome.io/autoscalerClass": "hpa"}}}), "objects": []}
+	r3.check == "target-utilization"
+	r4 := select.result with input as {"inferenceService": service({"model": {"name": "missing"}, "decoder": {}}), "objects": []}
+	r4.check == "decoder-without-engine"
+	not r4.selection
+}
+
+test_keda_values_in_order if {
+	svc := object.union(service({"model": {"name": "llama"}, "engine": {}, "kedaConfig": {"scalingOperator": "LessThan", "scalingThreshold": "x"}}), {"metadata": {"annotations": {
+		"ome.io/autoscalerClass": "keda",
+		"autoscaling.keda.sh/operator": "Below",
+	}}})
+	r := select.result with input as {"inferenceService": svc, "objects": [model_object]}
+	r.check == "keda-scaling-operator"
+	r.message == `invalid KEDA scaling operator "Below", must be one of: GreaterThan, GreaterThanOrEqual, LessThan, LessThanOrEqual`
+}
+
+test_an_empty_accelerator_class_is_a_class if {
+	svc := object.union(service({"model": {"name": "llama"}, "engine": {}}), {"metadata": {"annotations": {"ome.io/accelerator-class": ""}}})
+	select.accelerator_classes == [""] with input as {"inferenceService": svc, "objects": []}
+}

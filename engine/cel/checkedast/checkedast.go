@@ -72,8 +72,8 @@ type Variable struct {
 
 // Validation is one of a document's spec.validations, with its line.
 type Validation struct {
-	Expression, Message, MessageExpression string
-	Line                                   int
+	Name, Expression, Message, MessageExpression string
+	Line                                         int
 }
 
 // File is one policy file: its text, by which it is found again (TextKey),
@@ -84,7 +84,7 @@ type File struct {
 }
 
 // Magic starts the file; a file without it is not read.
-const Magic = "OMECEL1\n"
+const Magic = "OMECEL2\n"
 
 // TextKey identifies a policy file by its text.
 func TextKey(text string) string {

@@ -355,6 +355,7 @@ func (d *decoder) readDoc(key, name string) (*Doc, error) {
 	doc.Validations = makeSlice[Validation](d.len())
 	for i := range doc.Validations {
 		v := &doc.Validations[i]
+		v.Name = d.str()
 		v.Expression = d.str()
 		v.Message = d.str()
 		v.MessageExpression = d.str()

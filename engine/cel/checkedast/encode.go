@@ -412,6 +412,7 @@ func (e *encoder) doc(d *Doc) ([]byte, error) {
 	}
 	b = appendLen(b, len(d.Validations))
 	for _, v := range d.Validations {
+		b = e.str(b, v.Name)
 		b = e.str(b, v.Expression)
 		b = e.str(b, v.Message)
 		b = e.str(b, v.MessageExpression)

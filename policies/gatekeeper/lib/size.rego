@@ -73,18 +73,70 @@ _hex_syntax := concat("", [
 	`[pP][+-]?`, _digit_run, `$`,
 ])
 
+_infinity_syntax := `^[+-]?(?:[iI][nN][fF]|[iI][nN][fF][iI][nN][iI][tT][yY])$`
+
+_nan_syntax := `^[nN][aA][nN]$`
+
 # _float is strconv.ParseFloat(t, 64), or zero when it fails.
 _float(t) := {"kind": "inf", "negative": startswith(t, "-")} if {
-	regex.match(`^[+-]?(?:[iI][nN][fF]|[iI][nN][fF][iI][nN][iI][tT][yY])$`, t)
+	regex.match(_infinity_syntax, t)
 } else := {"kind": "nan"} if {
-	regex.match(`^[nN][aA][nN]$`, t)
-} else := _read(concat("", [m[1], m[2], "e", _exponent(m[3], m[4])])) if {
+	regex.match(_nan_syntax, t)
+} else := _read(_number_text(t)) if {
 	regex.match(_decimal_syntax, t)
-	m := regex.find_all_string_submatch_n(`^([+-]?)([0-9.]*)(?:[eE]([+-]?)([0-9]+))?$`, replace(t, "_", ""), 1)[0]
-} else := _read(concat("", [m[1], "0x", m[2], _dot(m[2]), "p", _exponent(m[3], m[4])])) if {
+} else := _read(_number_text(t)) if {
 	regex.match(_hex_syntax, t)
-	m := regex.find_all_string_submatch_n(`^([+-]?)0[xX]([0-9a-fA-F.]*)[pP]([+-]?)([0-9]+)$`, replace(t, "_", ""), 1)[0]
 } else := _zero
+
+# float_parses is whether strconv.ParseFloat(t, 64) reads t without an
+# error (ome.go.is_float): a special value, or a number in its syntax that
+# is not beyond the largest float64. to_number takes every number in range
+# (see _read) and fails on the others, too large or too small; ParseFloat
+# reads one too small as 0, or a subnormal, without an error. A number is
+# too small when its leading digit stands below the units (_leading_order
+# < 0).
+float_parses(t) if regex.match(_infinity_syntax, t)
+
+float_parses(t) if regex.match(_nan_syntax, t)
+
+float_parses(t) if {
+	regex.match(_decimal_syntax, t)
+	_in_range_or_small(t)
+}
+
+float_parses(t) if {
+	regex.match(_hex_syntax, t)
+	_in_range_or_small(t)
+}
+
+_in_range_or_small(t) if _ = to_number(_number_text(t))
+
+_in_range_or_small(t) if _leading_order(_number_text(t)) < 0
+
+# _leading_order of a number as _number_text writes it: the power of the base (10,
+# or 2 for a hexadecimal mantissa) of its leading digit; 0 for zero.
+_leading_order(text) := _digits_order(m[1], m[2], 1) + to_number(m[3]) if {
+	m := regex.find_all_string_submatch_n(`^[+-]?([0-9]*)\.?([0-9]*)e(-?[0-9]+)$`, text, 1)[0]
+} else := _digits_order(m[1], m[2], 4) + to_number(m[3]) if {
+	m := regex.find_all_string_submatch_n(`^[+-]?0x([0-9a-fA-F]*)\.([0-9a-fA-F]*)p(-?[0-9]+)$`, text, 1)[0]
+}
+
+# The order of the leading digit of a mantissa with integer digits i and
+# fraction digits f, each digit worth bits powers of the base.
+_digits_order(i, f, bits) := (count(trim_left(i, "0")) * bits) - 1 if {
+	trim_left(i, "0") != ""
+} else := 0 - ((count(f) - count(trim_left(f, "0"))) + 1) * bits if {
+	trim_left(f, "0") != ""
+} else := 0
+
+# _number_text is a number of _decimal_syntax or _hex_syntax written as
+# sprintf writes it (see above): "_" left out, an exponent always present,
+# and a "." in a hexadecimal mantissa.
+_number_text(t) := concat("", [m[1], m[2], "e", _exponent(m[3], m[4])]) if {
+	m := regex.find_all_string_submatch_n(`^([+-]?)([0-9.]*)(?:[eE]([+-]?)([0-9]+))?$`, replace(t, "_", ""), 1)[0]
+} else := concat("", [m[1], "0x", m[2], _dot(m[2]), "p", _exponent(m[3], m[4])]) if {
+	m := regex.find_all_string_submatch_n(`^([+-]?)0[xX]([0-9a-fA-F.]*)[pP]([+-]?)([0-9]+)$`, replace(t, "_", ""), 1)[0]
+}
 
 # An exponent as ParseFloat reads it: once it reaches 10000, further digits
 # are ignored, so only the first five significant digits count.

@@ -1,5 +1,5 @@
-# OMERuntimeSelection's plan for a refusal by selection (select.step "no
-# runtime"): the whole result that select.rego gives with every runtime
+# OMERuntimeSelection's plan for a refusal by selection (select.step
+# "no-runtime"): the whole result that select.rego gives with every runtime
 # (select.admission with given.all_objects), for OME's message and the
 # violation's details, without handing every runtime to the rules.
 #
@@ -31,6 +31,7 @@ result := {
 	"admitted": false,
 	"selection": true,
 	"message": select.no_runtime_message(checked, excluded),
+	"check": "no-runtime",
 	"model": select.model_out,
 	"checked": checked,
 	"excluded": excluded,

@@ -48,7 +48,7 @@ decision := d if {
 } else := d if {
 	d := select.selection_admission
 } else := refusal.result if {
-	select.step == "no runtime"
+	select.step == "no-runtime"
 } else := select.admission
 
 before_selection if not select.decision.selection with given.objects as inventory.models
