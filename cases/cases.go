@@ -24,6 +24,12 @@ type Case struct {
 	Line int
 	Name string
 
+	// OMEVersions are the OME releases the case holds for ("v0.1.4"), from
+	// its omeVersions, else from its file's; nil: every release.
+	OMEVersions []string
+	// OMEVersionsLine is the line of the omeVersions that gives them.
+	OMEVersionsLine int
+
 	Model, Runtime *objects.Object // match case
 
 	InferenceService *objects.Object   // selection case
@@ -112,11 +118,20 @@ func ParseCases(file string, data []byte) (cases []Case, err error) {
 			return &objects.InputError{File: file, Line: objects.LineAt(pos, "cases", pos[""].Line), Field: "cases", Msg: msg}
 		}
 		found = true
+		fileVersions, err := readOMEVersions(root, pos, func(field, msg string) error {
+			return &objects.InputError{File: file, Line: objects.LineAt(pos, field, pos[""].Line), Field: field, Msg: msg}
+		})
+		if err != nil {
+			return err
+		}
 		parts := objects.SplitPos(pos, "cases")
 		for i, cv := range list {
 			c, err := readCase(file, i, cv, parts[i], names)
 			if err != nil {
 				return err
+			}
+			if c.OMEVersions == nil && fileVersions != nil {
+				c.OMEVersions, c.OMEVersionsLine = fileVersions, objects.LineAt(pos, "omeVersions", 0)
 			}
 			cases = append(cases, c)
 		}
@@ -148,6 +163,13 @@ func readCase(file string, i int, v any, pos map[string]objects.Pos, names map[s
 	if err := readCaseName(&c, m, pos, names, fail); err != nil {
 		return c, err
 	}
+	versions, err := readOMEVersions(m, pos, fail)
+	if err != nil {
+		return c, err
+	}
+	if versions != nil {
+		c.OMEVersions, c.OMEVersionsLine = versions, objects.LineAt(pos, "omeVersions", c.Line)
+	}
 	expect, err := expectations(m, pos, fail)
 	if err != nil {
 		return c, err
@@ -163,6 +185,80 @@ func readCase(file string, i int, v any, pos map[string]objects.Pos, names map[s
 		return readPolicyCase(c, m, expect, pos, fail)
 	}
 	return c, readCaseObjects(&c, m, pos, kind, fail)
+}
+
+// readOMEVersions reads the omeVersions of a case or a file: a non-empty
+// list of OME releases, each written "v0.1.4" or "0.1.4" (given as
+// "v0.1.4"); nil when there is none. Which releases are known is the
+// runner's to check (CheckReleases).
+func readOMEVersions(m map[string]any, pos map[string]objects.Pos, fail func(field, msg string) error) ([]string, error) {
+	v, present := m["omeVersions"]
+	if !present {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return nil, fail("omeVersions", "must be a non-empty list of OME releases (such as v0.1.4), got "+objects.DescribeValue(v, pos["omeVersions"].Raw))
+	}
+	out := make([]string, 0, len(list))
+	for i, x := range list {
+		field := objects.IndexPath("omeVersions", i)
+		s, _ := x.(string)
+		r, ok := release(s)
+		if !ok {
+			return nil, fail(field, "must be an OME release such as v0.1.4, got "+objects.DescribeValue(x, pos[field].Raw))
+		}
+		if slices.Contains(out, r) {
+			return nil, fail(field, "names "+r+" twice")
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// release writes an OME release as "vMAJOR.MINOR.PATCH".
+func release(s string) (string, bool) {
+	v := strings.TrimPrefix(s, "v")
+	parts := strings.Split(v, ".")
+	if len(parts) != 3 {
+		return "", false
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" || len(p) > 1 && p[0] == '0' {
+			return "", false
+		}
+	}
+	return "v" + v, true
+}
+
+// HoldsFor reports whether the case holds for an OME release.
+func (c *Case) HoldsFor(release string) bool {
+	return c.OMEVersions == nil || slices.Contains(c.OMEVersions, release)
+}
+
+// ForRelease keeps the cases that hold for an OME release.
+func ForRelease(list []Case, release string) []Case {
+	var out []Case
+	for _, c := range list {
+		if c.HoldsFor(release) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// CheckReleases checks that every release a case names is one of known:
+// the first that is not is an error naming its file, line and case.
+func CheckReleases(list []Case, known []string) error {
+	for _, c := range list {
+		for _, r := range c.OMEVersions {
+			if !slices.Contains(known, r) {
+				return &objects.InputError{File: c.File, Line: c.OMEVersionsLine, Case: c.Name, Field: "omeVersions",
+					Msg: fmt.Sprintf("names %s, which is not an OME release the policies state (%s)", r, strings.Join(known, ", "))}
+			}
+		}
+	}
+	return nil
 }
 
 // readCaseName reads the case's name, which must be new in its file.

@@ -62,12 +62,14 @@ type TestReport struct {
 
 // CaseReport is one case (or one Rego unit test) of `evaluate test`.
 type CaseReport struct {
-	File     string `json:"file" yaml:"file"`
-	Name     string `json:"name" yaml:"name"`
-	Engine   string `json:"engine" yaml:"engine"`
-	Passed   bool   `json:"passed" yaml:"passed"`
-	Expected any    `json:"expected" yaml:"expected"`
-	Got      any    `json:"got" yaml:"got"`
+	File   string `json:"file" yaml:"file"`
+	Name   string `json:"name" yaml:"name"`
+	Engine string `json:"engine" yaml:"engine"`
+	// OMEVersion is the OME release whose rules the case ran on.
+	OMEVersion string `json:"omeVersion" yaml:"omeVersion"`
+	Passed     bool   `json:"passed" yaml:"passed"`
+	Expected   any    `json:"expected" yaml:"expected"`
+	Got        any    `json:"got" yaml:"got"`
 	// Detail says more about a failure (an error, or how the engines
 	// disagreed); empty when it passed.
 	Detail string `json:"detail,omitempty" yaml:"detail,omitempty"`

@@ -15,15 +15,31 @@ type testText struct {
 }
 
 func (t *testText) Write(r TestReport) error {
-	for _, c := range r.Cases {
+	// A case that fails alike on several OME releases (the same engine,
+	// expectation, result and detail) is printed once, naming them all.
+	var releases []string
+	for i, c := range r.Cases {
 		if c.Passed {
 			continue
 		}
-		if _, err := fmt.Fprintf(t.w, "FAIL %s: %s [%s]\n", c.File, c.Name, c.Engine); err != nil {
-			return err
-		}
 		text, err := failureText(c)
 		if err != nil {
+			return err
+		}
+		releases = append(releases, c.OMEVersion)
+		if i+1 < len(r.Cases) {
+			if n := r.Cases[i+1]; !n.Passed && n.File == c.File && n.Name == c.Name && n.Engine == c.Engine {
+				if next, err := failureText(n); err == nil && next == text {
+					continue
+				}
+			}
+		}
+		where := c.Engine
+		if releases[0] != "" {
+			where += "; OME " + strings.Join(releases, ", ")
+		}
+		releases = nil
+		if _, err := fmt.Fprintf(t.w, "FAIL %s: %s [%s]\n", c.File, c.Name, where); err != nil {
 			return err
 		}
 		if _, err := io.WriteString(t.w, indent(text, "  ")); err != nil {

@@ -8,10 +8,11 @@ package policies
 import "embed"
 
 // FS is the embedded policy tree: cel/*.yaml, rego/*.rego,
-// capabilities.json and lint-rules.yaml (the lint rules' ids, severities
-// and descriptions).
+// capabilities.json, lint-rules.yaml (the lint rules' ids, severities
+// and descriptions), releases.yaml (the OME releases the rules state,
+// newest first) and releases/ (what each older release changes).
 //
-//go:embed cel rego capabilities.json lint-rules.yaml
+//go:embed cel rego capabilities.json lint-rules.yaml releases.yaml releases
 var FS embed.FS
 
 // Gatekeeper holds what the Gatekeeper generator (engine/gatekeeper) reads

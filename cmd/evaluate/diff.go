@@ -46,6 +46,7 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&o.failOn, "fail-on", failOnRegressions, "exit 1 on: "+strings.Join(failOnChoices, ", "))
 	checkBeforeRun(cmd, func() error { return checkChoice("fail-on", o.failOn, failOnChoices) })
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
+	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &o.format, output.DiffFormats)
 	return cmd
 }

@@ -35,6 +35,7 @@ func newExplainCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&o.modelName, "model-name", "", "explain only the model of this name")
 	cmd.Flags().StringVar(&o.runtimeName, "runtime-name", "", "explain only the runtime of this name")
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
+	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &o.format, output.ExplainFormats)
 	cmd.Flags().BoolVar(&o.noColor, "no-color", false, "plain text even on a terminal (so does the NO_COLOR environment variable)")
 	return cmd

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
 )
 
 // The flags that several commands share, declared once each: --engine for
@@ -18,6 +20,21 @@ import (
 func addEngineFlag(cmd *cobra.Command, name *string, def string) {
 	cmd.Flags().StringVar(name, "engine", def, "policy engine: "+strings.Join(engine.Names, ", "))
 	checkBeforeRun(cmd, func() error { return checkChoice("engine", *name, engine.Names) })
+}
+
+// addReleaseFlag gives cmd --ome-version, the OME release whose rules it
+// applies (globalOptions.chosenRelease).
+func addReleaseFlag(cmd *cobra.Command, g *globalOptions) {
+	cmd.Flags().StringVar(&g.release, "ome-version", "", releaseFlagHelp("the OME release whose rules to apply"))
+}
+
+// releaseFlagHelp is the help of a flag that names an OME release.
+func releaseFlagHelp(what string) string {
+	rs := policyset.EmbeddedReleases()
+	if len(rs) == 0 {
+		return what
+	}
+	return fmt.Sprintf("%s: %s (default $%s, else %s, the newest)", what, strings.Join(rs, ", "), releaseEnv, rs[0])
 }
 
 // addFormatFlag gives cmd -o/--output, one of formats, text by default.

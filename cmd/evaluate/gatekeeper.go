@@ -31,13 +31,16 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
+			if set.Release != set.Newest() && (!cmd.Flags().Changed("out") || native != "" && !cmd.Flags().Changed("native-out")) {
+				return badInput(fmt.Errorf("policies/gatekeeper and policies/kubernetes hold the bundles of %s, the newest release: give --out (and --native-out, or --native-out '') for %s's", set.Newest(), set.Release))
+			}
 			opts := gatekeeper.Options{Policies: set}
 			for _, f := range caseFiles {
 				c, err := cases.ReadCases(f)
 				if err != nil {
 					return badInput(err)
 				}
-				opts.SelectionCases = append(opts.SelectionCases, c...)
+				opts.SelectionCases = append(opts.SelectionCases, cases.ForRelease(c, set.Release)...)
 			}
 			if opts.Lint, err = lintForSuite(cmd, set, lint); err != nil {
 				return err
@@ -60,6 +63,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringSliceVar(&lint, "lint", []string{"testdata/lint/bad", "testdata/lint/clean", "testdata/gatekeeper/lint-objects.yaml"}, "models and runtimes for OMEVersionLint's suite")
 	cmd.Flags().StringVar(&native, "native-out", "policies/kubernetes", "folder to write the ValidatingAdmissionPolicies for clusters without Gatekeeper to (empty: none)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
+	addReleaseFlag(cmd, g)
 	cmd.AddCommand(newGatekeeperSuiteCommand(), newGatekeeperViolationsCommand(g))
 	return cmd
 }

@@ -35,6 +35,7 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 	}
 	addInputFlags(cmd, &o.in, false)
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
+	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &o.format, output.LintFormats)
 	cmd.Flags().BoolVar(&o.crossCheck, "cross-check", false, "also pair every model with every runtime OME pairs it with (unmatched-model, unreachable-entry)")
 	cmd.Flags().BoolVar(&o.failOnWarn, "fail-on-warn", false, "exit 1 on warnings too")

@@ -30,6 +30,7 @@ func newMatchCommand(g *globalOptions) *cobra.Command {
 	}
 	addInputFlags(cmd, &o.in, true)
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
+	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &o.format, output.MatchFormats)
 	return cmd
 }

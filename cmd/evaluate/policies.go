@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -34,13 +35,22 @@ func newPoliciesCommand(g *globalOptions) *cobra.Command {
 			}
 			if len(args) == 0 && !all {
 				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-				fmt.Fprintf(tw, "FILE\tENGINE\tROLE\tLINES\n")
+				changed := slices.ContainsFunc(set.Files, func(f policyset.File) bool { return len(f.Changes) > 0 })
+				if changed {
+					fmt.Fprintf(tw, "FILE\tENGINE\tROLE\tLINES\tCHANGED FOR %s BY\n", set.Release)
+				} else {
+					fmt.Fprintf(tw, "FILE\tENGINE\tROLE\tLINES\n")
+				}
 				for _, f := range set.Files {
 					role := "policy"
 					if f.Test {
 						role = "test"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", set.Where(f), f.Engine, role, strings.Count(f.Text, "\n"))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%d", set.Where(f), f.Engine, role, strings.Count(f.Text, "\n"))
+					if changed {
+						fmt.Fprintf(tw, "\t%s", strings.Join(f.Changes, ", "))
+					}
+					fmt.Fprintln(tw)
 				}
 				return tw.Flush()
 			}
@@ -68,6 +78,7 @@ func newPoliciesCommand(g *globalOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "print every policy source and test")
+	addReleaseFlag(cmd, g)
 	cmd.Flags().BoolVar(&functions, "functions", false, "list the Go builtins the policies can call")
 	return cmd
 }

@@ -32,6 +32,7 @@ func newReportCommand(g *globalOptions) *cobra.Command {
 	}
 	addInputFlags(cmd, &o.in, true)
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
+	addReleaseFlag(cmd, g)
 	cmd.Flags().StringVarP(&o.out, "output", "o", "", "the HTML file to write (- for standard output)")
 	return cmd
 }

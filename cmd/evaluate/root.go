@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"slices"
 	"strings"
 
 	"github.com/ome-policy/evaluator/engine/policyset"
@@ -34,18 +35,64 @@ type silentExit struct{ code int }
 
 func (e *silentExit) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
-// globalOptions are the flags every command has.
+// globalOptions are the flags every command has, and --ome-version, which
+// every command that evaluates has (addReleaseFlag).
 type globalOptions struct {
 	policyDir  string
 	cpuProfile string
+	release    string
 	stdin      io.Reader
 }
 
+// releaseEnv sets the OME release when --ome-version is not given.
+const releaseEnv = "EVALUATE_OME_VERSION"
+
+// policies are the policies of the OME release the command applies
+// (release).
 func (g *globalOptions) policies() (*policyset.Set, error) {
+	set, err := g.allPolicies()
+	if err != nil {
+		return nil, err
+	}
+	r, err := g.chosenRelease(set)
+	if err != nil {
+		return nil, err
+	}
+	return g.forRelease(set, r)
+}
+
+// allPolicies are the policies as loaded: the newest release's, with what
+// every other release changes.
+func (g *globalOptions) allPolicies() (*policyset.Set, error) {
 	if g.policyDir == "" {
 		return policyset.Embedded()
 	}
 	return policyset.LoadDir(g.policyDir)
+}
+
+// chosenRelease is the OME release the command applies: --ome-version,
+// else $EVALUATE_OME_VERSION, else the newest the policies state.
+func (g *globalOptions) chosenRelease(set *policyset.Set) (string, error) {
+	r, from := g.release, "--ome-version"
+	if r == "" {
+		r, from = os.Getenv(releaseEnv), releaseEnv
+	}
+	if r == "" {
+		return set.Newest(), nil
+	}
+	name, ok := policyset.NormalizeRelease(r)
+	if !ok || !slices.Contains(set.Releases(), name) {
+		return "", badInput(fmt.Errorf("%s: %w", from, &policyset.UnknownReleaseError{Release: r, Known: set.Releases()}))
+	}
+	return name, nil
+}
+
+// forRelease is set for the release r (a name set states).
+func (g *globalOptions) forRelease(set *policyset.Set, r string) (*policyset.Set, error) {
+	if r == set.Newest() {
+		return set, nil
+	}
+	return set.ForRelease(r)
 }
 
 // newRootCommand builds the command tree; tests run it in-process.

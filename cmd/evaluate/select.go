@@ -32,6 +32,7 @@ func newSelectCommand(g *globalOptions) *cobra.Command {
 	}
 	addInputFlags(cmd, &o.in, false)
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
+	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &o.format, output.SelectFormats)
 	cmd.Flags().BoolVar(&o.strict, "strict-named-runtime", false, "reject an InferenceService whose named runtime OME's controller would refuse")
 	return cmd

@@ -37,11 +37,19 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 			if len(caseFiles) == 0 && len(regoFiles) == 0 {
 				return badInput(fmt.Errorf("%s: no case files (a cases: list) or Rego tests (*_test.rego) found", strings.Join(args, " ")))
 			}
-			set, err := g.policies()
+			set, err := g.allPolicies()
 			if err != nil {
 				return badInput(err)
 			}
-			report, err := runTests(set, engineName, caseFiles, regoFiles)
+			releases := set.Releases()
+			if g.release != "" || os.Getenv(releaseEnv) != "" {
+				r, err := g.chosenRelease(set)
+				if err != nil {
+					return err
+				}
+				releases = []string{r}
+			}
+			report, err := runTests(set, releases, engineName, caseFiles, regoFiles)
 			if err != nil {
 				return badInput(err)
 			}
@@ -55,11 +63,15 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 		},
 	}
 	addEngineFlag(cmd, &engineName, engine.Both)
+	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &format, output.TestFormats)
 	return cmd
 }
 
-func runTests(set *policyset.Set, engineName string, caseFiles, regoFiles []string) (output.TestReport, error) {
+// runTests runs the case files, each case on each of releases it holds
+// for (the OME releases it names, else every one), and the Rego unit
+// tests, which test the policy files as written: the newest release's.
+func runTests(set *policyset.Set, releases []string, engineName string, caseFiles, regoFiles []string) (output.TestReport, error) {
 	var report output.TestReport
 	add := func(c output.CaseReport) {
 		if c.Passed {
@@ -69,20 +81,38 @@ func runTests(set *policyset.Set, engineName string, caseFiles, regoFiles []stri
 		}
 		report.Cases = append(report.Cases, c)
 	}
-	if len(caseFiles) > 0 {
-		runner, err := engine.NewCaseRunner(engineName, set)
+	runners := map[string]*engine.CaseRunner{}
+	runner := func(r string) (*engine.CaseRunner, error) {
+		if runners[r] != nil {
+			return runners[r], nil
+		}
+		rs, err := set.ForRelease(r)
+		if err != nil {
+			return nil, err
+		}
+		runners[r], err = engine.NewCaseRunner(engineName, rs)
+		return runners[r], err
+	}
+	for _, f := range caseFiles {
+		list, err := cases.ReadCases(f)
 		if err != nil {
 			return report, err
 		}
-		for _, f := range caseFiles {
-			list, err := cases.ReadCases(f)
-			if err != nil {
-				return report, err
-			}
-			for i := range list {
-				c := &list[i]
-				o := runner.Run(c)
-				add(output.CaseReport{File: f, Name: c.Name, Engine: o.Engine, Passed: o.Passed,
+		if err := cases.CheckReleases(list, set.Releases()); err != nil {
+			return report, err
+		}
+		for i := range list {
+			c := &list[i]
+			for _, r := range releases {
+				if !c.HoldsFor(r) {
+					continue
+				}
+				run, err := runner(r)
+				if err != nil {
+					return report, err
+				}
+				o := run.Run(c)
+				add(output.CaseReport{File: f, Name: c.Name, Engine: o.Engine, OMEVersion: r, Passed: o.Passed,
 					Expected: o.Expected, Got: o.Got, Detail: o.Detail, Line: c.Line})
 			}
 		}
@@ -105,7 +135,7 @@ func runTests(set *policyset.Set, engineName string, caseFiles, regoFiles []stri
 			if !r.Passed {
 				got = "fail"
 			}
-			add(output.CaseReport{File: r.File, Name: r.Name, Engine: engine.Rego, Passed: r.Passed,
+			add(output.CaseReport{File: r.File, Name: r.Name, Engine: engine.Rego, OMEVersion: set.Newest(), Passed: r.Passed,
 				Expected: "pass", Got: got, Detail: r.Detail, Line: r.Line})
 		}
 	}

@@ -1,8 +1,10 @@
 // Package policyset reads the policy sources: the ones embedded in the
 // binary, or a folder with the same layout given by --policies. It owns the
-// layout (cel/*.yaml, rego/*.rego, *_test.* for unit tests, lint-rules.yaml) and where each
-// file came from, for messages. It compiles nothing and knows no engine's
-// language: each engine takes its files from a Set.
+// layout (cel/*.yaml, rego/*.rego, *_test.* for unit tests, lint-rules.yaml,
+// and the OME releases: releases.yaml and releases/<name>/) and where each
+// file came from, for messages. It compiles nothing: each engine takes its
+// files from a Set. Of the engines' languages it knows only how a
+// release's change replaces definitions by name (release.go, change.go).
 package policyset
 
 import (
@@ -29,6 +31,9 @@ type File struct {
 	Engine string `json:"engine" yaml:"engine"` // cel or rego
 	Test   bool   `json:"test" yaml:"test"`     // a unit test of the policies, not a policy
 	Text   string `json:"-" yaml:"-"`
+	// Changes are the release change files applied to the file, in order
+	// (ForRelease); none in the newest release.
+	Changes []string `json:"changes,omitempty" yaml:"changes,omitempty"`
 }
 
 // Set is the whole policy tree: what `evaluate policies` shows and what the
@@ -40,6 +45,11 @@ type Set struct {
 	// LintRules is the text of the lint rules' list (lint-rules.yaml): the
 	// folder's, else the embedded one.
 	LintRules string
+	// Release is the OME release whose rules Files state.
+	Release string
+	// releases are the releases the policies state, newest first, with
+	// their changes.
+	releases []releaseChanges
 	// embedded is true for the policies built into the binary, which its
 	// tests have checked.
 	embedded bool
@@ -113,6 +123,10 @@ func Load(fsys fs.FS, origin string) (*Set, error) {
 	if len(set.Sources(CEL, false)) == 0 || len(set.Sources(Rego, false)) == 0 {
 		return nil, fmt.Errorf("policies %s: need at least one CEL policy (cel/*.yaml) and one Rego policy (rego/*.rego)", origin)
 	}
+	if set.releases, err = readReleases(fsys, policies.FS, origin); err != nil {
+		return nil, err
+	}
+	set.Release = set.Newest()
 	return set, nil
 }
 
@@ -141,9 +155,11 @@ func (s *Set) Sources(engine string, tests bool) []File {
 }
 
 // Where says where a policy file came from, for messages.
-func (s *Set) Where(f File) string {
+func (s *Set) Where(f File) string { return s.where(f.Path) }
+
+func (s *Set) where(p string) string {
 	if s.Origin == "embedded" {
-		return "embedded:" + f.Path
+		return "embedded:" + p
 	}
-	return path.Join(s.Origin, f.Path)
+	return path.Join(s.Origin, p)
 }

@@ -161,10 +161,14 @@ version_difference(what, want, got) := "" if {
 # Spec 4.1: the entry's operator compares the entry's version (left) with the
 # model's (right).
 version_accepted(op, entry_version, model_version) if {
-	ome.version.is_valid(entry_version)
-	ome.version.is_valid(model_version)
+	version_parses(entry_version)
+	version_parses(model_version)
 	operator_accepts(op, entry_version, model_version)
 }
+
+# Spec 3: the versions OME reads: one to three numbers with an optional v
+# (ome.version.is_valid).
+version_parses(v) if ome.version.is_valid(v)
 
 # Step 2: Equal, or a suffix on either side, means equality. Steps 3 and 4
 # otherwise: the same number of parts and the v on both or neither, then

@@ -194,16 +194,16 @@ entry_differences := object.union(found, unknown) if {
 
 # Each distinct list of entries' failure, as entries_failure gives it: ""
 # when one of its entries matched (it has no differences), else the
-# reason: failure_prefix followed by its entries' texts joined with "; "
+# reason: no_format_matched with its entries' texts joined with "; "
 # (entries_text), and for a list without entries, entries_text([]).
-# ome.plan.join_rows puts each list's reason together in one call: it is
+# ome.plan.join_rows puts each list's texts together in one call: it is
 #   {lk: concat("", [prefix, concat("; ", [entry_texts[k] | some k in keys])]) |
 #       some lk, keys in batch.lists}
 # and ome.plan.rows_with(batch.lists, entry_texts, "") is the lists with an
 # entry whose text is "", that is which matched (no difference is ""):
 #   {lk | some lk, keys in batch.lists; some k in keys; entry_texts[k] == ""}
 list_failures := object.union(object.union(unmatched, matched), empty) if {
-	unmatched := ome.plan.join_rows(failure_prefix, "; ", entry_texts, batch.lists)
+	unmatched := {lk: no_format_matched(model_label, d) | some lk, d in ome.plan.join_rows("", "; ", entry_texts, batch.lists)}
 	matched := {lk: "" | some lk in ome.plan.rows_with(batch.lists, entry_texts, "")}
 	empty := {lk: no_format_matched(model_label, entries_text([])) | some lk in batch.empty_lists}
 }
@@ -213,8 +213,6 @@ list_failures := object.union(object.union(unmatched, matched), empty) if {
 # none: ome.plan.join_each is
 # {k: concat(", ", d) | some k, d in entry_differences}.
 entry_texts := ome.plan.join_each(entry_differences, ", ")
-
-failure_prefix := no_format_matched(model_label, "")
 
 # Each runtime's reason, in order, as runtime_reason gives it: its gate
 # when it has one, else its list's failure when it is not "", else its

@@ -107,7 +107,15 @@ admitted_without_selection if has(spec, "runtime")
 
 admitted_without_selection if complete_runner
 
-no_runtime_prefix := concat("", ["no supporting runtime found for model ", model_name, " and engine does not have complete runner configuration: "])
+# Spec 10, step 1: a model named that exists neither as a BaseModel of the
+# namespace nor as a ClusterBaseModel.
+model_not_found if {
+	model_name != ""
+	not model
+}
+
+# Spec 10, step 5: selection's refusal, with what it found (detail).
+selection_refusal(detail) := concat("", ["no supporting runtime found for model ", model_name, " and engine does not have complete runner configuration: ", detail])
 
 # Spec 10: the first step that decides ends it. step names it: the check
 # that refuses the InferenceService (the names -o json gives), "admitted"
@@ -116,12 +124,13 @@ no_runtime_prefix := concat("", ["no supporting runtime found for model ", model
 step := name if {
 	[name, _] := isvc_refusal
 } else := "model-not-found" if {
-	model_name != ""
-	not model
+	model_not_found
 } else := "admitted" if {
 	admitted_without_selection
 } else := "no-model-reference" if {
 	not has(spec, "model")
+} else := "model-not-resolved" if {
+	not model
 } else := "model-disabled" if {
 	model_spec.disabled == true
 } else := "no-format-name" if {
@@ -140,9 +149,12 @@ decision := {"admitted": false, "selection": false, "message": msg, "check": ste
 } else := {"admitted": false, "selection": false, "message": msg, "check": step} if {
 	step == "no-model-reference"
 	msg := "model reference is required when runtime is not specified and engine does not have complete runner configuration"
+} else := {"admitted": false, "selection": false, "message": msg, "check": step} if {
+	step == "model-not-resolved"
+	msg := sprintf("failed to resolve model %s: No BaseModel or ClusterBaseModel with the name: %s", [model_name, model_name])
 } else := {"admitted": false, "selection": false, "message": concat("", ["model ", model_name, " is disabled"]), "check": step} if {
 	step == "model-disabled"
-} else := {"admitted": false, "selection": true, "message": concat("", [no_runtime_prefix, "invalid model specification: modelFormat.name: model format name is required"]), "check": step} if {
+} else := {"admitted": false, "selection": true, "message": selection_refusal("invalid model specification: modelFormat.name: model format name is required"), "check": step} if {
 	step == "no-format-name"
 } else := {"admitted": true, "selection": true, "message": "", "check": "", "selected": ranked[0]} if {
 	step == "selected"
@@ -167,6 +179,34 @@ isvc_refusal := ["name", msg] if {
 } else := ["decoder-without-engine", "decoder cannot be specified without engine"] if {
 	has(spec, "decoder")
 	not has(spec, "engine")
+} else := ["runtime-revision", runtime_pin_refusal] if {
+	runtime_pin_refusal != ""
+}
+
+# A pinned runtime revision (spec.runtime.revision, when not empty) needs
+# spec.runtime.autoSync: false, and a name of the form OME gives the
+# revisions of the runtime named: cr-<runtime>-<8 lowercase hex digits>
+# for a ClusterServingRuntime (spec.runtime.kind's default), and
+# r-<namespace>-<runtime>-<8 lowercase hex digits> for a ServingRuntime.
+runtime_pin_refusal := "spec.runtime.revision requires spec.runtime.autoSync=false; AutoSync=true would silently ignore the pin" if {
+	object.get(spec, ["runtime", "revision"], "") != ""
+	object.get(spec, ["runtime", "autoSync"], true) != false
+} else := msg if {
+	revision := object.get(spec, ["runtime", "revision"], "")
+	revision != ""
+	runtime := object.get(spec, ["runtime", "name"], "")
+	[kind, prefix] := pin_prefix(runtime)
+	not pin_matches(revision, prefix)
+	msg := sprintf("spec.runtime.revision %q does not match the expected naming convention for runtime %q (%s); expected the form %s<8 lowercase hex chars>", [revision, runtime, kind, prefix])
+} else := ""
+
+pin_prefix(runtime) := ["ServingRuntime", concat("", ["r-", namespace, "-", runtime, "-"])] if {
+	spec.runtime.kind == "ServingRuntime"
+} else := ["ClusterServingRuntime", concat("", ["cr-", runtime, "-"])]
+
+pin_matches(revision, prefix) if {
+	startswith(revision, prefix)
+	regex.match(`^[0-9a-f]{8}$`, substring(revision, count(prefix), -1))
 }
 
 # The annotation ome.io/autoscalerClass, when there is one, must name a
@@ -268,6 +308,36 @@ else := 0
 # runtime wins over any cluster runtime.
 ranked := array.concat(candidates(namespaced_runtimes), candidates(cluster_runtimes))
 
+# Spec 9: the deployment mode that each component of the InferenceService
+# asks for: the annotation ome.io/deploymentMode of spec.engine and of
+# spec.decoder, when it names a mode OME knows.
+requested_modes := {c: mode |
+	some c in ["engine", "decoder"]
+	mode := object.get(spec, [c, "annotations", "ome.io/deploymentMode"], "")
+	mode in deployment_modes
+}
+
+deployment_modes := {"RawDeployment", "MultiNodeRayVLLM", "MultiNode", "VirtualDeployment"}
+
+# Spec 9: after the runtime's own checks (match.runtime_gate) and before
+# its entries, the deployment mode: a runtime whose engineConfig (then
+# decoderConfig) declares a mode OME knows, other than the one the engine
+# (the decoder) asks for, is excluded. runtime_own_reason is the reason of
+# the first that fails, "" when none does.
+runtime_own_reason(runtime_spec) := gate if {
+	gate := match.runtime_gate(runtime_spec, accelerator_classes)
+	gate != ""
+} else := reasons[0] if {
+	reasons := [sprintf("runtime %s deployment mode %s does not match requested %s deployment mode %s", [c, mode, c, requested_modes[c]]) |
+		some c in ["engine", "decoder"]
+		requested_modes[c]
+		mode := object.get(runtime_spec, [concat("", [c, "Config"]), "annotations", "ome.io/deploymentMode"], "")
+		mode in deployment_modes
+		mode != requested_modes[c]
+	]
+	count(reasons) > 0
+} else := ""
+
 # The runtimes that are not compatible, in the order OME checks them (the
 # ServingRuntimes of the namespace, then the ClusterServingRuntimes; each
 # newest creationTimestamp first, none counting as oldest, then by name),
@@ -292,12 +362,11 @@ checked := {"namespaced": count(namespaced_runtimes), "cluster": count(cluster_r
 
 # OME's message when selection finds no runtime, given how many runtimes
 # were checked and the excluded ones, in order.
-no_runtime_message(checked_runtimes, excluded_runtimes) := concat("", [
-	no_runtime_prefix,
+no_runtime_message(checked_runtimes, excluded_runtimes) := selection_refusal(concat("", [
 	sprintf("no runtime found to support model %s with format %s in namespace %s", [format_name, format_name, namespace]),
 	checked_detail(checked_runtimes),
 	excluded_detail(excluded_runtimes),
-])
+]))
 
 checked_detail(c) := "" if c.namespaced + c.cluster == 0
 else := sprintf(". Checked %d runtimes (%d namespace-scoped, %d cluster-scoped)", [c.namespaced + c.cluster, c.namespaced, c.cluster])

@@ -24,6 +24,13 @@ import data.ome.match
 # that the decisions do not change.
 runtime_spec_fields := ["acceleratorRequirements", "disabled", "modelSizeRange", "supportedModelFormats"]
 
+# The fields of a runtime's spec whose annotations alone the rules read
+# (the deployment mode).
+runtime_spec_annotations := ["engineConfig", "decoderConfig"]
+
+# The parts of a runtime that its own checks read (gate_text).
+gate_fields := ["spec/disabled", "spec/acceleratorRequirements", "spec/engineConfig/annotations", "spec/decoderConfig/annotations"]
+
 # Spec 9: whether a runtime is compatible with the model (with the
 # accelerator classes). An entry matches only if its modelArchitecture
 # equals the model's (both unset counts as equal: architecture_difference
@@ -38,7 +45,7 @@ runtime_spec_fields := ["acceleratorRequirements", "disabled", "modelSizeRange",
 # (below): "" when it passes.
 compatible(r) if {
 	architecture_listed(object.get(r, ["spec", "supportedModelFormats"], []))
-	gate_text(json.filter(r, ["spec/disabled", "spec/acceleratorRequirements"])) == ""
+	gate_text(json.filter(r, gate_fields)) == ""
 	size_text(object.get(r, ["spec", "modelSizeRange"], null)) == ""
 	some x in r.spec.supportedModelFormats
 	entry_accepted(x)
@@ -84,19 +91,19 @@ architecture_of(s) := object.get(s, "modelArchitecture", null)
 # TestExclusionReasonIsTheRules holds it to match.runtime_reason.
 exclusion_reason(r) := gate if {
 	gate_may_fail(r)
-	gate := gate_text(json.filter(r, ["spec/disabled", "spec/acceleratorRequirements"]))
+	gate := gate_text(json.filter(r, gate_fields))
 	gate != ""
 } else := entries_or_size_reason(object.get(r, ["spec", "supportedModelFormats"], []), object.get(r, ["spec", "modelSizeRange"], null))
 
 # The reason of a runtime whose own checks pass, from its entries and its
 # modelSizeRange (null when it has none): its entries' failure, else its
 # size failure.
-entries_or_size_reason(entries, size_range) := concat("", [failure_prefix, concat("; ", texts)]) if {
+entries_or_size_reason(entries, size_range) := match.no_format_matched(model_label, concat("; ", texts)) if {
 	# match.entries_failure with each entry's text (match.entry_text of
 	# its differences): "" when an entry has no differences (its text is
-	# "": a difference is never ""), else match.no_format_matched's text,
-	# which is failure_prefix followed by the entries' texts joined with
-	# "; " (match.entries_text, with at least one entry).
+	# "": a difference is never ""), else match.no_format_matched's text
+	# with the entries' texts joined with "; " (match.entries_text, with at
+	# least one entry).
 	#
 	# The usual runtime first: it has entries, and neither the model nor
 	# any entry has a quantization or a pipeline. Each entry's text is then
@@ -112,13 +119,13 @@ entries_or_size_reason(entries, size_range) := concat("", [failure_prefix, conca
 		framework_text(object.get(e, "modelFramework", null)),
 	]), ", ") | some e in entries]
 	not "" in texts
-} else := concat("", [failure_prefix, match.entries_text(texts)]) if {
+} else := match.no_format_matched(model_label, match.entries_text(texts)) if {
 	# Any other runtime, each entry's text from entry_text.
 	texts := [entry_text(e) | some e in entries]
 	not "" in texts
 } else := size_text(size_range)
 
-failure_prefix := match.no_format_matched(match.label(model_spec), "")
+model_label := match.label(model_spec)
 
 # An entry's text: match.entry_text of match.entry_differences_of, from
 # each check's text on the entry's field (with_unknown for an entry
@@ -167,11 +174,13 @@ unset_texts_empty if {
 	unset_texts.quantization == ""
 }
 
-# The runtime's own checks (match.runtime_gate) can fail only for a
-# disabled runtime or when the InferenceService asks for accelerator
-# classes; otherwise gate_text is "", and the usual runtime is settled
-# without asking it.
+# The runtime's own checks (match.runtime_gate, then the deployment mode)
+# can fail only for a disabled runtime or when the InferenceService asks
+# for accelerator classes or deployment modes; otherwise gate_text is "",
+# and the usual runtime is settled without asking it.
 gate_may_fail(_) if classes_asked
+
+gate_may_fail(_) if count(requested_modes) > 0
 
 gate_may_fail(r) if r.spec.disabled == true
 
@@ -179,8 +188,8 @@ classes_asked if count(accelerator_classes) > 0
 
 # The checks on one field, with the model: the field alone (nothing when
 # it is null, unset). gate_text's are the runtime's own checks, given the
-# runtime with its disabled and acceleratorRequirements alone.
-gate_text(r) := match.runtime_gate(object.get(r, "spec", {}), accelerator_classes)
+# runtime with the fields of gate_fields alone.
+gate_text(r) := runtime_own_reason(object.get(r, "spec", {}))
 
 pipeline_text(v) := separated(match.pipeline_difference(model_spec, only("diffusionPipeline", v)))
 
@@ -206,8 +215,12 @@ only(_, null) := {}
 
 only(field, v) := {field: v} if v != null
 
-# The verdict on the runtime named in spec.runtime.name, for the warnings.
-named_runtime_verdict := match.runtime_verdict(model_spec, object.get(named_runtime, "spec", {}), accelerator_classes)
+# The verdict on the runtime named in spec.runtime.name, for the warnings:
+# match.runtime_verdict's, unless the runtime's own checks fail.
+named_runtime_verdict := {"compatible": false, "reason": own} if {
+	own := runtime_own_reason(object.get(named_runtime, "spec", {}))
+	own != ""
+} else := match.runtime_verdict(model_spec, object.get(named_runtime, "spec", {}), accelerator_classes)
 
 # What the Gatekeeper template asks, once selection is reached, of the
 # runtimes that can be compatible with the model: the decision when

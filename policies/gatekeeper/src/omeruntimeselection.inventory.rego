@@ -47,7 +47,8 @@ model_name := select.model_name
 # The runtimes as the selection policy reads them: the kind, name,
 # namespace and creationTimestamp (select.rego reads a namespace "" and a
 # creationTimestamp null as none), and the fields of the spec that the
-# rules read (select.runtime_spec_fields). Gatekeeper's store turns a
+# rules read (select.runtime_spec_fields, and of
+# select.runtime_spec_annotations the annotations alone). Gatekeeper's store turns a
 # synced object into a Rego value as the policy reads it, so the rest of a
 # runtime (its containers, often most of it) is never converted. (A runtime
 # is not handed to a function: that would convert it whole.)
@@ -67,7 +68,10 @@ runtime([i, name]) := {
 		"namespace": object.get(o, ["metadata", "namespace"], ""),
 		"creationTimestamp": object.get(o, ["metadata", "creationTimestamp"], null),
 	},
-	"spec": {k: v | some k in select.runtime_spec_fields; v := o.spec[k]},
+	"spec": object.union(
+		{k: v | some k in select.runtime_spec_fields; v := o.spec[k]},
+		{k: {"annotations": a} | some k in select.runtime_spec_annotations; a := o.spec[k].annotations},
+	),
 } if {
 	o := object.get(data.inventory, runtime_paths[i], {})[name]
 }
