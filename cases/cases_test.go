@@ -47,7 +47,10 @@ func TestReadCasesMatchCase(t *testing.T) {
 	require.NoError(t, err)
 	c := cases[0]
 	require.Equal(t, `framework version: model="4.9.0" entry="V1.0.0" operator="GreaterThanOrEqual"`, c.Name)
-	require.Equal(t, 2, c.Line)
+	// The file's omeVersions, for every case that gives none.
+	require.Equal(t, []string{"v1.2.2", "v0.1.5"}, c.OMEVersions)
+	require.Equal(t, 2, c.OMEVersionsLine)
+	require.Equal(t, 4, c.Line)
 
 	// Defaults for what a match case leaves out, also in Value (the policies' input).
 	m, r := c.Model, c.Runtime
@@ -59,12 +62,12 @@ func TestReadCasesMatchCase(t *testing.T) {
 	require.Equal(t, objects.APIVersion, r.Value["apiVersion"])
 
 	// Lines are the case file's; paths are relative to the object.
-	require.Equal(t, 3, m.Line)
-	require.Equal(t, 12, r.Line)
-	require.Equal(t, 10, m.Pos["spec.modelFramework.version"].Line)
+	require.Equal(t, 5, m.Line)
+	require.Equal(t, 14, r.Line)
+	require.Equal(t, 12, m.Pos["spec.modelFramework.version"].Line)
 	require.Equal(t, "4.9.0", m.Pos["spec.modelFramework.version"].Raw)
-	require.Equal(t, 20, r.Pos["spec.supportedModelFormats[0].modelFramework.version"].Line)
-	require.Equal(t, casesDir+"sample-cases.yaml:20: spec.supportedModelFormats[0].modelFramework.version",
+	require.Equal(t, 22, r.Pos["spec.supportedModelFormats[0].modelFramework.version"].Line)
+	require.Equal(t, casesDir+"sample-cases.yaml:22: spec.supportedModelFormats[0].modelFramework.version",
 		r.Where("spec.supportedModelFormats[0].modelFramework.version"))
 	require.Equal(t, "V1.0.0", r.Spec()["supportedModelFormats"].([]any)[0].(map[string]any)["modelFramework"].(map[string]any)["version"])
 
@@ -85,14 +88,14 @@ func TestReadCasesSelectionCase(t *testing.T) {
 	require.Equal(t, "selection #1", c.Name)
 	require.Nil(t, c.Model)
 	require.Equal(t, "InferenceService/team-a/svc", c.InferenceService.Ref())
-	require.Equal(t, 3, c.InferenceService.Line)
+	require.Equal(t, 5, c.InferenceService.Line)
 	var refs []string
 	for _, o := range c.Objects {
 		refs = append(refs, o.Ref())
 	}
 	require.Equal(t, []string{"BaseModel/team-a/llama", "ClusterBaseModel/llama", "ClusterServingRuntime/crt-0"}, refs)
-	require.Equal(t, 14, c.Objects[0].Line)
-	require.Equal(t, 68, c.Objects[2].Pos["spec.supportedModelFormats[1].modelFramework.operator"].Line)
+	require.Equal(t, 16, c.Objects[0].Line)
+	require.Equal(t, 70, c.Objects[2].Pos["spec.supportedModelFormats[1].modelFramework.operator"].Line)
 	require.False(t, *c.Expect.Admitted)
 	require.Nil(t, c.Expect.Runtime)
 	require.Equal(t, "model llama is disabled", *c.Expect.Message)
@@ -178,6 +181,14 @@ func TestReadCasesErrors(t *testing.T) {
 			`$F:2: case "a": mixes the fields of different sorts of case; a case is a match case (model, runtime, expect.compatible), a selection case (inferenceService, objects, expect.admitted) or a CEL policy case (celPolicy, input, expect.failures)`},
 		{"no runtime", "cases:\n- name: a\n  model: {}\n  expect: {compatible: true}\n", `$F:2: case "a": runtime: is required in a match case`},
 		{"no expect", "cases:\n- name: a\n  model: {}\n  runtime: {}\n", `$F:2: case "a": expect: is required in a match case`},
+		{"omeVersions empty", "cases:\n- name: a\n  omeVersions: []\n  model: {}\n" + matchRest,
+			`$F:3: case "a": omeVersions: must be a non-empty list of OME releases (such as v0.1.4), got a list`},
+		{"omeVersions not a release", "cases:\n- name: a\n  omeVersions: [v0.1.4, latest]\n  model: {}\n" + matchRest,
+			`$F:3: case "a": omeVersions[1]: must be an OME release such as v0.1.4, got a string ("latest")`},
+		{"omeVersions twice", "cases:\n- name: a\n  omeVersions: [v0.1.4, 0.1.4]\n  model: {}\n" + matchRest,
+			`$F:3: case "a": omeVersions[1]: names v0.1.4 twice`},
+		{"file omeVersions not a list", "omeVersions: v0.1.4\ncases:\n- name: a\n  model: {}\n" + matchRest,
+			`$F:1: omeVersions: must be a non-empty list of OME releases (such as v0.1.4), got a string ("v0.1.4")`},
 		{"no compatible", "cases:\n- name: a\n  model: {}\n  runtime: {}\n  expect: {reason: x}\n", `$F:5: case "a": expect.compatible: is required in a match case`},
 		{"expect not an object", "cases:\n- name: a\n  model: {}\n  runtime: {}\n  expect: x\n", `$F:5: case "a": expect: must be an object, got a string ("x")`},
 		{"unknown expectation", "cases:\n- name: a\n  model: {}\n  runtime: {}\n  expect: {compatible: true, reasn: x}\n",
@@ -285,4 +296,27 @@ func writeTemp(t testing.TB, name, content string) string {
 	p := filepath.Join(t.TempDir(), name)
 	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	return p
+}
+
+func TestOMEVersions(t *testing.T) {
+	const file = "omeVersions: [0.1.5, v1.2.2]\ncases:\n" +
+		"- name: file's\n  model: {}\n  runtime: {}\n  expect: {compatible: true}\n" +
+		"- name: own\n  omeVersions: [v0.1.4]\n  model: {}\n  runtime: {}\n  expect: {compatible: true}\n"
+	list, err := ParseCases("c.yaml", []byte(file))
+	require.NoError(t, err)
+	require.Equal(t, []string{"v0.1.5", "v1.2.2"}, list[0].OMEVersions)
+	require.Equal(t, 1, list[0].OMEVersionsLine)
+	require.Equal(t, []string{"v0.1.4"}, list[1].OMEVersions)
+	require.Equal(t, 8, list[1].OMEVersionsLine)
+	require.True(t, list[0].HoldsFor("v1.2.2"))
+	require.False(t, list[0].HoldsFor("v0.1.4"))
+	require.Len(t, ForRelease(list, "v0.1.4"), 1)
+
+	require.NoError(t, CheckReleases(list, []string{"v1.2.2", "v0.1.5", "v0.1.4"}))
+	err = CheckReleases(list, []string{"v1.2.2", "v0.1.5"})
+	require.EqualError(t, err, `c.yaml:8: case "own": omeVersions: names v0.1.4, which is not an OME release the policies state (v1.2.2, v0.1.5)`)
+	all, err := ParseCases("d.yaml", []byte("cases:\n- name: a\n  model: {}\n  runtime: {}\n  expect: {compatible: true}\n"))
+	require.NoError(t, err)
+	require.Nil(t, all[0].OMEVersions, "no omeVersions: every release")
+	require.True(t, all[0].HoldsFor("v0.1.4"))
 }

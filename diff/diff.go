@@ -3,7 +3,9 @@
 // reason), the models left with no compatible runtime, and the runtime
 // OME's webhook selects for each InferenceService before and after, or its
 // new refusal. The decisions are the engines' (engine.Matcher and
-// engine.Selector), scoped as OME scopes them (objects.InScope).
+// engine.Selector), scoped as OME scopes them (objects.InScope). An OME
+// upgrade is such a change too: the same objects, judged by the rules of
+// two releases (Upgrade).
 //
 // Only what the change touches is evaluated again: see Compute.
 package diff
@@ -22,6 +24,8 @@ const (
 	Added   = "added"
 	Removed = "removed"
 	Changed = "changed"
+	// Rules: the object is the same, and OME's rules changed (Upgrade).
+	Rules = "rules"
 )
 
 // The ways an InferenceService's decision changed (ServiceChange.Change).
@@ -95,8 +99,8 @@ type ModelChange struct {
 // RuntimeChange is a runtime a model gains or loses.
 type RuntimeChange struct {
 	Runtime objects.Ref `json:"runtime"`
-	// Change is what happened to the runtime: Added, Removed, Changed, or
-	// "" when only the model changed.
+	// Change is what happened to the runtime: Added, Removed, Changed,
+	// Rules (an upgrade of OME), or "" when only the model changed.
 	Change string `json:"change"`
 	// Reason is OME's reason text for a loss, after the change ("" when
 	// the runtime was removed, or for a gain).
@@ -260,7 +264,7 @@ func Compute(m engine.Matcher, s engine.Selector, old, new []*objects.Object) (*
 	split(old, &om, &or, &oi)
 	split(new, &nm, &nr, &ni)
 	c := &computation{
-		m: m, s: s,
+		before: Engines{m, s}, after: Engines{m, s},
 		models: pairUp(om, nm), runtimes: pairUp(or, nr), services: pairUp(oi, ni),
 		oldCluster: append(append([]*objects.Object{}, om...), or...),
 		newCluster: append(append([]*objects.Object{}, nm...), nr...),
@@ -278,6 +282,52 @@ func Compute(m engine.Matcher, s engine.Selector, old, new []*objects.Object) (*
 	return c.report, nil
 }
 
+// Upgrade compares the decisions of two OME releases on the same objects
+// (models, runtimes and InferenceServices, at most one per kind,
+// namespace and name): the runtimes each model gains and loses under the
+// rules of after (the engines of the release upgraded to) against those of
+// before, the models left without a runtime, and each InferenceService
+// routed elsewhere, newly refused or admitted, or refused in other words
+// (ServiceMessage). Every pair and every InferenceService is judged on
+// both sides: the rules, not the objects, changed.
+func Upgrade(before, after Engines, objs []*objects.Object) (*Report, error) {
+	var ms, rs, is []*objects.Object
+	for _, o := range objs {
+		switch {
+		case o.IsModel():
+			ms = append(ms, o)
+		case o.IsRuntime():
+			rs = append(rs, o)
+		case o.Kind == objects.KindInferenceService:
+			is = append(is, o)
+		}
+	}
+	cluster := append(append([]*objects.Object{}, ms...), rs...)
+	c := &computation{
+		before: before, after: after,
+		models: pairUp(ms, ms), runtimes: pairUp(rs, rs), services: pairUp(is, is),
+		oldCluster: cluster, newCluster: cluster,
+		report: &Report{Models: []ModelChange{}, InferenceServices: []ServiceChange{}, Unmoved: []ObjectChange{}},
+	}
+	c.report.Work.AllPairs = 2 * pairsInScope(ms, rs)
+	c.report.Work.AllSelections = 2 * len(is)
+	for _, it := range c.runtimes.items {
+		it.change = Rules
+	}
+	states := make([]*modelState, len(c.models.items))
+	for i, it := range c.models.items {
+		states[i] = &modelState{it: it}
+	}
+	if err := c.changedModels(states); err != nil {
+		return nil, err
+	}
+	c.reportModels(states)
+	if err := c.decideAgain(func(*item) bool { return true }); err != nil {
+		return nil, err
+	}
+	return c.report, nil
+}
+
 // pairsInScope counts the pairs OME considers.
 func pairsInScope(models, runtimes []*objects.Object) int {
 	n := 0
@@ -291,9 +341,14 @@ func pairsInScope(models, runtimes []*objects.Object) int {
 	return n
 }
 
+// Engines are the engines that judge one side.
+type Engines struct {
+	M engine.Matcher
+	S engine.Selector
+}
+
 type computation struct {
-	m                      engine.Matcher
-	s                      engine.Selector
+	before, after          Engines
 	models, runtimes       *sides
 	services               *sides
 	oldCluster, newCluster []*objects.Object
@@ -307,10 +362,10 @@ type pairVerdict struct {
 	engine.Verdict
 }
 
-// match evaluates models against runtimes, and hands fn each model's
-// in-scope verdicts, with the model's index in models and each runtime's
-// in runtimes, model by model, in order.
-func (c *computation) match(models, runtimes []*objects.Object, fn func(i int, vs []pairVerdict)) error {
+// match evaluates models against runtimes with m, and hands fn each
+// model's in-scope verdicts, with the model's index in models and each
+// runtime's in runtimes, model by model, in order.
+func (c *computation) match(m engine.Matcher, models, runtimes []*objects.Object, fn func(i int, vs []pairVerdict)) error {
 	if len(models) == 0 || len(runtimes) == 0 {
 		return nil
 	}
@@ -319,7 +374,7 @@ func (c *computation) match(models, runtimes []*objects.Object, fn func(i int, v
 		index[mo] = i
 	}
 	var vs []pairVerdict
-	_, err := engine.MatchObjects(c.m, models, runtimes, func(mo *objects.Object, results []engine.Result) error {
+	_, err := engine.MatchObjects(m, models, runtimes, func(mo *objects.Object, results []engine.Result) error {
 		c.report.Work.Pairs += len(results)
 		vs = vs[:0]
 		k := 0
@@ -396,9 +451,15 @@ func (c *computation) modelChanges() error {
 	if err := c.holdAgainst(unsure, unchanged); err != nil {
 		return err
 	}
+	c.reportModels(append(kept, rows...))
+	return nil
+}
 
+// reportModels puts the models that gained or lost a runtime, or are new,
+// into the report, those left without a runtime first.
+func (c *computation) reportModels(states []*modelState) {
 	var changes []ModelChange
-	for _, st := range append(kept, rows...) {
+	for _, st := range states {
 		if len(st.gained) == 0 && len(st.lost) == 0 && st.it.change != Added {
 			continue
 		}
@@ -426,7 +487,6 @@ func (c *computation) modelChanges() error {
 	if changes != nil {
 		c.report.Models = changes
 	}
-	return nil
 }
 
 // keptModels compares the models whose spec did not change against the
@@ -451,7 +511,7 @@ func (c *computation) keptModels(kept []*modelState, delta []*item) error {
 	for i, st := range kept {
 		models[i] = st.it.new // the same spec as before
 	}
-	return c.match(models, runtimes, func(i int, vs []pairVerdict) {
+	return c.match(c.after.M, models, runtimes, func(i int, vs []pairVerdict) {
 		st := kept[i]
 		for k := 0; k < len(vs); k++ {
 			v, it := vs[k], of[vs[k].j]
@@ -499,7 +559,7 @@ func (c *computation) changedModels(rows []*modelState) error {
 			newRuntimes, newOf = append(newRuntimes, it.new), append(newOf, it)
 		}
 	}
-	err := c.match(oldModels, oldRuntimes, func(i int, vs []pairVerdict) {
+	err := c.match(c.before.M, oldModels, oldRuntimes, func(i int, vs []pairVerdict) {
 		for _, v := range vs {
 			was[oldRows[i]][place[oldOf[v.j]]] = v.Compatible
 		}
@@ -507,7 +567,7 @@ func (c *computation) changedModels(rows []*modelState) error {
 	if err != nil {
 		return err
 	}
-	return c.match(newModels, newRuntimes, func(i int, vs []pairVerdict) {
+	return c.match(c.after.M, newModels, newRuntimes, func(i int, vs []pairVerdict) {
 		st := rows[i]
 		for _, v := range vs {
 			it := newOf[v.j]
@@ -561,7 +621,7 @@ func (c *computation) holdAgainst(states []*modelState, runtimes []*item) error 
 		for i, st := range states {
 			ms[i] = st.it.new
 		}
-		err := c.match(ms, rs, func(i int, vs []pairVerdict) {
+		err := c.match(c.after.M, ms, rs, func(i int, vs []pairVerdict) {
 			for _, v := range vs {
 				states[i].servedNow = states[i].servedNow || v.Compatible
 			}
@@ -609,15 +669,19 @@ func (c *computation) serviceChanges() error {
 			changedModels[objects.Ref{Kind: objects.KindBaseModel, Namespace: ns, Name: model}] ||
 			changedModels[objects.Ref{Kind: objects.KindClusterBaseModel, Name: model}]
 	}
+	return c.decideAgain(func(it *item) bool { return it.change != "" || touched(it.old) || touched(it.new) })
+}
+
+// decideAgain decides, on both sides, on each InferenceService of the new
+// side for which again says so, and puts those whose decision changed
+// into the report, regressions first.
+func (c *computation) decideAgain(again func(*item) bool) error {
 	var changes []ServiceChange
 	for _, it := range c.services.items {
-		if it.new == nil {
+		if it.new == nil || !again(it) {
 			continue
 		}
-		if it.change == "" && !touched(it.old) && !touched(it.new) {
-			continue
-		}
-		after, err := c.decide(it.new, c.newCluster)
+		after, err := c.decide(c.after.S, it.new, c.newCluster)
 		if err != nil {
 			return err
 		}
@@ -625,7 +689,7 @@ func (c *computation) serviceChanges() error {
 		if it.old == nil {
 			sc.Change, sc.Regression = ServiceAdded, !after.Admitted
 		} else {
-			before, err := c.decide(it.old, c.oldCluster)
+			before, err := c.decide(c.before.S, it.old, c.oldCluster)
 			if err != nil {
 				return err
 			}
@@ -644,11 +708,12 @@ func (c *computation) serviceChanges() error {
 	return nil
 }
 
-// decide runs the webhook on one side. The selected runtime's position is
-// where to look at it after the change (before it, when it was removed).
-func (c *computation) decide(isvc *objects.Object, cluster []*objects.Object) (*Selection, error) {
+// decide runs the webhook on one side with s. The selected runtime's
+// position is where to look at it after the change (before it, when it was
+// removed).
+func (c *computation) decide(s engine.Selector, isvc *objects.Object, cluster []*objects.Object) (*Selection, error) {
 	c.report.Work.Selections++
-	d, err := c.s.Select(isvc, cluster)
+	d, err := s.Select(isvc, cluster)
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s:%d): %w", isvc.Ref(), isvc.File, isvc.Line, err)
 	}

@@ -17,9 +17,13 @@ type DiffWriter interface {
 // DiffSides names the two sides of a diff, and carries the inputs that
 // could not be read (the machine-readable formats carry them as entries).
 type DiffSides struct {
-	Old      string    `json:"old"`
-	New      string    `json:"new"`
-	Problems []Problem `json:"-"`
+	Old string `json:"old"`
+	New string `json:"new"`
+	// OMEVersion is the OME release whose rules judged the old side;
+	// ToOMEVersion the new side's (the same, but for an upgrade).
+	OMEVersion   string    `json:"omeVersion"`
+	ToOMEVersion string    `json:"toOmeVersion"`
+	Problems     []Problem `json:"-"`
 }
 
 // DiffFormats lists the -o values of diff.
@@ -50,8 +54,10 @@ type DiffSummary struct {
 	// Models counts the other models that gain or lose a runtime.
 	Models int `json:"modelsChanged"`
 	// Rerouted counts the InferenceServices routed elsewhere or refused
-	// (the regressions among them); Services the other changes of theirs.
+	// (the regressions among them); Reworded those refused before and
+	// after in other words; Services the other changes of theirs.
 	Rerouted int `json:"inferenceServicesRerouted"`
+	Reworded int `json:"refusalsReworded"`
 	Services int `json:"inferenceServicesChanged"`
 	Unmoved  int `json:"unmoved"`
 }
@@ -67,9 +73,12 @@ func Summarize(r *diff.Report) DiffSummary {
 		}
 	}
 	for _, sc := range r.InferenceServices {
-		if sc.Regression {
+		switch {
+		case sc.Regression:
 			s.Rerouted++
-		} else {
+		case sc.Change == diff.ServiceMessage:
+			s.Reworded++
+		default:
 			s.Services++
 		}
 	}
@@ -109,6 +118,8 @@ func runtimeWord(rc diff.RuntimeChange) string {
 		return "runtime removed"
 	case diff.Changed:
 		return "runtime changed"
+	case diff.Rules:
+		return "OME's rules changed"
 	}
 	return "model changed"
 }

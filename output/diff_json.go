@@ -11,9 +11,11 @@ type diffJSON struct{ w io.Writer }
 
 // diffDocument is what -o json writes.
 type diffDocument struct {
-	Old     string      `json:"old"`
-	New     string      `json:"new"`
-	Summary DiffSummary `json:"summary"`
+	Old          string      `json:"old"`
+	New          string      `json:"new"`
+	OMEVersion   string      `json:"omeVersion"`
+	ToOMEVersion string      `json:"toOmeVersion"`
+	Summary      DiffSummary `json:"summary"`
 	*diff.Report
 	Errors []Problem `json:"errors"`
 }
@@ -25,5 +27,6 @@ func (d *diffJSON) Write(r *diff.Report, sides DiffSides) error {
 	}
 	enc := json.NewEncoder(d.w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(diffDocument{Old: sides.Old, New: sides.New, Summary: Summarize(r), Report: r, Errors: problems})
+	return enc.Encode(diffDocument{Old: sides.Old, New: sides.New, OMEVersion: sides.OMEVersion, ToOMEVersion: sides.ToOMEVersion,
+		Summary: Summarize(r), Report: r, Errors: problems})
 }

@@ -46,6 +46,7 @@ func (d *diffMarkdown) Write(r *diff.Report, sides DiffSides) error {
 		{"Other models that gain or lose a runtime", s.Models},
 		{"InferenceServices routed elsewhere or refused", s.Rerouted},
 		{"Other InferenceService decisions changed", s.Services},
+		{"Refusals that read differently", s.Reworded},
 		{"Objects added, removed or changed that move no decision", s.Unmoved},
 	} {
 		fmt.Fprintf(&b, "| %s | %d |\n", row.what, row.n)
@@ -89,16 +90,23 @@ func (d *diffMarkdown) Write(r *diff.Report, sides DiffSides) error {
 	}
 	details(true, "Models left with no compatible runtime", s.NoRuntime, models(true))
 	details(false, "Models that gain or lose a runtime", s.Models, models(false))
-	details(s.Rerouted > 0, "InferenceServices", len(r.InferenceServices), func() {
-		b.WriteString("| InferenceService | Before | After |\n|---|---|---|\n")
-		for _, sc := range r.InferenceServices {
-			name := "`" + mdCell(sc.InferenceService.Namespace+"/"+sc.InferenceService.Name) + "`"
-			if sc.Regression {
-				name = "**" + name + "**"
+	services := func(reworded bool) func() {
+		return func() {
+			b.WriteString("| InferenceService | Before | After |\n|---|---|---|\n")
+			for _, sc := range r.InferenceServices {
+				if (sc.Change == diff.ServiceMessage) != reworded {
+					continue
+				}
+				name := "`" + mdCell(sc.InferenceService.Namespace+"/"+sc.InferenceService.Name) + "`"
+				if sc.Regression {
+					name = "**" + name + "**"
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", name, mdCell(selectionText(sc.Before)), mdCell(selectionText(sc.After)))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", name, mdCell(selectionText(sc.Before)), mdCell(selectionText(sc.After)))
 		}
-	})
+	}
+	details(s.Rerouted > 0, "InferenceServices", s.Rerouted+s.Services, services(false))
+	details(false, "Refusals that read differently", s.Reworded, services(true))
 	details(false, "Objects that move no decision", len(r.Unmoved), func() {
 		fmt.Fprintf(&b, "%s:\n\n", unmovedText(r.Unmoved))
 		for _, o := range r.Unmoved {

@@ -10,7 +10,8 @@ import (
 
 // diffText writes the regressions first (models left with no runtime,
 // InferenceServices routed elsewhere or refused), then the other changes,
-// one line for the objects that move no decision, and the counts.
+// the refusals that read differently apart, one line for the objects that
+// move no decision, and the counts.
 type diffText struct{ w io.Writer }
 
 func (d *diffText) Write(r *diff.Report, sides DiffSides) error {
@@ -50,10 +51,10 @@ func (d *diffText) Write(r *diff.Report, sides DiffSides) error {
 			others = append(others, m)
 		}
 	}
-	services := func(title string, regression bool) {
+	services := func(title string, which func(diff.ServiceChange) bool) {
 		first := true
 		for _, sc := range r.InferenceServices {
-			if sc.Regression != regression {
+			if !which(sc) {
 				continue
 			}
 			if first {
@@ -64,9 +65,12 @@ func (d *diffText) Write(r *diff.Report, sides DiffSides) error {
 		}
 	}
 	section("Models left with no compatible runtime", flagged)
-	services("InferenceServices routed elsewhere or refused", true)
+	services("InferenceServices routed elsewhere or refused", func(sc diff.ServiceChange) bool { return sc.Regression })
 	section("Models that gain or lose a runtime", others)
-	services("Other InferenceService decisions that changed", false)
+	services("Other InferenceService decisions that changed", func(sc diff.ServiceChange) bool {
+		return !sc.Regression && sc.Change != diff.ServiceMessage
+	})
+	services("Refusals that read differently", func(sc diff.ServiceChange) bool { return sc.Change == diff.ServiceMessage })
 	b.WriteString("\n")
 	if len(r.Unmoved) > 0 {
 		fmt.Fprintf(&b, "Objects that move no decision: %s\n", unmovedText(r.Unmoved))

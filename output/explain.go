@@ -16,15 +16,17 @@ type ExplainWriter interface {
 // ExplainFormats lists the -o values of explain.
 var ExplainFormats = []string{"text", "json", "yaml"}
 
-// NewExplainWriter returns the writer for format; style applies to text only.
-func NewExplainWriter(format string, w io.Writer, style Style) (ExplainWriter, error) {
+// NewExplainWriter returns the writer for format; style applies to text
+// only; release is the OME release whose rules gave the explanations,
+// which the documents name.
+func NewExplainWriter(format string, w io.Writer, style Style, release string) (ExplainWriter, error) {
 	switch format {
 	case "text":
 		return &explainText{w: w, style: style}, nil
 	case "json":
-		return &explainJSON{w: w}, nil
+		return &explainJSON{w: w, release: release}, nil
 	case "yaml":
-		return &explainYAML{w: w}, nil
+		return &explainYAML{w: w, release: release}, nil
 	}
 	return nil, unknownFormat(format, ExplainFormats)
 }

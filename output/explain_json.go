@@ -8,27 +8,31 @@ import (
 )
 
 // explainJSON writes {"explanations": [...], "errors": [...]}.
-type explainJSON struct{ w io.Writer }
+type explainJSON struct {
+	w       io.Writer
+	release string
+}
 
 // explainDocument is what -o json and -o yaml write.
 type explainDocument struct {
+	OMEVersion   string               `json:"omeVersion" yaml:"omeVersion"`
 	Explanations []engine.Explanation `json:"explanations" yaml:"explanations"`
 	Errors       []Problem            `json:"errors" yaml:"errors"`
 }
 
-func newExplainDocument(es []engine.Explanation, problems []Problem) explainDocument {
+func newExplainDocument(release string, es []engine.Explanation, problems []Problem) explainDocument {
 	if es == nil {
 		es = []engine.Explanation{}
 	}
 	if problems == nil {
 		problems = []Problem{}
 	}
-	return explainDocument{Explanations: es, Errors: problems}
+	return explainDocument{OMEVersion: release, Explanations: es, Errors: problems}
 }
 
 func (x *explainJSON) Write(es []engine.Explanation, problems []Problem) error {
 	enc := json.NewEncoder(x.w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(newExplainDocument(es, problems))
+	return enc.Encode(newExplainDocument(x.release, es, problems))
 }

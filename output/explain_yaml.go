@@ -7,8 +7,11 @@ import (
 )
 
 // explainYAML writes the same document as explainJSON, in YAML.
-type explainYAML struct{ w io.Writer }
+type explainYAML struct {
+	w       io.Writer
+	release string
+}
 
 func (x *explainYAML) Write(es []engine.Explanation, problems []Problem) error {
-	return encodeYAML(x.w, newExplainDocument(es, problems))
+	return encodeYAML(x.w, newExplainDocument(x.release, es, problems))
 }

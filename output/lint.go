@@ -7,9 +7,12 @@ import (
 )
 
 // LintReport is the outcome of `evaluate lint`: the findings, sorted by
-// file, line and rule. Only Findings is part of the JSON and YAML documents.
+// file, line and rule. Only OMEVersion and Findings are part of the JSON and
+// YAML documents.
 type LintReport struct {
-	Findings []engine.Finding `json:"findings" yaml:"findings"`
+	// OMEVersion is the OME release whose rules gave the findings.
+	OMEVersion string           `json:"omeVersion" yaml:"omeVersion"`
+	Findings   []engine.Finding `json:"findings" yaml:"findings"`
 	// Objects are the models and runtimes that were read, in input order.
 	Objects []LintedObject `json:"-" yaml:"-"`
 	// FailOnWarn makes warnings fail the run, as errors always do.

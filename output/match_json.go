@@ -90,7 +90,9 @@ func (m *matchJSON) End(s MatchSummary) error {
 	if m.count > 0 {
 		b = append(b, '\n')
 	}
-	b = append(b, "],\n\"leftOut\": "...)
+	b = append(b, "],\n\"omeVersion\": "...)
+	b = appendJSONString(b, s.OMEVersion)
+	b = append(b, ",\n\"leftOut\": "...)
 	b = strconv.AppendInt(b, int64(s.LeftOut), 10)
 	b = append(b, ",\n\"errors\": "...)
 	if s.Problems == nil {

@@ -63,7 +63,7 @@ func TestMatchJSONIsEncodingJSON(t *testing.T) {
 			}
 			results[i] = res
 		}
-		summary := MatchSummary{LeftOut: r.Intn(3)}
+		summary := MatchSummary{OMEVersion: randomString(r), LeftOut: r.Intn(3)}
 		for range r.Intn(3) {
 			summary.Problems = append(summary.Problems, Problem{File: randomString(r), Line: r.Intn(9), Field: randomString(r), Message: randomString(r)})
 		}
@@ -90,7 +90,11 @@ func TestMatchJSONIsEncodingJSON(t *testing.T) {
 		if len(results) > 0 {
 			want.WriteString("\n")
 		}
-		want.WriteString("],\n\"leftOut\": ")
+		want.WriteString("],\n\"omeVersion\": ")
+		v, err := json.Marshal(summary.OMEVersion)
+		require.NoError(t, err)
+		want.Write(v)
+		want.WriteString(",\n\"leftOut\": ")
 		want.WriteString(strconv.Itoa(summary.LeftOut))
 		want.WriteString(",\n\"errors\": ")
 		if summary.Problems == nil {

@@ -24,6 +24,8 @@ type MatchWriter interface {
 
 // MatchSummary is what a match run says after its results.
 type MatchSummary struct {
+	// OMEVersion is the OME release whose rules gave the results.
+	OMEVersion string `json:"omeVersion" yaml:"omeVersion"`
 	// LeftOut counts the pairs OME never considers (objects.InScope).
 	LeftOut int `json:"leftOut" yaml:"leftOut"`
 	// Problems are the inputs that could not be read; the machine-readable

@@ -24,47 +24,55 @@ type SelectWriter interface {
 // SelectFormats lists the -o values of select.
 var SelectFormats = []string{"text", "json", "yaml"}
 
-// NewSelectWriter returns the writer for format.
-func NewSelectWriter(format string, w io.Writer) (SelectWriter, error) {
+// NewSelectWriter returns the writer for format; release is the OME
+// release whose rules gave the decisions, which the documents name.
+func NewSelectWriter(format string, w io.Writer, release string) (SelectWriter, error) {
 	switch format {
 	case "text":
 		return &selectText{w: w}, nil
 	case "json":
-		return &selectJSON{w: w}, nil
+		return &selectJSON{w: w, release: release}, nil
 	case "yaml":
-		return &selectYAML{w: w}, nil
+		return &selectYAML{w: w, release: release}, nil
 	}
 	return nil, unknownFormat(format, SelectFormats)
 }
 
-type selectJSON struct{ w io.Writer }
+type selectJSON struct {
+	w       io.Writer
+	release string
+}
 
 // selectDocument is what -o json and -o yaml write.
 type selectDocument struct {
-	Decisions []SelectResult `json:"decisions" yaml:"decisions"`
-	Errors    []Problem      `json:"errors" yaml:"errors"`
+	OMEVersion string         `json:"omeVersion" yaml:"omeVersion"`
+	Decisions  []SelectResult `json:"decisions" yaml:"decisions"`
+	Errors     []Problem      `json:"errors" yaml:"errors"`
 }
 
-func newSelectDocument(results []SelectResult, problems []Problem) selectDocument {
+func newSelectDocument(release string, results []SelectResult, problems []Problem) selectDocument {
 	if results == nil {
 		results = []SelectResult{}
 	}
 	if problems == nil {
 		problems = []Problem{}
 	}
-	return selectDocument{Decisions: results, Errors: problems}
+	return selectDocument{OMEVersion: release, Decisions: results, Errors: problems}
 }
 
 func (s *selectJSON) Write(results []SelectResult, problems []Problem) error {
 	enc := json.NewEncoder(s.w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(newSelectDocument(results, problems))
+	return enc.Encode(newSelectDocument(s.release, results, problems))
 }
 
-type selectYAML struct{ w io.Writer }
+type selectYAML struct {
+	w       io.Writer
+	release string
+}
 
 func (s *selectYAML) Write(results []SelectResult, problems []Problem) error {
-	return encodeYAML(s.w, newSelectDocument(results, problems))
+	return encodeYAML(s.w, newSelectDocument(s.release, results, problems))
 }
 
 // selectText writes a block per InferenceService: the verdict, then what

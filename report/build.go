@@ -139,6 +139,8 @@ func compute(in Input) (*pageData, Summary, error) {
 func (d *data) putHeader(in Input) {
 	ek, _ := json.Marshal(in.Engine)
 	d.put("engine", d.t.add(ek))
+	rk, _ := json.Marshal(in.Policies.Release)
+	d.put("omeVersion", d.t.add(rk))
 	title := in.Title
 	if title == "" {
 		title = "Compatibility report"
@@ -178,7 +180,7 @@ func matchInto(d *data, m engine.Matcher, in Input) ([][]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := mw.End(output.MatchSummary{LeftOut: leftOut}); err != nil {
+	if err := mw.End(output.MatchSummary{OMEVersion: in.Policies.Release, LeftOut: leftOut}); err != nil {
 		return nil, err
 	}
 	return compatible, d.putJSON("match", buf.Bytes())
@@ -218,7 +220,7 @@ func lintInto(d *data, in Input) error {
 	if err != nil {
 		return err
 	}
-	if err := lw.Write(output.LintReport{Findings: findings}); err != nil {
+	if err := lw.Write(output.LintReport{OMEVersion: in.Policies.Release, Findings: findings}); err != nil {
 		return err
 	}
 	return d.putJSON("lint", buf.Bytes())
@@ -245,7 +247,7 @@ func selectInto(d *data, sel engine.Selector, in Input) (rejected int, err error
 		}
 		results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: dec})
 	}
-	return rejected, writeSelect(d, "select", results)
+	return rejected, writeSelect(d, "select", in.Policies.Release, results)
 }
 
 // probesInto puts the matrix's selectable cells and scores: what evaluate
@@ -256,7 +258,7 @@ func probesInto(d *data, sel engine.Selector, in Input, compatible [][]bool) err
 	if err != nil {
 		return err
 	}
-	if err := writeSelect(d, "probes", results); err != nil {
+	if err := writeSelect(d, "probes", in.Policies.Release, results); err != nil {
 		return err
 	}
 	ob, _ := json.Marshal(owners)
@@ -273,9 +275,9 @@ func objectsInto(d *data, in Input) error {
 	return d.putJSON("runtimes", runtimes)
 }
 
-func writeSelect(d *data, key string, results []output.SelectResult) error {
+func writeSelect(d *data, key, release string, results []output.SelectResult) error {
 	var buf bytes.Buffer
-	w, err := output.NewSelectWriter("json", &buf)
+	w, err := output.NewSelectWriter("json", &buf, release)
 	if err != nil {
 		return err
 	}
@@ -321,7 +323,7 @@ func explainInto(t *table, in Input) ([]int, error) {
 							continue
 						}
 						var b bytes.Buffer
-						w, _ := output.NewExplainWriter("json", &b, output.Style{})
+						w, _ := output.NewExplainWriter("json", &b, output.Style{}, in.Policies.Release)
 						errs[ri] = w.Write([]engine.Explanation{e}, nil)
 						docs[ri] = b.Bytes()
 					}

@@ -234,6 +234,7 @@
       ['models without a runtime', unserved], ['runtimes that accept nothing', idle],
       ['lint errors', bySev('error')], ['lint warnings', bySev('warning')], ['lint notes', bySev('info')],
       ['engine', D.prim(D.get(root, 'engine'))],
+      ['OME release', D.prim(D.get(root, 'omeVersion'))],
     ];
     for (const [k, v] of items) {
       const d = el('div');

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/ome-policy/evaluator/diff"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
@@ -30,12 +32,15 @@ type diffOptions struct {
 	format     string
 	base       string
 	failOn     string
+	// toRelease is the OME release of an upgrade (--to-ome-version): the
+	// same objects, judged by the rules of --ome-version and of this one.
+	toRelease string
 }
 
 func newDiffCommand(g *globalOptions) *cobra.Command {
 	o := &diffOptions{}
 	cmd := &cobra.Command{
-		Use:     "diff OLD NEW | --base REF PATH... | --cluster -f PATH...",
+		Use:     "diff OLD NEW | --base REF PATH... | --cluster -f PATH... | --to-ome-version RELEASE PATH...",
 		Short:   "Say what a change does: runtimes gained and lost, InferenceServices moved or refused",
 		Long:    helpText("diff"),
 		Example: exampleText("diff"),
@@ -47,6 +52,7 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 	checkBeforeRun(cmd, func() error { return checkChoice("fail-on", o.failOn, failOnChoices) })
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
+	cmd.Flags().StringVar(&o.toRelease, "to-ome-version", "", releaseFlagHelp("what an upgrade of OME does to the same objects: the release upgraded to, from --ome-version's"))
 	addFormatFlag(cmd, &o.format, output.DiffFormats)
 	return cmd
 }
@@ -56,6 +62,9 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
 	if err := o.checkSides(args); err != nil {
 		return err
+	}
+	if o.toRelease != "" {
+		return o.upgrade(cmd, g, args)
 	}
 	// Both sides' objects and verdicts are held the whole run.
 	defer liftMemoryLimit()()
@@ -80,6 +89,13 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	if err != nil {
 		return err
 	}
+	sides.OMEVersion, sides.ToOMEVersion = c.release, c.release
+	return o.write(cmd, report, sides, problems)
+}
+
+// write writes the report and the problems of the input, and ends as
+// --fail-on says.
+func (o *diffOptions) write(cmd *cobra.Command, report *diff.Report, sides output.DiffSides, problems []*objects.InputError) error {
 	w, err := output.NewDiffWriter(o.format, cmd.OutOrStdout())
 	if err != nil {
 		return badInput(err)
@@ -99,10 +115,63 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	return exitAfter(problems, fail)
 }
 
+// upgrade says what an OME upgrade does to the same objects: the files
+// (with their folders) and -f's, or the cluster, judged by the rules of
+// --ome-version and of --to-ome-version.
+func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []string) error {
+	all, err := g.allPolicies()
+	if err != nil {
+		return badInput(err)
+	}
+	from, err := g.chosenRelease(all)
+	if err != nil {
+		return err
+	}
+	to, ok := policyset.NormalizeRelease(o.toRelease)
+	if !ok || !slices.Contains(all.Releases(), to) {
+		return badInput(fmt.Errorf("--to-ome-version: %w", &policyset.UnknownReleaseError{Release: o.toRelease, Known: all.Releases()}))
+	}
+	defer liftMemoryLimit()()
+	before := compileDiffFor(o.engineName, func() (*policyset.Set, error) { return g.forRelease(all, from) })
+	after := compileDiffFor(o.engineName, func() (*policyset.Set, error) { return g.forRelease(all, to) })
+	in := o.in
+	in.paths = args
+	input, err := in.read(g, cmd, liveDiffResources, false, nil)
+	if err != nil {
+		return err
+	}
+	objs := deduplicate(cmd, input.Objects)
+	if len(objs) == 0 {
+		return o.in.nothingToTell(cmd, input, "OME objects")
+	}
+	if err := objects.CheckTimestamps(objs); err != nil {
+		return badInput(err)
+	}
+	b, a := <-before, <-after
+	for _, c := range []compiledDiff{b, a} {
+		if c.err != nil {
+			return c.err
+		}
+	}
+	report, err := diff.Upgrade(diff.Engines{M: b.m, S: b.s}, diff.Engines{M: a.m, S: a.s}, objs)
+	if err != nil {
+		return err
+	}
+	what := in.sources()
+	sides := output.DiffSides{Old: what + " on OME " + from, New: what + " on OME " + to, OMEVersion: from, ToOMEVersion: to}
+	return o.write(cmd, report, sides, input.Problems)
+}
+
 // checkSides refuses a command line that names no OLD and NEW.
 func (o *diffOptions) checkSides(args []string) error {
 	paths := len(args) + len(o.in.files)
 	switch inCluster := o.in.cluster.enabled(); {
+	case o.toRelease != "" && o.base != "":
+		return badInput(fmt.Errorf("--to-ome-version compares the same objects under two OME releases, --base two versions of the files: give one"))
+	case o.toRelease != "":
+		if paths == 0 && !inCluster {
+			return badInput(fmt.Errorf("give the objects to judge under both releases: PATH..., -f PATH or --cluster"))
+		}
 	case o.base != "" && inCluster:
 		return badInput(fmt.Errorf("--base and --cluster compare with different things: give one"))
 	case o.base != "" || inCluster:
@@ -128,17 +197,24 @@ func (o *diffOptions) read(cmd *cobra.Command, g *globalOptions, args []string) 
 
 // compiledDiff is what diff evaluates with, or why there is none.
 type compiledDiff struct {
-	m   engine.Matcher
-	s   engine.Selector
-	err error
+	release string // the OME release whose rules m and s apply
+	m       engine.Matcher
+	s       engine.Selector
+	err     error
 }
 
 // compileDiff compiles the policies for the engine in the background, so
 // that they compile while the files load.
 func compileDiff(g *globalOptions, engineName string) <-chan compiledDiff {
+	return compileDiffFor(engineName, g.policies)
+}
+
+// compileDiffFor compiles, in the background, the policies that policies
+// gives.
+func compileDiffFor(engineName string, policies func() (*policyset.Set, error)) <-chan compiledDiff {
 	ready := make(chan compiledDiff, 1)
 	go func() {
-		set, err := g.policies()
+		set, err := policies()
 		if err != nil {
 			ready <- compiledDiff{err: badInput(err)}
 			return
@@ -152,7 +228,7 @@ func compileDiff(g *globalOptions, engineName string) <-chan compiledDiff {
 		if err != nil {
 			err = badInput(err)
 		}
-		ready <- compiledDiff{m, s, err}
+		ready <- compiledDiff{set.Release, m, s, err}
 	}()
 	return ready
 }

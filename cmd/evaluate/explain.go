@@ -67,7 +67,11 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	w, err := output.NewExplainWriter(o.format, cmd.OutOrStdout(), output.StyleFor(cmd.OutOrStdout(), o.noColor))
+	set, err := g.policies()
+	if err != nil {
+		return badInput(err)
+	}
+	w, err := output.NewExplainWriter(o.format, cmd.OutOrStdout(), output.StyleFor(cmd.OutOrStdout(), o.noColor), set.Release)
 	if err != nil {
 		return badInput(err)
 	}

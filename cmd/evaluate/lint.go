@@ -102,6 +102,7 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 		return err
 	}
 	report := lintReport(run, rules, problems, o.failOnWarn)
+	report.OMEVersion = set.Release
 	if err := w.Write(report); err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return c.err
 	}
 	fitMemoryLimit()
-	unserved, err := writeMatches(cmd, o.format, c.m, ms, rs, input.Problems)
+	unserved, err := writeMatches(cmd, o.format, c.m, c.release, ms, rs, input.Problems)
 	if err != nil {
 		return err
 	}
@@ -76,6 +76,7 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 
 // compiledMatcher is the matcher of compileMatcher, or why there is none.
 type compiledMatcher struct {
+	release string // the OME release whose rules m applies
 	m   engine.Matcher
 	err error
 }
@@ -87,14 +88,14 @@ func compileMatcher(g *globalOptions, engineName string) <-chan compiledMatcher 
 	go func() {
 		set, err := g.policies()
 		if err != nil {
-			ready <- compiledMatcher{nil, badInput(err)}
+			ready <- compiledMatcher{"", nil, badInput(err)}
 			return
 		}
 		m, err := engine.New(engineName, set)
 		if err != nil {
 			err = badInput(err)
 		}
-		ready <- compiledMatcher{m, err}
+		ready <- compiledMatcher{set.Release, m, err}
 	}()
 	return ready
 }
@@ -102,7 +103,7 @@ func compileMatcher(g *globalOptions, engineName string) <-chan compiledMatcher 
 // writeMatches matches every model against the runtimes OME pairs it with
 // and writes the results, each model's as soon as they are known; unserved
 // says whether some model has no compatible runtime.
-func writeMatches(cmd *cobra.Command, format string, m engine.Matcher, ms, rs []*objects.Object, problems []*objects.InputError) (unserved bool, err error) {
+func writeMatches(cmd *cobra.Command, format string, m engine.Matcher, release string, ms, rs []*objects.Object, problems []*objects.InputError) (unserved bool, err error) {
 	w, err := output.NewMatchWriter(format, cmd.OutOrStdout())
 	if err != nil {
 		return false, badInput(err)
@@ -122,5 +123,5 @@ func writeMatches(cmd *cobra.Command, format string, m engine.Matcher, ms, rs []
 	if err != nil {
 		return false, err
 	}
-	return unserved, w.End(output.MatchSummary{LeftOut: leftOut, Problems: output.Problems(problems)})
+	return unserved, w.End(output.MatchSummary{OMEVersion: release, LeftOut: leftOut, Problems: output.Problems(problems)})
 }

@@ -42,6 +42,8 @@ type globalOptions struct {
 	cpuProfile string
 	release    string
 	stdin      io.Reader
+	// chosen is what policies gave, kept: a command asks more than once.
+	chosen *policyset.Set
 }
 
 // releaseEnv sets the OME release when --ome-version is not given.
@@ -50,6 +52,9 @@ const releaseEnv = "EVALUATE_OME_VERSION"
 // policies are the policies of the OME release the command applies
 // (release).
 func (g *globalOptions) policies() (*policyset.Set, error) {
+	if g.chosen != nil {
+		return g.chosen, nil
+	}
 	set, err := g.allPolicies()
 	if err != nil {
 		return nil, err
@@ -58,7 +63,10 @@ func (g *globalOptions) policies() (*policyset.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	return g.forRelease(set, r)
+	if g.chosen, err = g.forRelease(set, r); err != nil {
+		return nil, err
+	}
+	return g.chosen, nil
 }
 
 // allPolicies are the policies as loaded: the newest release's, with what

@@ -69,7 +69,11 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	w, err := output.NewSelectWriter(o.format, cmd.OutOrStdout())
+	set, err := g.policies()
+	if err != nil {
+		return badInput(err)
+	}
+	w, err := output.NewSelectWriter(o.format, cmd.OutOrStdout(), set.Release)
 	if err != nil {
 		return badInput(err)
 	}

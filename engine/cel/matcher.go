@@ -118,7 +118,9 @@ func New(set *policyset.Set) (*Matcher, error) {
 }
 
 // omeVerdict(modelSpec, runtimeSpec, classes) runs the match policies and
-// returns {compatible, reason, score, autoSelect}.
+// returns {compatible, reason, score, autoSelect, details}, details being
+// the entries' differences as OME's reason gives them since v0.1.5
+// (entries.Details), whatever the release's reason says.
 func (m *Matcher) omeVerdict(args ...ref.Val) ref.Val {
 	if len(args) != 3 {
 		return types.NewErr("omeVerdict: want 3 arguments, got %d", len(args))
@@ -145,6 +147,7 @@ func (m *Matcher) omeVerdict(args ...ref.Val) ref.Val {
 	}
 	return types.DefaultTypeAdapter.NativeToValue(map[string]any{
 		"compatible": v.Compatible, "reason": v.Reason, "score": sel.Score, "autoSelect": sel.AutoSelect,
+		"details": answer.Details(v.Entries),
 	})
 }
 

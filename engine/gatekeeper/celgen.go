@@ -147,6 +147,10 @@ func celHasSuffix(x string) string {
 	return `[` + x + `].map(__ov, __ov.matches("^v?[0-9]+\\.[0-9]+\\.[0-9]+[-+.]"))[0]`
 }
 
+func celHasV(x string) string {
+	return `[` + x + `].map(__ov, __ov.startsWith("v"))[0]`
+}
+
 func celParts(x string) string {
 	return `[` + x + `].map(__ov, __ov.matches("^v?[0-9]+$") ? 1 : __ov.matches("^v?[0-9]+\\.[0-9]+$") ? 2 : 3)[0]`
 }
@@ -208,6 +212,10 @@ func rewriteCEL(expr string, inputs map[string]string) (string, error) {
 					case strings.HasPrefix(rest, ".parts()"):
 						out.WriteString(celParts(rewritten[0]))
 						i = end + len(".parts()")
+						continue
+					case strings.HasPrefix(rest, ".hasV()"):
+						out.WriteString(celHasV(rewritten[0]))
+						i = end + len(".hasV()")
 						continue
 					}
 				}

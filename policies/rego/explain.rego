@@ -93,9 +93,10 @@ parsed(block) := null if {
 	"dev": p.dev, "pre": p.pre, "build": p.build,
 } if {
 	t := block.version
+	match.version_parses(t)
 	p := ome.version.parse(t)
 } else := {
-	"text": block.version, "valid": false, "problem": ome.version.problem(block.version), "v": false, "parts": 0,
+	"text": block.version, "valid": false, "problem": match.version_problem(block.version), "v": false, "parts": 0,
 	"numbers": [], "dev": [], "pre": [], "build": [],
 }
 

@@ -54,8 +54,31 @@ findings := array.concat(wrong_type_findings, findings_but_wrong_type) if {
 # wrong type first).
 findings_but_wrong_type := array.concat(
 	array.concat(version_findings, array.concat(operator_findings, ignored_findings)),
-	array.concat(presence_findings, size_range_findings),
+	array.concat(array.concat(presence_findings, size_range_findings), array.concat(unread_field_findings, deployment_mode_findings)),
 )
+
+# unread-field: a field that the OME release does not read (its CRD prunes
+# it). The newest reads every field the rules read.
+unread_field_findings := []
+
+# unknown-deployment-mode: an ome.io/deploymentMode annotation on a
+# runtime's engineConfig or decoderConfig that names no mode OME knows
+# (match.deployment_modes): OME reads none, so an InferenceService that asks
+# for a mode never excludes the runtime for it.
+deployment_mode_findings := [{
+	"rule": "unknown-deployment-mode", "severity": "error",
+	"field": concat("", ["spec.", c, `.annotations["ome.io/deploymentMode"]`]),
+	"message": concat("", [
+		"ome.io/deploymentMode ", sprintf("%q", [mode]), " is not a deployment mode OME knows (",
+		concat(", ", match.deployment_modes), "): it reads none, so it excludes this runtime for no InferenceService's mode. Write one of them, or remove the annotation.",
+	]),
+} |
+	is_runtime
+	some c in ["engineConfig", "decoderConfig"]
+	mode := object.get(spec, [c, "annotations", "ome.io/deploymentMode"], null)
+	is_string(mode)
+	not mode in match.deployment_modes
+]
 
 has(o, key) if _ = o[key]
 
@@ -315,12 +338,14 @@ version_problem(b, v, field) := [{
 } else := [{
 	"rule": "invalid-version", "severity": "error", "field": field,
 	"message": concat("", [
-		`version "`, v, `" does not parse, `, consequence(b), ": ", ome.version.problem(v),
-		`. Write one to three numbers with an optional lowercase v, and any suffix after the third number only, such as "1.0.0", "v4.46" or "4.45.0.dev0".`,
+		`version "`, v, `" does not parse, `, consequence(b), ": ", match.version_problem(v), ". ", version_form,
 	]),
 }] if {
-	not ome.version.is_valid(v)
+	not match.version_parses(v)
 } else := []
+
+# How to write a version OME reads.
+version_form := `Write one to three numbers with an optional lowercase v, and any suffix after the third number only, such as "1.0.0", "v4.46" or "4.45.0.dev0".`
 
 collection_name(v) := "list" if is_array(v)
 else := "object" if is_object(v)
@@ -415,7 +440,7 @@ ordering_with_suffix(b, field) := [{
 	op in {"GreaterThan", "GreaterThanOrEqual"}
 	v := b.value.version
 	is_string(v)
-	ome.version.is_valid(v)
+	match.version_parses(v)
 	ome.version.has_suffix(v)
 } else := []
 
@@ -706,17 +731,16 @@ scoped_runtimes(m) := [r | some r in cross_runtimes; in_scope(m, r)]
 scoped_models(r) := [m | some m in cross_models; in_scope(m, r)]
 
 # How a single entry misses a model: the number of differences and their
-# text (the part of OME's reason after "not in supported formats: "). Every
-# difference with ", " in it holds one ", runtime=", so the count is the
-# pieces between ", " less those.
+# text (its differences as OME's reason gives them since v0.1.5, joined
+# with ", "). Every difference with ", " in it holds one ", runtime=", so
+# the count is the pieces between ", " less those.
 entry_miss(model_spec, entry) := {"count": 0, "text": ""} if {
 	match.runtime_result(model_spec, {"supportedModelFormats": [entry]}).compatible
 } else := {
 	"count": (count(split(d, ", ")) - count(split(d, ", runtime="))) + 1,
 	"text": d,
 } if {
-	reason := match.runtime_result(model_spec, {"supportedModelFormats": [entry]}).reason
-	d := substring(reason, indexof(reason, "' not in supported formats: ") + 28, -1)
+	d := match.entry_text(match.runtime_result(model_spec, {"supportedModelFormats": [entry]}).entries[0].differences)
 }
 
 unmatched_findings := [{

@@ -167,8 +167,11 @@ version_accepted(op, entry_version, model_version) if {
 }
 
 # Spec 3: the versions OME reads: one to three numbers with an optional v
-# (ome.version.is_valid).
+# (ome.version.is_valid). version_problem says why OME does not read a
+# version ("" when it does).
 version_parses(v) if ome.version.is_valid(v)
+
+version_problem(v) := ome.version.problem(v)
 
 # Step 2: Equal, or a suffix on either side, means equality. Steps 3 and 4
 # otherwise: the same number of parts and the v on both or neither, then
@@ -258,6 +261,10 @@ size_failure(model, runtime) := "" if {
 below_min(size, range) if ome.size.compare(size, range.min) < 0
 
 above_max(size, range) if ome.size.compare(size, range.max) > 0
+
+# Spec 9: the deployment modes OME knows (the annotation
+# ome.io/deploymentMode), in the order its messages name them.
+deployment_modes := ["RawDeployment", "MultiNodeRayVLLM", "MultiNode", "VirtualDeployment"]
 
 # Spec 7: mt:<format name>, then each that is set: format version,
 # architecture, quantization, framework name and framework version.

@@ -314,10 +314,8 @@ ranked := array.concat(candidates(namespaced_runtimes), candidates(cluster_runti
 requested_modes := {c: mode |
 	some c in ["engine", "decoder"]
 	mode := object.get(spec, [c, "annotations", "ome.io/deploymentMode"], "")
-	mode in deployment_modes
+	mode in match.deployment_modes
 }
-
-deployment_modes := {"RawDeployment", "MultiNodeRayVLLM", "MultiNode", "VirtualDeployment"}
 
 # Spec 9: after the runtime's own checks (match.runtime_gate) and before
 # its entries, the deployment mode: a runtime whose engineConfig (then
@@ -332,7 +330,7 @@ runtime_own_reason(runtime_spec) := gate if {
 		some c in ["engine", "decoder"]
 		requested_modes[c]
 		mode := object.get(runtime_spec, [concat("", [c, "Config"]), "annotations", "ome.io/deploymentMode"], "")
-		mode in deployment_modes
+		mode in match.deployment_modes
 		mode != requested_modes[c]
 	]
 	count(reasons) > 0

@@ -16,3 +16,7 @@ pipeline_difference(_, _) := ""
 # v0.1.4's reason names the model's label alone, not the entries'
 # differences.
 no_format_matched(lbl, _) := concat("", ["model format '", lbl, "' not in supported formats"])
+
+version_problem(v) := "OME before v0.1.5 reads exactly three numbers, without a v" if {
+	ome.version.is_valid(v)
+} else := ome.version.problem(v)
