@@ -109,7 +109,7 @@ func expectedCatalog(t *testing.T, in Input) catalogExpectations {
 		require.NoError(t, err)
 		exp.explanations[p] = e
 		var b bytes.Buffer
-		w, _ := output.NewExplainWriter("json", &b, output.Style{})
+		w, _ := output.NewExplainWriter("json", &b, output.Style{}, in.Policies.Release)
 		require.NoError(t, w.Write([]engine.Explanation{e}, nil))
 		var ed struct{ Explanations []json.RawMessage }
 		require.NoError(t, json.Unmarshal(b.Bytes(), &ed))

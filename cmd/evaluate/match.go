@@ -77,8 +77,8 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 // compiledMatcher is the matcher of compileMatcher, or why there is none.
 type compiledMatcher struct {
 	release string // the OME release whose rules m applies
-	m   engine.Matcher
-	err error
+	m       engine.Matcher
+	err     error
 }
 
 // compileMatcher compiles the policies for the engine in the background,
