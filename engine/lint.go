@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -126,6 +127,13 @@ type Rule struct {
 	ID          string `json:"id" yaml:"id"`
 	Severity    string `json:"severity" yaml:"severity"`
 	Description string `json:"description" yaml:"description"`
+	// Releases are the OME releases the rule applies to; none: every one.
+	Releases []string `json:"releases,omitempty" yaml:"releases,omitempty"`
+}
+
+// AppliesTo reports whether the rule applies to an OME release.
+func (r Rule) AppliesTo(release string) bool {
+	return len(r.Releases) == 0 || slices.Contains(r.Releases, release)
 }
 
 // RuleInputError is what lint reports an input that could not be read
@@ -148,6 +156,11 @@ func LintRules(set *policyset.Set) ([]Rule, error) {
 	for i, r := range doc.Rules {
 		if r.ID == "" || r.Severity == "" || r.Description == "" {
 			return nil, fmt.Errorf("policies %s: %s: rules[%d] needs an id, a severity and a description", set.Origin, policyset.LintRulesFile, i)
+		}
+		for _, rel := range r.Releases {
+			if !slices.Contains(set.Releases(), rel) {
+				return nil, fmt.Errorf("policies %s: %s: rule %s: %s is not an OME release the policies state (%s)", set.Origin, policyset.LintRulesFile, r.ID, rel, strings.Join(set.Releases(), ", "))
+			}
 		}
 	}
 	return doc.Rules, nil

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,16 +19,17 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/validate"
 )
 
-// The CRD schemas are the openAPIV3Schema of OME's CRDs (testdata/ome-crds,
-// embedded as crdschema/<Kind>.json.gz by `make crdschema`), checked with the
-// validator the API server uses for CRDs (kube-openapi's), so that a file can
-// be told what the API server would refuse before any admission policy sees
-// it. Lint reports these as its crd-schema rule.
+// The CRD schemas are the openAPIV3Schema of OME's CRDs, release by release
+// (testdata/ome-crds, embedded as crdschema/<release>/<Kind>.json.gz by
+// `make crdschema`), checked with the validator the API server uses for
+// CRDs (kube-openapi's), so that a file can be told what the API server of
+// an OME release would refuse before any admission policy sees it. Lint
+// reports these as its crd-schema rule.
 
-//go:embed crdschema/*.json.gz
+//go:embed crdschema
 var crdSchemaFiles embed.FS
 
-var crdValidators sync.Map // kind -> func() (*crdValidator, error)
+var crdValidators sync.Map // release + "/" + kind -> func() (*crdValidator, error)
 
 // crdValidator is a kind's schema, compiled once, in two parts that
 // together validate what the whole schema does: the object with each of
@@ -61,11 +63,11 @@ var anything = spec.Schema{VendorExtensible: spec.VendorExtensible{Extensions: s
 // memoSize bounds crdValidator.memo; past it, the memo starts again.
 const memoSize = 20000
 
-// compiledCRD compiles the kind's schema once, on first use (nil for a kind
-// without a CRD).
-func compiledCRD(kind string) (*crdValidator, error) {
-	f, _ := crdValidators.LoadOrStore(kind, sync.OnceValues(func() (*crdValidator, error) {
-		s, err := crdSchema(kind)
+// compiledCRD compiles the kind's schema in an OME release once, on first
+// use (nil for a kind without a CRD).
+func compiledCRD(release, kind string) (*crdValidator, error) {
+	f, _ := crdValidators.LoadOrStore(release+"/"+kind, sync.OnceValues(func() (*crdValidator, error) {
+		s, err := crdSchema(release, kind)
 		if s == nil || err != nil {
 			return nil, err
 		}
@@ -96,9 +98,13 @@ func compiledCRD(kind string) (*crdValidator, error) {
 	return f.(func() (*crdValidator, error))()
 }
 
-// crdSchema reads the kind's schema (nil for a kind without a CRD).
-func crdSchema(kind string) (*spec.Schema, error) {
-	gz, err := crdSchemaFiles.ReadFile("crdschema/" + kind + ".json.gz")
+// crdSchema reads the kind's schema in an OME release (nil for a kind
+// without a CRD). A release without schemas is an error.
+func crdSchema(release, kind string) (*spec.Schema, error) {
+	if _, err := fs.Stat(crdSchemaFiles, "crdschema/"+release); err != nil {
+		return nil, fmt.Errorf("no CRDs of OME release %q", release)
+	}
+	gz, err := crdSchemaFiles.ReadFile("crdschema/" + release + "/" + kind + ".json.gz")
 	if err != nil {
 		return nil, nil // not an OME kind with a CRD: nothing to check
 	}
@@ -119,8 +125,8 @@ func crdSchema(kind string) (*spec.Schema, error) {
 
 // wholeValidator validates with the kind's schema in one piece, as the
 // API server does (for the test that holds the two parts to it).
-func wholeValidator(kind string) (*validate.SchemaValidator, error) {
-	s, err := crdSchema(kind)
+func wholeValidator(release, kind string) (*validate.SchemaValidator, error) {
+	s, err := crdSchema(release, kind)
 	if s == nil || err != nil {
 		return nil, err
 	}
@@ -181,15 +187,15 @@ type SchemaError struct {
 }
 
 // SchemaErrors validates an object read from a document against its kind's
-// CRD schema, as the API server does on create, and words each cause as the
-// API server does. Models made from a folder are not documents and have
-// none; neither have kinds without a CRD. The errors are in field order,
-// then message order.
-func SchemaErrors(o *Object) ([]SchemaError, error) {
+// CRD schema in an OME release, as the API server does on create, and
+// words each cause as the API server does. Models made from a folder are
+// not documents and have none; neither have kinds without a CRD. The
+// errors are in field order, then message order.
+func SchemaErrors(o *Object, release string) ([]SchemaError, error) {
 	if o.FromFolder {
 		return nil, nil
 	}
-	v, err := compiledCRD(o.Kind)
+	v, err := compiledCRD(release, o.Kind)
 	if v == nil || err != nil {
 		return nil, err
 	}

@@ -5,70 +5,150 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"flag"
+	"io/fs"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 	"k8s.io/kube-openapi/pkg/validation/validate"
+
+	"github.com/ome-policy/evaluator/policies"
 )
 
-// crdSchemas extracts each OME CRD's openAPIV3Schema (of its served,
-// stored version) from testdata/ome-crds as gzipped JSON, by kind.
-func crdSchemas(t *testing.T) map[string][]byte {
+// testRelease is the OME release whose CRDs the tests check against.
+const testRelease = "v1.2.2"
+
+// crdSchemas extracts each OME release's CRDs' openAPIV3Schema (of the
+// served, stored version) as gzipped JSON, by release and kind.
+// testdata/ome-crds holds the newest release's CRDs at its top and, in a
+// folder per older release, the files in which it differs from the
+// release after it (policies/releases.yaml lists them, newest first).
+func crdSchemas(t *testing.T) map[string]map[string][]byte {
 	t.Helper()
-	files, err := filepath.Glob("../testdata/ome-crds/*.yaml")
+	b, err := fs.ReadFile(policies.FS, "releases.yaml")
 	require.NoError(t, err)
-	out := map[string][]byte{}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+	var list struct{ Releases []struct{ Name string } }
+	require.NoError(t, yaml.Unmarshal(b, &list))
+	files := map[string]string{} // base name -> path
+	out := map[string]map[string][]byte{}
+	for i, r := range list.Releases {
+		dir := "../testdata/ome-crds"
+		if i > 0 {
+			dir = filepath.Join(dir, r.Name)
+		}
+		paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 		require.NoError(t, err)
-		var crd struct {
-			Spec struct {
-				Names    struct{ Kind string }
-				Versions []struct {
-					Name    string
-					Storage bool
-					Schema  struct {
-						OpenAPIV3Schema map[string]any `yaml:"openAPIV3Schema"`
-					}
+		for _, p := range paths {
+			files[filepath.Base(p)] = p
+		}
+		out[r.Name] = map[string][]byte{}
+		for _, f := range files {
+			kind, schema := crdSchemaOf(t, f)
+			out[r.Name][kind] = schema
+		}
+		require.Contains(t, out[r.Name], KindClusterServingRuntime)
+	}
+	return out
+}
+
+// crdSchemaOf is a CRD file's kind and its v1beta1 schema, gzipped JSON.
+func crdSchemaOf(t *testing.T, f string) (string, []byte) {
+	data, err := os.ReadFile(f)
+	require.NoError(t, err)
+	var crd struct {
+		Spec struct {
+			Names    struct{ Kind string }
+			Versions []struct {
+				Name    string
+				Storage bool
+				Schema  struct {
+					OpenAPIV3Schema map[string]any `yaml:"openAPIV3Schema"`
 				}
 			}
 		}
-		require.NoError(t, yaml.Unmarshal(data, &crd), f)
-		for _, v := range crd.Spec.Versions {
-			if v.Name != "v1beta1" {
-				continue
-			}
-			js, err := json.Marshal(v.Schema.OpenAPIV3Schema)
-			require.NoError(t, err)
-			var buf bytes.Buffer
-			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-			_, err = zw.Write(js)
-			require.NoError(t, err)
-			require.NoError(t, zw.Close())
-			out[crd.Spec.Names.Kind] = buf.Bytes()
-		}
 	}
-	require.Contains(t, out, KindClusterServingRuntime)
-	return out
+	require.NoError(t, yaml.Unmarshal(data, &crd), f)
+	for _, v := range crd.Spec.Versions {
+		if v.Name != "v1beta1" {
+			continue
+		}
+		js, err := json.Marshal(v.Schema.OpenAPIV3Schema)
+		require.NoError(t, err)
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		_, err = zw.Write(js)
+		require.NoError(t, err)
+		require.NoError(t, zw.Close())
+		return crd.Spec.Names.Kind, buf.Bytes()
+	}
+	t.Fatalf("%s: no v1beta1", f)
+	return "", nil
 }
 
 // TestCRDSchemasAreCurrent fails when objects/crdschema is not what
 // testdata/ome-crds gives; `make crdschema` (go test -update) rewrites it.
 func TestCRDSchemasAreCurrent(t *testing.T) {
-	for kind, want := range crdSchemas(t) {
-		path := filepath.Join("crdschema", kind+".json.gz")
-		if *update {
-			require.NoError(t, os.WriteFile(path, want, 0o644))
-			continue
-		}
-		have, err := os.ReadFile(path)
-		require.NoError(t, err, "run make crdschema")
-		require.True(t, bytes.Equal(have, want), "%s is stale: run make crdschema", path)
+	all := crdSchemas(t)
+	if *update {
+		require.NoError(t, os.RemoveAll("crdschema"))
 	}
+	for release, kinds := range all {
+		for kind, want := range kinds {
+			path := filepath.Join("crdschema", release, kind+".json.gz")
+			if *update {
+				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+				require.NoError(t, os.WriteFile(path, want, 0o644))
+				continue
+			}
+			have, err := os.ReadFile(path)
+			require.NoError(t, err, "run make crdschema")
+			require.True(t, bytes.Equal(have, want), "%s is stale: run make crdschema", path)
+		}
+	}
+	var files []string
+	require.NoError(t, fs.WalkDir(os.DirFS("crdschema"), ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return err
+	}))
+	for _, f := range files {
+		release, kind := filepath.Dir(f), strings.TrimSuffix(filepath.Base(f), ".json.gz")
+		require.Contains(t, all[release], kind, "crdschema/%s is left from an earlier layout: run make crdschema", f)
+	}
+}
+
+// The CRDs of each release differ where OME's do: v0.1.4's models have no
+// diffusionPipeline, and only v1.2.2 pins a runtime revision.
+func TestCRDSchemasByRelease(t *testing.T) {
+	model := "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: m}\nspec:\n  storage: {storageUri: \"hf://a/b\"}\n  modelFormat: {name: s}\n  diffusionPipeline: {className: 5}\n"
+	o, err := LoadData("m.yaml", []byte(model), LoadOptions{Lenient: true})
+	require.NoError(t, err)
+	for release, want := range map[string]int{"v1.2.2": 1, "v0.1.5": 1, "v0.1.4": 0} {
+		errs, err := SchemaErrors(o[0], release)
+		require.NoError(t, err)
+		require.Len(t, errs, want, "%s: %v", release, errs)
+	}
+	isvc := "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: s}\nspec:\n  runtime: {name: r, autoSync: false}\n"
+	o, err = LoadData("s.yaml", []byte(isvc), LoadOptions{Lenient: true})
+	require.NoError(t, err)
+	d, err := WithCRDDefaults(o[0], "v1.2.2")
+	require.NoError(t, err)
+	require.Equal(t, false, d.Spec()["runtime"].(map[string]any)["autoSync"])
+	o, err = LoadData("s.yaml", []byte("apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: s}\nspec:\n  runtime: {name: r}\n"), LoadOptions{Lenient: true})
+	require.NoError(t, err)
+	d, err = WithCRDDefaults(o[0], "v1.2.2")
+	require.NoError(t, err)
+	require.Equal(t, true, d.Spec()["runtime"].(map[string]any)["autoSync"])
+	d, err = WithCRDDefaults(o[0], "v0.1.5")
+	require.NoError(t, err)
+	require.NotContains(t, d.Spec()["runtime"], "autoSync")
+	_, err = SchemaErrors(o[0], "v9.9.9")
+	require.EqualError(t, err, `no CRDs of OME release "v9.9.9"`)
 }
 
 var update = flag.Bool("update", false, "rewrite generated files (crdschema/*.json.gz)")
@@ -102,7 +182,7 @@ func TestSchemaErrors(t *testing.T) {
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			errs, err := SchemaErrors(load(c.doc))
+			errs, err := SchemaErrors(load(c.doc), testRelease)
 			require.NoError(t, err)
 			var got []string
 			for _, e := range errs {
@@ -112,7 +192,7 @@ func TestSchemaErrors(t *testing.T) {
 		})
 	}
 	// A model made from a folder is not a document: nothing to check.
-	errs, err := SchemaErrors(&Object{Kind: KindClusterBaseModel, FromFolder: true, Value: map[string]any{}})
+	errs, err := SchemaErrors(&Object{Kind: KindClusterBaseModel, FromFolder: true, Value: map[string]any{}}, testRelease)
 	require.NoError(t, err)
 	require.Empty(t, errs)
 }
@@ -133,7 +213,7 @@ func TestSchemaErrorsAreTheWholeSchemas(t *testing.T) {
 		v, ok := validators[o.Kind]
 		if !ok {
 			var err error
-			v, err = wholeValidator(o.Kind)
+			v, err = wholeValidator(testRelease, o.Kind)
 			require.NoError(t, err)
 			validators[o.Kind] = v
 		}
@@ -156,7 +236,7 @@ func TestSchemaErrorsAreTheWholeSchemas(t *testing.T) {
 				o = &Object{Kind: o.Kind, Name: o.Name, File: o.File, Line: o.Line, FromFolder: o.FromFolder, Value: mutate(r, deepCopy(o.Value).(map[string]any), wrong)}
 			}
 			want := whole(o)
-			got, err := SchemaErrors(o)
+			got, err := SchemaErrors(o, testRelease)
 			require.NoError(t, err)
 			require.Equal(t, want, got, "%s (%s:%d), round %d", o.Ref(), o.File, o.Line, round)
 			checked++

@@ -8,22 +8,23 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
-var crdDefaultSchemas sync.Map // kind -> func() (*spec.Schema, error)
+var crdDefaultSchemas sync.Map // release + "/" + kind -> func() (*spec.Schema, error)
 
-// schemaOf reads the kind's CRD schema once (nil for a kind without one).
-func schemaOf(kind string) (*spec.Schema, error) {
-	f, _ := crdDefaultSchemas.LoadOrStore(kind, sync.OnceValues(func() (*spec.Schema, error) { return crdSchema(kind) }))
+// schemaOf reads the kind's CRD schema in an OME release once (nil for a
+// kind without one).
+func schemaOf(release, kind string) (*spec.Schema, error) {
+	f, _ := crdDefaultSchemas.LoadOrStore(release+"/"+kind, sync.OnceValues(func() (*spec.Schema, error) { return crdSchema(release, kind) }))
 	return f.(func() (*spec.Schema, error))()
 }
 
-// WithCRDDefaults is o as the API server stores it: every field that o
-// leaves out and OME's CRD gives a default (an entry's operator Equal and
+// WithCRDDefaults is o as the API server of an OME release stores it:
+// every field that o leaves out and OME's CRD gives a default (an entry's operator Equal and
 // weight 1, a port's protocol TCP, ...) set to that default, as the API
 // server does on create and apply. The result shares what it does not
 // change with o, which is left as it is; it is o itself when nothing is
 // missing, or when the kind has no CRD.
-func WithCRDDefaults(o *Object) (*Object, error) {
-	s, err := schemaOf(o.Kind)
+func WithCRDDefaults(o *Object, release string) (*Object, error) {
+	s, err := schemaOf(release, o.Kind)
 	if s == nil || err != nil {
 		return o, err
 	}

@@ -24,7 +24,7 @@ spec:
 `), ReadOptions{})
 	require.Empty(t, in.Problems)
 	o := in.Objects[0]
-	d, err := WithCRDDefaults(o)
+	d, err := WithCRDDefaults(o, testRelease)
 	require.NoError(t, err)
 	entry := d.Spec()["supportedModelFormats"].([]any)[0].(map[string]any)
 	require.Equal(t, map[string]any{"name": "safetensors", "version": "1.0.0", "operator": "Equal", "weight": int64(1)}, entry["modelFormat"])
@@ -34,12 +34,12 @@ spec:
 	// The object read is as it was.
 	require.NotContains(t, o.Spec()["supportedModelFormats"].([]any)[0].(map[string]any)["modelFormat"], "operator")
 	// Nothing missing: the same object.
-	again, err := WithCRDDefaults(d)
+	again, err := WithCRDDefaults(d, testRelease)
 	require.NoError(t, err)
 	require.Same(t, d, again)
 	// A kind without a CRD: the same object.
 	other := &Object{Kind: "Other", Value: map[string]any{}}
-	got, err := WithCRDDefaults(other)
+	got, err := WithCRDDefaults(other, testRelease)
 	require.NoError(t, err)
 	require.Same(t, other, got)
 }

@@ -273,10 +273,15 @@ func readCluster(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths [
 	}
 	old = deduplicate(cmd, live.Objects)
 	applied := deduplicate(cmd, files.Objects)
+	set, err := g.policies()
+	if err != nil {
+		return nil, nil, nil, sides, badInput(err)
+	}
+	release := set.Release
 	// The API server fills in what OME's CRDs default: without it, a file
 	// that says what the cluster holds would differ from it.
 	for i, o := range applied {
-		if applied[i], err = objects.WithCRDDefaults(o); err != nil {
+		if applied[i], err = objects.WithCRDDefaults(o, release); err != nil {
 			return nil, nil, nil, sides, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/spf13/cobra"
@@ -42,7 +43,9 @@ type globalOptions struct {
 	cpuProfile string
 	release    string
 	stdin      io.Reader
-	// chosen is what policies gave, kept: a command asks more than once.
+	// chosen is what policies gave, kept: a command asks more than once,
+	// from more than one goroutine.
+	mu     sync.Mutex
 	chosen *policyset.Set
 }
 
@@ -52,6 +55,8 @@ const releaseEnv = "EVALUATE_OME_VERSION"
 // policies are the policies of the OME release the command applies
 // (release).
 func (g *globalOptions) policies() (*policyset.Set, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if g.chosen != nil {
 		return g.chosen, nil
 	}

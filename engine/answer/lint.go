@@ -227,11 +227,11 @@ func LintSetInput(objs []SetObject) []any {
 }
 
 // ObjectFindings turns the per-object policy's findings about o into
-// Findings with its file and lines, and adds what OME's CRDs refuse: the
-// API server's own check, not a policy, so both engines give it alike. A
-// field that a policy already reports as an error is left to that rule,
-// which says how to fix it.
-func ObjectFindings(o *objects.Object, raw []RawFinding) ([]Finding, error) {
+// Findings with its file and lines, and adds what the CRDs of the OME
+// release refuse: the API server's own check, not a policy, so both
+// engines give it alike. A field that a policy already reports as an error
+// is left to that rule, which says how to fix it.
+func ObjectFindings(o *objects.Object, raw []RawFinding, release string) ([]Finding, error) {
 	out := make([]Finding, 0, len(raw))
 	covered := map[string]bool{}
 	for _, f := range raw {
@@ -240,7 +240,7 @@ func ObjectFindings(o *objects.Object, raw []RawFinding) ([]Finding, error) {
 			covered[f.Field] = true
 		}
 	}
-	errs, err := objects.SchemaErrors(o)
+	errs, err := objects.SchemaErrors(o, release)
 	if err != nil {
 		return nil, err
 	}

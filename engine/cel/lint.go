@@ -10,6 +10,7 @@ import (
 
 type Linter struct {
 	object, set *policy
+	release     string // the OME release, whose CRDs the objects must meet
 }
 
 func NewLinter(set *policyset.Set) (*Linter, error) {
@@ -25,7 +26,7 @@ func NewLinter(set *policyset.Set) (*Linter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Linter{object: obj, set: all}, nil
+	return &Linter{object: obj, set: all, release: set.Release}, nil
 }
 
 func (l *Linter) Name() string { return Name }
@@ -36,7 +37,7 @@ func (l *Linter) Object(o *objects.Object) ([]answer.Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s:%d): %w", o.Ref(), o.File, o.Line, err)
 	}
-	return answer.ObjectFindings(o, fs)
+	return answer.ObjectFindings(o, fs, l.release)
 }
 
 // Set gives the findings about the objects together.

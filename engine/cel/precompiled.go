@@ -52,28 +52,41 @@ func policyKey(doc *policyDoc) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// Precompile compiles every CEL policy of set from its text and returns the
-// file that precompiled.bin holds for them. The output depends only on
-// the policies, so it can be compared with the committed file.
+// Precompile compiles every CEL policy of set from its text, in every OME
+// release it states (set is the newest release's), and returns the file
+// that precompiled.bin holds for them: each file's text of each release
+// once. The output depends only on the policies, so it can be compared
+// with the committed file.
 func Precompile(set *policyset.Set) ([]byte, error) {
-	all, err := compileWith(nil, set)
-	if err != nil {
-		return nil, err
-	}
 	var files []checkedast.File
-	for _, f := range set.Sources(policyset.CEL, false) {
-		var ps []*policy
-		for _, p := range all.byName {
-			if p.source == set.Where(f) {
-				ps = append(ps, p)
+	seen := map[string]bool{}
+	for _, release := range set.Releases() {
+		rs, err := set.ForRelease(release)
+		if err != nil {
+			return nil, err
+		}
+		all, err := compileWith(nil, rs)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range rs.Sources(policyset.CEL, false) {
+			if seen[f.Text] {
+				continue
 			}
+			seen[f.Text] = true
+			var ps []*policy
+			for _, p := range all.byName {
+				if p.source == rs.Where(f) {
+					ps = append(ps, p)
+				}
+			}
+			slices.SortFunc(ps, func(a, b *policy) int { return a.from.line - b.from.line })
+			file := checkedast.File{Text: f.Text}
+			for _, p := range ps {
+				file.Docs = append(file.Docs, cachedDoc(p))
+			}
+			files = append(files, file)
 		}
-		slices.SortFunc(ps, func(a, b *policy) int { return a.from.line - b.from.line })
-		file := checkedast.File{Text: f.Text}
-		for _, p := range ps {
-			file.Docs = append(file.Docs, cachedDoc(p))
-		}
-		files = append(files, file)
 	}
 	out, err := checkedast.Encode(files)
 	if err != nil {

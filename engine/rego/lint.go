@@ -20,6 +20,7 @@ const (
 
 type Linter struct {
 	object, set rego.PreparedEvalQuery
+	release     string // the OME release, whose CRDs the objects must meet
 }
 
 func NewLinter(set *policyset.Set) (*Linter, error) {
@@ -27,7 +28,7 @@ func NewLinter(set *policyset.Set) (*Linter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Linter{object: pq[0], set: pq[1]}, nil
+	return &Linter{object: pq[0], set: pq[1], release: set.Release}, nil
 }
 
 func (l *Linter) Name() string { return Name }
@@ -38,7 +39,7 @@ func (l *Linter) Object(o *objects.Object) ([]answer.Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s:%d): %w", o.Ref(), o.File, o.Line, err)
 	}
-	return answer.ObjectFindings(o, fs)
+	return answer.ObjectFindings(o, fs, l.release)
 }
 
 // Set gives the findings about the objects together.

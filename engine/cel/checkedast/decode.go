@@ -150,7 +150,9 @@ func Decode(file string) (*Cache, error) {
 		c.docs[i].Name = d.str()
 		c.docs[i].Key = d.str()
 		sizes[i] = d.len()
-		c.byKey[c.docs[i].Key] = i
+		if _, dup := c.byKey[c.docs[i].Key]; !dup { // the first file's document of a content
+			c.byKey[c.docs[i].Key] = i
+		}
 	}
 	if d.err != nil {
 		return nil, d.err
