@@ -136,6 +136,16 @@ gator-verify: gator
 	  $(BIN)/gator verify $$s || exit 1; \
 	  $(BIN)/gator verify --enable-k8s-native-validation=false $$s || exit 1; \
 	done
+	@# The bundle of each older OME release (policies/releases.yaml), with
+	@# the suites of the cases that hold for it.
+	@for r in $$(sed -n 's/^- name: //p' policies/releases.yaml | tail -n +2); do \
+	  d=$$(mktemp -d) || exit 1; \
+	  $(GO) run ./cmd/evaluate gatekeeper --ome-version $$r --out $$d --native-out '' >/dev/null || { rm -rf $$d; exit 1; }; \
+	  for s in $$(find $$d -name suite.yaml | sort); do \
+	    $(BIN)/gator verify $$s || { echo "OME $$r: $$s"; rm -rf $$d; exit 1; }; \
+	  done; \
+	  rm -rf $$d; \
+	done
 
 # The local control plane's servers, built from their Go modules at the
 # pinned versions into bin/ and reused while they are those versions: etcd

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ func TestE2E(t *testing.T) {
 		{"objects/Rego", testObjectsRego},
 		{"objects/native-policy", testNativePolicy},
 		{"selection", testSelection},
+		{"releases", testReleases},
 		{"scoping", testScoping},
 		{"live-input", testLiveInput},
 		{"live-credentials", testLiveCredentials},
@@ -130,13 +132,18 @@ type selectDecision struct {
 }
 
 // expectedSelection runs `evaluate select` on an InferenceService and the
-// objects as the API server holds them.
-func expectedSelection(t *testing.T, isvc *unstructured.Unstructured, objs []*unstructured.Unstructured) selectDecision {
+// objects as the API server holds them, under OME release (the default
+// when "").
+func expectedSelection(t *testing.T, isvc *unstructured.Unstructured, objs []*unstructured.Unstructured, release string) selectDecision {
 	t.Helper()
 	dir := t.TempDir()
 	path := writeObjects(t, dir, "case.yaml", append([]*unstructured.Unstructured{isvc}, objs...)...)
+	args := []string{"select", "-o", "json", "-f", path}
+	if release != "" {
+		args = append(args, "--ome-version", release)
+	}
 	var out struct{ Decisions []selectDecision }
-	if err := json.Unmarshal(evaluate(t, "select", "-o", "json", "-f", path), &out); err != nil {
+	if err := json.Unmarshal(evaluate(t, args...), &out); err != nil {
 		t.Fatal(err)
 	}
 	if len(out.Decisions) != 1 {
@@ -266,16 +273,23 @@ func admissionMatches(got refusal, want selectDecision) error {
 	return nil
 }
 
-// testSelection runs every selection case whose objects OME's CRDs accept
-// on the cluster: objects created, synced into Gatekeeper, then the
-// InferenceService created for real and answered as `evaluate select` says
-// on the objects read back. The lint constraint is on dry run meanwhile,
-// so that a case object with a lint error still goes in.
+// testSelection runs every selection case that holds for the newest OME
+// release, whose objects OME's CRDs accept, on the cluster: objects
+// created, synced into Gatekeeper, then the InferenceService created for
+// real and answered as `evaluate select` says on the objects read back.
+// The lint constraint is on dry run meanwhile, so that a case object with a
+// lint error still goes in.
 func testSelection(t *testing.T) {
 	withAction(t, lintConstraint(t), "dryrun", func(t *testing.T) { waitLintRefusedBy(t, "policy") })
 	waitAdmitted(t, lintProbe(t))
 
-	cases := selectionCases(t)
+	newest := omeReleases(t)[0]
+	var cases []selectionCase
+	for _, c := range selectionCases(t) {
+		if c.holdsFor(newest) {
+			cases = append(cases, c)
+		}
+	}
 	examples, err := cluster.ReadObjects(filepath.Join(repo, "testdata", "examples"))
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +305,79 @@ func testSelection(t *testing.T) {
 			cases = append(cases, selectionCase{File: "testdata/examples", Name: o.GetName(), InferenceService: o, Objects: exampleObjs})
 		}
 	}
+	runSelectionCases(t, cases, "", 20*time.Second)
+}
 
+// testReleases installs, for each OME release but the newest, the
+// OMERuntimeSelection template that `evaluate gatekeeper --ome-version`
+// generates for it in place of the cluster's, and runs the selection
+// cases of testdata/cases/release-*.yaml that hold for that release: the
+// cluster answers as `evaluate select --ome-version` does, and as the case
+// file expects. The newest release's template is back at the end.
+func testReleases(t *testing.T) {
+	withAction(t, lintConstraint(t), "dryrun", func(t *testing.T) { waitLintRefusedBy(t, "policy") })
+	waitAdmitted(t, lintProbe(t))
+	t.Cleanup(func() {
+		// The committed template, and the newest release's answer to the
+		// probe (v0.1.4, installed last, answers it otherwise).
+		tmpl, err := cluster.ReadObjects(filepath.Join(repo, "policies", "gatekeeper", "omeruntimeselection", "template.yaml"))
+		if err != nil || len(tmpl) != 1 {
+			t.Fatalf("the OMERuntimeSelection template: %v", err)
+		}
+		if _, err := kube.Apply(ctxT(t), tmpl[0]); err != nil {
+			t.Fatal(err)
+		}
+		probe := selectionProbe("ome-e2e-probe")
+		want := expectedSelection(t, probe, nil, "")
+		if err := eventually(90*time.Second, func() error {
+			_, err := kube.Create(ctxT(t), probe, true)
+			return admissionMatches(answer(err), want)
+		}); err != nil {
+			t.Fatalf("the newest release's template back: %v", err)
+		}
+	})
+	var files []string
+	for _, c := range selectionCases(t) {
+		if strings.HasPrefix(filepath.Base(c.File), "release-") && !slices.Contains(files, c.File) {
+			files = append(files, c.File)
+		}
+	}
+	if len(files) == 0 {
+		t.Fatal("no testdata/cases/release-*.yaml with selection cases")
+	}
+	for _, release := range omeReleases(t)[1:] {
+		t.Run(release, func(t *testing.T) {
+			dir := t.TempDir()
+			if _, stderr, code := run(t, "gatekeeper", "--ome-version", release, "--out", dir, "--native-out", ""); code != 0 {
+				t.Fatalf("evaluate gatekeeper --ome-version %s: exit %d\n%s", release, code, stderr)
+			}
+			tmpl, err := cluster.ReadObjects(filepath.Join(dir, "omeruntimeselection", "template.yaml"))
+			if err != nil || len(tmpl) != 1 {
+				t.Fatalf("%s's OMERuntimeSelection template: %v", release, err)
+			}
+			if _, err := kube.Apply(ctxT(t), tmpl[0]); err != nil {
+				t.Fatal(err)
+			}
+			var cases []selectionCase
+			for _, c := range selectionCases(t) {
+				if slices.Contains(files, c.File) && c.holdsFor(release) {
+					cases = append(cases, c)
+				}
+			}
+			// The first answer waits for Gatekeeper to compile the template.
+			runSelectionCases(t, cases, release, 90*time.Second)
+		})
+	}
+}
+
+// runSelectionCases runs cases on the cluster under OME release ("" for
+// the default): each case's objects created and read back, and its
+// InferenceService answered by Gatekeeper as `evaluate select` answers on
+// them, and refused with the case file's message. A case whose objects
+// OME's CRDs refuse is skipped. The first answer may take wait to agree;
+// the later, 20 seconds (Gatekeeper's inventory follows the API server).
+func runSelectionCases(t *testing.T, cases []selectionCase, release string, wait time.Duration) {
+	t.Helper()
 	ran, admitted, refused := 0, 0, 0
 	skipped := map[string]int{}
 	for _, c := range cases {
@@ -317,7 +403,7 @@ func testSelection(t *testing.T) {
 		}
 		ran++
 		stored := applyAndReadBack(t, c.Objects)
-		want := expectedSelection(t, c.InferenceService, stored)
+		want := expectedSelection(t, c.InferenceService, stored, release)
 		// The objects as the API server keeps them (defaults) leave OME's
 		// message as the case file gives it, unless the order OME checks
 		// the runtimes in (by creationTimestamp) differs: the case file
@@ -331,14 +417,15 @@ func testSelection(t *testing.T) {
 		} else {
 			refused++
 		}
-		// Gatekeeper's inventory follows the API server by watches: wait
-		// until its answer to a dry run agrees, then create for real.
-		if err := eventually(20*time.Second, func() error {
+		// Wait until Gatekeeper's answer to a dry run agrees, then create
+		// for real.
+		if err := eventually(wait, func() error {
 			_, err := kube.Create(ctxT(t), c.InferenceService, true)
 			return admissionMatches(answer(err), want)
 		}); err != nil {
 			t.Errorf("%s: %v", name, err)
 		} else {
+			wait = 20 * time.Second
 			created, err := kube.Create(ctxT(t), c.InferenceService, false)
 			got := answer(err)
 			if err := admissionMatches(got, want); err != nil {
@@ -359,6 +446,19 @@ func testSelection(t *testing.T) {
 	if ran == 0 {
 		t.Fatal("no selection case ran")
 	}
+}
+
+// omeReleases are the OME releases evaluate states, newest first.
+func omeReleases(t *testing.T) []string {
+	t.Helper()
+	var v struct {
+		OMEReleases []string `json:"omeReleases"`
+	}
+	mustJSON(t, evaluate(t, "version", "-o", "json"), &v)
+	if len(v.OMEReleases) == 0 {
+		t.Fatal("evaluate version names no OME release")
+	}
+	return v.OMEReleases
 }
 
 // sameTimestamps says whether objs have one creationTimestamp ("" for

@@ -90,6 +90,13 @@ type selectionCase struct {
 	// Message is the refusal the case file expects ("" when it expects
 	// none, or for an example).
 	Message string
+	// Releases are the OME releases the case holds for (its omeVersions,
+	// else its file's); none: every one.
+	Releases []string
+}
+
+func (c selectionCase) holdsFor(release string) bool {
+	return len(c.Releases) == 0 || slices.Contains(c.Releases, release)
 }
 
 func selectionCases(t *testing.T) []selectionCase {
@@ -105,7 +112,9 @@ func selectionCases(t *testing.T) []selectionCase {
 			t.Fatal(err)
 		}
 		var file struct {
-			Cases []struct {
+			OMEVersions []string `json:"omeVersions"`
+			Cases       []struct {
+				OMEVersions      []string         `json:"omeVersions"`
 				Name             string           `json:"name"`
 				InferenceService map[string]any   `json:"inferenceService"`
 				Objects          []map[string]any `json:"objects"`
@@ -122,7 +131,10 @@ func selectionCases(t *testing.T) []selectionCase {
 			if c.InferenceService == nil {
 				continue
 			}
-			sc := selectionCase{File: rel, Name: c.Name, InferenceService: &unstructured.Unstructured{Object: c.InferenceService}, Message: c.Expect.Message}
+			sc := selectionCase{File: rel, Name: c.Name, InferenceService: &unstructured.Unstructured{Object: c.InferenceService}, Message: c.Expect.Message, Releases: file.OMEVersions}
+			if c.OMEVersions != nil {
+				sc.Releases = c.OMEVersions
+			}
 			for _, o := range c.Objects {
 				sc.Objects = append(sc.Objects, &unstructured.Unstructured{Object: o})
 			}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/ome-policy/evaluator/engine/policyset"
 	"math/rand"
 	"reflect"
 	"strings"
@@ -12,7 +13,11 @@ import (
 
 func testExplainers(t testing.TB) map[string]Explainer {
 	t.Helper()
-	set := testPolicies(t)
+	return releaseExplainers(t, testPolicies(t))
+}
+
+func releaseExplainers(t testing.TB, set *policyset.Set) map[string]Explainer {
+	t.Helper()
 	out := map[string]Explainer{}
 	for _, name := range Names {
 		x, err := NewExplainer(name, set)
@@ -182,11 +187,15 @@ func TestExplainRuntimeChecks(t *testing.T) {
 // CEL and Rego explain random pairs alike, and every explanation agrees
 // with the match policies' verdict (Explain checks that itself).
 func TestExplainEnginesAgreeOnRandomPairs(t *testing.T) {
+	forEachRelease(t, testExplainEnginesAgreeOnRandomPairs)
+}
+
+func testExplainEnginesAgreeOnRandomPairs(t *testing.T, set *policyset.Set) {
 	n := 1500
 	if testing.Short() {
 		n = 200
 	}
-	xs := testExplainers(t)
+	xs := releaseExplainers(t, set)
 	g := gen{rand.New(rand.NewSource(77))}
 	for i := 0; i < n; i++ {
 		model := g.model()

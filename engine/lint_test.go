@@ -16,7 +16,11 @@ import (
 
 func testLinters(t testing.TB) map[string]Linter {
 	t.Helper()
-	set := testPolicies(t)
+	return releaseLinters(t, testPolicies(t))
+}
+
+func releaseLinters(t testing.TB, set *policyset.Set) map[string]Linter {
+	t.Helper()
 	out := map[string]Linter{}
 	for _, name := range Names {
 		l, err := NewLinter(name, set)
@@ -51,6 +55,7 @@ var fixtureRules = map[string]string{
 	"non-string-version.yaml":            "non-string-version",
 	"operator-without-version.yaml":      "operator-without-version",
 	"ordering-operator-with-suffix.yaml": "ordering-operator-with-suffix",
+	"unknown-deployment-mode.yaml":       "unknown-deployment-mode",
 	"unknown-operator.yaml":              "unknown-operator",
 	"wrong-type.yaml":                    "wrong-type",
 }
@@ -105,6 +110,7 @@ func TestLintFixtureLocations(t *testing.T) {
 		"non-string-version.yaml:13 error non-string-version spec.supportedModelFormats[0].modelFramework.version",
 		"operator-without-version.yaml:13 warning operator-without-version spec.supportedModelFormats[0].modelFramework.operator",
 		"ordering-operator-with-suffix.yaml:15 warning ordering-operator-with-suffix spec.supportedModelFormats[0].modelFramework.operator",
+		`unknown-deployment-mode.yaml:17 warning unknown-deployment-mode spec.engineConfig.annotations["ome.io/deploymentMode"]`,
 		"unknown-operator.yaml:14 error unknown-operator spec.supportedModelFormats[0].modelFramework.operator",
 		"wrong-type.yaml:10 error wrong-type spec.supportedModelFormats[0].autoSelect",
 	}, got)
@@ -220,11 +226,15 @@ func (g gen) mess(v any, depth int) any {
 // CEL and Rego give the same findings on random, often broken, objects,
 // cross-check included.
 func TestLintEnginesAgreeOnRandomObjects(t *testing.T) {
+	forEachRelease(t, testLintEnginesAgreeOnRandomObjects)
+}
+
+func testLintEnginesAgreeOnRandomObjects(t *testing.T, set *policyset.Set) {
 	rounds := 60
 	if testing.Short() {
 		rounds = 10
 	}
-	ls := testLinters(t)
+	ls := releaseLinters(t, set)
 	g := gen{rand.New(rand.NewSource(4))}
 	kinds := []string{objects.KindClusterBaseModel, objects.KindBaseModel, objects.KindClusterServingRuntime, objects.KindServingRuntime}
 	rules := map[string]bool{}

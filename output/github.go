@@ -73,7 +73,7 @@ func (t *testGitHub) Write(r TestReport) error {
 		if err != nil {
 			return err
 		}
-		b.WriteString(ghAnnotation("error", c.File, c.Line, c.Name+" ["+c.Engine+"]", text))
+		b.WriteString(ghAnnotation("error", c.File, c.Line, c.Name+" "+runLabel(c.Engine, c.OMEVersion), text))
 	}
 	fmt.Fprintf(&b, "%d passed, %d failed\n", r.Passed, r.Failed)
 	_, err := io.WriteString(t.w, b.String())

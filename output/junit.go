@@ -103,7 +103,7 @@ type testJUnit struct{ w io.Writer }
 func (t *testJUnit) Write(r TestReport) error {
 	cases := make([]junitCase, 0, len(r.Cases))
 	for _, c := range r.Cases {
-		jc := junitCase{ClassName: c.File, Name: c.Name + " [" + c.Engine + "]"}
+		jc := junitCase{ClassName: c.File, Name: c.Name + " " + runLabel(c.Engine, c.OMEVersion)}
 		if !c.Passed {
 			text, err := failureText(c)
 			if err != nil {

@@ -202,7 +202,7 @@ func (t *testSARIF) Write(r TestReport) error {
 		}
 		results = append(results, sarifResult{
 			RuleID: rule.ID, Level: "error",
-			Message:   sarifMessage{Text: c.Name + " [" + c.Engine + "]\n" + text},
+			Message:   sarifMessage{Text: c.Name + " " + runLabel(c.Engine, c.OMEVersion) + "\n" + text},
 			Locations: []sarifLocation{sarifLocationAt(c.File, c.Line)},
 		})
 	}

@@ -34,12 +34,9 @@ func (t *testText) Write(r TestReport) error {
 				}
 			}
 		}
-		where := c.Engine
-		if releases[0] != "" {
-			where += "; OME " + strings.Join(releases, ", ")
-		}
+		label := runLabel(c.Engine, releases...)
 		releases = nil
-		if _, err := fmt.Fprintf(t.w, "FAIL %s: %s [%s]\n", c.File, c.Name, where); err != nil {
+		if _, err := fmt.Fprintf(t.w, "FAIL %s: %s %s\n", c.File, c.Name, label); err != nil {
 			return err
 		}
 		if _, err := io.WriteString(t.w, indent(text, "  ")); err != nil {
@@ -48,6 +45,15 @@ func (t *testText) Write(r TestReport) error {
 	}
 	_, err := fmt.Fprintf(t.w, "%d passed, %d failed\n", r.Passed, r.Failed)
 	return err
+}
+
+// runLabel says where a case ran: "[both]", "[cel; OME v1.2.2]", or for
+// runs that failed alike "[both; OME v1.2.2, v0.1.5]".
+func runLabel(engine string, releases ...string) string {
+	if len(releases) == 0 || releases[0] == "" {
+		return "[" + engine + "]"
+	}
+	return "[" + engine + "; OME " + strings.Join(releases, ", ") + "]"
 }
 
 // failureText says what a failing case expected and what it got, in YAML,

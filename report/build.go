@@ -129,9 +129,11 @@ func compute(in Input) (*pageData, Summary, error) {
 	}
 	// The document that evaluate explain -o json prints; input errors are
 	// said on standard error, not in the page.
+	relK, _ := json.Marshal("omeVersion")
+	rel, _ := json.Marshal(in.Policies.Release)
 	explK, _ := json.Marshal("explanations")
 	errK, _ := json.Marshal("errors")
-	pd.explainRoot = d.t.object([][]byte{explK, errK}, []int{d.t.array(refs), d.t.array(nil)})
+	pd.explainRoot = d.t.object([][]byte{relK, explK, errK}, []int{d.t.add(rel), d.t.array(refs), d.t.array(nil)})
 	return pd, sum, nil
 }
 
@@ -352,7 +354,7 @@ func explainInto(t *table, in Input) ([]int, error) {
 		}
 		for _, doc := range b.docs {
 			// {"explanations": [e]}: keep e.
-			list, err := t.internElements(doc)
+			list, err := t.internElements(doc, "explanations")
 			if err != nil {
 				return nil, err
 			}

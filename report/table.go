@@ -120,11 +120,12 @@ func (t *table) intern(doc []byte) (int, error) {
 	return r, nil
 }
 
-// internElements stores the elements of the array in a document of the
-// form {"key": [...], ...} and returns their references, storing neither
-// the array nor the object around it. Keys after the first are read past
-// (stored, but referred to by nothing: the writers' "errors": []).
-func (t *table) internElements(doc []byte) ([]int, error) {
+// internElements stores the elements of the array under key in a
+// document of the form {..., "key": [...], ...} and returns their
+// references, storing neither the array nor the object around it. The
+// other keys are read past (stored, but referred to by nothing: the
+// writers' "omeVersion" and "errors": []).
+func (t *table) internElements(doc []byte, key string) ([]int, error) {
 	p := &parser{t: t, b: doc}
 	expect := func(c byte) error {
 		p.space()
@@ -137,54 +138,38 @@ func (t *table) internElements(doc []byte) ([]int, error) {
 	if err := expect('{'); err != nil {
 		return nil, err
 	}
-	p.space()
-	if p.i >= len(p.b) || p.b[p.i] != '"' {
-		return nil, p.fail("expected a key")
-	}
-	if _, err := p.str(); err != nil {
-		return nil, err
-	}
-	if err := expect(':'); err != nil {
-		return nil, err
-	}
-	if err := expect('['); err != nil {
-		return nil, err
-	}
 	var refs []int
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == ']' {
-		p.i++
-	} else {
-		for {
-			r, err := p.value(1)
-			if err != nil {
-				return nil, err
-			}
-			refs = append(refs, r)
-			p.space()
-			if p.i < len(p.b) && p.b[p.i] == ',' {
-				p.i++
-				continue
-			}
-			if err := expect(']'); err != nil {
-				return nil, err
-			}
+	found := false
+	for first := true; ; first = false {
+		p.space()
+		if p.i < len(p.b) && p.b[p.i] == '}' && first {
 			break
 		}
-	}
-	for p.space(); p.i < len(p.b) && p.b[p.i] == ','; p.space() {
-		p.i++
-		p.space()
+		if !first {
+			if p.i >= len(p.b) || p.b[p.i] != ',' {
+				break
+			}
+			p.i++
+			p.space()
+		}
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
 			return nil, p.fail("expected a key")
 		}
-		if _, err := p.str(); err != nil {
+		k, err := p.str()
+		if err != nil {
 			return nil, err
 		}
 		if err := expect(':'); err != nil {
 			return nil, err
 		}
-		if _, err := p.value(1); err != nil {
+		if string(k) != `"`+key+`"` {
+			if _, err := p.value(1); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		found = true
+		if refs, err = t.elements(p, expect); err != nil {
 			return nil, err
 		}
 	}
@@ -195,7 +180,36 @@ func (t *table) internElements(doc []byte) ([]int, error) {
 	if p.i != len(p.b) {
 		return nil, p.fail("data after the document")
 	}
+	if !found {
+		return nil, fmt.Errorf("report: the document has no %q", key)
+	}
 	return refs, nil
+}
+
+// elements reads an array at p and returns the references of its elements.
+func (t *table) elements(p *parser, expect func(byte) error) ([]int, error) {
+	if err := expect('['); err != nil {
+		return nil, err
+	}
+	refs := []int{}
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		return refs, nil
+	}
+	for {
+		r, err := p.value(1)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, r)
+		p.space()
+		if p.i < len(p.b) && p.b[p.i] == ',' {
+			p.i++
+			continue
+		}
+		return refs, expect(']')
+	}
 }
 
 // parser reads JSON as encoding/json and the output package write it.

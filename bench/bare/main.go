@@ -153,7 +153,9 @@ func run(models, runtimes []string, stdout io.Writer) error {
 	if written {
 		out.WriteString("\n")
 	}
-	fmt.Fprintf(out, "],\n\"leftOut\": %d,\n\"errors\": []}\n", left)
+	// The spec's rules give the same verdicts and reasons as OME's newest
+	// release that evaluate states, which it names by default.
+	fmt.Fprintf(out, "],\n\"omeVersion\": \"v1.2.2\",\n\"leftOut\": %d,\n\"errors\": []}\n", left)
 	return out.Flush()
 }
 

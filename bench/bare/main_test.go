@@ -20,7 +20,7 @@ func TestBareIsEvaluateMatch(t *testing.T) {
 
 	out.Reset()
 	require.NoError(t, run([]string{"../../testdata/examples/models"}, nil, &out))
-	require.Equal(t, "{\"results\": [],\n\"leftOut\": 0,\n\"errors\": []}\n", out.String())
+	require.Equal(t, "{\"results\": [],\n\"omeVersion\": \"v1.2.2\",\n\"leftOut\": 0,\n\"errors\": []}\n", out.String())
 }
 
 func TestAppendString(t *testing.T) {

@@ -52,7 +52,8 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 	checkBeforeRun(cmd, func() error { return checkChoice("fail-on", o.failOn, failOnChoices) })
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
-	cmd.Flags().StringVar(&o.toRelease, "to-ome-version", "", releaseFlagHelp("what an upgrade of OME does to the same objects: the release upgraded to, from --ome-version's"))
+	cmd.Flags().StringVar(&o.toRelease, "to-ome-version", "", "what an upgrade of OME does to the same objects: the release upgraded to (from --ome-version's): "+
+		strings.Join(policyset.EmbeddedReleases(), ", "))
 	addFormatFlag(cmd, &o.format, output.DiffFormats)
 	return cmd
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +14,7 @@ import (
 // package's folder.
 var gatekeeperInputs = []string{
 	"--cases", "../../testdata/cases/spec-selection.yaml,../../testdata/cases/webhook-checks.yaml,../../testdata/cases/gatekeeper-selection.yaml,../../testdata/cases/namespaces.yaml",
-	"--lint", "../../testdata/lint/bad,../../testdata/lint/clean,../../testdata/gatekeeper/lint-objects.yaml",
+	"--lint", "../../testdata/lint/bad,../../testdata/lint/clean,../../testdata/lint/v0.1.4,../../testdata/gatekeeper/lint-objects.yaml",
 }
 
 func runGatekeeper(t *testing.T, args ...string) (int, string, string) {
@@ -53,7 +55,12 @@ func TestGatekeeperWritesAndChecks(t *testing.T) {
 	if err := os.WriteFile(tpl, []byte("edited\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stray := filepath.Join(dir, "omeversionlint", "stray.yaml")
+	// A sample no case makes any more: its object and its folder go.
+	strayDir := filepath.Join(dir, "omeversionlint", "samples", "deny-errors", "999-gone")
+	if err := os.MkdirAll(strayDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stray := filepath.Join(strayDir, "object.yaml")
 	if err := os.WriteFile(stray, []byte("x: 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +71,12 @@ func TestGatekeeperWritesAndChecks(t *testing.T) {
 	// Generating again repairs both.
 	if code, out, errOut := runGatekeeper(t, args...); code != exitOK || !strings.Contains(out, "1 written, 1 removed") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(strayDir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the emptied sample folder is left: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "omeversionlint", "samples", "deny-errors")); err != nil {
+		t.Errorf("the folder of the other samples went too: %v", err)
 	}
 }
 

@@ -70,7 +70,7 @@ type jsonFinding struct {
 // issue fixes it.
 func decodeLintJSON(t *testing.T, out string) []jsonFinding {
 	t.Helper()
-	top := requireKeys(t, json.RawMessage(out), "the output", []string{"findings"})
+	top := requireKeys(t, json.RawMessage(out), "the output", []string{"omeVersion", "findings"})
 	require.NotEqual(t, "null", string(top["findings"]), "findings is a list, never null")
 	var raws []json.RawMessage
 	require.NoError(t, json.Unmarshal(top["findings"], &raws))
@@ -106,6 +106,21 @@ func TestLintFindsEveryRule(t *testing.T) {
 		require.Equal(t, fs[0].Severity == "error", r.code == 1, "exit 1 exactly on an error finding")
 		found[fs[0].Rule] = true
 	}
+	// The rules of one OME release, each planted in a file of its
+	// folder, linted as that release (and clean on the others).
+	releaseFiles, err := filepath.Glob(at("testdata/lint") + "/v*/*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, releaseFiles)
+	for _, f := range releaseFiles {
+		release := filepath.Base(filepath.Dir(f))
+		r := evaluate(t, 30*time.Second, "", "lint", "-o", "json", "--ome-version", release, f)
+		fs := decodeLintJSON(t, r.stdout)
+		require.Len(t, fs, 1, "%s plants one problem for %s: %s", f, release, r.stdout)
+		require.True(t, strings.HasPrefix(filepath.Base(f), fs[0].Rule), "%s gives %s", f, fs[0].Rule)
+		found[fs[0].Rule] = true
+		r = evaluate(t, 30*time.Second, "", "lint", "-o", "json", f)
+		require.Empty(t, decodeLintJSON(t, r.stdout), "%s is clean on the newest release", f)
+	}
 	for _, f := range []string{"unmatched-model.yaml", "unreachable-entry.yaml"} {
 		r := evaluate(t, 30*time.Second, "", "lint", "-o", "json", "--cross-check", lintCross+"/"+f)
 		require.Equal(t, 0, r.code, r.stderr)
@@ -123,7 +138,8 @@ func TestLintFindsEveryRule(t *testing.T) {
 	require.Equal(t, []string{
 		"duplicate-name", "empty-version", "ignored-field", "incomplete-size-range", "invalid-version",
 		"missing-format", "missing-framework", "name-case", "non-string-version", "operator-without-version",
-		"ordering-operator-with-suffix", "unknown-operator", "unmatched-model", "unreachable-entry", "wrong-type",
+		"ordering-operator-with-suffix", "unknown-deployment-mode", "unknown-operator", "unmatched-model", "unreachable-entry",
+		"unread-field", "wrong-type",
 	}, rules)
 
 	r := evaluate(t, 30*time.Second, "", "lint", "-o", "json", "--cross-check", lintClean)
@@ -208,10 +224,14 @@ func TestLintListRules(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	require.Len(t, lines, len(rules)+2)
-	require.Equal(t, []string{"RULE", "SEVERITY", "FINDS"}, strings.Fields(lines[0]))
+	require.Equal(t, []string{"RULE", "SEVERITY", "OME", "FINDS"}, strings.Fields(lines[0]))
 	for i, rule := range append(rules, engine.Rule{ID: engine.RuleInputError, Severity: engine.SeverityError}) {
+		releases := "all"
+		if len(rule.Releases) > 0 {
+			releases = strings.Join(rule.Releases, ", ")
+		}
 		words := strings.Join(strings.Fields(lines[i+1]), " ")
-		require.True(t, strings.HasPrefix(words, rule.ID+" "+rule.Severity+" "), "line %d: %s", i+1, lines[i+1])
+		require.True(t, strings.HasPrefix(words, rule.ID+" "+rule.Severity+" "+releases+" "), "line %d: %s", i+1, lines[i+1])
 	}
 }
 
@@ -357,7 +377,7 @@ func TestLintFormatsAgree(t *testing.T) {
 			errs++
 		}
 	}
-	require.Equal(t, 19, junit.Tests, "one testcase per object")
+	require.Equal(t, 20, junit.Tests, "one testcase per object")
 	require.Equal(t, errs, junit.Failures, "each planted error fails its object")
 	failed := 0
 	for _, c := range junit.Suites[0].Cases {
@@ -424,21 +444,24 @@ func TestTestFormats(t *testing.T) {
 	ju := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "junit"}, args...)...)
 	require.Equal(t, 1, ju.code)
 	require.NoError(t, xml.Unmarshal([]byte(ju.stdout), &junit))
-	require.Equal(t, 4, junit.Tests)
-	require.Equal(t, 2, junit.Failures)
+	require.Equal(t, 8, junit.Tests, "two cases on three OME releases, two Rego tests")
+	require.Equal(t, 4, junit.Failures)
 
 	sr := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "sarif"}, args...)...)
 	var sarif map[string]any
 	require.NoError(t, json.Unmarshal([]byte(sr.stdout), &sarif))
 	results := sarif["runs"].([]any)[0].(map[string]any)["results"].([]any)
-	require.Len(t, results, 2)
+	require.Len(t, results, 4)
 
 	gh := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "github"}, args...)...)
 	lines := strings.Split(strings.TrimRight(gh.stdout, "\n"), "\n")
-	require.Len(t, lines, 3)
-	require.True(t, strings.HasPrefix(lines[0], "::error file="+bad("failing-case.yaml")+",line="), lines[0])
-	require.True(t, strings.HasPrefix(lines[1], "::error file="+bad("failing_test.rego")+",line=10,"), lines[1])
-	require.Equal(t, "2 passed, 2 failed", lines[2])
+	require.Len(t, lines, 5)
+	for i, rel := range []string{"v1.2.2", "v0.1.5", "v0.1.4"} {
+		require.True(t, strings.HasPrefix(lines[i], "::error file="+bad("failing-case.yaml")+",line="), lines[i])
+		require.Contains(t, lines[i], "OME "+rel+"]", "each run names its release")
+	}
+	require.True(t, strings.HasPrefix(lines[3], "::error file="+bad("failing_test.rego")+",line=10,"), lines[3])
+	require.Equal(t, "4 passed, 4 failed", lines[4])
 }
 
 // --- explain -----------------------------------------------------------
@@ -446,7 +469,7 @@ func TestTestFormats(t *testing.T) {
 func TestExplainJSONContract(t *testing.T) {
 	r := evaluate(t, 30*time.Second, "", "explain", "-o", "json", "-m", seedModel, "-r", seedRT)
 	require.Equal(t, 1, r.code, r.stderr)
-	top := requireKeys(t, json.RawMessage(r.stdout), "the output", []string{"explanations", "errors"})
+	top := requireKeys(t, json.RawMessage(r.stdout), "the output", []string{"omeVersion", "explanations", "errors"})
 	require.Equal(t, "[]", string(top["errors"]), "no input error")
 	var es []json.RawMessage
 	require.NoError(t, json.Unmarshal(top["explanations"], &es))

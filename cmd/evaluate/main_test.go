@@ -249,7 +249,7 @@ func contains(list []string, s string) bool {
 // and returns its results.
 func decodeMatchJSON(t *testing.T, out string) []jsonResult {
 	t.Helper()
-	top := requireKeys(t, json.RawMessage(out), "the output", []string{"results", "leftOut", "errors"})
+	top := requireKeys(t, json.RawMessage(out), "the output", []string{"results", "omeVersion", "leftOut", "errors"})
 	var leftOut int
 	require.NoError(t, json.Unmarshal(top["leftOut"], &leftOut), "leftOut must be a number")
 	require.GreaterOrEqual(t, leftOut, 0)
@@ -394,13 +394,14 @@ func TestMatchFormatsAgree(t *testing.T) {
 }
 
 type jsonCase struct {
-	File     string          `json:"file"`
-	Name     string          `json:"name"`
-	Engine   string          `json:"engine"`
-	Passed   bool            `json:"passed"`
-	Expected json.RawMessage `json:"expected"`
-	Got      json.RawMessage `json:"got"`
-	Detail   string          `json:"detail"`
+	File       string          `json:"file"`
+	Name       string          `json:"name"`
+	Engine     string          `json:"engine"`
+	OMEVersion string          `json:"omeVersion"`
+	Passed     bool            `json:"passed"`
+	Expected   json.RawMessage `json:"expected"`
+	Got        json.RawMessage `json:"got"`
+	Detail     string          `json:"detail"`
 }
 
 func decodeTestJSON(t *testing.T, out string) (passed, failed int, cases []jsonCase) {
@@ -412,7 +413,7 @@ func decodeTestJSON(t *testing.T, out string) (passed, failed int, cases []jsonC
 	var raws []json.RawMessage
 	require.NoError(t, json.Unmarshal(top["cases"], &raws))
 	for i, raw := range raws {
-		requireKeys(t, raw, fmt.Sprintf("cases[%d]", i), []string{"file", "name", "engine", "passed", "expected", "got"}, "detail")
+		requireKeys(t, raw, fmt.Sprintf("cases[%d]", i), []string{"file", "name", "engine", "omeVersion", "passed", "expected", "got"}, "detail")
 		var c jsonCase
 		require.NoError(t, json.Unmarshal(raw, &c))
 		cases = append(cases, c)
@@ -428,8 +429,10 @@ func TestTestJSONContract(t *testing.T) {
 		passed, failed int
 	}{
 		{"all pass", []string{at("testdata/cases/spec-operators.yaml")}, 0, -1, 0},
-		{"one case fails", []string{bad("failing-case.yaml")}, 1, 1, 1},
-		{"cases and rego tests", []string{"--engine", "rego", bad("failing-case.yaml"), bad("failing_test.rego")}, 1, 2, 2},
+		// Each case runs on each of the three OME releases.
+		{"one case fails", []string{bad("failing-case.yaml")}, 1, 3, 3},
+		{"one release", []string{"--ome-version", "v0.1.4", bad("failing-case.yaml")}, 1, 1, 1},
+		{"cases and rego tests", []string{"--engine", "rego", bad("failing-case.yaml"), bad("failing_test.rego")}, 1, 4, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "json"}, tc.args...)...)
@@ -446,6 +449,10 @@ func TestTestJSONContract(t *testing.T) {
 				require.NotEmpty(t, c.File)
 				require.NotEmpty(t, c.Name)
 				require.Contains(t, []string{"cel", "rego", "both"}, c.Engine)
+				require.Contains(t, []string{"v1.2.2", "v0.1.5", "v0.1.4"}, c.OMEVersion)
+				if strings.HasSuffix(c.File, ".rego") {
+					require.Equal(t, "v1.2.2", c.OMEVersion, "Rego unit tests test the newest release's policies")
+				}
 				if c.Passed {
 					n++
 					require.Empty(t, c.Detail, "a case that passed has no detail")
@@ -508,8 +515,9 @@ func TestTestCommandPrintsFailures(t *testing.T) {
 			r := evaluate(t, 30*time.Second, "", "test", "--engine", e, bad("failing-case.yaml"))
 			require.Equal(t, 1, r.code, r.stderr)
 			require.Empty(t, r.stderr)
-			require.Equal(t, "1 passed, 1 failed", lastLine(r.stdout))
-			want := "FAIL " + bad("failing-case.yaml") + ": wrongly expects a match [" + e + "]\n" +
+			require.Equal(t, "3 passed, 3 failed", lastLine(r.stdout), "two cases on three releases")
+			// The failure alike on v1.2.2 and v0.1.5 is printed once.
+			want := "FAIL " + bad("failing-case.yaml") + ": wrongly expects a match [" + e + "; OME v1.2.2, v0.1.5]\n" +
 				"  expected:\n" +
 				"    compatible: true\n" +
 				"    reason: \"\"\n" +
@@ -518,6 +526,8 @@ func TestTestCommandPrintsFailures(t *testing.T) {
 				"    reason: \"model format 'mt:safetensors:1.0.0' not in supported formats: model has no framework but runtime requires transformers\"\n"
 			require.True(t, strings.HasPrefix(r.stdout, want), "engine %s: the failure shows expected versus got; got:\n%s", e, r.stdout)
 			require.NotContains(t, r.stdout, "same format, no versions", "passing cases are not printed")
+			require.Contains(t, r.stdout, "wrongly expects a match ["+e+"; OME v0.1.4]\n", "v0.1.4 words it apart")
+			require.Contains(t, r.stdout, "    reason: \"model format 'mt:safetensors:1.0.0' not in supported formats\"\n")
 		}
 	})
 	t.Run("both engines wrong alike", func(t *testing.T) {
@@ -531,7 +541,7 @@ func TestTestCommandPrintsFailures(t *testing.T) {
 		r := evaluate(t, 30*time.Second, "", "test", bad("failing_test.rego"))
 		require.Equal(t, 1, r.code, r.stderr)
 		require.Equal(t, "1 passed, 1 failed", lastLine(r.stdout))
-		require.Contains(t, r.stdout, "FAIL "+bad("failing_test.rego")+": data.bad.match_test.test_wrongly_expects_suffix_ordering [rego]")
+		require.Contains(t, r.stdout, "FAIL "+bad("failing_test.rego")+": data.bad.match_test.test_wrongly_expects_suffix_ordering [rego; OME v1.2.2]")
 		require.NotContains(t, r.stdout, "test_equal_versions_match")
 		if !strings.Contains(r.stdout, "failing_test.rego:10") {
 			t.Fatalf("a failing Rego unit test prints only 'detail: failed', with no line of the failing rule (failing_test.rego:10) nor the expression; engine/rego/test.go relies on tester.Result.FailedAt, which OPA v1.22 never sets. Output:\n%s", r.stdout)
@@ -541,8 +551,8 @@ func TestTestCommandPrintsFailures(t *testing.T) {
 		r := evaluate(t, 30*time.Second, "", "test", bad("failing-case.yaml"), bad("failing_test.rego"))
 		require.Equal(t, 1, r.code)
 		require.Regexp(t, summaryLine, lastLine(r.stdout))
-		require.Equal(t, "2 passed, 2 failed", lastLine(r.stdout))
-		require.True(t, strings.HasSuffix(r.stdout, "2 passed, 2 failed\n"))
+		require.Equal(t, "4 passed, 4 failed", lastLine(r.stdout))
+		require.True(t, strings.HasSuffix(r.stdout, "4 passed, 4 failed\n"))
 	})
 }
 

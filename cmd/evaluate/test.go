@@ -63,7 +63,9 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 		},
 	}
 	addEngineFlag(cmd, &engineName, engine.Both)
-	addReleaseFlag(cmd, g)
+	cmd.Flags().StringVar(&g.release, "ome-version", "", fmt.Sprintf(
+		"run the cases on this OME release only: %s (default $%s, else every release a case holds for)",
+		strings.Join(policyset.EmbeddedReleases(), ", "), releaseEnv))
 	addFormatFlag(cmd, &format, output.TestFormats)
 	return cmd
 }

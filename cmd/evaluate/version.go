@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/engine/policyset"
 )
 
 // Set with -ldflags "-X main.version=... -X main.revision=..." by `make
@@ -23,9 +26,8 @@ var (
 // them equal to the Makefile's pinned versions, to NOTICE and to
 // docs/compatibility.md.
 const (
-	// omeCommit is the OME commit that testdata/ome-crds and
-	// testdata/catalog were copied from, and whose runtime selection the
-	// policies state.
+	// omeCommit is the OME commit that testdata/catalog and v0.1.5's CRDs
+	// (testdata/ome-crds) were copied from; it decides as v0.1.5.
 	omeCommit = "17b77eda"
 	// omeCRDVersion is the API version of OME's objects the tool reads.
 	omeCRDVersion = "ome.io/v1beta1"
@@ -39,15 +41,18 @@ const (
 
 // versionInfo is what `evaluate version` prints.
 type versionInfo struct {
-	Version    string `json:"version" yaml:"version"`
-	Revision   string `json:"revision" yaml:"revision"`
-	Go         string `json:"go" yaml:"go"`
-	CELGo      string `json:"celGo" yaml:"celGo"`
-	OPA        string `json:"opa" yaml:"opa"`
-	OMECommit  string `json:"omeCommit" yaml:"omeCommit"`
-	OMECRDs    string `json:"omeCRDs" yaml:"omeCRDs"`
-	Gatekeeper string `json:"gatekeeper" yaml:"gatekeeper"`
-	Kubernetes string `json:"kubernetes" yaml:"kubernetes"`
+	Version   string `json:"version" yaml:"version"`
+	Revision  string `json:"revision" yaml:"revision"`
+	Go        string `json:"go" yaml:"go"`
+	CELGo     string `json:"celGo" yaml:"celGo"`
+	OPA       string `json:"opa" yaml:"opa"`
+	OMECommit string `json:"omeCommit" yaml:"omeCommit"`
+	// OMEReleases are the OME releases the policies state, newest (the
+	// default) first.
+	OMEReleases []string `json:"omeReleases" yaml:"omeReleases"`
+	OMECRDs     string   `json:"omeCRDs" yaml:"omeCRDs"`
+	Gatekeeper  string   `json:"gatekeeper" yaml:"gatekeeper"`
+	Kubernetes  string   `json:"kubernetes" yaml:"kubernetes"`
 }
 
 // buildVersion gathers the facts from the stamped variables and the
@@ -56,15 +61,16 @@ type versionInfo struct {
 // revision "unknown"; a build inside the module has the version "devel".
 func buildVersion() versionInfo {
 	v := versionInfo{
-		Version:    version,
-		Revision:   revision,
-		Go:         runtime.Version(),
-		CELGo:      "unknown",
-		OPA:        "unknown",
-		OMECommit:  omeCommit,
-		OMECRDs:    omeCRDVersion,
-		Gatekeeper: gatekeeperVersion,
-		Kubernetes: kubernetesVersion,
+		Version:     version,
+		Revision:    revision,
+		Go:          runtime.Version(),
+		CELGo:       "unknown",
+		OPA:         "unknown",
+		OMECommit:   omeCommit,
+		OMEReleases: policyset.EmbeddedReleases(),
+		OMECRDs:     omeCRDVersion,
+		Gatekeeper:  gatekeeperVersion,
+		Kubernetes:  kubernetesVersion,
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if v.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
@@ -166,9 +172,18 @@ func versionRows(v versionInfo) [][2]string {
 		{"go", v.Go},
 		{"cel-go", v.CELGo},
 		{"opa", v.OPA},
+		{"ome releases", releasesText(v.OMEReleases)},
 		{"ome commit", v.OMECommit},
 		{"ome crds", v.OMECRDs},
 		{"gatekeeper (e2e)", v.Gatekeeper},
 		{"kubernetes (e2e)", v.Kubernetes},
 	}
+}
+
+// releasesText is "v1.2.2 (default), v0.1.5, v0.1.4".
+func releasesText(releases []string) string {
+	if len(releases) == 0 {
+		return "none"
+	}
+	return strings.Join(append([]string{releases[0] + " (default)"}, releases[1:]...), ", ")
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 )
 
 // TestVersion: the command, --version and -o json say the same; the
@@ -54,6 +55,18 @@ func TestVersion(t *testing.T) {
 		require.NotNil(t, m, c.variable)
 		require.Equal(t, m[1], c.got, "the Makefile's %s", c.variable)
 	}
+	// The releases are policies/releases.yaml's, and each but the newest
+	// has its CRDs' changes in testdata/ome-crds.
+	var listed struct{ Releases []struct{ Name string } }
+	require.NoError(t, yaml.Unmarshal([]byte(read("policies/releases.yaml")), &listed))
+	require.Len(t, v.OMEReleases, len(listed.Releases))
+	for i, r := range listed.Releases {
+		require.Equal(t, r.Name, v.OMEReleases[i])
+		if i > 0 {
+			require.DirExists(t, at("testdata/ome-crds/"+r.Name))
+		}
+	}
+	require.Contains(t, text.stdout, "ome releases      "+v.OMEReleases[0]+" (default), ")
 	require.Contains(t, read("NOTICE"), "commit "+v.OMECommit)
 	require.Contains(t, read("testdata/ome-crds/README.md"), "commit "+v.OMECommit)
 	require.Contains(t, read("testdata/ome-crds/ome.io_basemodels.yaml"), "name: "+strings.TrimPrefix(v.OMECRDs, "ome.io/")+"\n")

@@ -64,8 +64,16 @@ func (b Bundle) Write(dir string, stale, extra []string) error {
 		}
 	}
 	for _, p := range extra {
-		if err := os.Remove(filepath.Join(dir, p)); err != nil {
+		full := filepath.Join(dir, p)
+		if err := os.Remove(full); err != nil {
 			return err
+		}
+		// A sample's folder holds only its object: remove the folders the
+		// removal empties, up to dir.
+		for d := filepath.Dir(full); d != filepath.Clean(dir); d = filepath.Dir(d) {
+			if os.Remove(d) != nil {
+				break
+			}
 		}
 	}
 	return nil

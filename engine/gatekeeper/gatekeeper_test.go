@@ -46,7 +46,7 @@ func generated(t *testing.T) map[string]Bundle {
 		}
 		spec = append(spec, c...)
 	}
-	lint, err := objects.Load([]string{repoPath("testdata/lint/bad"), repoPath("testdata/lint/clean"), repoPath("testdata/gatekeeper/lint-objects.yaml")}, objects.LoadOptions{Lenient: true})
+	lint, err := objects.Load([]string{repoPath("testdata/lint/bad"), repoPath("testdata/lint/clean"), repoPath("testdata/lint/v0.1.4"), repoPath("testdata/gatekeeper/lint-objects.yaml")}, objects.LoadOptions{Lenient: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ const namedRuntimeLabel = "named-runtime-cases.yaml (validateNamedRuntime)"
 
 // selectionCaseFiles are every case file of testdata/cases with selection
 // cases.
-func selectionCaseFiles(t *testing.T) map[string][]cases.Case {
+func selectionCaseFiles(t *testing.T, release string) map[string][]cases.Case {
 	t.Helper()
 	paths, err := filepath.Glob(repoPath("testdata/cases/*.yaml"))
 	if err != nil {
@@ -266,7 +266,7 @@ func selectionCaseFiles(t *testing.T) map[string][]cases.Case {
 			t.Fatal(err)
 		}
 		for _, c := range cases {
-			if c.InferenceService != nil {
+			if c.InferenceService != nil && c.HoldsFor(release) {
 				out[filepath.Base(p)] = append(out[filepath.Base(p)], c)
 			}
 		}
@@ -281,21 +281,33 @@ func selectionCaseFiles(t *testing.T) map[string][]cases.Case {
 // expectation: no violation when OME admits the InferenceService, else
 // exactly one, with OME's message.
 func TestSelectionTemplateAgreesWithSelect(t *testing.T) {
-	set, err := policyset.Embedded()
+	all, err := policyset.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, r := range all.Releases() {
+		t.Run(r, func(t *testing.T) {
+			set, err := all.ForRelease(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			testSelectionTemplateAgreesWithSelect(t, set)
+		})
+	}
+}
+
+func testSelectionTemplateAgreesWithSelect(t *testing.T, set *policyset.Set) {
 	selectors, err := engine.Selectors(engine.Both, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := newGatekeeperEval(t, "omeruntimeselection")
+	g := templateEval(t, templateOf(t, set, "omeruntimeselection"))
 	named, err := NamedRuntimeCaseFile()
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := selectionCaseFiles(t)
-	files[namedRuntimeLabel] = named
+	files := selectionCaseFiles(t, set.Release)
+	files[namedRuntimeLabel] = cases.ForRelease(named, set.Release)
 	total := 0
 	for file, cases := range files {
 		strict := file == namedRuntimeLabel
@@ -401,7 +413,8 @@ func TestSelectionTemplateOnAGeneratedCluster(t *testing.T) {
 
 // TestRuntimeSpecFieldsAreAllThatIsRead: the Gatekeeper template hands
 // the selection policy each runtime's kind, name, namespace,
-// creationTimestamp and the spec fields of select.runtime_spec_fields only.
+// creationTimestamp, the spec fields of select.runtime_spec_fields and the
+// annotations of those of select.runtime_spec_annotations only.
 // On every selection case, and on a generated cluster, the Rego selector
 // decides the same (the whole decision: candidates, excluded runtimes and
 // reasons, warnings) with the runtimes cut down so.
@@ -422,6 +435,18 @@ func TestRuntimeSpecFieldsAreAllThatIsRead(t *testing.T) {
 	for _, f := range rs[0].Expressions[0].Value.([]any) {
 		fields = append(fields, f.(string))
 	}
+	qs, err = regoengine.Queries(set, []string{"ome.select", "ome.match"}, "data.ome.select.runtime_spec_annotations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err = qs[0].Eval(context.Background())
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("runtime_spec_annotations: %v %v", rs, err)
+	}
+	var annotated []string
+	for _, f := range rs[0].Expressions[0].Value.([]any) {
+		annotated = append(annotated, f.(string))
+	}
 	s, err := engine.NewSelector(engine.Rego, set)
 	if err != nil {
 		t.Fatal(err)
@@ -433,7 +458,13 @@ func TestRuntimeSpecFieldsAreAllThatIsRead(t *testing.T) {
 			if o.Kind == "ServingRuntime" || o.Kind == "ClusterServingRuntime" {
 				meta, _ := o.Value["metadata"].(map[string]any)
 				spec, _ := o.Value["spec"].(map[string]any)
-				c.Value = map[string]any{"kind": o.Kind, "metadata": pick(meta, "name", "namespace", "creationTimestamp"), "spec": pick(spec, fields...)}
+				kept := pick(spec, fields...)
+				for _, k := range annotated {
+					if config, ok := spec[k].(map[string]any); ok {
+						kept[k] = pick(config, "annotations")
+					}
+				}
+				c.Value = map[string]any{"kind": o.Kind, "metadata": pick(meta, "name", "namespace", "creationTimestamp"), "spec": kept}
 			}
 			out[i] = &c
 		}
@@ -445,7 +476,7 @@ func TestRuntimeSpecFieldsAreAllThatIsRead(t *testing.T) {
 		objs []*objects.Object
 	}
 	var jobs []job
-	for file, cs := range selectionCaseFiles(t) {
+	for file, cs := range selectionCaseFiles(t, set.Release) {
 		for _, c := range cs {
 			kept, _ := objects.Deduplicate(c.Objects)
 			jobs = append(jobs, job{file + ": " + c.Name, c.InferenceService, kept})
@@ -525,19 +556,36 @@ func pick(m map[string]any, keys ...string) map[string]any {
 // CEL code, and compares their violations with `evaluate lint`'s findings
 // for the object, narrowed to the template's rules.
 func TestLintTemplateAgreesWithLint(t *testing.T) {
-	set, err := policyset.Embedded()
+	all, err := policyset.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, r := range all.Releases() {
+		t.Run(r, func(t *testing.T) {
+			set, err := all.ForRelease(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			testLintTemplateAgreesWithLint(t, set)
+		})
+	}
+}
+
+func testLintTemplateAgreesWithLint(t *testing.T, set *policyset.Set) {
 	linter, err := engine.NewLinter(engine.Both, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	celCode := templateOf(t, set, "omeversionlint").CEL
+	rules, err := engine.LintRules(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := templateOf(t, set, "omeversionlint")
+	celCode := tp.CEL
 	if celCode == nil {
 		t.Fatal("OMEVersionLint has no CEL code")
 	}
-	g := newGatekeeperEval(t, "omeversionlint")
+	g := templateEval(t, tp)
 	c := newCELEval(t, celCode)
 	objs, err := objects.Load([]string{repoPath("testdata/lint"), repoPath("testdata/gatekeeper/lint-objects.yaml"),
 		repoPath("testdata/examples/models"), repoPath("testdata/examples/runtimes"), repoPath("testdata/catalog")}, objects.LoadOptions{Lenient: true})
@@ -584,7 +632,13 @@ func TestLintTemplateAgreesWithLint(t *testing.T) {
 		}
 	}
 	for _, r := range append(LintRules, "more-findings") {
-		if counts[r] == 0 {
+		applies := true
+		for _, rule := range rules {
+			if rule.ID == r {
+				applies = rule.AppliesTo(set.Release)
+			}
+		}
+		if counts[r] == 0 && applies {
 			t.Errorf("no object of testdata gives %s", r)
 		}
 	}

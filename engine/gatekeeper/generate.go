@@ -46,7 +46,7 @@ func Generate(opts Options) (Bundles, error) {
 	}
 	gk := templateFiles(templates)
 	gk.add("", sampleConstraints())
-	selection, err := selectionSuite(opts.SelectionCases)
+	selection, err := selectionSuite(opts.SelectionCases, opts.Policies.Release)
 	if err != nil {
 		return Bundles{}, err
 	}

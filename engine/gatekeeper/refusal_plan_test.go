@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/objects/synth"
@@ -62,8 +63,8 @@ func TestRefusalPlanIsTheWholeResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := selectionCaseFiles(t)
-	files[namedRuntimeLabel] = named
+	files := selectionCaseFiles(t, set.Release)
+	files[namedRuntimeLabel] = cases.ForRelease(named, set.Release)
 	for file, cs := range files {
 		converted, err := SelectionCases(cs)
 		if err != nil {

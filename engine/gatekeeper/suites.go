@@ -24,13 +24,13 @@ import (
 
 // selectionSuite writes OMERuntimeSelection's suite: the default test of
 // the selection cases, and the validate-named-runtime test of the cases of
-// src/named-runtime-cases.yaml.
-func selectionSuite(selection []cases.Case) (Bundle, error) {
+// src/named-runtime-cases.yaml that hold for release.
+func selectionSuite(selection []cases.Case, release string) (Bundle, error) {
 	defaults, err := SelectionCases(selection)
 	if err != nil {
 		return nil, err
 	}
-	named, err := namedRuntimeCases()
+	named, err := namedRuntimeCases(release)
 	if err != nil {
 		return nil, err
 	}
@@ -227,13 +227,14 @@ func SelectionSuite(name string, cases []cases.Case, suiteDir, templatesDir stri
 	return suiteFiles(name, []SuiteTest{{Name: name, Template: tpl, Constraint: con, CaseDir: "cases", Cases: sc}}), nil
 }
 
-// namedRuntimeCases reads src/named-runtime-cases.yaml.
-func namedRuntimeCases() ([]SuiteCase, error) {
-	cases, err := NamedRuntimeCaseFile()
+// namedRuntimeCases reads the cases of src/named-runtime-cases.yaml that
+// hold for release.
+func namedRuntimeCases(release string) ([]SuiteCase, error) {
+	list, err := NamedRuntimeCaseFile()
 	if err != nil {
 		return nil, err
 	}
-	return SelectionCases(cases)
+	return SelectionCases(cases.ForRelease(list, release))
 }
 
 // NamedRuntimeCaseFile reads the cases of the validate-named-runtime test

@@ -38,7 +38,7 @@ func LintEach(l engine.Linter, objs []*objects.Object) ([]ObjectFindings, error)
 var LintRules = []string{
 	"invalid-version", "empty-version", "unknown-operator", "missing-format", "missing-framework",
 	"incomplete-size-range", "ordering-operator-with-suffix", "operator-without-version", "ignored-field",
-	"name-case",
+	"name-case", "unknown-deployment-mode",
 }
 
 // LintViolations are the messages OMEVersionLint gives for one object with

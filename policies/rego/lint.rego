@@ -66,10 +66,10 @@ unread_field_findings := []
 # (match.deployment_modes): OME reads none, so an InferenceService that asks
 # for a mode never excludes the runtime for it.
 deployment_mode_findings := [{
-	"rule": "unknown-deployment-mode", "severity": "error",
+	"rule": "unknown-deployment-mode", "severity": "warning",
 	"field": concat("", ["spec.", c, `.annotations["ome.io/deploymentMode"]`]),
 	"message": concat("", [
-		"ome.io/deploymentMode ", sprintf("%q", [mode]), " is not a deployment mode OME knows (",
+		`ome.io/deploymentMode "`, mode, `" is not a deployment mode OME knows (`,
 		concat(", ", match.deployment_modes), "): it reads none, so it excludes this runtime for no InferenceService's mode. Write one of them, or remove the annotation.",
 	]),
 } |

@@ -10,13 +10,16 @@
 #             missing-format, missing-framework (runtime entries),
 #             incomplete-size-range
 #   warnings: ordering-operator-with-suffix, operator-without-version,
-#             ignored-field, name-case (well-known names only)
+#             ignored-field, name-case (well-known names only),
+#             unknown-deployment-mode (the releases it applies to)
 #
 # Left out: non-string-version and wrong-type (the API server refuses such
 # objects first), duplicate-name and the cross-check (they need the whole
 # input), a model's missing framework (a warning about matching, not an
 # error of the object), and a model's missing format when OME will fill it
-# in from the model's files (no ome.oracle.com/skip-config-parsing: "true").
+# in from the model's files (no ome.oracle.com/skip-config-parsing: "true"),
+# and unread-field (the API server prunes a field its CRD lacks before
+# admission).
 #
 # Parameters:
 #   severities (default ["error"]): the severities to enforce; one
@@ -44,6 +47,7 @@ severities := object.get(input, ["parameters", "severities"], ["error"])
 rules := {
 	"invalid-version", "empty-version", "unknown-operator", "missing-format", "missing-framework",
 	"incomplete-size-range", "ordering-operator-with-suffix", "operator-without-version", "ignored-field",
+	"unknown-deployment-mode",
 }
 
 is_model if obj.kind in {"BaseModel", "ClusterBaseModel"}
@@ -79,7 +83,7 @@ else := []
 
 warning_rule_findings := array.concat(
 	array.concat(lint.operator_without_version_findings, lint.ordering_with_suffix_findings),
-	lint.ignored_findings,
+	array.concat(lint.ignored_findings, lint.deployment_mode_findings),
 ) if "warning" in severities
 else := []
 

@@ -14,7 +14,7 @@ version_form := `Write exactly three numbers without a v, and any suffix after t
 
 # v0.1.4 does not read diffusionPipeline, and its CRDs drop it on apply.
 unread_field_findings := [{
-	"rule": "unread-field", "severity": "error", "field": concat(".", [s.path, "diffusionPipeline"]),
+	"rule": "unread-field", "severity": "warning", "field": concat(".", [s.path, "diffusionPipeline"]),
 	"message": concat("", [
 		"OME v0.1.4 does not read diffusionPipeline, and its CRD drops the field on apply", s.consequence,
 		". Remove it, or upgrade OME to v0.1.5 or later, which compares pipelines.",
@@ -22,7 +22,10 @@ unread_field_findings := [{
 } |
 	some s in array.concat(
 		[{"path": "spec", "value": spec, "consequence": ""} | is_model],
-		[{"path": e.path, "value": e.value, "consequence": ": the entry accepts models whatever their pipeline"} | some e in map_entries],
+		[{"path": entry_path(i), "value": e, "consequence": ": the entry accepts models whatever their pipeline"} |
+			some i, e in formats_list
+			is_object(e)
+		],
 	)
 	has(s.value, "diffusionPipeline")
 ]
