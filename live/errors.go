@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -18,23 +17,18 @@ import (
 var errNoKubeconfig = errors.New("no kubeconfig: none at $KUBECONFIG or ~/.kube/config, and not in a pod; give --kubeconfig, set KUBECONFIG, or give --server with credentials")
 
 // configError says what is wrong with the kubeconfig or the flags.
-func configError(err error, flags *genericclioptions.ConfigFlags) error {
-	given := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	}
+func configError(err error, flags Flags) error {
 	msg := err.Error()
+	context, user, cluster := flags.Overrides.CurrentContext, flags.Overrides.Context.AuthInfo, flags.Overrides.Context.Cluster
 	switch {
 	case clientcmd.IsEmptyConfig(err):
 		return errNoKubeconfig
-	case given(flags.Context) != "" && strings.Contains(msg, fmt.Sprintf("context %q does not exist", *flags.Context)):
-		return fmt.Errorf("the kubeconfig has no context %q (kubectl config get-contexts lists them)", *flags.Context)
-	case given(flags.AuthInfoName) != "" && strings.Contains(msg, fmt.Sprintf("auth info %q does not exist", *flags.AuthInfoName)):
-		return fmt.Errorf("the kubeconfig has no user %q (--user; kubectl config get-users lists them)", *flags.AuthInfoName)
-	case given(flags.ClusterName) != "" && strings.Contains(msg, fmt.Sprintf("cluster %q does not exist", *flags.ClusterName)):
-		return fmt.Errorf("the kubeconfig has no cluster %q (--cluster=NAME; kubectl config get-clusters lists them)", *flags.ClusterName)
+	case context != "" && strings.Contains(msg, fmt.Sprintf("context %q does not exist", context)):
+		return fmt.Errorf("the kubeconfig has no context %q (kubectl config get-contexts lists them)", context)
+	case user != "" && strings.Contains(msg, fmt.Sprintf("auth info %q does not exist", user)):
+		return fmt.Errorf("the kubeconfig has no user %q (--user; kubectl config get-users lists them)", user)
+	case cluster != "" && strings.Contains(msg, fmt.Sprintf("cluster %q does not exist", cluster)):
+		return fmt.Errorf("the kubeconfig has no cluster %q (--cluster=NAME; kubectl config get-clusters lists them)", cluster)
 	}
 	return fmt.Errorf("kubeconfig: %s", oneLine(err))
 }

@@ -25,8 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/require"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
 // fakeAPI is an API server for OME's group: it lists items (path -> items)
@@ -151,17 +151,18 @@ contexts:
 	return path
 }
 
-// flags are kubectl's flags as a command line would leave them.
-func flags(kubeconfig string, set ...func(*genericclioptions.ConfigFlags)) *genericclioptions.ConfigFlags {
-	f := genericclioptions.NewConfigFlags(false)
-	*f.KubeConfig = kubeconfig
-	for _, s := range set {
-		s(f)
-	}
+// flags are kubectl's flags as the command line --kubeconfig=KUBECONFIG
+// ARGS... leaves them.
+func flags(t *testing.T, kubeconfig string, args ...string) Flags {
+	t.Helper()
+	var f Flags
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	f.AddFlags(fs)
+	require.NoError(t, fs.Parse(append([]string{"--kubeconfig=" + kubeconfig}, args...)))
 	return f
 }
 
-func fetch(t *testing.T, f *genericclioptions.ConfigFlags, o Options, rs ...Resource) ([]List, error) {
+func fetch(t *testing.T, f Flags, o Options, rs ...Resource) ([]List, error) {
 	t.Helper()
 	c, err := Connect(f, o)
 	if err != nil {
@@ -191,7 +192,7 @@ func TestFetch(t *testing.T) {
 	defer srv.Close()
 	kc := kubeconfig(t, srv, "")
 
-	lists, err := fetch(t, flags(kc), Options{}, BaseModels, ClusterServingRuntimes)
+	lists, err := fetch(t, flags(t, kc), Options{}, BaseModels, ClusterServingRuntimes)
 	require.NoError(t, err)
 	require.Equal(t, []string{
 		"/apis/ome.io/v1beta1/namespaces/team-a/basemodels?limit=500",
@@ -216,22 +217,22 @@ func TestFetch(t *testing.T) {
 
 	// -n and --context; -A.
 	api.requests = nil
-	lists, err = fetch(t, flags(kc, func(f *genericclioptions.ConfigFlags) { *f.Context, *f.Namespace = "other", "team-b" }), Options{}, ServingRuntimes)
+	lists, err = fetch(t, flags(t, kc, "--context", "other", "-n", "team-b"), Options{}, ServingRuntimes)
 	require.NoError(t, err)
 	require.Equal(t, []string{"/apis/ome.io/v1beta1/namespaces/team-b/servingruntimes?limit=500"}, api.paths())
 	require.Equal(t, "cluster other: servingruntimes in team-b", lists[0].Name)
 	api.requests = nil
-	_, err = fetch(t, flags(kc, func(f *genericclioptions.ConfigFlags) { *f.Context = "other" }), Options{}, ServingRuntimes)
+	_, err = fetch(t, flags(t, kc, "--context", "other"), Options{}, ServingRuntimes)
 	require.NoError(t, err)
 	require.Equal(t, []string{"/apis/ome.io/v1beta1/namespaces/default/servingruntimes?limit=500"}, api.paths(), "a context without a namespace: default")
 	api.requests = nil
-	_, err = fetch(t, flags(kc), Options{AllNamespaces: true}, InferenceServices)
+	_, err = fetch(t, flags(t, kc), Options{AllNamespaces: true}, InferenceServices)
 	require.NoError(t, err)
 	require.Equal(t, []string{"/apis/ome.io/v1beta1/inferenceservices?limit=500"}, api.paths())
 
 	// $KUBECONFIG, a list whose missing files are skipped.
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing")+string(filepath.ListSeparator)+kc)
-	_, err = fetch(t, flags(""), Options{}, BaseModels)
+	_, err = fetch(t, flags(t, ""), Options{}, BaseModels)
 	require.NoError(t, err)
 }
 
@@ -240,7 +241,7 @@ func TestFetchExpiredContinue(t *testing.T) {
 	api := &fakeAPI{expire: true, items: map[string][]map[string]any{"/apis/ome.io/v1beta1/clusterbasemodels": items(5, "")}}
 	srv := httptest.NewTLSServer(api)
 	defer srv.Close()
-	lists, err := fetch(t, flags(kubeconfig(t, srv, "")), Options{PageSize: 2}, ClusterBaseModels)
+	lists, err := fetch(t, flags(t, kubeconfig(t, srv, "")), Options{PageSize: 2}, ClusterBaseModels)
 	require.NoError(t, err)
 	require.Equal(t, 5, lists[0].N)
 	require.Len(t, api.paths(), 1+1+3)
@@ -262,26 +263,26 @@ func TestCredentials(t *testing.T) {
 	script := "#!/bin/sh\necho '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"secret\"}}'\n"
 	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(kc), "cred.sh"), []byte(script), 0o755))
 	t.Chdir(t.TempDir())
-	_, err := fetch(t, flags(kc, func(f *genericclioptions.ConfigFlags) { *f.Context = "extra" }), Options{}, ClusterBaseModels)
+	_, err := fetch(t, flags(t, kc, "--context", "extra"), Options{}, ClusterBaseModels)
 	require.NoError(t, err, "exec plugin")
 
 	// tokenFile wins over an inline token (context dev has both).
-	_, err = fetch(t, flags(kc), Options{}, ClusterBaseModels)
+	_, err = fetch(t, flags(t, kc), Options{}, ClusterBaseModels)
 	require.NoError(t, err, "tokenFile")
 
-	// --token replaces the kubeconfig's; --as and --as-group impersonate.
-	_, err = fetch(t, flags(kc, func(f *genericclioptions.ConfigFlags) {
-		*f.Context, *f.BearerToken, *f.Impersonate, *f.ImpersonateGroup = "refused", "secret", "alice", []string{"team-a"}
-	}), Options{}, ClusterBaseModels)
+	// --token replaces the kubeconfig's; --as, --as-group, --as-uid and
+	// --as-user-extra impersonate.
+	_, err = fetch(t, flags(t, kc, "--context", "refused", "--token", "secret", "--as", "alice", "--as-group", "team-a",
+		"--as-uid", "1001", "--as-user-extra", "scopes=view", "--as-user-extra", "scopes=list"), Options{}, ClusterBaseModels)
 	require.NoError(t, err, "--token")
 	require.Equal(t, "alice", api.last().Header.Get("Impersonate-User"))
 	require.Equal(t, "team-a", api.last().Header.Get("Impersonate-Group"))
+	require.Equal(t, "1001", api.last().Header.Get("Impersonate-Uid"))
+	require.Equal(t, []string{"view", "list"}, api.last().Header.Values("Impersonate-Extra-Scopes"))
 
 	// --server, --certificate-authority and --token without any kubeconfig.
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
-	_, err = fetch(t, flags("", func(f *genericclioptions.ConfigFlags) {
-		*f.APIServer, *f.CAFile, *f.BearerToken = srv.URL, filepath.Join(filepath.Dir(kc), "ca.crt"), "secret"
-	}), Options{}, ClusterBaseModels)
+	_, err = fetch(t, flags(t, "", "-s", srv.URL, "--certificate-authority", filepath.Join(filepath.Dir(kc), "ca.crt"), "--token", "secret"), Options{}, ClusterBaseModels)
 	require.NoError(t, err, "--server")
 
 	// oidc, the auth-provider compiled in: its id-token while it is valid.
@@ -292,7 +293,7 @@ func TestCredentials(t *testing.T) {
     auth-provider:
       name: oidc
       config: {idp-issuer-url: "https://issuer.example", client-id: evaluate, id-token: "`+idToken+`"}`)
-	_, err = fetch(t, flags(kc, func(f *genericclioptions.ConfigFlags) { *f.Context = "extra" }), Options{}, ClusterBaseModels)
+	_, err = fetch(t, flags(t, kc, "--context", "extra"), Options{}, ClusterBaseModels)
 	require.NoError(t, err, "oidc")
 	require.Equal(t, "Bearer "+idToken, api.last().Header.Get("Authorization"))
 }
@@ -326,7 +327,7 @@ func TestClientCertificate(t *testing.T) {
 	dir := filepath.Dir(kc)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "alice.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "alice.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600))
-	_, err = fetch(t, flags(kc, func(f *genericclioptions.ConfigFlags) { *f.Context = "extra" }), Options{}, ClusterBaseModels)
+	_, err = fetch(t, flags(t, kc, "--context", "extra"), Options{}, ClusterBaseModels)
 	require.NoError(t, err)
 	require.Equal(t, "alice", api.last().TLS.PeerCertificates[0].Subject.CommonName)
 }
@@ -361,49 +362,50 @@ func TestFetchErrors(t *testing.T) {
 	}
 	forbidAll := func(*http.Request) string { return refuse("system:serviceaccount:team-a:reader") }
 	for _, c := range []struct {
-		name  string
-		flags func(*genericclioptions.ConfigFlags)
-		opts  Options
-		r     Resource
-		api   *fakeAPI
-		env   map[string]string
-		want  string
+		name string
+		args []string     // flags after --kubeconfig=KC
+		set  func(*Flags) // what no flag of AddFlags sets
+		opts Options
+		r    Resource
+		api  *fakeAPI
+		env  map[string]string
+		want string
 	}{
-		{name: "unreachable", flags: func(f *genericclioptions.ConfigFlags) { *f.KubeConfig = unreachable },
+		{name: "unreachable", args: []string{"--kubeconfig", unreachable},
 			want: `cannot reach the cluster of context "x" at ` + closed + `: dial tcp ` + l.Addr().String() + `: connect: connection refused`},
-		{name: "refused credentials", flags: func(f *genericclioptions.ConfigFlags) { *f.Context = "refused" },
+		{name: "refused credentials", args: []string{"--context", "refused"},
 			want: `the cluster of context "refused" refused the credentials of user "wrong" (401 Unauthorized) listing basemodels.ome.io in namespace "default": they are wrong or expired; renew them, then check with: kubectl auth can-i list basemodels.ome.io -n default --context refused`},
 		{name: "forbidden in a namespace", api: &fakeAPI{forbid: forbidAll}, r: ServingRuntimes,
 			want: `the cluster of context "dev" forbids user "system:serviceaccount:team-a:reader" to list servingruntimes.ome.io in namespace "team-a" (403 Forbidden): ask for the right, and check it with: kubectl auth can-i list servingruntimes.ome.io -n team-a --context dev`},
 		{name: "forbidden in every namespace", api: &fakeAPI{forbid: forbidAll}, r: ServingRuntimes, opts: Options{AllNamespaces: true},
 			want: `forbids user "system:serviceaccount:team-a:reader" to list servingruntimes.ome.io in every namespace (403 Forbidden): ask for the right, and check it with: kubectl auth can-i list servingruntimes.ome.io -A --context dev`},
 		{name: "forbidden cluster-wide, impersonating", api: &fakeAPI{forbid: func(r *http.Request) string { return refuse(r.Header.Get("Impersonate-User")) }}, r: ClusterServingRuntimes,
-			flags: func(f *genericclioptions.ConfigFlags) { *f.Impersonate = "bob" },
-			want:  `forbids user "bob" to list clusterservingruntimes.ome.io (cluster-scoped) (403 Forbidden): ask for the right, and check it with: kubectl auth can-i list clusterservingruntimes.ome.io --context dev --as bob`},
+			args: []string{"--as", "bob"},
+			want: `forbids user "bob" to list clusterservingruntimes.ome.io (cluster-scoped) (403 Forbidden): ask for the right, and check it with: kubectl auth can-i list clusterservingruntimes.ome.io --context dev --as bob`},
 		{name: "impersonation refused", api: &fakeAPI{forbid: func(r *http.Request) string {
 			return `users "alice" is forbidden: User "system:serviceaccount:team-a:reader" cannot impersonate resource "users" in API group "" at the cluster scope`
-		}}, flags: func(f *genericclioptions.ConfigFlags) { *f.Impersonate = "alice" },
+		}}, args: []string{"--as", "alice"},
 			want: `the cluster of context "dev" forbids user "system:serviceaccount:team-a:reader" to impersonate "alice" (--as; 403 Forbidden): users "alice" is forbidden: User "system:serviceaccount:team-a:reader" cannot impersonate resource "users" in API group "" at the cluster scope`},
 		{name: "no OME CRDs", api: &fakeAPI{noOME: true},
 			want: `the cluster of context "dev" has no OME CRDs (the server doesn't have a resource type "basemodels" in ome.io/v1beta1): OME is not installed in that cluster; install OME, or choose another cluster with --context`},
-		{name: "auth-provider gcp", flags: func(f *genericclioptions.ConfigFlags) { *f.Context = "extra" },
+		{name: "auth-provider gcp", args: []string{"--context", "extra"},
 			want: `user "extra" of the cluster of context "extra" authenticates with the auth-provider "gcp", which is not compiled in (only oidc is): use the exec plugin gke-gcloud-auth-plugin`},
-		{name: "auth-provider azure", flags: func(f *genericclioptions.ConfigFlags) { *f.KubeConfig, *f.Context = azure, "extra" },
+		{name: "auth-provider azure", args: []string{"--kubeconfig", azure, "--context", "extra"},
 			want: `authenticates with the auth-provider "azure", which is not compiled in (only oidc is): use the exec plugin kubelogin`},
-		{name: "failing exec plugin", flags: func(f *genericclioptions.ConfigFlags) { *f.KubeConfig, *f.Context = failing, "extra" },
+		{name: "failing exec plugin", args: []string{"--kubeconfig", failing, "--context", "extra"},
 			want: `the credential plugin of user "extra" of the cluster of context "extra" failed: getting credentials: exec: executable ` + filepath.Join(dir, "fail.sh") + ` failed with exit code 3`},
-		{name: "unknown context", flags: func(f *genericclioptions.ConfigFlags) { *f.Context = "prod" },
+		{name: "unknown context", args: []string{"--context", "prod"},
 			want: `the kubeconfig has no context "prod" (kubectl config get-contexts lists them)`},
-		{name: "unknown user", flags: func(f *genericclioptions.ConfigFlags) { *f.AuthInfoName = "nobody" },
+		{name: "unknown user", args: []string{"--user", "nobody"},
 			want: `the kubeconfig has no user "nobody" (--user; kubectl config get-users lists them)`},
-		{name: "unknown cluster", flags: func(f *genericclioptions.ConfigFlags) { f.ClusterName = ptr("nowhere") },
+		{name: "unknown cluster", set: func(f *Flags) { f.Overrides.Context.Cluster = "nowhere" },
 			want: `the kubeconfig has no cluster "nowhere" (--cluster=NAME; kubectl config get-clusters lists them)`},
-		{name: "missing kubeconfig", flags: func(f *genericclioptions.ConfigFlags) { *f.KubeConfig = filepath.Join(dir, "none") },
+		{name: "missing kubeconfig", args: []string{"--kubeconfig", filepath.Join(dir, "none")},
 			want: `kubeconfig: stat ` + filepath.Join(dir, "none") + `: no such file or directory`},
-		{name: "no kubeconfig at all", flags: func(f *genericclioptions.ConfigFlags) { *f.KubeConfig = "" },
+		{name: "no kubeconfig at all", args: []string{"--kubeconfig="},
 			env:  map[string]string{"KUBECONFIG": "", "HOME": home, "KUBERNETES_SERVICE_HOST": ""},
 			want: `no kubeconfig: none at $KUBECONFIG or ~/.kube/config, and not in a pod; give --kubeconfig, set KUBECONFIG, or give --server with credentials`},
-		{name: "request timeout", api: &fakeAPI{delay: 2 * time.Second}, flags: func(f *genericclioptions.ConfigFlags) { *f.Timeout = "200ms" },
+		{name: "request timeout", api: &fakeAPI{delay: 2 * time.Second}, args: []string{"--request-timeout", "200ms"},
 			want: `the cluster of context "dev" at ` + srv.URL + ` did not answer in time (--request-timeout) listing basemodels.ome.io in namespace "team-a": `},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -416,9 +418,9 @@ func TestFetchErrors(t *testing.T) {
 			for k, v := range c.env {
 				t.Setenv(k, v)
 			}
-			f := flags(kc)
-			if c.flags != nil {
-				c.flags(f)
+			f := flags(t, kc, c.args...)
+			if c.set != nil {
+				c.set(&f)
 			}
 			r := c.r
 			if r.Kind == "" {
@@ -431,8 +433,6 @@ func TestFetchErrors(t *testing.T) {
 		})
 	}
 }
-
-func ptr(s string) *string { return &s }
 
 func mustRead(t *testing.T, path string) string {
 	t.Helper()
@@ -466,10 +466,10 @@ func TestRedirectElsewhere(t *testing.T) {
 	}))
 	defer srv.Close()
 	kc := kubeconfig(t, srv, "")
-	_, err := fetch(t, flags(kc), Options{}, ClusterBaseModels)
+	_, err := fetch(t, flags(t, kc), Options{}, ClusterBaseModels)
 	require.EqualError(t, err, `the cluster of context "dev" at `+srv.URL+` redirected the list of clusterbasemodels.ome.io to `+other.URL+`, which is not followed: the credentials are for `+srv.URL+` only`)
 	require.Empty(t, got, "the other server got no request")
-	_, err = fetch(t, flags(kc), Options{}, ClusterServingRuntimes)
+	_, err = fetch(t, flags(t, kc), Options{}, ClusterServingRuntimes)
 	require.NoError(t, err, "a redirect on the same server is followed")
 }
 
@@ -481,7 +481,7 @@ func TestCAAndInsecure(t *testing.T) {
 	kc := kubeconfig(t, srv, "")
 	insecure := filepath.Join(filepath.Dir(kc), "insecure")
 	require.NoError(t, os.WriteFile(insecure, []byte(strings.Replace(mustRead(t, kc), "certificate-authority: ca.crt", "certificate-authority: ca.crt, insecure-skip-tls-verify: true", 1)), 0o600))
-	_, err := fetch(t, flags(insecure), Options{}, ClusterBaseModels)
+	_, err := fetch(t, flags(t, insecure), Options{}, ClusterBaseModels)
 	require.Error(t, err)
 	t.Log(err)
 	require.NotContains(t, err.Error(), "\n")
@@ -493,7 +493,7 @@ func TestWarnings(t *testing.T) {
 	srv := httptest.NewTLSServer(api)
 	defer srv.Close()
 	var out bytes.Buffer
-	_, err := fetch(t, flags(kubeconfig(t, srv, "")), Options{Warnings: &out, PageSize: 1}, ClusterBaseModels)
+	_, err := fetch(t, flags(t, kubeconfig(t, srv, "")), Options{Warnings: &out, PageSize: 1}, ClusterBaseModels)
 	require.NoError(t, err)
 	require.Equal(t, "Warning: ome.io/v1beta1 BaseModel is deprecated\n", out.String())
 }
@@ -507,13 +507,13 @@ func TestProgress(t *testing.T) {
 	kc := kubeconfig(t, srv, "")
 
 	var out bytes.Buffer
-	_, err := fetch(t, flags(kc), Options{Progress: &out}, ClusterServingRuntimes)
+	_, err := fetch(t, flags(t, kc), Options{Progress: &out}, ClusterServingRuntimes)
 	require.NoError(t, err)
 	require.Empty(t, out.String(), "a read under a second says nothing")
 
 	defer func(d time.Duration) { progressAfter = d }(progressAfter)
 	progressAfter = 0
-	_, err = fetch(t, flags(kc), Options{Progress: &out}, ClusterServingRuntimes)
+	_, err = fetch(t, flags(t, kc), Options{Progress: &out}, ClusterServingRuntimes)
 	require.NoError(t, err)
 	s := out.String()
 	require.Contains(t, s, "\r\x1b[Kreading the cluster: 500 objects (clusterservingruntimes)")

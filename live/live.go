@@ -1,12 +1,15 @@
 // Package live reads OME's objects from a running cluster, as kubectl
-// does: client-go resolves kubectl's flags (genericclioptions.ConfigFlags)
+// does: client-go's clientcmd resolves kubectl's flags (Flags, in the form
+// of its loading rules and overrides, which kubectl's own flag set wraps)
 // and the kubeconfig (--kubeconfig, else $KUBECONFIG, else ~/.kube/config,
 // else the pod's service account) into a connection, with every credential
 // kubectl supports but the auth-providers that are not compiled in; the
 // namespace is -n, else the context's. Each resource is listed 500 objects
 // a page. The package knows nothing of OME's rules: it hands back the lists
 // as JSON documents for the engine's loader, and turns client-go's failures
-// into one line that names the cause and the fix.
+// into one line that names the cause and the fix. It links none of
+// Kubernetes' built-in API types (k8s.io/api) nor client-go's registry of
+// them: OME's objects are read as JSON.
 //
 // Nothing here runs before Connect: a command that reads only files never
 // reads a kubeconfig nor builds a transport.
@@ -27,7 +30,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -108,8 +110,8 @@ type Client struct {
 // Connect reads the kubeconfig as kubectl does with the same flags, and
 // makes the client. It sends no request: an exec credential plugin runs on
 // the first one.
-func Connect(flags *genericclioptions.ConfigFlags, o Options) (*Client, error) {
-	loader := flags.ToRawKubeConfigLoader()
+func Connect(flags Flags, o Options) (*Client, error) {
+	loader := flags.loader()
 	cfg, err := loader.ClientConfig()
 	if err != nil {
 		return nil, configError(err, flags)
@@ -123,19 +125,19 @@ func Connect(flags *genericclioptions.ConfigFlags, o Options) (*Client, error) {
 	if raw, err := loader.RawConfig(); err == nil {
 		// No kubeconfig, no --server, not in a pod: client-go falls back
 		// on http://localhost:8080 (as kubectl does), which is never meant.
-		if len(raw.Clusters) == 0 && (flags.APIServer == nil || *flags.APIServer == "") && cfg.Host == clientcmd.ClusterDefaults.Server && os.Getenv("KUBERNETES_MASTER") == "" {
+		if len(raw.Clusters) == 0 && flags.Overrides.ClusterInfo.Server == "" && cfg.Host == clientcmd.ClusterDefaults.Server && os.Getenv("KUBERNETES_MASTER") == "" {
 			return nil, errNoKubeconfig
 		}
 		c.context = raw.CurrentContext
-		if flags.Context != nil && *flags.Context != "" {
-			c.context = *flags.Context
+		if flags.Overrides.CurrentContext != "" {
+			c.context = flags.Overrides.CurrentContext
 		}
 		if kc, ok := raw.Contexts[c.context]; ok {
 			c.user = kc.AuthInfo
 		}
 	}
-	if flags.AuthInfoName != nil && *flags.AuthInfoName != "" {
-		c.user = *flags.AuthInfoName
+	if flags.Overrides.Context.AuthInfo != "" {
+		c.user = flags.Overrides.Context.AuthInfo
 	}
 	if c.namespace, _, err = loader.Namespace(); err != nil {
 		return nil, configError(err, flags)

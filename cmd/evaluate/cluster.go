@@ -8,18 +8,17 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 )
 
 // clusterOptions are the flags of the commands that read a live cluster:
-// kubectl's own (genericclioptions.ConfigFlags, resolved by client-go), -A,
-// and --cluster[=NAME], which asks for the cluster. Nothing is read from a
-// kubeconfig until load reads the cluster.
+// kubectl's own (bound through client-go's clientcmd, which resolves them),
+// -A, and --cluster[=NAME], which asks for the cluster. Nothing is read
+// from a kubeconfig until load reads the cluster.
 type clusterOptions struct {
-	flags         *genericclioptions.ConfigFlags
+	flags         live.Flags
 	cluster       clusterFlag
 	allNamespaces bool
 	set           *pflag.FlagSet
@@ -59,10 +58,6 @@ var clusterFlagUsage = map[string]string{
 // --as-group, --as-uid, --certificate-authority, --insecure-skip-tls-verify,
 // --request-timeout, ...), -n and -A, and --cluster[=NAME].
 func addClusterFlags(cmd *cobra.Command, c *clusterOptions) {
-	c.flags = genericclioptions.NewConfigFlags(false)
-	// Neither discovery's cache nor compression applies to a list; the
-	// kubeconfig cluster is chosen by --cluster=NAME below.
-	c.flags.CacheDir, c.flags.DisableCompression, c.flags.ClusterName = nil, nil, nil
 	fs := cmd.Flags()
 	c.set = fs
 	c.flags.AddFlags(fs)
@@ -124,10 +119,7 @@ func (c *clusterOptions) enabled() bool {
 // namespaceFlag is the value of -n, "" when it is not given. It reads no
 // kubeconfig: the context's namespace is known only once the cluster is read.
 func (c *clusterOptions) namespaceFlag() string {
-	if c.flags == nil || c.flags.Namespace == nil {
-		return ""
-	}
-	return *c.flags.Namespace
+	return c.flags.Overrides.Context.Namespace
 }
 
 // readInto reads the resources from the cluster into input, after what
@@ -158,9 +150,7 @@ func (c *clusterOptions) connect(cmd *cobra.Command) (*live.Client, error) {
 	if c.client != nil {
 		return c.client, nil
 	}
-	if c.cluster.name != "" {
-		c.flags.ClusterName = &c.cluster.name
-	}
+	c.flags.Overrides.Context.Cluster = c.cluster.name
 	o := live.Options{AllNamespaces: c.allNamespaces, Warnings: cmd.ErrOrStderr()}
 	if f, ok := cmd.ErrOrStderr().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		o.Progress = f

@@ -267,7 +267,7 @@ func readCluster(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths [
 	// else the context's namespace.
 	side := inputOptions{paths: paths, recursive: in.recursive, cluster: in.cluster}
 	ns := in.cluster.client.Namespace()
-	side.cluster.flags.Namespace = &ns
+	side.cluster.flags.Overrides.Context.Namespace = ns
 	files, err := side.read(g, cmd, nil, false, nil)
 	if err != nil {
 		return nil, nil, nil, sides, err

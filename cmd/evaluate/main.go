@@ -16,8 +16,8 @@ import (
 // four times that (gcPercent), which saves most collections on a catalog,
 // but never past memoryLimit, so the memory Go holds stays under 72 MiB
 // however many pairs there are. The process's resident memory adds the
-// pages of the binary it has read (some 40 MB once client-go's packages
-// are initialised; clean pages, shared with the page cache).
+// pages of the binary it has read (client-go's among them once their
+// packages are initialised; clean pages, shared with the page cache).
 const (
 	memoryLimit = 72 << 20
 	gcPercent   = 300

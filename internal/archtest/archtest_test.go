@@ -218,6 +218,124 @@ func TestBinaryLinksNoBenchOrTestSupport(t *testing.T) {
 	}
 }
 
+// unusedKubernetes says whether a package is one of Kubernetes' that the
+// evaluate binary must not link: the built-in API types (k8s.io/api/...)
+// and client-go's registry of them (client-go/kubernetes/scheme), whose
+// initialisers register every built-in kind at each start, though
+// evaluate reads OME's objects as JSON and never uses those types.
+func unusedKubernetes(path string) bool {
+	return strings.HasPrefix(path, "k8s.io/api/") || path == "k8s.io/client-go/kubernetes/scheme"
+}
+
+// importChain is the shortest chain of imports from one package to
+// another (from first, to last), nil when none leads there. Of two chains
+// as short, the one through the imports listed first.
+func importChain(imports map[string][]string, from, to string) []string {
+	parent := map[string]string{from: ""}
+	queue := []string{from}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if p == to {
+			var chain []string
+			for ; p != ""; p = parent[p] {
+				chain = append(chain, p)
+			}
+			slices.Reverse(chain)
+			return chain
+		}
+		for _, i := range imports[p] {
+			if _, seen := parent[i]; !seen {
+				parent[i] = p
+				queue = append(queue, i)
+			}
+		}
+	}
+	return nil
+}
+
+// binaryImports are the packages the evaluate binary links, each with its
+// imports, as `go list -deps` gives them.
+func binaryImports(t *testing.T) map[string][]string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(goList(t, "-deps", "-json", "./cmd/evaluate")))
+	out := map[string][]string{}
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		out[p.ImportPath] = p.Imports
+	}
+	return out
+}
+
+// TestBinaryLinksNoKubernetesTypes: a run that reads only files does not
+// pay for Kubernetes' built-in types. Each one linked is named with the
+// chain of imports that brings it in.
+func TestBinaryLinksNoKubernetesTypes(t *testing.T) {
+	imports := binaryImports(t)
+	main := module + "/cmd/evaluate"
+	if _, ok := imports[main]; !ok {
+		t.Fatalf("go list -deps ./cmd/evaluate does not list %s", main)
+	}
+	var linked []string
+	for p := range imports {
+		if unusedKubernetes(p) {
+			linked = append(linked, p)
+		}
+	}
+	sort.Strings(linked)
+	for _, p := range linked {
+		t.Errorf("evaluate links %s, through %s", p, strings.Join(importChain(imports, main, p), " -> "))
+	}
+}
+
+// TestImportChain: the shortest chain, the first of two as short, none.
+func TestImportChain(t *testing.T) {
+	imports := map[string][]string{
+		"cmd":    {"live", "output"},
+		"live":   {"rest", "cli"},
+		"output": {"cli"},
+		"cli":    {"scheme", "rest"},
+		"scheme": {"api/core"},
+		"rest":   {"cli"}, // a cycle
+	}
+	for _, c := range []struct {
+		to   string
+		want []string
+	}{
+		{to: "cmd", want: []string{"cmd"}},
+		{to: "cli", want: []string{"cmd", "live", "cli"}},
+		{to: "api/core", want: []string{"cmd", "live", "cli", "scheme", "api/core"}},
+		{to: "api/apps", want: nil},
+	} {
+		if got := importChain(imports, "cmd", c.to); !slices.Equal(got, c.want) {
+			t.Errorf("importChain(cmd, %s) = %v, want %v", c.to, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{"k8s.io/api/core/v1", true},
+		{"k8s.io/client-go/kubernetes/scheme", true},
+		{"k8s.io/apimachinery/pkg/apis/meta/v1", false},
+		{"k8s.io/client-go/rest", false},
+		{"k8s.io/apiextensions-apiserver/pkg/apis", false},
+		{"k8s.io/client-go/kubernetes", false},
+	} {
+		if got := unusedKubernetes(c.path); got != c.want {
+			t.Errorf("unusedKubernetes(%s) = %v, want %v", c.path, got, c.want)
+		}
+	}
+}
+
 // TestCheckFindsEachKind: what check reports, on a module of a few
 // packages that break each rule once.
 func TestCheckFindsEachKind(t *testing.T) {
