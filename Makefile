@@ -35,8 +35,8 @@ install:
 # first (prereqs).
 test: prereqs vet fmt-check unit race gator-verify e2e cases
 
-# What the tests need beyond Go and make (Chromium, git), checked in a
-# second: installed with apt-get as root or with passwordless sudo,
+# What the tests need beyond Go and make (Chromium, git), checked before
+# anything else: installed with apt-get as root or with passwordless sudo,
 # otherwise a stop with the command to run (scripts/prereqs.sh).
 prereqs:
 	@$(SHELL) scripts/prereqs.sh
