@@ -15,7 +15,7 @@ VERSION  ?= $(shell git describe --tags --dirty 2>/dev/null)
 REVISION ?= $(shell git describe --always --dirty --abbrev=40 --exclude='*' 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: FORCE all build install docs test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet screenshot
+.PHONY: FORCE all build install docs prereqs test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet screenshot
 
 all: build test
 
@@ -31,13 +31,20 @@ install:
 # shared batch under the race detector, gator on every Gatekeeper suite, the
 # end-to-end checks on a local cluster, then every case file and Rego unit
 # test through the command a user types, on both engines. The last line is
-# the case runner's "N passed, M failed".
-test: vet fmt-check unit race gator-verify e2e cases
+# the case runner's "N passed, M failed". Its prerequisites are checked
+# first (prereqs).
+test: prereqs vet fmt-check unit race gator-verify e2e cases
+
+# What the tests need beyond Go and make (Chromium, git), checked before
+# anything else: installed with apt-get as root or with passwordless sudo,
+# otherwise a stop with the command to run (scripts/prereqs.sh).
+prereqs:
+	@$(SHELL) scripts/prereqs.sh
 
 # Every Go test, among them the report's tests in headless Chromium
-# (report/browser_test.go; Debian's chromium package, which .ci/run
+# (report/browser_test.go; Debian's chromium package, which prereqs
 # installs when missing).
-unit:
+unit: prereqs
 	$(GO) test -count=1 $(PKGS)
 
 # The workers of `evaluate match` share the prepared runtimes: under the race
@@ -53,7 +60,7 @@ race:
 
 # Rewrite docs/report.png, the README's screenshot of the catalog's report,
 # from the browser test that checks that report in headless Chromium.
-screenshot:
+screenshot: prereqs
 	$(GO) test -count=1 ./report -run '^TestCatalogReportInBrowser$$' -screenshot $(CURDIR)/docs/report.png
 
 cases: build

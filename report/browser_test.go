@@ -44,7 +44,7 @@ func chromiumPath(t *testing.T) string {
 		}
 	}
 	t.Fatal("the report's browser tests need headless Chromium, and it is not installed: " +
-		"run `apt-get update && apt-get install -y chromium` (Debian's package; .ci/run does this), " +
+		"run `apt-get update && apt-get install -y chromium` (Debian's package; make test does this as root or with passwordless sudo), " +
 		"or set CHROMIUM to a Chromium or Chrome binary")
 	return ""
 }
