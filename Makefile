@@ -45,7 +45,7 @@ prereqs:
 # (report/browser_test.go; Debian's chromium package, which prereqs
 # installs when missing).
 unit: prereqs
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -timeout 30m $(PKGS)
 
 # The workers of `evaluate match` share the prepared runtimes: under the race
 # detector, they only read them. The detector needs cgo (a C compiler);
