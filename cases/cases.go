@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/policies"
 	"gopkg.in/yaml.v3"
 )
 
@@ -204,7 +205,7 @@ func readOMEVersions(m map[string]any, pos map[string]objects.Pos, fail func(fie
 	for i, x := range list {
 		field := objects.IndexPath("omeVersions", i)
 		s, _ := x.(string)
-		r, ok := release(s)
+		r, ok := policies.NormalizeRelease(s)
 		if !ok {
 			return nil, fail(field, "must be an OME release such as v0.1.4, got "+objects.DescribeValue(x, pos[field].Raw))
 		}
@@ -214,21 +215,6 @@ func readOMEVersions(m map[string]any, pos map[string]objects.Pos, fail func(fie
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// release writes an OME release as "vMAJOR.MINOR.PATCH".
-func release(s string) (string, bool) {
-	v := strings.TrimPrefix(s, "v")
-	parts := strings.Split(v, ".")
-	if len(parts) != 3 {
-		return "", false
-	}
-	for _, p := range parts {
-		if p == "" || strings.Trim(p, "0123456789") != "" || len(p) > 1 && p[0] == '0' {
-			return "", false
-		}
-	}
-	return "v" + v, true
 }
 
 // HoldsFor reports whether the case holds for an OME release.

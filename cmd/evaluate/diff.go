@@ -14,6 +14,7 @@ import (
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/policies"
 )
 
 // The values of diff's --fail-on.
@@ -128,7 +129,7 @@ func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []strin
 	if err != nil {
 		return err
 	}
-	to, ok := policyset.NormalizeRelease(o.toRelease)
+	to, ok := policies.NormalizeRelease(o.toRelease)
 	if !ok || !slices.Contains(all.Releases(), to) {
 		return badInput(fmt.Errorf("--to-ome-version: %w", &policyset.UnknownReleaseError{Release: o.toRelease, Known: all.Releases()}))
 	}

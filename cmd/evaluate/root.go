@@ -10,8 +10,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies"
 )
 
 // Exit codes, the same for every command.
@@ -93,7 +95,7 @@ func (g *globalOptions) chosenRelease(set *policyset.Set) (string, error) {
 	if r == "" {
 		return set.Newest(), nil
 	}
-	name, ok := policyset.NormalizeRelease(r)
+	name, ok := policies.NormalizeRelease(r)
 	if !ok || !slices.Contains(set.Releases(), name) {
 		return "", badInput(fmt.Errorf("%s: %w", from, &policyset.UnknownReleaseError{Release: r, Known: set.Releases()}))
 	}

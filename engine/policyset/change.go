@@ -110,7 +110,8 @@ func replaceRegoRules(base, change, where string) (string, error) {
 		return "", err
 	}
 	if !bm.Package.Path.Equal(cm.Package.Path) {
-		return "", fmt.Errorf("%s: package %s, but the file it changes is package %s", where, cm.Package.Path, bm.Package.Path)
+		pkg := func(m *ast.Module) string { return strings.TrimPrefix(m.Package.Path.String(), "data.") }
+		return "", fmt.Errorf("%s: package %s, but the file it changes is package %s", where, pkg(cm), pkg(bm))
 	}
 	for _, imp := range cm.Imports {
 		if !slices.ContainsFunc(bm.Imports, func(b *ast.Import) bool { return b.Equal(imp) }) {

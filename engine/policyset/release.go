@@ -66,7 +66,7 @@ func readReleases(fsys, embedded fs.FS, origin string) ([]releaseChanges, error)
 	var out []releaseChanges
 	seen := map[string]bool{}
 	for i, r := range list.Releases {
-		name, ok := NormalizeRelease(r.Name)
+		name, ok := policies.NormalizeRelease(r.Name)
 		if !ok || name != r.Name {
 			return nil, fmt.Errorf("policies %s: %s: release %q is not written vMAJOR.MINOR.PATCH", origin, ReleasesFile, r.Name)
 		}
@@ -112,22 +112,6 @@ func readChanges(fsys fs.FS, origin string, rc *releaseChanges) error {
 		}
 	}
 	return nil
-}
-
-// NormalizeRelease writes an OME release as the policies name it: "0.1.4"
-// and "v0.1.4" are "v0.1.4". ok is false for text that is not a release.
-func NormalizeRelease(s string) (string, bool) {
-	v := strings.TrimPrefix(s, "v")
-	parts := strings.Split(v, ".")
-	if len(parts) != 3 {
-		return "", false
-	}
-	for _, p := range parts {
-		if p == "" || strings.Trim(p, "0123456789") != "" || (len(p) > 1 && p[0] == '0') {
-			return "", false
-		}
-	}
-	return "v" + v, true
 }
 
 // EmbeddedReleases lists the OME releases the embedded policies state,
@@ -176,7 +160,7 @@ func (e *UnknownReleaseError) Error() string {
 // down to it applied, each file naming the changes it took (File.Changes).
 // The set it is called on must be the newest release's.
 func (s *Set) ForRelease(release string) (*Set, error) {
-	name, ok := NormalizeRelease(release)
+	name, ok := policies.NormalizeRelease(release)
 	i := slices.IndexFunc(s.releases, func(r releaseChanges) bool { return r.name == name })
 	if !ok || i < 0 {
 		return nil, &UnknownReleaseError{Release: release, Known: s.Releases()}
