@@ -49,9 +49,15 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 				}
 				releases = []string{r}
 			}
-			report, err := runTests(set, releases, engineName, caseFiles, regoFiles)
+			report, leftOut, err := runTests(set, releases, engineName, caseFiles, regoFiles)
 			if err != nil {
 				return badInput(err)
+			}
+			if leftOut > 0 {
+				if len(report.Cases) == 0 {
+					return badInput(fmt.Errorf("%s: no case holds for OME %s (each names the releases it holds for in omeVersions)", strings.Join(args, " "), strings.Join(releases, ", ")))
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "notice: %d case(s) left out, which hold for other OME releases than %s\n", leftOut, strings.Join(releases, ", "))
 			}
 			if err := w.Write(report); err != nil {
 				return err
@@ -73,8 +79,8 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 // runTests runs the case files, each case on each of releases it holds
 // for (the OME releases it names, else every one), and the Rego unit
 // tests, which test the policy files as written: the newest release's.
-func runTests(set *policyset.Set, releases []string, engineName string, caseFiles, regoFiles []string) (output.TestReport, error) {
-	var report output.TestReport
+// leftOut counts the cases that hold for none of releases.
+func runTests(set *policyset.Set, releases []string, engineName string, caseFiles, regoFiles []string) (report output.TestReport, leftOut int, err error) {
 	add := func(c output.CaseReport) {
 		if c.Passed {
 			report.Passed++
@@ -98,24 +104,29 @@ func runTests(set *policyset.Set, releases []string, engineName string, caseFile
 	for _, f := range caseFiles {
 		list, err := cases.ReadCases(f)
 		if err != nil {
-			return report, err
+			return report, leftOut, err
 		}
 		if err := cases.CheckReleases(list, set.Releases()); err != nil {
-			return report, err
+			return report, leftOut, err
 		}
 		for i := range list {
 			c := &list[i]
+			ran := false
 			for _, r := range releases {
 				if !c.HoldsFor(r) {
 					continue
 				}
+				ran = true
 				run, err := runner(r)
 				if err != nil {
-					return report, err
+					return report, leftOut, err
 				}
 				o := run.Run(c)
 				add(output.CaseReport{File: f, Name: c.Name, Engine: o.Engine, OMEVersion: r, Passed: o.Passed,
 					Expected: o.Expected, Got: o.Got, Detail: o.Detail, Line: c.Line})
+			}
+			if !ran {
+				leftOut++
 			}
 		}
 	}
@@ -124,13 +135,13 @@ func runTests(set *policyset.Set, releases []string, engineName string, caseFile
 		for _, f := range regoFiles {
 			b, err := os.ReadFile(f)
 			if err != nil {
-				return report, err
+				return report, leftOut, err
 			}
 			texts[f] = string(b)
 		}
 		results, err := rego.RunTests(set, texts)
 		if err != nil {
-			return report, err
+			return report, leftOut, err
 		}
 		for _, r := range results {
 			got := "pass"
@@ -141,5 +152,5 @@ func runTests(set *policyset.Set, releases []string, engineName string, caseFile
 				Expected: "pass", Got: got, Detail: r.Detail, Line: r.Line})
 		}
 	}
-	return report, nil
+	return report, leftOut, nil
 }
