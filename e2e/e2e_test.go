@@ -241,6 +241,7 @@ func applyAndReadBack(t *testing.T, objs []*unstructured.Unstructured) []*unstru
 	for _, o := range objs {
 		got, err := kube.Apply(ctxT(t), o)
 		if err != nil {
+			deleteAll(t, out) // leave no object to the next case
 			t.Fatalf("applying %s %s: %v", o.GetKind(), o.GetName(), err)
 		}
 		out = append(out, got)

@@ -157,7 +157,11 @@ func dropClientCert(config string) string {
 // testNoOMECRDs removes OME's CRDs (the last step: the cluster is stopped
 // after it) and checks that reading the cluster is then one clear error.
 func testNoOMECRDs(t *testing.T) {
-	objs, err := cluster.ReadObjects(filepath.Join(repo, "testdata", "ome-crds"))
+	files, err := filepath.Glob(filepath.Join(repo, "testdata", "ome-crds", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("OME's CRDs: %v", err)
+	}
+	objs, err := cluster.ReadObjects(files...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -282,7 +282,13 @@ func (u *upRun) installCRDs(ctx context.Context) error {
 	if u.gkObjects, err = readObjects(gkDeploy); err != nil {
 		return err
 	}
-	omeCRDs, err := readObjects(filepath.Join(u.o.Repo, "testdata", "ome-crds"))
+	// The newest OME release's CRDs, at the folder's top (its folders hold
+	// what older releases change).
+	crdFiles, err := filepath.Glob(filepath.Join(u.o.Repo, "testdata", "ome-crds", "*.yaml"))
+	if err != nil || len(crdFiles) == 0 {
+		return fmt.Errorf("OME's CRDs: no testdata/ome-crds/*.yaml (%v)", err)
+	}
+	omeCRDs, err := readObjects(crdFiles...)
 	if err != nil {
 		return err
 	}
