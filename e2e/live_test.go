@@ -69,6 +69,18 @@ func testLiveInput(t *testing.T) {
 	all := writeObjects(t, dir, "all.json", append(append([]*unstructured.Unstructured{}, stored...), storedIsvcs...)...)
 	kc := state.Kubeconfig
 	ns := "llama-demo"
+	// -n reads the InferenceServices of ns, with the models and runtimes
+	// that OME would look at for them.
+	var nsIsvcs []*unstructured.Unstructured
+	for _, o := range storedIsvcs {
+		if o.GetNamespace() == ns {
+			nsIsvcs = append(nsIsvcs, o)
+		}
+	}
+	if len(nsIsvcs) == 0 || len(nsIsvcs) == len(storedIsvcs) {
+		t.Fatalf("testdata/examples: %d of %d InferenceServices in %s; the check wants some in another namespace too", len(nsIsvcs), len(storedIsvcs), ns)
+	}
+	inNS := writeObjects(t, dir, "in-namespace.json", append(append([]*unstructured.Unstructured{}, stored...), nsIsvcs...)...)
 
 	same := func(what string, live, files []string) {
 		t.Helper()
@@ -81,7 +93,7 @@ func testLiveInput(t *testing.T) {
 			t.Logf("%s: evaluate %s gives what the files give (exit %d, %d bytes)", what, strings.Join(live, " "), lc, len(lo))
 		}
 	}
-	same("select", []string{"select", "--kubeconfig", kc, "-n", ns, "-o", "json"}, []string{"select", "-f", all, "-o", "json"})
+	same("select", []string{"select", "--kubeconfig", kc, "-n", ns, "-o", "json"}, []string{"select", "-f", inNS, "-o", "json"})
 	same("select -A", []string{"select", "--kubeconfig", kc, "-A", "-o", "json"}, []string{"select", "-f", all, "-o", "json"})
 	same("match", []string{"match", "--kubeconfig", kc, "-n", ns, "-o", "json", "--engine", "both"}, []string{"match", "-m", mf, "-r", rf, "-o", "json", "--engine", "both"})
 	same("explain", []string{"explain", "--kubeconfig", kc, "-n", ns, "--model-name", "llama-3-2-3b-instruct", "--runtime-name", "vllm-llama-3-2-3b-instruct", "-o", "json"},
