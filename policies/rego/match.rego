@@ -159,10 +159,11 @@ version_difference(what, want, got) := "" if {
 } else := concat("", ["model has ", what, " version but runtime has no version requirement"])
 
 # Spec 4.1: the entry's operator compares the entry's version (left) with the
-# model's (right).
+# model's (right), when OME reads both (version_parses, written out: this
+# runs for every entry of every runtime).
 version_accepted(op, entry_version, model_version) if {
-	version_parses(entry_version)
-	version_parses(model_version)
+	ome.version.is_valid(entry_version)
+	ome.version.is_valid(model_version)
 	operator_accepts(op, entry_version, model_version)
 }
 

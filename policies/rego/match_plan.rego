@@ -194,19 +194,22 @@ entry_differences := object.union(found, unknown) if {
 
 # Each distinct list of entries' failure, as entries_failure gives it: ""
 # when one of its entries matched (it has no differences), else the
-# reason: no_format_matched with its entries' texts joined with "; "
-# (entries_text), and for a list without entries, entries_text([]).
-# ome.plan.join_rows puts each list's texts together in one call: it is
+# reason: no_format_matched's text (failure_prefix) followed by its
+# entries' texts joined with "; " (entries_text), and for a list without
+# entries, entries_text([]). ome.plan.join_rows puts each list's reason
+# together in one call: it is
 #   {lk: concat("", [prefix, concat("; ", [entry_texts[k] | some k in keys])]) |
 #       some lk, keys in batch.lists}
 # and ome.plan.rows_with(batch.lists, entry_texts, "") is the lists with an
 # entry whose text is "", that is which matched (no difference is ""):
 #   {lk | some lk, keys in batch.lists; some k in keys; entry_texts[k] == ""}
 list_failures := object.union(object.union(unmatched, matched), empty) if {
-	unmatched := {lk: no_format_matched(model_label, d) | some lk, d in ome.plan.join_rows("", "; ", entry_texts, batch.lists)}
+	unmatched := ome.plan.join_rows(failure_prefix, "; ", entry_texts, batch.lists)
 	matched := {lk: "" | some lk in ome.plan.rows_with(batch.lists, entry_texts, "")}
 	empty := {lk: no_format_matched(model_label, entries_text([])) | some lk in batch.empty_lists}
 }
+
+failure_prefix := no_format_matched(model_label, "")
 
 # Each distinct entry's differences joined as entry_text joins them (with
 # ", "), once for all the lists that have the entry; "" when it has

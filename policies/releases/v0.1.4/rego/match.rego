@@ -10,6 +10,12 @@ version_parses(v) if {
 	not ome.version.has_v(v)
 }
 
+version_accepted(op, entry_version, model_version) if {
+	version_parses(entry_version)
+	version_parses(model_version)
+	operator_accepts(op, entry_version, model_version)
+}
+
 # v0.1.4 does not compare diffusion pipelines.
 pipeline_difference(_, _) := ""
 
