@@ -113,18 +113,7 @@ extra := 1
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := replaceRegoRules(baseRego, c.change, "v0.1.4/match.rego")
-			if c.fails {
-				if err == nil || !strings.Contains(err.Error(), c.want) {
-					t.Fatalf("error %v, want one with %q", err, c.want)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != c.want {
-				t.Errorf("got:\n%s\nwant:\n%s", got, c.want)
-			}
+			checkChange(t, got, err, c.want, c.fails)
 		})
 	}
 }
@@ -179,19 +168,26 @@ spec:
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := replaceCELVariables(baseCEL, c.change, "v0.1.4/match.yaml")
-			if c.fails {
-				if err == nil || !strings.Contains(err.Error(), c.want) {
-					t.Fatalf("error %v, want one with %q", err, c.want)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != c.want {
-				t.Errorf("got:\n%s\nwant:\n%s", got, c.want)
-			}
+			checkChange(t, got, err, c.want, c.fails)
 		})
+	}
+}
+
+// checkChange checks a change's result: the text wanted, or, when the
+// change fails, an error holding want.
+func checkChange(t *testing.T, got string, err error, want string, fails bool) {
+	t.Helper()
+	if fails {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %v, want one with %q", err, want)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
 
