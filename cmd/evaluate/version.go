@@ -23,12 +23,9 @@ var (
 )
 
 // What the rules follow and what the end-to-end suite runs. A test keeps
-// them equal to the Makefile's pinned versions, to NOTICE and to
+// them equal to the Makefile's pinned versions, to the CRDs and to
 // docs/compatibility.md.
 const (
-	// omeCommit is the OME commit that testdata/catalog and v0.1.5's CRDs
-	// (testdata/ome-crds) were copied from; it decides as v0.1.5.
-	omeCommit = "17b77eda"
 	// omeCRDVersion is the API version of OME's objects the tool reads.
 	omeCRDVersion = "ome.io/v1beta1"
 	// gatekeeperVersion is the Gatekeeper (and gator) that `make e2e` and
@@ -41,12 +38,11 @@ const (
 
 // versionInfo is what `evaluate version` prints.
 type versionInfo struct {
-	Version   string `json:"version" yaml:"version"`
-	Revision  string `json:"revision" yaml:"revision"`
-	Go        string `json:"go" yaml:"go"`
-	CELGo     string `json:"celGo" yaml:"celGo"`
-	OPA       string `json:"opa" yaml:"opa"`
-	OMECommit string `json:"omeCommit" yaml:"omeCommit"`
+	Version  string `json:"version" yaml:"version"`
+	Revision string `json:"revision" yaml:"revision"`
+	Go       string `json:"go" yaml:"go"`
+	CELGo    string `json:"celGo" yaml:"celGo"`
+	OPA      string `json:"opa" yaml:"opa"`
 	// OMEReleases are the OME releases the policies state, newest (the
 	// default) first.
 	OMEReleases []string `json:"omeReleases" yaml:"omeReleases"`
@@ -66,7 +62,6 @@ func buildVersion() versionInfo {
 		Go:          runtime.Version(),
 		CELGo:       "unknown",
 		OPA:         "unknown",
-		OMECommit:   omeCommit,
 		OMEReleases: policyset.EmbeddedReleases(),
 		OMECRDs:     omeCRDVersion,
 		Gatekeeper:  gatekeeperVersion,
@@ -173,7 +168,6 @@ func versionRows(v versionInfo) [][2]string {
 		{"cel-go", v.CELGo},
 		{"opa", v.OPA},
 		{"ome releases", releasesText(v.OMEReleases)},
-		{"ome commit", v.OMECommit},
 		{"ome crds", v.OMECRDs},
 		{"gatekeeper (e2e)", v.Gatekeeper},
 		{"kubernetes (e2e)", v.Kubernetes},
