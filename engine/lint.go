@@ -131,11 +131,6 @@ type Rule struct {
 	Releases []string `json:"releases,omitempty" yaml:"releases,omitempty"`
 }
 
-// AppliesTo reports whether the rule applies to an OME release.
-func (r Rule) AppliesTo(release string) bool {
-	return len(r.Releases) == 0 || slices.Contains(r.Releases, release)
-}
-
 // RuleInputError is what lint reports an input that could not be read
 // (YAML that does not parse, a template, an object without a name) as: no
 // policy's rule, and never turned off.

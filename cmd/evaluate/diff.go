@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
-	"github.com/ome-policy/evaluator/policies"
 )
 
 // The values of diff's --fail-on.
@@ -129,13 +127,13 @@ func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []strin
 	if err != nil {
 		return err
 	}
-	to, ok := policies.NormalizeRelease(o.toRelease)
-	if !ok || !slices.Contains(all.Releases(), to) {
-		return badInput(fmt.Errorf("--to-ome-version: %w", &policyset.UnknownReleaseError{Release: o.toRelease, Known: all.Releases()}))
+	to, err := knownRelease(all, o.toRelease, "--to-ome-version")
+	if err != nil {
+		return err
 	}
 	defer liftMemoryLimit()()
-	before := compileDiffFor(o.engineName, func() (*policyset.Set, error) { return g.forRelease(all, from) })
-	after := compileDiffFor(o.engineName, func() (*policyset.Set, error) { return g.forRelease(all, to) })
+	before := compileDiffFor(o.engineName, func() (*policyset.Set, error) { return all.ForRelease(from) })
+	after := compileDiffFor(o.engineName, func() (*policyset.Set, error) { return all.ForRelease(to) })
 	in := o.in
 	in.paths = args
 	input, err := in.read(g, cmd, liveDiffResources, false, nil)

@@ -70,7 +70,7 @@ func (g *globalOptions) policies() (*policyset.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g.chosen, err = g.forRelease(set, r); err != nil {
+	if g.chosen, err = set.ForRelease(r); err != nil {
 		return nil, err
 	}
 	return g.chosen, nil
@@ -88,26 +88,30 @@ func (g *globalOptions) allPolicies() (*policyset.Set, error) {
 // chosenRelease is the OME release the command applies: --ome-version,
 // else $EVALUATE_OME_VERSION, else the newest the policies state.
 func (g *globalOptions) chosenRelease(set *policyset.Set) (string, error) {
-	r, from := g.release, "--ome-version"
-	if r == "" {
-		r, from = os.Getenv(releaseEnv), releaseEnv
-	}
+	r, from := g.requestedRelease()
 	if r == "" {
 		return set.Newest(), nil
 	}
+	return knownRelease(set, r, from)
+}
+
+// requestedRelease is the OME release asked for, as written, and where:
+// --ome-version, else $EVALUATE_OME_VERSION; "" when neither gives one.
+func (g *globalOptions) requestedRelease() (r, from string) {
+	if g.release != "" {
+		return g.release, "--ome-version"
+	}
+	return os.Getenv(releaseEnv), releaseEnv
+}
+
+// knownRelease is the release r names ("0.1.4" names v0.1.4); one the
+// policies do not state is bad input, said of from (the flag that gave it).
+func knownRelease(set *policyset.Set, r, from string) (string, error) {
 	name, ok := policies.NormalizeRelease(r)
 	if !ok || !slices.Contains(set.Releases(), name) {
 		return "", badInput(fmt.Errorf("%s: %w", from, &policyset.UnknownReleaseError{Release: r, Known: set.Releases()}))
 	}
 	return name, nil
-}
-
-// forRelease is set for the release r (a name set states).
-func (g *globalOptions) forRelease(set *policyset.Set, r string) (*policyset.Set, error) {
-	if r == set.Newest() {
-		return set, nil
-	}
-	return set.ForRelease(r)
 }
 
 // newRootCommand builds the command tree; tests run it in-process.

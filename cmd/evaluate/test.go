@@ -42,12 +42,12 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 				return badInput(err)
 			}
 			releases := set.Releases()
-			if g.release != "" || os.Getenv(releaseEnv) != "" {
-				r, err := g.chosenRelease(set)
+			if r, from := g.requestedRelease(); r != "" {
+				name, err := knownRelease(set, r, from)
 				if err != nil {
 					return err
 				}
-				releases = []string{r}
+				releases = []string{name}
 			}
 			report, leftOut, err := runTests(set, releases, engineName, caseFiles, regoFiles)
 			if err != nil {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"slices"
 	"sort"
 	"strings"
@@ -324,5 +323,3 @@ func reindent(text string, delta int) string {
 	}
 	return strings.Join(lines, "")
 }
-
-func errorsIsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -1,11 +1,13 @@
 package policyset
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -94,7 +96,7 @@ func readChanges(fsys fs.FS, origin string, rc *releaseChanges) error {
 		d := path.Join(ReleasesDir, rc.name, dir)
 		entries, err := fs.ReadDir(fsys, d)
 		if err != nil {
-			if errorsIsNotExist(err) {
+			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			return fmt.Errorf("policies %s: %w", origin, err)
@@ -116,7 +118,10 @@ func readChanges(fsys fs.FS, origin string, rc *releaseChanges) error {
 
 // EmbeddedReleases lists the OME releases the embedded policies state,
 // newest first, reading ReleasesFile alone (nil when it cannot be read).
-func EmbeddedReleases() []string {
+func EmbeddedReleases() []string { return slices.Clone(embeddedReleases()) }
+
+// embeddedReleases reads them once: every command's help names them.
+var embeddedReleases = sync.OnceValue(func() []string {
 	b, err := fs.ReadFile(policies.FS, ReleasesFile)
 	if err != nil {
 		return nil
@@ -130,7 +135,7 @@ func EmbeddedReleases() []string {
 		out[i] = r.Name
 	}
 	return out
-}
+})
 
 // Releases lists the OME releases the policies state, newest first.
 func (s *Set) Releases() []string {
@@ -158,7 +163,8 @@ func (e *UnknownReleaseError) Error() string {
 // ForRelease returns the policies of an OME release ("v0.1.4" or
 // "0.1.4"): the newest release's files with the changes of each release
 // down to it applied, each file naming the changes it took (File.Changes).
-// The set it is called on must be the newest release's.
+// The set it is called on must be the newest release's; for that
+// release, it is the set itself.
 func (s *Set) ForRelease(release string) (*Set, error) {
 	name, ok := policies.NormalizeRelease(release)
 	i := slices.IndexFunc(s.releases, func(r releaseChanges) bool { return r.name == name })
@@ -167,6 +173,9 @@ func (s *Set) ForRelease(release string) (*Set, error) {
 	}
 	if s.Release != s.Newest() {
 		return nil, fmt.Errorf("policies %s: the release of a set of release %s", s.Origin, s.Release)
+	}
+	if name == s.Release {
+		return s, nil
 	}
 	out := *s
 	out.Release = name
@@ -194,24 +203,6 @@ func (s *Set) ForRelease(release string) (*Set, error) {
 		}
 	}
 	return &out, nil
-}
-
-// ChangeFiles lists the change files of every release older than the
-// newest, in release order, then by path: what a release adds over its
-// neighbour.
-func (s *Set) ChangeFiles(release string) []File {
-	for _, r := range s.releases {
-		if r.name != release {
-			continue
-		}
-		var out []File
-		for _, f := range r.files {
-			out = append(out, f)
-		}
-		slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-		return out
-	}
-	return nil
 }
 
 // applyChange applies one change file to a file's text, in the file's
