@@ -47,6 +47,9 @@ type CaseOutcome struct {
 	Expected any
 	Got      any
 	Detail   string
+	// Mismatch is a failure where every engine gave the same result and
+	// not the expected one: the expectation differs, not the engines.
+	Mismatch bool
 }
 
 // CaseRunner runs cases on the engines of one engine name: with "both", on
@@ -101,8 +104,9 @@ func runMatchCase(matchers []Matcher, c *cases.Case) CaseOutcome {
 	out := CaseOutcome{Expected: want, Passed: true}
 	var first *Verdict
 	var firstName string
-	var wrong []string
+	var wrong, names []string
 	for _, m := range matchers {
+		names = append(names, m.Name())
 		v, err := m.Match(c.Model.Spec(), c.Runtime.Spec())
 		if err != nil {
 			out.Passed = false
@@ -122,18 +126,28 @@ func runMatchCase(matchers []Matcher, c *cases.Case) CaseOutcome {
 			wrong = append(wrong, m.Name())
 		}
 	}
-	if len(matchers) > 1 && out.Detail == "" && len(wrong) > 0 {
-		out.Detail = wrongEngines(wrong, len(matchers))
+	if out.Detail == "" && len(wrong) > 0 {
+		mismatch(&out, names)
 	}
 	return out
 }
 
-// wrongEngines says which engines gave an unexpected result.
-func wrongEngines(wrong []string, of int) string {
-	if len(wrong) == of {
-		return "every engine got it wrong"
+// mismatch marks a failure where the engines gave what first gave, which
+// is not what the case expects: with several engines, the detail says that
+// they agree, so that it is the expectation that differs.
+func mismatch(out *CaseOutcome, engines []string) {
+	out.Mismatch = true
+	if len(engines) > 1 {
+		out.Detail = joinNames(engines) + " agree; the expectation differs"
 	}
-	return fmt.Sprintf("engine %s got it wrong", strings.Join(wrong, ", "))
+}
+
+// joinNames writes names as "a", "a and b", "a, b and c".
+func joinNames(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // ExpectationOf turns a decision into what a selection case compares.
@@ -159,8 +173,9 @@ func runSelectionCase(selectors []Selector, c *cases.Case) CaseOutcome {
 	cluster, _ := objects.Deduplicate(c.Objects)
 	var first *Decision
 	var firstName string
-	var wrong []string
+	var wrong, names []string
 	for _, s := range selectors {
+		names = append(names, s.Name())
 		d, err := s.Select(c.InferenceService, cluster)
 		if err != nil {
 			out.Passed = false
@@ -180,8 +195,8 @@ func runSelectionCase(selectors []Selector, c *cases.Case) CaseOutcome {
 			wrong = append(wrong, s.Name())
 		}
 	}
-	if len(selectors) > 1 && out.Detail == "" && len(wrong) > 0 {
-		out.Detail = wrongEngines(wrong, len(selectors))
+	if out.Detail == "" && len(wrong) > 0 {
+		mismatch(&out, names)
 	}
 	return out
 }
@@ -201,9 +216,11 @@ func runPolicyCase(t *cel.PolicyTester, c *cases.Case) CaseOutcome {
 		return out
 	}
 	if len(c.Expect.Variables) > 0 && !reflect.DeepEqual(normaliseNumbers(c.Expect.Variables), values) {
+		out.Mismatch = true
 		return out
 	}
 	out.Passed = reflect.DeepEqual(want.Failures, failures)
+	out.Mismatch = !out.Passed
 	return out
 }
 
@@ -227,4 +244,96 @@ func normaliseNumbers(v any) any {
 		return out
 	}
 	return v
+}
+
+// ReleaseOutcome is the outcome of a case on one OME release.
+type ReleaseOutcome struct {
+	Release string
+	CaseOutcome
+}
+
+// ReleaseRuns runs cases on the OME releases of a set, on the engines of
+// one engine name, compiling each release's policies once, when a case
+// first needs them.
+type ReleaseRuns struct {
+	name    string
+	set     *policyset.Set
+	runners map[string]*CaseRunner
+}
+
+// NewReleaseRuns runs cases on the releases of set, on the named engine.
+func NewReleaseRuns(name string, set *policyset.Set) *ReleaseRuns {
+	return &ReleaseRuns{name: name, set: set, runners: map[string]*CaseRunner{}}
+}
+
+func (rr *ReleaseRuns) runner(release string) (*CaseRunner, error) {
+	if r := rr.runners[release]; r != nil {
+		return r, nil
+	}
+	rs, err := rr.set.ForRelease(release)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewCaseRunner(rr.name, rs)
+	if err != nil {
+		return nil, err
+	}
+	rr.runners[release] = r
+	return r, nil
+}
+
+// Run runs a case on each of releases that it holds for, in that order;
+// none when it holds for none of them. A case that names no release holds
+// for every one: where it fails because the engines agree on another
+// result than the expected one, it is run on the set's other releases too,
+// and the failure's detail names those on which the expectation holds, so
+// that a case written for one release can say so.
+func (rr *ReleaseRuns) Run(c *cases.Case, releases []string) ([]ReleaseOutcome, error) {
+	var out []ReleaseOutcome
+	mismatched := false
+	for _, r := range releases {
+		if !c.HoldsFor(r) {
+			continue
+		}
+		run, err := rr.runner(r)
+		if err != nil {
+			return nil, err
+		}
+		o := ReleaseOutcome{Release: r, CaseOutcome: run.Run(c)}
+		mismatched = mismatched || o.Mismatch
+		out = append(out, o)
+	}
+	if !mismatched || c.OMEVersions != nil {
+		return out, nil
+	}
+	var holds []string
+	for _, r := range rr.set.Releases() {
+		i := slices.IndexFunc(out, func(o ReleaseOutcome) bool { return o.Release == r })
+		passed := i >= 0 && out[i].Passed
+		if i < 0 {
+			run, err := rr.runner(r)
+			if err != nil {
+				return nil, err
+			}
+			passed = run.Run(c).Passed
+		}
+		if passed {
+			holds = append(holds, r)
+		}
+	}
+	if len(holds) == 0 {
+		return out, nil
+	}
+	hint := fmt.Sprintf("holds on %s; add omeVersions: [%s] to this case if it is release-specific",
+		joinNames(holds), strings.Join(holds, ", "))
+	for i := range out {
+		if o := &out[i]; o.Mismatch {
+			if o.Detail == "" {
+				o.Detail = "the expectation " + hint
+			} else {
+				o.Detail += ", and " + hint
+			}
+		}
+	}
+	return out, nil
 }
