@@ -161,3 +161,57 @@ func sortedFindings(v any) []string {
 	sort.Strings(out)
 	return out
 }
+
+// A case runs on the releases asked for that it holds for; where the
+// engines agree on another result than the expected one, the detail says
+// so, and, for a case that names no release, where the expectation holds.
+func TestReleaseRuns(t *testing.T) {
+	const twoNumbers = `
+  model: {spec: {modelFormat: {name: safetensors, version: "1.0"}, modelFramework: {name: transformers, version: "4.51"}}}
+  runtime: {spec: {supportedModelFormats: [{modelFormat: {name: safetensors, version: "1.0"}, modelFramework: {name: transformers, version: "4.51"}, autoSelect: true}]}}
+  expect: {compatible: true}
+`
+	const noFramework = `
+  model: {spec: {modelFormat: {name: safetensors}}}
+  runtime: {spec: {supportedModelFormats: [{modelFormat: {name: safetensors}, modelFramework: {name: transformers}}]}}
+  expect: {compatible: true}
+`
+	const hint = "holds on v1.2.2 and v0.1.5; add omeVersions: [v1.2.2, v0.1.5] to this case if it is release-specific"
+	all := testPolicies(t)
+	type run struct {
+		release string
+		passed  bool
+		detail  string
+	}
+	for _, tc := range []struct {
+		name, engine, caseText string
+		releases               []string
+		want                   []run
+	}{
+		{"held on the release run", Both, twoNumbers, []string{"v1.2.2"}, []run{{"v1.2.2", true, ""}}},
+		{"another release's expectation", Both, twoNumbers, []string{"v0.1.4"},
+			[]run{{"v0.1.4", false, "cel and rego agree; the expectation differs, and " + hint}}},
+		{"one engine", CEL, twoNumbers, []string{"v0.1.4"}, []run{{"v0.1.4", false, "the expectation " + hint}}},
+		{"every release", Rego, twoNumbers, []string{"v1.2.2", "v0.1.5", "v0.1.4"},
+			[]run{{"v1.2.2", true, ""}, {"v0.1.5", true, ""}, {"v0.1.4", false, "the expectation " + hint}}},
+		{"names its releases", Both, "  omeVersions: [v0.1.4]" + twoNumbers, []string{"v0.1.4"},
+			[]run{{"v0.1.4", false, "cel and rego agree; the expectation differs"}}},
+		{"holds for none run", Both, "  omeVersions: [v1.2.2]" + twoNumbers, []string{"v0.1.4"}, nil},
+		{"wrong on every release", Both, noFramework, []string{"v1.2.2"},
+			[]run{{"v1.2.2", false, "cel and rego agree; the expectation differs"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			list, err := cases.ParseCases("c.yaml", []byte("cases:\n- name: c\n"+tc.caseText))
+			require.NoError(t, err)
+			outcomes, err := NewReleaseRuns(tc.engine, all).Run(&list[0], tc.releases)
+			require.NoError(t, err)
+			var got []run
+			for _, o := range outcomes {
+				require.Equal(t, tc.engine, o.Engine)
+				require.Equal(t, !o.Passed, o.Mismatch, "every failure here is the expectation's")
+				got = append(got, run{o.Release, o.Passed, o.Detail})
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
+}

@@ -114,7 +114,7 @@ var goldenCases = []goldenCase{
 	{name: "policies-functions", args: []string{"policies", "--functions"}},
 	{name: "test-spec-differences", args: []string{"test", at("testdata/cases/spec-differences.yaml")}},
 	{name: "test-json-failing", args: []string{"test", "-o", "json", bad("failing-case.yaml")}, code: 1},
-	{name: "test-failing", args: []string{"test", bad("failing-case.yaml"), bad("failing_test.rego")}, code: 1},
+	{name: "test-failing", args: []string{"test", "--ome-version", "all", bad("failing-case.yaml"), bad("failing_test.rego")}, code: 1},
 	{name: "help", args: []string{"--help"}},
 	{name: "help-match", args: []string{"match", "--help"}},
 	{name: "help-test", args: []string{"test", "--help"}},
@@ -394,8 +394,14 @@ func TestMatchFormatsAgree(t *testing.T) {
 }
 
 type jsonCase struct {
-	File       string          `json:"file"`
-	Name       string          `json:"name"`
+	File    string           `json:"file"`
+	Line    int              `json:"line"`
+	Name    string           `json:"name"`
+	Passed  bool             `json:"passed"`
+	Results []jsonCaseResult `json:"results"`
+}
+
+type jsonCaseResult struct {
 	Engine     string          `json:"engine"`
 	OMEVersion string          `json:"omeVersion"`
 	Passed     bool            `json:"passed"`
@@ -404,74 +410,109 @@ type jsonCase struct {
 	Detail     string          `json:"detail"`
 }
 
-func decodeTestJSON(t *testing.T, out string) (passed, failed int, cases []jsonCase) {
+type jsonTestReport struct {
+	Passed, Failed, Runs int
+	Engines, OMEVersions []string
+	Cases                []jsonCase
+}
+
+func decodeTestJSON(t *testing.T, out string) jsonTestReport {
 	t.Helper()
-	top := requireKeys(t, json.RawMessage(out), "the output", []string{"passed", "failed", "cases"})
-	require.NoError(t, json.Unmarshal(top["passed"], &passed))
-	require.NoError(t, json.Unmarshal(top["failed"], &failed))
+	var r jsonTestReport
+	top := requireKeys(t, json.RawMessage(out), "the output", []string{"passed", "failed", "runs", "engines", "omeVersions", "cases"})
+	require.NoError(t, json.Unmarshal(top["passed"], &r.Passed))
+	require.NoError(t, json.Unmarshal(top["failed"], &r.Failed))
+	require.NoError(t, json.Unmarshal(top["runs"], &r.Runs))
+	require.NoError(t, json.Unmarshal(top["engines"], &r.Engines))
+	require.NoError(t, json.Unmarshal(top["omeVersions"], &r.OMEVersions))
 	require.NotEqual(t, "null", string(top["cases"]), "cases must be a list, never null")
 	var raws []json.RawMessage
 	require.NoError(t, json.Unmarshal(top["cases"], &raws))
 	for i, raw := range raws {
-		requireKeys(t, raw, fmt.Sprintf("cases[%d]", i), []string{"file", "name", "engine", "omeVersion", "passed", "expected", "got"}, "detail")
-		var c jsonCase
-		require.NoError(t, json.Unmarshal(raw, &c))
-		cases = append(cases, c)
+		c := requireKeys(t, raw, fmt.Sprintf("cases[%d]", i), []string{"file", "name", "passed", "results"}, "line")
+		var results []json.RawMessage
+		require.NoError(t, json.Unmarshal(c["results"], &results))
+		require.NotEmpty(t, results, "cases[%d] ran somewhere", i)
+		for j, res := range results {
+			requireKeys(t, res, fmt.Sprintf("cases[%d].results[%d]", i, j), []string{"engine", "omeVersion", "passed", "expected", "got"}, "detail")
+		}
+		var jc jsonCase
+		require.NoError(t, json.Unmarshal(raw, &jc))
+		r.Cases = append(r.Cases, jc)
 	}
-	return passed, failed, cases
+	return r
 }
 
+// passed/failed count cases, runs count each engine and release a case ran
+// on; a case passes when each of its results does.
 func TestTestJSONContract(t *testing.T) {
 	for _, tc := range []struct {
-		name           string
-		args           []string
-		code           int
-		passed, failed int
+		name                 string
+		args                 []string
+		code                 int
+		passed, failed, runs int
+		engines, releases    []string
 	}{
-		{"all pass", []string{at("testdata/cases/spec-operators.yaml")}, 0, -1, 0},
-		// Each case runs on each of the three OME releases.
-		{"one case fails", []string{bad("failing-case.yaml")}, 1, 3, 3},
-		{"one release", []string{"--ome-version", "v0.1.4", bad("failing-case.yaml")}, 1, 1, 1},
-		{"cases and rego tests", []string{"--engine", "rego", bad("failing-case.yaml"), bad("failing_test.rego")}, 1, 4, 4},
+		{"all pass", []string{at("testdata/cases/spec-operators.yaml")}, 0, -1, 0, -1, []string{"cel", "rego"}, []string{"v1.2.2"}},
+		{"one case fails", []string{bad("failing-case.yaml")}, 1, 1, 1, 4, []string{"cel", "rego"}, []string{"v1.2.2"}},
+		{"one release", []string{"--ome-version", "v0.1.4", bad("failing-case.yaml")}, 1, 1, 1, 4, []string{"cel", "rego"}, []string{"v0.1.4"}},
+		{"every release", []string{"--ome-version", "all", "--engine", "cel", bad("failing-case.yaml")}, 1, 1, 1, 6, []string{"cel"}, []string{"v1.2.2", "v0.1.5", "v0.1.4"}},
+		{"cases and rego tests", []string{"--engine", "rego", bad("failing-case.yaml"), bad("failing_test.rego")}, 1, 2, 2, 4, []string{"rego"}, []string{"v1.2.2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "json"}, tc.args...)...)
 			require.Equal(t, tc.code, r.code, r.stderr)
 			require.Empty(t, r.stderr)
-			passed, failed, cases := decodeTestJSON(t, r.stdout)
-			require.Equal(t, tc.failed, failed)
+			rep := decodeTestJSON(t, r.stdout)
+			require.Equal(t, tc.failed, rep.Failed)
 			if tc.passed >= 0 {
-				require.Equal(t, tc.passed, passed)
+				require.Equal(t, tc.passed, rep.Passed)
 			}
-			require.Len(t, cases, passed+failed)
-			n := 0
-			for _, c := range cases {
+			if tc.runs >= 0 {
+				require.Equal(t, tc.runs, rep.Runs)
+			}
+			require.Equal(t, tc.engines, rep.Engines)
+			require.Equal(t, tc.releases, rep.OMEVersions)
+			require.Len(t, rep.Cases, rep.Passed+rep.Failed, "passed and failed count cases")
+			n, runs := 0, 0
+			for _, c := range rep.Cases {
 				require.NotEmpty(t, c.File)
 				require.NotEmpty(t, c.Name)
-				require.Contains(t, []string{"cel", "rego", "both"}, c.Engine)
-				require.Contains(t, []string{"v1.2.2", "v0.1.5", "v0.1.4"}, c.OMEVersion)
-				if strings.HasSuffix(c.File, ".rego") {
-					require.Equal(t, "v1.2.2", c.OMEVersion, "Rego unit tests test the newest release's policies")
+				require.Positive(t, c.Line)
+				passed := true
+				for _, res := range c.Results {
+					passed = passed && res.Passed
+					runs++
+					if res.Engine == "both" {
+						runs++
+					}
+					require.Contains(t, []string{"cel", "rego", "both"}, res.Engine)
+					require.Contains(t, tc.releases, res.OMEVersion)
+					if strings.HasSuffix(c.File, ".rego") {
+						require.Equal(t, "v1.2.2", res.OMEVersion, "Rego unit tests test the newest release's policies")
+					}
+					if res.Passed {
+						require.Empty(t, res.Detail, "a case that passed has no detail")
+					}
+					if strings.HasSuffix(c.File, ".rego") {
+						continue // OPA's unit tests have no expected/got
+					}
+					for _, v := range []json.RawMessage{res.Expected, res.Got} {
+						var m map[string]any
+						require.NoError(t, json.Unmarshal(v, &m), "%s: expected and got are objects", c.Name)
+						require.IsType(t, true, m["compatible"], "%s: compatible is a boolean", c.Name)
+					}
 				}
+				require.Equal(t, passed, c.Passed, "%s: a case passes when each of its results does", c.Name)
 				if c.Passed {
 					n++
-					require.Empty(t, c.Detail, "a case that passed has no detail")
-				}
-				if strings.HasSuffix(c.File, ".rego") {
-					continue // OPA's unit tests have no expected/got
-				}
-				for _, v := range []json.RawMessage{c.Expected, c.Got} {
-					var m map[string]any
-					require.NoError(t, json.Unmarshal(v, &m), "%s: expected and got are objects", c.Name)
-					require.IsType(t, true, m["compatible"], "%s: compatible is a boolean", c.Name)
 				}
 			}
-			require.Equal(t, passed, n)
+			require.Equal(t, rep.Passed, n)
+			require.Equal(t, rep.Runs, runs)
 		})
 	}
 }
-
-// --- 3. Exit codes ---------------------------------------------------------
 
 func TestExitCodes(t *testing.T) {
 	for _, tc := range []struct {
@@ -507,52 +548,71 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-var summaryLine = regexp.MustCompile(`^\d+ passed, \d+ failed$`)
+// summaryLine is the last line of `evaluate test`, which CI reads: it
+// starts "N passed, M failed", counting cases, then the runs when there
+// are more runs than cases.
+var summaryLine = regexp.MustCompile(`^\d+ passed, \d+ failed( \(\d+ runs: (\d+ engines|\d+ releases|\d+ engines, \d+ releases)\))?$`)
 
 func TestTestCommandPrintsFailures(t *testing.T) {
 	t.Run("case file", func(t *testing.T) {
-		for _, e := range []string{"cel", "rego", "both"} {
-			r := evaluate(t, 30*time.Second, "", "test", "--engine", e, bad("failing-case.yaml"))
+		for _, tc := range []struct{ engine, summary string }{
+			{"cel", "1 passed, 1 failed (6 runs: 3 releases)"},
+			{"rego", "1 passed, 1 failed (6 runs: 3 releases)"},
+			{"both", "1 passed, 1 failed (12 runs: 2 engines, 3 releases)"},
+		} {
+			e := tc.engine
+			r := evaluate(t, 30*time.Second, "", "test", "--engine", e, "--ome-version", "all", bad("failing-case.yaml"))
 			require.Equal(t, 1, r.code, r.stderr)
 			require.Empty(t, r.stderr)
-			require.Equal(t, "3 passed, 3 failed", lastLine(r.stdout), "two cases on three releases")
+			require.Equal(t, tc.summary, lastLine(r.stdout), "two cases on three releases")
 			// The failure alike on v1.2.2 and v0.1.5 is printed once.
-			want := "FAIL " + bad("failing-case.yaml") + ": wrongly expects a match [" + e + "; OME v1.2.2, v0.1.5]\n" +
+			want := "FAIL " + bad("failing-case.yaml") + ":14: wrongly expects a match [" + e + "; OME v1.2.2, v0.1.5]\n" +
 				"  expected:\n" +
 				"    compatible: true\n" +
 				"    reason: \"\"\n" +
 				"  got:\n" +
 				"    compatible: false\n" +
 				"    reason: \"model format 'mt:safetensors:1.0.0' not in supported formats: model has no framework but runtime requires transformers\"\n"
-			require.True(t, strings.HasPrefix(r.stdout, want), "engine %s: the failure shows expected versus got; got:\n%s", e, r.stdout)
+			require.True(t, strings.HasPrefix(r.stdout, want), "engine %s: the failure names file:line and shows expected versus got; got:\n%s", e, r.stdout)
 			require.NotContains(t, r.stdout, "same format, no versions", "passing cases are not printed")
 			require.Contains(t, r.stdout, "wrongly expects a match ["+e+"; OME v0.1.4]\n", "v0.1.4 words it apart")
 			require.Contains(t, r.stdout, "    reason: \"model format 'mt:safetensors:1.0.0' not in supported formats\"\n")
+			require.NotContains(t, r.stdout, "holds on", "the case fails on every release")
 		}
 	})
-	t.Run("both engines wrong alike", func(t *testing.T) {
+	t.Run("the engines agree, the expectation differs", func(t *testing.T) {
 		r := evaluate(t, 30*time.Second, "", "test", "--engine", "both", bad("failing-case.yaml"))
 		require.Equal(t, 1, r.code)
-		if strings.Contains(r.stdout, "engine cel got it wrong") {
-			t.Fatal("with --engine both, a case that CEL and Rego both get wrong (the same verdict) is reported as 'detail: engine cel got it wrong', which reads as if Rego were right (engine/cases.go runMatchCase keeps only the first engine's name)")
-		}
+		require.Contains(t, r.stdout, "  detail: cel and rego agree; the expectation differs\n")
+		require.NotContains(t, r.stdout, "got it wrong", "engines that agree with each other are not blamed")
+		r = evaluate(t, 30*time.Second, "", "test", "--engine", "cel", bad("failing-case.yaml"))
+		require.Equal(t, 1, r.code)
+		require.NotContains(t, r.stdout, "detail:", "one engine: nothing to say of the engines")
 	})
 	t.Run("rego unit test", func(t *testing.T) {
 		r := evaluate(t, 30*time.Second, "", "test", bad("failing_test.rego"))
 		require.Equal(t, 1, r.code, r.stderr)
-		require.Equal(t, "1 passed, 1 failed", lastLine(r.stdout))
-		require.Contains(t, r.stdout, "FAIL "+bad("failing_test.rego")+": data.bad.match_test.test_wrongly_expects_suffix_ordering [rego; OME v1.2.2]")
+		require.Equal(t, "1 passed, 1 failed", lastLine(r.stdout), "as many runs as tests: no count of runs")
+		require.Contains(t, r.stdout, "FAIL "+bad("failing_test.rego")+":10: data.bad.match_test.test_wrongly_expects_suffix_ordering [rego; OME v1.2.2]")
 		require.NotContains(t, r.stdout, "test_equal_versions_match")
-		if !strings.Contains(r.stdout, "failing_test.rego:10") {
+		if !strings.Contains(r.stdout, "(../../testdata/bad/failing_test.rego:10) is false") {
 			t.Fatalf("a failing Rego unit test prints only 'detail: failed', with no line of the failing rule (failing_test.rego:10) nor the expression; engine/rego/test.go relies on tester.Result.FailedAt, which OPA v1.22 never sets. Output:\n%s", r.stdout)
 		}
 	})
 	t.Run("summary is the last line", func(t *testing.T) {
-		r := evaluate(t, 30*time.Second, "", "test", bad("failing-case.yaml"), bad("failing_test.rego"))
-		require.Equal(t, 1, r.code)
-		require.Regexp(t, summaryLine, lastLine(r.stdout))
-		require.Equal(t, "4 passed, 4 failed", lastLine(r.stdout))
-		require.True(t, strings.HasSuffix(r.stdout, "4 passed, 4 failed\n"))
+		for _, tc := range []struct {
+			args    []string
+			summary string
+		}{
+			{nil, "2 passed, 2 failed (6 runs: 2 engines)"},
+			{[]string{"--engine", "rego"}, "2 passed, 2 failed"},
+			{[]string{"--ome-version", "all"}, "2 passed, 2 failed (14 runs: 2 engines, 3 releases)"},
+		} {
+			r := evaluate(t, 30*time.Second, "", append(append([]string{"test"}, tc.args...), bad("failing-case.yaml"), bad("failing_test.rego"))...)
+			require.Equal(t, 1, r.code)
+			require.Regexp(t, summaryLine, lastLine(r.stdout))
+			require.True(t, strings.HasSuffix(r.stdout, "\n"+tc.summary+"\n"), r.stdout)
+		}
 	})
 }
 
@@ -831,7 +891,13 @@ func TestBinary(t *testing.T) {
 	t.Run("test the bundled cases", func(t *testing.T) {
 		stdout, stderr, code := exe("test", "--engine", "both", at("testdata/cases"))
 		require.Equal(t, 0, code, "stderr:\n%s\nstdout:\n%s", stderr, stdout)
-		require.Regexp(t, `^\d+ passed, 0 failed$`, lastLine(stdout))
+		require.Regexp(t, `^\d+ passed, 0 failed \(\d+ runs: 2 engines\)$`, lastLine(stdout))
+	})
+	t.Run("test the bundled cases on every release", func(t *testing.T) {
+		stdout, stderr, code := exe("test", "--engine", "both", "--ome-version", "all", at("testdata/cases"))
+		require.Equal(t, 0, code, "stderr:\n%s\nstdout:\n%s", stderr, stdout)
+		require.Empty(t, stderr, "every case holds for some release")
+		require.Regexp(t, `^\d+ passed, 0 failed \(\d+ runs: 2 engines, 3 releases\)$`, lastLine(stdout))
 	})
 	t.Run("test the match cases and policy tests", func(t *testing.T) {
 		args := []string{"test", "--engine", "both"}
@@ -841,7 +907,7 @@ func TestBinary(t *testing.T) {
 		stdout, stderr, code := exe(append(args, at("policies"))...)
 		require.Equal(t, 0, code, "stderr:\n%s\nstdout:\n%s", stderr, stdout)
 		require.Empty(t, stderr)
-		require.Regexp(t, `^\d+ passed, 0 failed$`, lastLine(stdout))
+		require.Regexp(t, summaryLine, lastLine(stdout))
 		require.Equal(t, 1, strings.Count(stdout, "\n"), "only the summary when all pass")
 	})
 }

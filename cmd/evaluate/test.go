@@ -69,8 +69,8 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 		},
 	}
 	addEngineFlag(cmd, &engineName, engine.Both)
-	cmd.Flags().StringVar(&g.release, "ome-version", "", releaseFlagHelp(
-		"the OME release to run the cases on, or "+allReleases+" for every release each case holds for"))
+	cmd.Flags().StringVar(&g.release, "ome-version", "", releaseFlagHelp("the OME release to run the cases on")+
+		"; "+allReleases+" runs each case on every release it holds for")
 	addFormatFlag(cmd, &format, output.TestFormats)
 	return cmd
 }
