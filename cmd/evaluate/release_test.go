@@ -96,9 +96,9 @@ func TestTestOneRelease(t *testing.T) {
 	}{
 		{"the newest by default", "", nil, "2 passed, 0 failed (4 runs: 2 engines)\n", ""},
 		{"--ome-version", "", []string{"--ome-version", "v0.1.4"}, "1 passed, 0 failed (2 runs: 2 engines)\n",
-			"notice: " + file + ": 1 of 2 cases left out, which hold for OME v1.2.2 only\n"},
+			"notice: " + file + ": 1 of 2 cases left out: it holds only for OME v1.2.2\n"},
 		{"$EVALUATE_OME_VERSION", "0.1.5", nil, "1 passed, 0 failed (2 runs: 2 engines)\n",
-			"notice: " + file + ": 1 of 2 cases left out, which hold for OME v1.2.2 only\n"},
+			"notice: " + file + ": 1 of 2 cases left out: it holds only for OME v1.2.2\n"},
 		{"the flag wins", "v0.1.5", []string{"--ome-version", "v1.2.2", "--engine", "cel"}, "2 passed, 0 failed\n", ""},
 		{"every release", "v0.1.5", []string{"--ome-version", "all"}, "2 passed, 0 failed (8 runs: 2 engines, 3 releases)\n", ""},
 		{"every release, one engine", "", []string{"--ome-version", "all", "--engine", "rego"}, "2 passed, 0 failed (4 runs: 3 releases)\n", ""},

@@ -101,10 +101,18 @@ type leftOut struct {
 }
 
 func (l leftOut) notice(run []string) string {
-	if l.n == l.of {
-		return fmt.Sprintf("%s: no case holds for OME %s (its cases hold for %s)", l.file, strings.Join(run, ", "), strings.Join(l.releases, ", "))
+	holds := strings.Join(l.releases, ", ")
+	if n := len(l.releases); n > 1 {
+		holds = strings.Join(l.releases[:n-1], ", ") + " and " + l.releases[n-1]
 	}
-	return fmt.Sprintf("%s: %d of %d cases left out, which hold for OME %s only", l.file, l.n, l.of, strings.Join(l.releases, ", "))
+	if l.n == l.of {
+		return fmt.Sprintf("%s: no case holds for OME %s (its cases hold for %s)", l.file, strings.Join(run, ", "), holds)
+	}
+	they := "they hold"
+	if l.n == 1 {
+		they = "it holds"
+	}
+	return fmt.Sprintf("%s: %d of %d cases left out: %s only for OME %s", l.file, l.n, l.of, they, holds)
 }
 
 // runTests runs the case files, each case on each of releases it holds
