@@ -900,7 +900,7 @@ func TestBinary(t *testing.T) {
 		require.Regexp(t, `^\d+ passed, 0 failed \(\d+ runs: 2 engines, 3 releases\)$`, lastLine(stdout))
 	})
 	t.Run("test the match cases and policy tests", func(t *testing.T) {
-		args := []string{"test", "--engine", "both"}
+		args := []string{"test", "--engine", "both", "--ome-version", "all"}
 		for _, f := range []string{"sample-cases.yaml", "sample-runtime-level.yaml", "spec-differences.yaml", "spec-operators.yaml"} {
 			args = append(args, at("testdata/cases/"+f))
 		}
