@@ -14,8 +14,9 @@ import (
 )
 
 // Running the cases of case files (package cases reads them): each case on
-// the engines of one engine name, reporting its outcome and the engines
-// that got it wrong or disagree.
+// the engines of one engine name and on OME releases, reporting its outcome:
+// the engines that disagree, or, when they agree on another result than the
+// expected one, the releases where the expectation holds.
 
 // MatchExpectation is what a match case expects, and what it got.
 type MatchExpectation struct {
@@ -104,7 +105,7 @@ func runMatchCase(matchers []Matcher, c *cases.Case) CaseOutcome {
 	out := CaseOutcome{Expected: want, Passed: true}
 	var first *Verdict
 	var firstName string
-	var wrong, names []string
+	var wrong, names []string // engines that gave an unexpected verdict; every engine
 	for _, m := range matchers {
 		names = append(names, m.Name())
 		v, err := m.Match(c.Model.Spec(), c.Runtime.Spec())
