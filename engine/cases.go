@@ -51,6 +51,19 @@ type CaseOutcome struct {
 	// Mismatch is a failure where every engine gave the same result and
 	// not the expected one: the expectation differs, not the engines.
 	Mismatch bool
+	// Runs are the case on each engine apart (CEL and Rego for "both"),
+	// in order: what each gave and whether it is what the case expects.
+	// The case passes exactly when each of its runs does.
+	Runs []EngineRun
+}
+
+// EngineRun is a case on one engine: whether that engine gave what the
+// case expects, what it gave, and its error.
+type EngineRun struct {
+	Engine string
+	Passed bool
+	Got    any
+	Err    string
 }
 
 // CaseRunner runs cases on the engines of one engine name: with "both", on
@@ -86,6 +99,7 @@ func (r *CaseRunner) Run(c *cases.Case) CaseOutcome {
 	case c.CELPolicy != "":
 		o := runPolicyCase(r.tester, c)
 		o.Engine = CEL
+		o.Runs = []EngineRun{{Engine: CEL, Passed: o.Passed, Got: o.Got, Err: o.Detail}}
 		return o
 	case c.InferenceService != nil:
 		o := runSelectionCase(r.selectors, c)
@@ -106,29 +120,64 @@ func runMatchCase(matchers []Matcher, c *cases.Case) CaseOutcome {
 	var first *Verdict
 	var firstName string
 	var wrong, names []string // engines that gave an unexpected verdict; every engine
+	var failed string         // the first engine's error
 	for _, m := range matchers {
 		names = append(names, m.Name())
 		v, err := m.Match(c.Model.Spec(), c.Runtime.Spec())
 		if err != nil {
-			out.Passed = false
-			out.Detail = fmt.Sprintf("%s: %v", m.Name(), err)
-			return out
+			out.Runs = append(out.Runs, EngineRun{Engine: m.Name(), Err: err.Error()})
+			if failed == "" {
+				failed = fmt.Sprintf("%s: %v", m.Name(), err)
+			}
+			continue
 		}
+		reason := v.Reason
+		got := MatchExpectation{Compatible: v.Compatible, Reason: &reason}
+		passed := v.Compatible == want.Compatible && (want.Reason == nil || *want.Reason == v.Reason)
+		out.Runs = append(out.Runs, EngineRun{Engine: m.Name(), Passed: passed, Got: got})
 		if first == nil {
 			first, firstName = &v, m.Name()
-			reason := v.Reason
-			out.Got = MatchExpectation{Compatible: v.Compatible, Reason: &reason}
+			out.Got = got
 		} else if !reflect.DeepEqual(*first, v) {
 			out.Passed = false
 			out.Detail = fmt.Sprintf("engines disagree: %s says %s; %s says %s", firstName, Describe(*first), m.Name(), Describe(v))
 		}
-		if v.Compatible != want.Compatible || (want.Reason != nil && *want.Reason != v.Reason) {
+		if !passed {
 			out.Passed = false
 			wrong = append(wrong, m.Name())
 		}
 	}
+	if failed != "" {
+		return failedOn(out, failed)
+	}
 	if out.Detail == "" && len(wrong) > 0 {
 		mismatch(&out, names)
+	}
+	return disagreed(out)
+}
+
+// disagreed fails each engine's run of a case that failed though each
+// engine gave what it expects: the engines disagree on what it leaves out
+// (a reason it does not state). So a case passes exactly when each of its
+// runs does.
+func disagreed(out CaseOutcome) CaseOutcome {
+	if out.Passed || slices.ContainsFunc(out.Runs, func(r EngineRun) bool { return !r.Passed }) {
+		return out
+	}
+	for i := range out.Runs {
+		out.Runs[i].Passed = false
+	}
+	return out
+}
+
+// failedOn is a case that an engine could not run: it fails, with that
+// engine's error as its detail; what it got is the first engine's result,
+// none when that engine is the one that failed. Each engine's run keeps
+// its own result.
+func failedOn(out CaseOutcome, err string) CaseOutcome {
+	out.Passed, out.Detail = false, err
+	if out.Runs[0].Err != "" {
+		out.Got = nil
 	}
 	return out
 }
@@ -175,15 +224,20 @@ func runSelectionCase(selectors []Selector, c *cases.Case) CaseOutcome {
 	var first *Decision
 	var firstName string
 	var wrong, names []string
+	var failed string // the first engine's error
 	for _, s := range selectors {
 		names = append(names, s.Name())
 		d, err := s.Select(c.InferenceService, cluster)
 		if err != nil {
-			out.Passed = false
-			out.Detail = fmt.Sprintf("%s: %v", s.Name(), err)
-			return out
+			out.Runs = append(out.Runs, EngineRun{Engine: s.Name(), Err: err.Error()})
+			if failed == "" {
+				failed = fmt.Sprintf("%s: %v", s.Name(), err)
+			}
+			continue
 		}
 		got := ExpectationOf(d)
+		passed := reflect.DeepEqual(want, got)
+		out.Runs = append(out.Runs, EngineRun{Engine: s.Name(), Passed: passed, Got: got})
 		if first == nil {
 			first, firstName = &d, s.Name()
 			out.Got = got
@@ -191,15 +245,18 @@ func runSelectionCase(selectors []Selector, c *cases.Case) CaseOutcome {
 			out.Passed = false
 			out.Detail = fmt.Sprintf("engines disagree: %s says %+v; %s says %+v", firstName, *first, s.Name(), d)
 		}
-		if !reflect.DeepEqual(want, got) {
+		if !passed {
 			out.Passed = false
 			wrong = append(wrong, s.Name())
 		}
 	}
+	if failed != "" {
+		return failedOn(out, failed)
+	}
 	if out.Detail == "" && len(wrong) > 0 {
 		mismatch(&out, names)
 	}
-	return out
+	return disagreed(out)
 }
 
 // runPolicyCase runs a CEL policy case: it passes when the policy's failing

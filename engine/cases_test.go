@@ -215,3 +215,65 @@ func TestReleaseRuns(t *testing.T) {
 		})
 	}
 }
+
+// fixedMatcher gives one verdict, or an error, whatever it is asked.
+type fixedMatcher struct {
+	name string
+	v    Verdict
+	err  error
+}
+
+func (m fixedMatcher) Name() string { return m.name }
+func (m fixedMatcher) Match(_, _ map[string]any) (Verdict, error) {
+	return m.v, m.err
+}
+
+// Each engine's run of a match case says whether that engine gave what the
+// case expects and what it gave; the case passes exactly when each run does.
+func TestMatchCaseRuns(t *testing.T) {
+	yes := Verdict{Compatible: true}
+	no := func(reason string) Verdict { return Verdict{Reason: reason} }
+	type run struct {
+		engine string
+		passed bool
+		reason string // what it gave; "-" for its error
+	}
+	for _, tc := range []struct {
+		name    string
+		expect  string
+		cel     fixedMatcher
+		rego    fixedMatcher
+		want    []run
+		passed  bool
+		details string
+	}{
+		{"both right", "{compatible: true}", fixedMatcher{v: yes}, fixedMatcher{v: yes},
+			[]run{{CEL, true, ""}, {Rego, true, ""}}, true, ""},
+		{"rego wrong", "{compatible: true}", fixedMatcher{v: yes}, fixedMatcher{v: no("x")},
+			[]run{{CEL, true, ""}, {Rego, false, "x"}}, false, `engines disagree: cel says compatible, entries []; rego says not compatible ("x"), entries []`},
+		{"both wrong alike", "{compatible: true}", fixedMatcher{v: no("x")}, fixedMatcher{v: no("x")},
+			[]run{{CEL, false, "x"}, {Rego, false, "x"}}, false, "cel and rego agree; the expectation differs"},
+		{"a reason the case leaves out", "{compatible: false}", fixedMatcher{v: no("x")}, fixedMatcher{v: no("y")},
+			[]run{{CEL, false, "x"}, {Rego, false, "y"}}, false, `engines disagree: cel says not compatible ("x"), entries []; rego says not compatible ("y"), entries []`},
+		{"cel fails to run", "{compatible: true}", fixedMatcher{err: fmt.Errorf("boom")}, fixedMatcher{v: yes},
+			[]run{{CEL, false, "-"}, {Rego, true, ""}}, false, "cel: boom"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			list, err := cases.ParseCases("c.yaml", []byte("cases:\n- name: c\n  model: {spec: {}}\n  runtime: {spec: {}}\n  expect: "+tc.expect+"\n"))
+			require.NoError(t, err)
+			tc.cel.name, tc.rego.name = CEL, Rego
+			o := runMatchCase([]Matcher{tc.cel, tc.rego}, &list[0])
+			require.Equal(t, tc.passed, o.Passed)
+			require.Equal(t, tc.details, o.Detail)
+			var got []run
+			for _, r := range o.Runs {
+				reason := "-"
+				if r.Err == "" {
+					reason = *r.Got.(MatchExpectation).Reason
+				}
+				got = append(got, run{r.Engine, r.Passed, reason})
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
+}

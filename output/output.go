@@ -57,57 +57,73 @@ func Problems(errs []*objects.InputError) []Problem {
 }
 
 // TestReport is the outcome of `evaluate test`: Passed and Failed count
-// cases (a case passes when each of its runs does); Runs counts the runs,
-// one per engine and OME release a case ran on.
+// cases (a case passes when each of its runs does); Runs and RunsFailed
+// count the runs, one per engine and OME release a case ran on.
 type TestReport struct {
-	Passed int `json:"passed" yaml:"passed"`
-	Failed int `json:"failed" yaml:"failed"`
-	Runs   int `json:"runs" yaml:"runs"`
+	Passed, Failed   int
+	Runs, RunsFailed int
 	// Engines and OMEVersions are the engines and the OME releases that
 	// the runs were made on (cel and rego for "both").
-	Engines     []string     `json:"engines" yaml:"engines"`
-	OMEVersions []string     `json:"omeVersions" yaml:"omeVersions"`
-	Cases       []CaseReport `json:"cases" yaml:"cases"`
+	Engines     []string
+	OMEVersions []string
+	Cases       []CaseReport
 }
 
 // CaseReport is one case (or one Rego unit test) of `evaluate test`, with
 // its result on each OME release it ran on.
 type CaseReport struct {
-	File string `json:"file" yaml:"file"`
+	File string
 	// Line is where the case (or the Rego test rule) starts; 0 when unknown.
-	Line    int          `json:"line,omitempty" yaml:"line,omitempty"`
-	Name    string       `json:"name" yaml:"name"`
-	Passed  bool         `json:"passed" yaml:"passed"`
-	Results []CaseResult `json:"results" yaml:"results"`
+	Line    int
+	Name    string
+	Passed  bool
+	Results []CaseResult
 }
 
 // CaseResult is a case's result on one engine name and OME release.
 type CaseResult struct {
-	Engine string `json:"engine" yaml:"engine"`
+	Engine string
 	// OMEVersion is the OME release whose rules the case ran on.
-	OMEVersion string `json:"omeVersion" yaml:"omeVersion"`
-	Passed     bool   `json:"passed" yaml:"passed"`
-	Expected   any    `json:"expected" yaml:"expected"`
-	Got        any    `json:"got" yaml:"got"`
+	OMEVersion string
+	Passed     bool
+	Expected   any
+	Got        any
 	// Detail says more about a failure (an error, how the engines
 	// disagreed, where the expectation holds); empty when it passed.
-	Detail string `json:"detail,omitempty" yaml:"detail,omitempty"`
+	Detail string
+	// Runs are the result on each engine apart; when there are none, the
+	// result is one run on each engine of its name.
+	Runs []engine.EngineRun
 }
 
-// Add adds a case with its results, counting it and its runs: "both" is
-// two runs, one on each engine.
+// runs are the result's runs, one per engine.
+func (res CaseResult) runs() []engine.EngineRun {
+	if res.Runs != nil {
+		return res.Runs
+	}
+	names := []string{res.Engine}
+	if res.Engine == engine.Both {
+		names = []string{engine.CEL, engine.Rego}
+	}
+	var out []engine.EngineRun
+	for _, n := range names {
+		out = append(out, engine.EngineRun{Engine: n, Passed: res.Passed, Got: res.Got})
+	}
+	return out
+}
+
+// Add adds a case with its results, counting it and its runs.
 func (r *TestReport) Add(c CaseReport) {
 	c.Passed = true
 	for _, res := range c.Results {
 		c.Passed = c.Passed && res.Passed
-		engines := []string{res.Engine}
-		if res.Engine == engine.Both {
-			engines = []string{engine.CEL, engine.Rego}
-		}
-		r.Runs += len(engines)
-		for _, e := range engines {
-			if !slices.Contains(r.Engines, e) {
-				r.Engines = append(r.Engines, e)
+		for _, run := range res.runs() {
+			r.Runs++
+			if !run.Passed {
+				r.RunsFailed++
+			}
+			if !slices.Contains(r.Engines, run.Engine) {
+				r.Engines = append(r.Engines, run.Engine)
 			}
 		}
 		if !slices.Contains(r.OMEVersions, res.OMEVersion) {

@@ -12,8 +12,7 @@ type testYAML struct {
 }
 
 func (t *testYAML) Write(r TestReport) error {
-	r = r.lists()
 	enc := yaml.NewEncoder(t.w)
 	enc.SetIndent(2)
-	return enc.Encode(r)
+	return enc.Encode(r.doc())
 }

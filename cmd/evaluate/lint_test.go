@@ -439,7 +439,8 @@ func TestTestFormats(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, js.stdout, string(b), "-o yaml is -o json in YAML")
 	rep := decodeTestJSON(t, js.stdout)
-	require.Equal(t, []int{2, 2, 14}, []int{rep.Passed, rep.Failed, rep.Runs})
+	require.Equal(t, []int{2, 2, 14}, []int{rep.Passed, rep.Failed, rep.runCount()})
+	require.Len(t, rep.Cases, 14, "one entry per run")
 
 	txt := evaluate(t, 30*time.Second, "", append([]string{"test"}, args...)...)
 	require.Equal(t, "2 passed, 2 failed (14 runs: 2 engines, 3 releases)", lastLine(txt.stdout))

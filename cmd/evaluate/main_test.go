@@ -393,15 +393,12 @@ func TestMatchFormatsAgree(t *testing.T) {
 	require.Equal(t, fromJSON, yamlAsJSON)
 }
 
-type jsonCase struct {
-	File    string           `json:"file"`
-	Line    int              `json:"line"`
-	Name    string           `json:"name"`
-	Passed  bool             `json:"passed"`
-	Results []jsonCaseResult `json:"results"`
-}
-
-type jsonCaseResult struct {
+// jsonRun is an entry of test -o json's cases: one case on one engine and
+// one OME release.
+type jsonRun struct {
+	File       string          `json:"file"`
+	Line       int             `json:"line"`
+	Name       string          `json:"name"`
 	Engine     string          `json:"engine"`
 	OMEVersion string          `json:"omeVersion"`
 	Passed     bool            `json:"passed"`
@@ -411,17 +408,27 @@ type jsonCaseResult struct {
 }
 
 type jsonTestReport struct {
-	Passed, Failed, Runs int
-	Engines, OMEVersions []string
-	Cases                []jsonCase
+	Passed, Failed int
+	Runs           struct{ Passed, Failed int }
+	Engines        []string
+	OMEVersions    []string
+	Cases          []jsonRun
 }
 
+// runCount is the number of runs the report counts.
+func (r jsonTestReport) runCount() int { return r.Runs.Passed + r.Runs.Failed }
+
+// decodeTestJSON reads test -o json, checking its keys: the contract's
+// {"passed", "failed", "cases": [{"file", "name", "engine", "passed",
+// "expected", "got"}]}, with "runs", "engines", "omeVersions" beside, and
+// "line", "omeVersion", "detail" in each entry.
 func decodeTestJSON(t *testing.T, out string) jsonTestReport {
 	t.Helper()
 	var r jsonTestReport
 	top := requireKeys(t, json.RawMessage(out), "the output", []string{"passed", "failed", "runs", "engines", "omeVersions", "cases"})
 	require.NoError(t, json.Unmarshal(top["passed"], &r.Passed))
 	require.NoError(t, json.Unmarshal(top["failed"], &r.Failed))
+	requireKeys(t, top["runs"], "runs", []string{"passed", "failed"})
 	require.NoError(t, json.Unmarshal(top["runs"], &r.Runs))
 	require.NoError(t, json.Unmarshal(top["engines"], &r.Engines))
 	require.NoError(t, json.Unmarshal(top["omeVersions"], &r.OMEVersions))
@@ -429,22 +436,17 @@ func decodeTestJSON(t *testing.T, out string) jsonTestReport {
 	var raws []json.RawMessage
 	require.NoError(t, json.Unmarshal(top["cases"], &raws))
 	for i, raw := range raws {
-		c := requireKeys(t, raw, fmt.Sprintf("cases[%d]", i), []string{"file", "name", "passed", "results"}, "line")
-		var results []json.RawMessage
-		require.NoError(t, json.Unmarshal(c["results"], &results))
-		require.NotEmpty(t, results, "cases[%d] ran somewhere", i)
-		for j, res := range results {
-			requireKeys(t, res, fmt.Sprintf("cases[%d].results[%d]", i, j), []string{"engine", "omeVersion", "passed", "expected", "got"}, "detail")
-		}
-		var jc jsonCase
-		require.NoError(t, json.Unmarshal(raw, &jc))
-		r.Cases = append(r.Cases, jc)
+		requireKeys(t, raw, fmt.Sprintf("cases[%d]", i), []string{"file", "name", "engine", "omeVersion", "passed", "expected", "got"}, "line", "detail")
+		var run jsonRun
+		require.NoError(t, json.Unmarshal(raw, &run))
+		r.Cases = append(r.Cases, run)
 	}
 	return r
 }
 
 // passed/failed count cases, runs count each engine and release a case ran
-// on; a case passes when each of its results does.
+// on, and cases has one entry per run; a case passes when each of its runs
+// does.
 func TestTestJSONContract(t *testing.T) {
 	for _, tc := range []struct {
 		name                 string
@@ -469,47 +471,64 @@ func TestTestJSONContract(t *testing.T) {
 				require.Equal(t, tc.passed, rep.Passed)
 			}
 			if tc.runs >= 0 {
-				require.Equal(t, tc.runs, rep.Runs)
+				require.Equal(t, tc.runs, rep.runCount())
 			}
 			require.Equal(t, tc.engines, rep.Engines)
 			require.Equal(t, tc.releases, rep.OMEVersions)
-			require.Len(t, rep.Cases, rep.Passed+rep.Failed, "passed and failed count cases")
-			n, runs := 0, 0
-			for _, c := range rep.Cases {
-				require.NotEmpty(t, c.File)
-				require.NotEmpty(t, c.Name)
-				require.Positive(t, c.Line)
-				passed := true
-				for _, res := range c.Results {
-					passed = passed && res.Passed
-					runs++
-					if res.Engine == "both" {
-						runs++
-					}
-					require.Contains(t, []string{"cel", "rego", "both"}, res.Engine)
-					require.Contains(t, tc.releases, res.OMEVersion)
-					if strings.HasSuffix(c.File, ".rego") {
-						require.Equal(t, "v1.2.2", res.OMEVersion, "Rego unit tests test the newest release's policies")
-					}
-					if res.Passed {
-						require.Empty(t, res.Detail, "a case that passed has no detail")
-					}
-					if strings.HasSuffix(c.File, ".rego") {
-						continue // OPA's unit tests have no expected/got
-					}
-					for _, v := range []json.RawMessage{res.Expected, res.Got} {
-						var m map[string]any
-						require.NoError(t, json.Unmarshal(v, &m), "%s: expected and got are objects", c.Name)
-						require.IsType(t, true, m["compatible"], "%s: compatible is a boolean", c.Name)
-					}
+			require.Len(t, rep.Cases, rep.runCount(), "one entry per run")
+
+			type key struct {
+				file string
+				line int
+				name string
+			}
+			var order []key
+			passed := map[key]bool{}
+			engines := map[key]map[string][]string{} // a case's engines on each release
+			runsPassed := 0
+			for _, run := range rep.Cases {
+				require.NotEmpty(t, run.File)
+				require.NotEmpty(t, run.Name)
+				require.Positive(t, run.Line)
+				require.Contains(t, tc.engines, run.Engine, "an entry is one engine's run, never both's")
+				require.Contains(t, tc.releases, run.OMEVersion)
+				k := key{run.File, run.Line, run.Name}
+				if _, seen := passed[k]; !seen {
+					order = append(order, k)
+					passed[k] = true
+					engines[k] = map[string][]string{}
 				}
-				require.Equal(t, passed, c.Passed, "%s: a case passes when each of its results does", c.Name)
-				if c.Passed {
-					n++
+				passed[k] = passed[k] && run.Passed
+				engines[k][run.OMEVersion] = append(engines[k][run.OMEVersion], run.Engine)
+				if run.Passed {
+					runsPassed++
+					require.Empty(t, run.Detail, "a run that passed has no detail")
+				}
+				if strings.HasSuffix(run.File, ".rego") {
+					require.Equal(t, "v1.2.2", run.OMEVersion, "Rego unit tests test the newest release's policies")
+					continue // OPA's unit tests have no expected/got
+				}
+				for _, v := range []json.RawMessage{run.Expected, run.Got} {
+					var m map[string]any
+					require.NoError(t, json.Unmarshal(v, &m), "%s: expected and got are objects", run.Name)
+					require.IsType(t, true, m["compatible"], "%s: compatible is a boolean", run.Name)
 				}
 			}
-			require.Equal(t, rep.Passed, n)
-			require.Equal(t, rep.Runs, runs)
+			require.Equal(t, rep.Runs.Passed, runsPassed)
+			require.Len(t, order, rep.Passed+rep.Failed, "passed and failed count cases")
+			n := 0
+			for _, k := range order {
+				if passed[k] {
+					n++
+				}
+				if strings.HasSuffix(k.file, ".rego") {
+					continue
+				}
+				for release, es := range engines[k] {
+					require.Equal(t, tc.engines, es, "%s on %s: a run on each engine, in order", k.name, release)
+				}
+			}
+			require.Equal(t, rep.Passed, n, "a case passes when each of its runs does")
 		})
 	}
 }

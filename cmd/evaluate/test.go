@@ -149,7 +149,7 @@ func runTests(set *policyset.Set, releases []string, engineName string, caseFile
 			cr := output.CaseReport{File: f, Line: c.Line, Name: c.Name}
 			for _, o := range outcomes {
 				cr.Results = append(cr.Results, output.CaseResult{Engine: o.Engine, OMEVersion: o.Release, Passed: o.Passed,
-					Expected: o.Expected, Got: o.Got, Detail: o.Detail})
+					Expected: o.Expected, Got: o.Got, Detail: o.Detail, Runs: o.Runs})
 			}
 			report.Add(cr)
 		}
