@@ -63,8 +63,10 @@ race:
 screenshot: prereqs
 	$(GO) test -count=1 ./report -run '^TestCatalogReportInBrowser$$' -screenshot $(CURDIR)/docs/report.png
 
+# Every case file and Rego unit test through the command, each case on
+# every OME release it holds for (its omeVersions, else every release).
 cases: build
-	$(BIN)/evaluate test --engine both testdata/cases policies
+	$(BIN)/evaluate test --engine both --ome-version all testdata/cases policies
 
 fmt:
 	gofmt -w $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')

@@ -30,6 +30,9 @@ type Case struct {
 	OMEVersions []string
 	// OMEVersionsLine is the line of the omeVersions that gives them.
 	OMEVersionsLine int
+	// OMEVersionsOfFile tells that they are its file's: the omeVersions
+	// at the top of the file, not the case's own.
+	OMEVersionsOfFile bool
 
 	Model, Runtime *objects.Object // match case
 
@@ -132,7 +135,7 @@ func ParseCases(file string, data []byte) (cases []Case, err error) {
 				return err
 			}
 			if c.OMEVersions == nil && fileVersions != nil {
-				c.OMEVersions, c.OMEVersionsLine = fileVersions, objects.LineAt(pos, "omeVersions", 0)
+				c.OMEVersions, c.OMEVersionsLine, c.OMEVersionsOfFile = fileVersions, objects.LineAt(pos, "omeVersions", 0), true
 			}
 			cases = append(cases, c)
 		}
@@ -234,13 +237,18 @@ func ForRelease(list []Case, release string) []Case {
 }
 
 // CheckReleases checks that every release a case names is one of known:
-// the first that is not is an error naming its file, line and case.
+// the first that is not is an error naming its file and line, and its case
+// when the case names it (not its file).
 func CheckReleases(list []Case, known []string) error {
 	for _, c := range list {
 		for _, r := range c.OMEVersions {
 			if !slices.Contains(known, r) {
-				return &objects.InputError{File: c.File, Line: c.OMEVersionsLine, Case: c.Name, Field: "omeVersions",
+				e := &objects.InputError{File: c.File, Line: c.OMEVersionsLine, Case: c.Name, Field: "omeVersions",
 					Msg: fmt.Sprintf("names %s, which is not an OME release the policies state (%s)", r, strings.Join(known, ", "))}
+				if c.OMEVersionsOfFile {
+					e.Case = "" // the file's omeVersions, said at its line: no case is to blame
+				}
+				return e
 			}
 		}
 	}

@@ -315,6 +315,11 @@ func TestOMEVersions(t *testing.T) {
 	require.NoError(t, CheckReleases(list, []string{"v1.2.2", "v0.1.5", "v0.1.4"}))
 	err = CheckReleases(list, []string{"v1.2.2", "v0.1.5"})
 	require.EqualError(t, err, `c.yaml:8: case "own": omeVersions: names v0.1.4, which is not an OME release the policies state (v1.2.2, v0.1.5)`)
+	err = CheckReleases(list, []string{"v1.2.2", "v0.1.4"})
+	require.EqualError(t, err, `c.yaml:1: omeVersions: names v0.1.5, which is not an OME release the policies state (v1.2.2, v0.1.4)`,
+		"the file's omeVersions is said at its own line, not as the first case's")
+	_, err = ParseCases("e.yaml", []byte("# the releases\nomeVersions: [1]\ncases:\n- name: a\n  model: {}\n  runtime: {}\n  expect: {compatible: true}\n"))
+	require.EqualError(t, err, `e.yaml:2: omeVersions[0]: must be an OME release such as v0.1.4, got a number (1)`)
 	all, err := ParseCases("d.yaml", []byte("cases:\n- name: a\n  model: {}\n  runtime: {}\n  expect: {compatible: true}\n"))
 	require.NoError(t, err)
 	require.Nil(t, all[0].OMEVersions, "no omeVersions: every release")

@@ -64,18 +64,15 @@ func (l *lintGitHub) Write(r LintReport) error {
 type testGitHub struct{ w io.Writer }
 
 func (t *testGitHub) Write(r TestReport) error {
-	var b strings.Builder
-	for _, c := range r.Cases {
-		if c.Passed {
-			continue
-		}
-		text, err := failureText(c)
-		if err != nil {
-			return err
-		}
-		b.WriteString(ghAnnotation("error", c.File, c.Line, c.Name+" "+runLabel(c.Engine, c.OMEVersion), text))
+	fs, err := failures(r)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(&b, "%d passed, %d failed\n", r.Passed, r.Failed)
-	_, err := io.WriteString(t.w, b.String())
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(ghAnnotation("error", f.Case.File, f.Case.Line, f.Case.Name+" "+f.Label, f.Text))
+	}
+	b.WriteString(r.Summary() + "\n")
+	_, err = io.WriteString(t.w, b.String())
 	return err
 }

@@ -97,19 +97,24 @@ func (l *lintJUnit) Write(r LintReport) error {
 	return writeJUnit(l.w, "evaluate lint", cases)
 }
 
-// testJUnit writes a testcase per case or Rego unit test.
+// testJUnit writes a testcase per case or Rego unit test; one that fails
+// has a <failure> with each of its failures (as the text says them).
 type testJUnit struct{ w io.Writer }
 
 func (t *testJUnit) Write(r TestReport) error {
 	cases := make([]junitCase, 0, len(r.Cases))
 	for _, c := range r.Cases {
-		jc := junitCase{ClassName: c.File, Name: c.Name + " " + runLabel(c.Engine, c.OMEVersion)}
-		if !c.Passed {
-			text, err := failureText(c)
-			if err != nil {
-				return err
-			}
-			jc.Failure = &junitFailure{Message: "expected and got differ", Type: "case", Text: text}
+		jc := junitCase{ClassName: c.File, Name: c.Name}
+		fs, err := caseFailures(c)
+		if err != nil {
+			return err
+		}
+		var text strings.Builder
+		for _, f := range fs {
+			text.WriteString(f.Label + "\n" + f.Text)
+		}
+		if len(fs) > 0 {
+			jc.Failure = &junitFailure{Message: "expected and got differ", Type: "case", Text: text.String()}
 		}
 		cases = append(cases, jc)
 	}

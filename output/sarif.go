@@ -184,26 +184,24 @@ func refPath(r engine.Ref) string {
 	return r.Kind + "/" + r.Name
 }
 
-// testSARIF writes one result per failing case, under the rule
+// testSARIF writes one result per failure (a case's failing results,
+// those alike said once, as the text says them), under the rule
 // "failing-case".
 type testSARIF struct{ w io.Writer }
 
 func (t *testSARIF) Write(r TestReport) error {
 	rule := sarifRule{ID: "failing-case", ShortDescription: sarifMessage{Text: "a case or policy unit test does not give what it expects"}}
 	rule.DefaultConfiguration.Level = "error"
+	fs, err := failures(r)
+	if err != nil {
+		return err
+	}
 	var results []sarifResult
-	for _, c := range r.Cases {
-		if c.Passed {
-			continue
-		}
-		text, err := failureText(c)
-		if err != nil {
-			return err
-		}
+	for _, f := range fs {
 		results = append(results, sarifResult{
 			RuleID: rule.ID, Level: "error",
-			Message:   sarifMessage{Text: c.Name + " " + runLabel(c.Engine, c.OMEVersion) + "\n" + text},
-			Locations: []sarifLocation{sarifLocationAt(c.File, c.Line)},
+			Message:   sarifMessage{Text: f.Case.Name + " " + f.Label + "\n" + f.Text},
+			Locations: []sarifLocation{sarifLocationAt(f.Case.File, f.Case.Line)},
 		})
 	}
 	return writeSARIF(t.w, []sarifRule{rule}, results)

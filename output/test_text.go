@@ -9,42 +9,84 @@ import (
 )
 
 // testText prints each failure with what was expected and what came, then
-// the line "N passed, M failed".
+// the summary line, "N passed, M failed" (TestReport.Summary).
 type testText struct {
 	w io.Writer
 }
 
 func (t *testText) Write(r TestReport) error {
-	// A case that fails alike on several OME releases (the same engine,
-	// expectation, result and detail) is printed once, naming them all.
-	var releases []string
-	for i, c := range r.Cases {
-		if c.Passed {
-			continue
-		}
-		text, err := failureText(c)
-		if err != nil {
+	fs, err := failures(r)
+	if err != nil {
+		return err
+	}
+	for _, f := range fs {
+		if _, err := fmt.Fprintf(t.w, "FAIL %s: %s %s\n", fileLine(f.Case.File, f.Case.Line), f.Case.Name, f.Label); err != nil {
 			return err
 		}
-		releases = append(releases, c.OMEVersion)
-		if i+1 < len(r.Cases) {
-			if n := r.Cases[i+1]; !n.Passed && n.File == c.File && n.Name == c.Name && n.Engine == c.Engine {
+		if _, err := io.WriteString(t.w, indent(f.Text, "  ")); err != nil {
+			return err
+		}
+	}
+	_, err = fmt.Fprintln(t.w, r.Summary())
+	return err
+}
+
+// failure is how a case failed alike on one or more OME releases: the same
+// engine, expectation, result and detail.
+type failure struct {
+	Case CaseReport
+	// Label says where: "[both; OME v1.2.2, v0.1.5]".
+	Label string
+	// Text is what was expected, what came and the detail (failureText).
+	Text string
+}
+
+// failures are the failures of the report's cases, in order.
+func failures(r TestReport) ([]failure, error) {
+	var out []failure
+	for _, c := range r.Cases {
+		fs, err := caseFailures(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fs...)
+	}
+	return out, nil
+}
+
+// caseFailures are a case's failing results, those alike one after
+// another said once.
+func caseFailures(c CaseReport) ([]failure, error) {
+	var out []failure
+	var releases []string
+	for i, res := range c.Results {
+		if res.Passed {
+			continue
+		}
+		text, err := failureText(res)
+		if err != nil {
+			return nil, err
+		}
+		releases = append(releases, res.OMEVersion)
+		if i+1 < len(c.Results) {
+			if n := c.Results[i+1]; !n.Passed && n.Engine == res.Engine {
 				if next, err := failureText(n); err == nil && next == text {
 					continue
 				}
 			}
 		}
-		label := runLabel(c.Engine, releases...)
+		out = append(out, failure{Case: c, Label: runLabel(res.Engine, releases...), Text: text})
 		releases = nil
-		if _, err := fmt.Fprintf(t.w, "FAIL %s: %s %s\n", c.File, c.Name, label); err != nil {
-			return err
-		}
-		if _, err := io.WriteString(t.w, indent(text, "  ")); err != nil {
-			return err
-		}
 	}
-	_, err := fmt.Fprintf(t.w, "%d passed, %d failed\n", r.Passed, r.Failed)
-	return err
+	return out, nil
+}
+
+// fileLine is "file:line", or the file when the line is unknown.
+func fileLine(file string, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", file, line)
+	}
+	return file
 }
 
 // runLabel says where a case ran: "[both]", "[cel; OME v1.2.2]", or for
@@ -64,7 +106,7 @@ func runLabel(engine string, releases ...string) string {
 //	got:
 //	  ...
 //	detail: ...
-func failureText(c CaseReport) (string, error) {
+func failureText(c CaseResult) (string, error) {
 	var out strings.Builder
 	for _, part := range []struct {
 		label string

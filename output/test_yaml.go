@@ -12,10 +12,7 @@ type testYAML struct {
 }
 
 func (t *testYAML) Write(r TestReport) error {
-	if r.Cases == nil {
-		r.Cases = []CaseReport{}
-	}
 	enc := yaml.NewEncoder(t.w)
 	enc.SetIndent(2)
-	return enc.Encode(r)
+	return enc.Encode(r.doc())
 }

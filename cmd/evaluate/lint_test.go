@@ -42,10 +42,10 @@ func init() {
 		goldenCase{name: "lint-cross-check", args: []string{"lint", "--cross-check", lintCross + "/unmatched-model.yaml"}},
 		goldenCase{name: "lint-clean", args: []string{"lint", "--cross-check", lintClean}},
 		goldenCase{name: "lint-catalog", args: []string{"lint", at("testdata/catalog/runtimes")}},
-		goldenCase{name: "test-yaml-failing", args: append([]string{"test", "-o", "yaml"}, failing...), code: 1},
-		goldenCase{name: "test-sarif-failing", args: append([]string{"test", "-o", "sarif"}, failing...), code: 1},
-		goldenCase{name: "test-junit-failing", args: append([]string{"test", "-o", "junit"}, failing...), code: 1},
-		goldenCase{name: "test-github-failing", args: append([]string{"test", "-o", "github"}, failing...), code: 1},
+		goldenCase{name: "test-yaml-failing", args: append([]string{"test", "-o", "yaml", "--ome-version", "all"}, failing...), code: 1},
+		goldenCase{name: "test-sarif-failing", args: append([]string{"test", "-o", "sarif", "--ome-version", "all"}, failing...), code: 1},
+		goldenCase{name: "test-junit-failing", args: append([]string{"test", "-o", "junit", "--ome-version", "all"}, failing...), code: 1},
+		goldenCase{name: "test-github-failing", args: append([]string{"test", "-o", "github", "--ome-version", "all"}, failing...), code: 1},
 		goldenCase{name: "explain-text", args: explainSeed, code: 1},
 		goldenCase{name: "explain-json", args: append(explainSeed, "-o", "json"), code: 1},
 		goldenCase{name: "explain-yaml", args: append(explainSeed, "-o", "yaml"), code: 1},
@@ -426,8 +426,10 @@ func TestNoColor(t *testing.T) {
 
 // --- test -o ... --------------------------------------------------------
 
+// Every format of test says the same cases and failures: passed and failed
+// count cases; the failures alike on several releases are said once.
 func TestTestFormats(t *testing.T) {
-	args := []string{bad("failing-case.yaml"), bad("failing_test.rego")}
+	args := []string{"--ome-version", "all", bad("failing-case.yaml"), bad("failing_test.rego")}
 	js := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "json"}, args...)...)
 	ym := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "yaml"}, args...)...)
 	require.Equal(t, 1, ym.code)
@@ -436,32 +438,62 @@ func TestTestFormats(t *testing.T) {
 	b, err := json.Marshal(fromYAML)
 	require.NoError(t, err)
 	require.JSONEq(t, js.stdout, string(b), "-o yaml is -o json in YAML")
+	rep := decodeTestJSON(t, js.stdout)
+	require.Equal(t, []int{2, 2, 14}, []int{rep.Passed, rep.Failed, rep.runCount()})
+	require.Len(t, rep.Cases, 14, "one entry per run")
+
+	txt := evaluate(t, 30*time.Second, "", append([]string{"test"}, args...)...)
+	require.Equal(t, "2 passed, 2 failed (14 runs: 2 engines, 3 releases)", lastLine(txt.stdout))
+	var fails []string
+	for _, l := range strings.Split(txt.stdout, "\n") {
+		if strings.HasPrefix(l, "FAIL ") {
+			fails = append(fails, l)
+		}
+	}
+	require.Equal(t, []string{
+		"FAIL " + bad("failing-case.yaml") + ":14: wrongly expects a match [both; OME v1.2.2, v0.1.5]",
+		"FAIL " + bad("failing-case.yaml") + ":14: wrongly expects a match [both; OME v0.1.4]",
+		"FAIL " + bad("failing_test.rego") + ":10: data.bad.match_test.test_wrongly_expects_suffix_ordering [rego; OME v1.2.2]",
+	}, fails)
 
 	var junit struct {
 		Tests    int `xml:"tests,attr"`
 		Failures int `xml:"failures,attr"`
+		Suite    struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Text string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
 	}
 	ju := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "junit"}, args...)...)
 	require.Equal(t, 1, ju.code)
 	require.NoError(t, xml.Unmarshal([]byte(ju.stdout), &junit))
-	require.Equal(t, 8, junit.Tests, "two cases on three OME releases, two Rego tests")
-	require.Equal(t, 4, junit.Failures)
+	require.Equal(t, 4, junit.Tests, "a testcase per case and Rego test")
+	require.Equal(t, 2, junit.Failures)
+	failed := junit.Suite.Cases[1]
+	require.Equal(t, "wrongly expects a match", failed.Name)
+	require.NotNil(t, failed.Failure)
+	require.Contains(t, failed.Failure.Text, "[both; OME v1.2.2, v0.1.5]\n")
+	require.Contains(t, failed.Failure.Text, "[both; OME v0.1.4]\n")
 
 	sr := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "sarif"}, args...)...)
 	var sarif map[string]any
 	require.NoError(t, json.Unmarshal([]byte(sr.stdout), &sarif))
 	results := sarif["runs"].([]any)[0].(map[string]any)["results"].([]any)
-	require.Len(t, results, 4)
+	require.Len(t, results, len(fails), "a result per failure the text prints")
 
 	gh := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "github"}, args...)...)
 	lines := strings.Split(strings.TrimRight(gh.stdout, "\n"), "\n")
-	require.Len(t, lines, 5)
-	for i, rel := range []string{"v1.2.2", "v0.1.5", "v0.1.4"} {
-		require.True(t, strings.HasPrefix(lines[i], "::error file="+bad("failing-case.yaml")+",line="), lines[i])
-		require.Contains(t, lines[i], "OME "+rel+"]", "each run names its release")
+	require.Len(t, lines, len(fails)+1)
+	for i, rel := range []string{"v1.2.2%2C v0.1.5", "v0.1.4"} {
+		require.True(t, strings.HasPrefix(lines[i], "::error file="+bad("failing-case.yaml")+",line=14,"), lines[i])
+		require.Contains(t, lines[i], "OME "+rel+"]", "each failure names its releases")
 	}
-	require.True(t, strings.HasPrefix(lines[3], "::error file="+bad("failing_test.rego")+",line=10,"), lines[3])
-	require.Equal(t, "4 passed, 4 failed", lines[4])
+	require.True(t, strings.HasPrefix(lines[2], "::error file="+bad("failing_test.rego")+",line=10,"), lines[2])
+	require.Equal(t, "2 passed, 2 failed (14 runs: 2 engines, 3 releases)", lines[3])
 }
 
 // --- explain -----------------------------------------------------------

@@ -114,7 +114,7 @@ var goldenCases = []goldenCase{
 	{name: "policies-functions", args: []string{"policies", "--functions"}},
 	{name: "test-spec-differences", args: []string{"test", at("testdata/cases/spec-differences.yaml")}},
 	{name: "test-json-failing", args: []string{"test", "-o", "json", bad("failing-case.yaml")}, code: 1},
-	{name: "test-failing", args: []string{"test", bad("failing-case.yaml"), bad("failing_test.rego")}, code: 1},
+	{name: "test-failing", args: []string{"test", "--ome-version", "all", bad("failing-case.yaml"), bad("failing_test.rego")}, code: 1},
 	{name: "help", args: []string{"--help"}},
 	{name: "help-match", args: []string{"match", "--help"}},
 	{name: "help-test", args: []string{"test", "--help"}},
@@ -393,8 +393,11 @@ func TestMatchFormatsAgree(t *testing.T) {
 	require.Equal(t, fromJSON, yamlAsJSON)
 }
 
-type jsonCase struct {
+// jsonRun is an entry of test -o json's cases: one case on one engine and
+// one OME release.
+type jsonRun struct {
 	File       string          `json:"file"`
+	Line       int             `json:"line"`
 	Name       string          `json:"name"`
 	Engine     string          `json:"engine"`
 	OMEVersion string          `json:"omeVersion"`
@@ -404,74 +407,131 @@ type jsonCase struct {
 	Detail     string          `json:"detail"`
 }
 
-func decodeTestJSON(t *testing.T, out string) (passed, failed int, cases []jsonCase) {
+type jsonTestReport struct {
+	Passed, Failed int
+	Runs           struct{ Passed, Failed int }
+	Engines        []string
+	OMEVersions    []string
+	Cases          []jsonRun
+}
+
+// runCount is the number of runs the report counts.
+func (r jsonTestReport) runCount() int { return r.Runs.Passed + r.Runs.Failed }
+
+// decodeTestJSON reads test -o json, checking its keys: the contract's
+// {"passed", "failed", "cases": [{"file", "name", "engine", "passed",
+// "expected", "got"}]}, with "runs", "engines", "omeVersions" beside, and
+// "line", "omeVersion", "detail" in each entry.
+func decodeTestJSON(t *testing.T, out string) jsonTestReport {
 	t.Helper()
-	top := requireKeys(t, json.RawMessage(out), "the output", []string{"passed", "failed", "cases"})
-	require.NoError(t, json.Unmarshal(top["passed"], &passed))
-	require.NoError(t, json.Unmarshal(top["failed"], &failed))
+	var r jsonTestReport
+	top := requireKeys(t, json.RawMessage(out), "the output", []string{"passed", "failed", "runs", "engines", "omeVersions", "cases"})
+	require.NoError(t, json.Unmarshal(top["passed"], &r.Passed))
+	require.NoError(t, json.Unmarshal(top["failed"], &r.Failed))
+	requireKeys(t, top["runs"], "runs", []string{"passed", "failed"})
+	require.NoError(t, json.Unmarshal(top["runs"], &r.Runs))
+	require.NoError(t, json.Unmarshal(top["engines"], &r.Engines))
+	require.NoError(t, json.Unmarshal(top["omeVersions"], &r.OMEVersions))
 	require.NotEqual(t, "null", string(top["cases"]), "cases must be a list, never null")
 	var raws []json.RawMessage
 	require.NoError(t, json.Unmarshal(top["cases"], &raws))
 	for i, raw := range raws {
-		requireKeys(t, raw, fmt.Sprintf("cases[%d]", i), []string{"file", "name", "engine", "omeVersion", "passed", "expected", "got"}, "detail")
-		var c jsonCase
-		require.NoError(t, json.Unmarshal(raw, &c))
-		cases = append(cases, c)
+		requireKeys(t, raw, fmt.Sprintf("cases[%d]", i), []string{"file", "name", "engine", "omeVersion", "passed", "expected", "got"}, "line", "detail")
+		var run jsonRun
+		require.NoError(t, json.Unmarshal(raw, &run))
+		r.Cases = append(r.Cases, run)
 	}
-	return passed, failed, cases
+	return r
 }
 
+// passed/failed count cases, runs count each engine and release a case ran
+// on, and cases has one entry per run; a case passes when each of its runs
+// does.
 func TestTestJSONContract(t *testing.T) {
 	for _, tc := range []struct {
-		name           string
-		args           []string
-		code           int
-		passed, failed int
+		name                 string
+		args                 []string
+		code                 int
+		passed, failed, runs int
+		engines, releases    []string
 	}{
-		{"all pass", []string{at("testdata/cases/spec-operators.yaml")}, 0, -1, 0},
-		// Each case runs on each of the three OME releases.
-		{"one case fails", []string{bad("failing-case.yaml")}, 1, 3, 3},
-		{"one release", []string{"--ome-version", "v0.1.4", bad("failing-case.yaml")}, 1, 1, 1},
-		{"cases and rego tests", []string{"--engine", "rego", bad("failing-case.yaml"), bad("failing_test.rego")}, 1, 4, 4},
+		{"all pass", []string{at("testdata/cases/spec-operators.yaml")}, 0, -1, 0, -1, []string{"cel", "rego"}, []string{"v1.2.2"}},
+		{"one case fails", []string{bad("failing-case.yaml")}, 1, 1, 1, 4, []string{"cel", "rego"}, []string{"v1.2.2"}},
+		{"one release", []string{"--ome-version", "v0.1.4", bad("failing-case.yaml")}, 1, 1, 1, 4, []string{"cel", "rego"}, []string{"v0.1.4"}},
+		{"every release", []string{"--ome-version", "all", "--engine", "cel", bad("failing-case.yaml")}, 1, 1, 1, 6, []string{"cel"}, []string{"v1.2.2", "v0.1.5", "v0.1.4"}},
+		{"cases and rego tests", []string{"--engine", "rego", bad("failing-case.yaml"), bad("failing_test.rego")}, 1, 2, 2, 4, []string{"rego"}, []string{"v1.2.2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := evaluate(t, 30*time.Second, "", append([]string{"test", "-o", "json"}, tc.args...)...)
 			require.Equal(t, tc.code, r.code, r.stderr)
 			require.Empty(t, r.stderr)
-			passed, failed, cases := decodeTestJSON(t, r.stdout)
-			require.Equal(t, tc.failed, failed)
+			rep := decodeTestJSON(t, r.stdout)
+			require.Equal(t, tc.failed, rep.Failed)
 			if tc.passed >= 0 {
-				require.Equal(t, tc.passed, passed)
+				require.Equal(t, tc.passed, rep.Passed)
 			}
-			require.Len(t, cases, passed+failed)
-			n := 0
-			for _, c := range cases {
-				require.NotEmpty(t, c.File)
-				require.NotEmpty(t, c.Name)
-				require.Contains(t, []string{"cel", "rego", "both"}, c.Engine)
-				require.Contains(t, []string{"v1.2.2", "v0.1.5", "v0.1.4"}, c.OMEVersion)
-				if strings.HasSuffix(c.File, ".rego") {
-					require.Equal(t, "v1.2.2", c.OMEVersion, "Rego unit tests test the newest release's policies")
+			if tc.runs >= 0 {
+				require.Equal(t, tc.runs, rep.runCount())
+			}
+			require.Equal(t, tc.engines, rep.Engines)
+			require.Equal(t, tc.releases, rep.OMEVersions)
+			require.Len(t, rep.Cases, rep.runCount(), "one entry per run")
+
+			type key struct {
+				file string
+				line int
+				name string
+			}
+			var order []key
+			passed := map[key]bool{}
+			engines := map[key]map[string][]string{} // a case's engines on each release
+			runsPassed := 0
+			for _, run := range rep.Cases {
+				require.NotEmpty(t, run.File)
+				require.NotEmpty(t, run.Name)
+				require.Positive(t, run.Line)
+				require.Contains(t, tc.engines, run.Engine, "an entry is one engine's run, never both's")
+				require.Contains(t, tc.releases, run.OMEVersion)
+				k := key{run.File, run.Line, run.Name}
+				if _, seen := passed[k]; !seen {
+					order = append(order, k)
+					passed[k] = true
+					engines[k] = map[string][]string{}
 				}
-				if c.Passed {
-					n++
-					require.Empty(t, c.Detail, "a case that passed has no detail")
+				passed[k] = passed[k] && run.Passed
+				engines[k][run.OMEVersion] = append(engines[k][run.OMEVersion], run.Engine)
+				if run.Passed {
+					runsPassed++
+					require.Empty(t, run.Detail, "a run that passed has no detail")
 				}
-				if strings.HasSuffix(c.File, ".rego") {
+				if strings.HasSuffix(run.File, ".rego") {
+					require.Equal(t, "v1.2.2", run.OMEVersion, "Rego unit tests test the newest release's policies")
 					continue // OPA's unit tests have no expected/got
 				}
-				for _, v := range []json.RawMessage{c.Expected, c.Got} {
+				for _, v := range []json.RawMessage{run.Expected, run.Got} {
 					var m map[string]any
-					require.NoError(t, json.Unmarshal(v, &m), "%s: expected and got are objects", c.Name)
-					require.IsType(t, true, m["compatible"], "%s: compatible is a boolean", c.Name)
+					require.NoError(t, json.Unmarshal(v, &m), "%s: expected and got are objects", run.Name)
+					require.IsType(t, true, m["compatible"], "%s: compatible is a boolean", run.Name)
 				}
 			}
-			require.Equal(t, passed, n)
+			require.Equal(t, rep.Runs.Passed, runsPassed)
+			require.Len(t, order, rep.Passed+rep.Failed, "passed and failed count cases")
+			n := 0
+			for _, k := range order {
+				if passed[k] {
+					n++
+				}
+				if strings.HasSuffix(k.file, ".rego") {
+					continue
+				}
+				for release, es := range engines[k] {
+					require.Equal(t, tc.engines, es, "%s on %s: a run on each engine, in order", k.name, release)
+				}
+			}
+			require.Equal(t, rep.Passed, n, "a case passes when each of its runs does")
 		})
 	}
 }
-
-// --- 3. Exit codes ---------------------------------------------------------
 
 func TestExitCodes(t *testing.T) {
 	for _, tc := range []struct {
@@ -507,52 +567,71 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-var summaryLine = regexp.MustCompile(`^\d+ passed, \d+ failed$`)
+// summaryLine is the last line of `evaluate test`, which CI reads: it
+// starts "N passed, M failed", counting cases, then the runs when there
+// are more runs than cases.
+var summaryLine = regexp.MustCompile(`^\d+ passed, \d+ failed( \(\d+ runs: (\d+ engines|\d+ releases|\d+ engines, \d+ releases)\))?$`)
 
 func TestTestCommandPrintsFailures(t *testing.T) {
 	t.Run("case file", func(t *testing.T) {
-		for _, e := range []string{"cel", "rego", "both"} {
-			r := evaluate(t, 30*time.Second, "", "test", "--engine", e, bad("failing-case.yaml"))
+		for _, tc := range []struct{ engine, summary string }{
+			{"cel", "1 passed, 1 failed (6 runs: 3 releases)"},
+			{"rego", "1 passed, 1 failed (6 runs: 3 releases)"},
+			{"both", "1 passed, 1 failed (12 runs: 2 engines, 3 releases)"},
+		} {
+			e := tc.engine
+			r := evaluate(t, 30*time.Second, "", "test", "--engine", e, "--ome-version", "all", bad("failing-case.yaml"))
 			require.Equal(t, 1, r.code, r.stderr)
 			require.Empty(t, r.stderr)
-			require.Equal(t, "3 passed, 3 failed", lastLine(r.stdout), "two cases on three releases")
+			require.Equal(t, tc.summary, lastLine(r.stdout), "two cases on three releases")
 			// The failure alike on v1.2.2 and v0.1.5 is printed once.
-			want := "FAIL " + bad("failing-case.yaml") + ": wrongly expects a match [" + e + "; OME v1.2.2, v0.1.5]\n" +
+			want := "FAIL " + bad("failing-case.yaml") + ":14: wrongly expects a match [" + e + "; OME v1.2.2, v0.1.5]\n" +
 				"  expected:\n" +
 				"    compatible: true\n" +
 				"    reason: \"\"\n" +
 				"  got:\n" +
 				"    compatible: false\n" +
 				"    reason: \"model format 'mt:safetensors:1.0.0' not in supported formats: model has no framework but runtime requires transformers\"\n"
-			require.True(t, strings.HasPrefix(r.stdout, want), "engine %s: the failure shows expected versus got; got:\n%s", e, r.stdout)
+			require.True(t, strings.HasPrefix(r.stdout, want), "engine %s: the failure names file:line and shows expected versus got; got:\n%s", e, r.stdout)
 			require.NotContains(t, r.stdout, "same format, no versions", "passing cases are not printed")
 			require.Contains(t, r.stdout, "wrongly expects a match ["+e+"; OME v0.1.4]\n", "v0.1.4 words it apart")
 			require.Contains(t, r.stdout, "    reason: \"model format 'mt:safetensors:1.0.0' not in supported formats\"\n")
+			require.NotContains(t, r.stdout, "holds on", "the case fails on every release")
 		}
 	})
-	t.Run("both engines wrong alike", func(t *testing.T) {
+	t.Run("the engines agree, the expectation differs", func(t *testing.T) {
 		r := evaluate(t, 30*time.Second, "", "test", "--engine", "both", bad("failing-case.yaml"))
 		require.Equal(t, 1, r.code)
-		if strings.Contains(r.stdout, "engine cel got it wrong") {
-			t.Fatal("with --engine both, a case that CEL and Rego both get wrong (the same verdict) is reported as 'detail: engine cel got it wrong', which reads as if Rego were right (engine/cases.go runMatchCase keeps only the first engine's name)")
-		}
+		require.Contains(t, r.stdout, "  detail: cel and rego agree; the expectation differs\n")
+		require.NotContains(t, r.stdout, "got it wrong", "engines that agree with each other are not blamed")
+		r = evaluate(t, 30*time.Second, "", "test", "--engine", "cel", bad("failing-case.yaml"))
+		require.Equal(t, 1, r.code)
+		require.NotContains(t, r.stdout, "detail:", "one engine: nothing to say of the engines")
 	})
 	t.Run("rego unit test", func(t *testing.T) {
 		r := evaluate(t, 30*time.Second, "", "test", bad("failing_test.rego"))
 		require.Equal(t, 1, r.code, r.stderr)
-		require.Equal(t, "1 passed, 1 failed", lastLine(r.stdout))
-		require.Contains(t, r.stdout, "FAIL "+bad("failing_test.rego")+": data.bad.match_test.test_wrongly_expects_suffix_ordering [rego; OME v1.2.2]")
+		require.Equal(t, "1 passed, 1 failed", lastLine(r.stdout), "as many runs as tests: no count of runs")
+		require.Contains(t, r.stdout, "FAIL "+bad("failing_test.rego")+":10: data.bad.match_test.test_wrongly_expects_suffix_ordering [rego; OME v1.2.2]")
 		require.NotContains(t, r.stdout, "test_equal_versions_match")
-		if !strings.Contains(r.stdout, "failing_test.rego:10") {
+		if !strings.Contains(r.stdout, "(../../testdata/bad/failing_test.rego:10) is false") {
 			t.Fatalf("a failing Rego unit test prints only 'detail: failed', with no line of the failing rule (failing_test.rego:10) nor the expression; engine/rego/test.go relies on tester.Result.FailedAt, which OPA v1.22 never sets. Output:\n%s", r.stdout)
 		}
 	})
 	t.Run("summary is the last line", func(t *testing.T) {
-		r := evaluate(t, 30*time.Second, "", "test", bad("failing-case.yaml"), bad("failing_test.rego"))
-		require.Equal(t, 1, r.code)
-		require.Regexp(t, summaryLine, lastLine(r.stdout))
-		require.Equal(t, "4 passed, 4 failed", lastLine(r.stdout))
-		require.True(t, strings.HasSuffix(r.stdout, "4 passed, 4 failed\n"))
+		for _, tc := range []struct {
+			args    []string
+			summary string
+		}{
+			{nil, "2 passed, 2 failed (6 runs: 2 engines)"},
+			{[]string{"--engine", "rego"}, "2 passed, 2 failed"},
+			{[]string{"--ome-version", "all"}, "2 passed, 2 failed (14 runs: 2 engines, 3 releases)"},
+		} {
+			r := evaluate(t, 30*time.Second, "", append(append([]string{"test"}, tc.args...), bad("failing-case.yaml"), bad("failing_test.rego"))...)
+			require.Equal(t, 1, r.code)
+			require.Regexp(t, summaryLine, lastLine(r.stdout))
+			require.True(t, strings.HasSuffix(r.stdout, "\n"+tc.summary+"\n"), r.stdout)
+		}
 	})
 }
 
@@ -831,17 +910,23 @@ func TestBinary(t *testing.T) {
 	t.Run("test the bundled cases", func(t *testing.T) {
 		stdout, stderr, code := exe("test", "--engine", "both", at("testdata/cases"))
 		require.Equal(t, 0, code, "stderr:\n%s\nstdout:\n%s", stderr, stdout)
-		require.Regexp(t, `^\d+ passed, 0 failed$`, lastLine(stdout))
+		require.Regexp(t, `^\d+ passed, 0 failed \(\d+ runs: 2 engines\)$`, lastLine(stdout))
+	})
+	t.Run("test the bundled cases on every release", func(t *testing.T) {
+		stdout, stderr, code := exe("test", "--engine", "both", "--ome-version", "all", at("testdata/cases"))
+		require.Equal(t, 0, code, "stderr:\n%s\nstdout:\n%s", stderr, stdout)
+		require.Empty(t, stderr, "every case holds for some release")
+		require.Regexp(t, `^\d+ passed, 0 failed \(\d+ runs: 2 engines, 3 releases\)$`, lastLine(stdout))
 	})
 	t.Run("test the match cases and policy tests", func(t *testing.T) {
-		args := []string{"test", "--engine", "both"}
+		args := []string{"test", "--engine", "both", "--ome-version", "all"}
 		for _, f := range []string{"sample-cases.yaml", "sample-runtime-level.yaml", "spec-differences.yaml", "spec-operators.yaml"} {
 			args = append(args, at("testdata/cases/"+f))
 		}
 		stdout, stderr, code := exe(append(args, at("policies"))...)
 		require.Equal(t, 0, code, "stderr:\n%s\nstdout:\n%s", stderr, stdout)
 		require.Empty(t, stderr)
-		require.Regexp(t, `^\d+ passed, 0 failed$`, lastLine(stdout))
+		require.Regexp(t, summaryLine, lastLine(stdout))
 		require.Equal(t, 1, strings.Count(stdout, "\n"), "only the summary when all pass")
 	})
 }

@@ -61,37 +61,145 @@ func TestOMEVersionChoice(t *testing.T) {
 	require.Contains(t, r.stderr, releaseEnv+`: unknown OME release "v0.9"`)
 }
 
-// evaluate test with --ome-version runs the cases that hold for it, says
-// how many it left out, and fails when none holds.
-func TestTestOneRelease(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "cases.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(`cases:
-- name: every release
+// everyRelease is a match case that holds on every release.
+const everyRelease = `- name: every release
   model: {spec: {modelFormat: {name: onnx}}}
   runtime: {spec: {supportedModelFormats: [{modelFormat: {name: onnx}, autoSelect: true}]}}
   expect: {compatible: true}
-- name: the newest only
+`
+
+// twoNumbers is a match case whose expectation holds on v1.2.2 and v0.1.5:
+// v0.1.4 parses only versions of three numbers.
+const twoNumbers = `- name: two numbers
+  model: {spec: {modelFormat: {name: safetensors, version: "1.0"}, modelFramework: {name: transformers, version: "4.51"}}}
+  runtime: {spec: {supportedModelFormats: [{modelFormat: {name: safetensors, version: "1.0"}, modelFramework: {name: transformers, version: "4.51"}, autoSelect: true}]}}
+  expect: {compatible: true}
+`
+
+// evaluate test answers for one release, as every command does: a case
+// without omeVersions runs on --ome-version, else $EVALUATE_OME_VERSION,
+// else the newest; --ome-version all runs each case on every release it
+// holds for.
+func TestTestOneRelease(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "cases.yaml", "cases:\n"+everyRelease+`- name: the newest only
   omeVersions: [v1.2.2]
   model: {spec: {modelFormat: {name: onnx}}}
   runtime: {spec: {supportedModelFormats: [{modelFormat: {name: onnx}, autoSelect: true}]}}
   expect: {compatible: true}
-`), 0o644))
-	r := evaluate(t, time.Minute, "", "test", "--ome-version", "v0.1.4", file)
-	require.Equal(t, exitOK, r.code, r.stderr)
-	require.Equal(t, "1 passed, 0 failed\n", r.stdout)
-	require.Equal(t, "notice: 1 case(s) left out, which hold for other OME releases than v0.1.4\n", r.stderr)
+`)
+	for _, tc := range []struct {
+		name, env string
+		args      []string
+		stdout    string
+		notice    string
+	}{
+		{"the newest by default", "", nil, "2 passed, 0 failed (4 runs: 2 engines)\n", ""},
+		{"--ome-version", "", []string{"--ome-version", "v0.1.4"}, "1 passed, 0 failed (2 runs: 2 engines)\n",
+			"notice: " + file + ": 1 of 2 cases left out: it holds only for OME v1.2.2\n"},
+		{"$EVALUATE_OME_VERSION", "0.1.5", nil, "1 passed, 0 failed (2 runs: 2 engines)\n",
+			"notice: " + file + ": 1 of 2 cases left out: it holds only for OME v1.2.2\n"},
+		{"the flag wins", "v0.1.5", []string{"--ome-version", "v1.2.2", "--engine", "cel"}, "2 passed, 0 failed\n", ""},
+		{"every release", "v0.1.5", []string{"--ome-version", "all"}, "2 passed, 0 failed (8 runs: 2 engines, 3 releases)\n", ""},
+		{"every release, one engine", "", []string{"--ome-version", "all", "--engine", "rego"}, "2 passed, 0 failed (4 runs: 3 releases)\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(releaseEnv, tc.env)
+			r := evaluate(t, time.Minute, "", append(append([]string{"test"}, tc.args...), file)...)
+			require.Equal(t, exitOK, r.code, r.stderr)
+			require.Equal(t, tc.stdout, r.stdout)
+			require.Equal(t, tc.notice, r.stderr)
+		})
+	}
+	t.Setenv(releaseEnv, "all")
+	r := evaluate(t, time.Minute, "", "test", file)
+	require.Equal(t, exitBadInput, r.code, "all is test's --ome-version only")
+	require.Contains(t, r.stderr, releaseEnv+`: unknown OME release "all"`)
+}
 
-	r = evaluate(t, time.Minute, "", "test", file)
-	require.Equal(t, exitOK, r.code, r.stderr)
-	require.Equal(t, "4 passed, 0 failed\n", r.stdout, "the first on three releases, the second on one")
-	require.Empty(t, r.stderr)
+// A case written for some releases, run on another, fails with what the
+// release says; the detail says where the expectation holds, not that the
+// engines are wrong.
+func TestTestReleaseSpecificCase(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "cases.yaml", "cases:\n"+twoNumbers)
+	const hint = "holds on v1.2.2 and v0.1.5; add omeVersions: [v1.2.2, v0.1.5] to this case if it is release-specific"
+	r := evaluate(t, time.Minute, "", "test", file)
+	require.Equal(t, exitOK, r.code, r.stdout)
+	r = evaluate(t, time.Minute, "", "test", "--ome-version", "v0.1.4", file)
+	require.Equal(t, exitFindings, r.code, r.stderr)
+	require.Equal(t, "FAIL "+file+":2: two numbers [both; OME v0.1.4]\n"+
+		"  expected:\n"+
+		"    compatible: true\n"+
+		"  got:\n"+
+		"    compatible: false\n"+
+		"    reason: \"model format 'mt:safetensors:1.0:transformers:4.51' not in supported formats\"\n"+
+		"  detail: cel and rego agree; the expectation differs, and "+hint+"\n"+
+		"0 passed, 1 failed (2 runs: 2 engines)\n", r.stdout)
+	r = evaluate(t, time.Minute, "", "test", "--ome-version", "all", "--engine", "cel", "-o", "json", file)
+	require.Equal(t, exitFindings, r.code, r.stderr)
+	rep := decodeTestJSON(t, r.stdout)
+	require.Equal(t, []int{0, 1, 2, 1}, []int{rep.Passed, rep.Failed, rep.Runs.Passed, rep.Runs.Failed}, "one case, on three releases")
+	res := rep.Cases
+	require.Len(t, res, 3)
+	require.True(t, res[0].Passed && res[1].Passed)
+	require.False(t, res[2].Passed)
+	require.Equal(t, "the expectation "+hint, res[2].Detail)
 
-	only := filepath.Join(dir, "newest.yaml")
-	text, err := os.ReadFile(file)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(only, []byte("omeVersions: [v1.2.2]\n"+string(text)), 0o644))
-	r = evaluate(t, time.Minute, "", "test", "--ome-version", "v0.1.5", only)
-	require.Equal(t, exitBadInput, r.code, r.stdout)
-	require.Contains(t, r.stderr, "no case holds for OME v0.1.5")
+	named := writeFile(t, t.TempDir(), "cases.yaml", "omeVersions: [v1.2.2, v0.1.4]\ncases:\n"+twoNumbers)
+	r = evaluate(t, time.Minute, "", "test", "--ome-version", "v0.1.4", named)
+	require.Equal(t, exitFindings, r.code, r.stderr)
+	require.Contains(t, r.stdout, "  detail: cel and rego agree; the expectation differs\n", "a case that names its releases is not told to")
+}
+
+// A file that holds no case for the release gives the same exit code alone
+// and in a folder: a notice and 0 when other files of the run hold cases,
+// 2 when nothing in the run holds.
+func TestTestNoCaseHolds(t *testing.T) {
+	dir := t.TempDir()
+	only := writeFile(t, dir, "newest.yaml", "omeVersions: [v1.2.2]\ncases:\n"+everyRelease)
+	notice := "notice: " + only + ": no case holds for OME v0.1.5 (its cases hold for v1.2.2)\n"
+	alone := filepath.Join(dir, "alone")
+	require.NoError(t, os.Mkdir(alone, 0o755))
+	writeFile(t, alone, "newest.yaml", "omeVersions: [v1.2.2]\ncases:\n"+everyRelease)
+	withOther := filepath.Join(dir, "with-other")
+	require.NoError(t, os.Mkdir(withOther, 0o755))
+	writeFile(t, withOther, "newest.yaml", "omeVersions: [v1.2.2]\ncases:\n"+everyRelease)
+	writeFile(t, withOther, "every.yaml", "cases:\n"+everyRelease)
+	other := writeFile(t, dir, "every.yaml", "cases:\n"+everyRelease)
+
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"the file alone", []string{only}, exitBadInput, "evaluate: " + only + ": no case holds for OME v0.1.5 (each names the releases it holds for in omeVersions)\n"},
+		{"the file alone in a folder", []string{alone}, exitBadInput, "evaluate: " + alone + ": no case holds for OME v0.1.5 (each names the releases it holds for in omeVersions)\n"},
+		{"the file and another", []string{only, other}, exitOK, notice},
+		{"the file and another in a folder", []string{withOther}, exitOK,
+			"notice: " + filepath.Join(withOther, "newest.yaml") + ": no case holds for OME v0.1.5 (its cases hold for v1.2.2)\n"},
+		{"the file and Rego tests", []string{only, bad("failing_test.rego")}, exitFindings, notice},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := evaluate(t, time.Minute, "", append([]string{"test", "--ome-version", "v0.1.5"}, tc.args...)...)
+			require.Equal(t, tc.code, r.code, r.stdout)
+			require.Equal(t, tc.stderr, r.stderr)
+		})
+	}
+}
+
+// A bad omeVersions at the top of a case file is said at its own line, not
+// as the first case's.
+func TestTestFileOMEVersions(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ top, want string }{
+		{"omeVersions: [v9.9.9]", ":2: omeVersions: names v9.9.9, which is not an OME release the policies state (v1.2.2, v0.1.5, v0.1.4)\n"},
+		{"omeVersions: [3]", ":2: omeVersions[0]: must be an OME release such as v0.1.4, got a number (3)\n"},
+		{"omeVersions: v1.2.2", ":2: omeVersions: must be a non-empty list of OME releases (such as v0.1.4), got a string (\"v1.2.2\")\n"},
+	} {
+		file := writeFile(t, dir, "cases.yaml", "# the releases\n"+tc.top+"\ncases:\n"+everyRelease)
+		r := evaluate(t, time.Minute, "", "test", file)
+		require.Equal(t, exitBadInput, r.code, r.stdout)
+		require.Equal(t, "evaluate: "+file+tc.want, r.stderr)
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -41,23 +42,22 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			releases := set.Releases()
-			if r, from := g.requestedRelease(); r != "" {
-				name, err := knownRelease(set, r, from)
-				if err != nil {
-					return err
-				}
-				releases = []string{name}
+			releases, err := testReleases(g, set)
+			if err != nil {
+				return err
 			}
 			report, leftOut, err := runTests(set, releases, engineName, caseFiles, regoFiles)
 			if err != nil {
 				return badInput(err)
 			}
-			if leftOut > 0 {
-				if len(report.Cases) == 0 {
-					return badInput(fmt.Errorf("%s: no case holds for OME %s (each names the releases it holds for in omeVersions)", strings.Join(args, " "), strings.Join(releases, ", ")))
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "notice: %d case(s) left out, which hold for other OME releases than %s\n", leftOut, strings.Join(releases, ", "))
+			if len(report.Cases) == 0 && len(leftOut) == 0 {
+				return badInput(fmt.Errorf("%s: no cases (the cases: lists are empty)", strings.Join(args, " ")))
+			}
+			if len(report.Cases) == 0 {
+				return badInput(fmt.Errorf("%s: no case holds for OME %s (each names the releases it holds for in omeVersions)", strings.Join(args, " "), strings.Join(releases, ", ")))
+			}
+			for _, l := range leftOut {
+				fmt.Fprintln(cmd.ErrOrStderr(), "notice: "+l.notice(releases))
 			}
 			if err := w.Write(report); err != nil {
 				return err
@@ -69,65 +69,95 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 		},
 	}
 	addEngineFlag(cmd, &engineName, engine.Both)
-	cmd.Flags().StringVar(&g.release, "ome-version", "", fmt.Sprintf(
-		"run the cases on this OME release only: %s (default $%s, else every release a case holds for)",
-		strings.Join(policyset.EmbeddedReleases(), ", "), releaseEnv))
+	cmd.Flags().StringVar(&g.release, "ome-version", "", releaseFlagHelp("the OME release to run the cases on")+
+		"; "+allReleases+" runs each case on every release it holds for")
 	addFormatFlag(cmd, &format, output.TestFormats)
 	return cmd
+}
+
+// allReleases, as test's --ome-version, runs each case on every release
+// it holds for.
+const allReleases = "all"
+
+// testReleases are the OME releases test runs the cases on: the one the
+// command answers for (--ome-version, else $EVALUATE_OME_VERSION, else
+// the newest), or every one with --ome-version all.
+func testReleases(g *globalOptions, set *policyset.Set) ([]string, error) {
+	if g.release == allReleases {
+		return set.Releases(), nil
+	}
+	r, err := g.chosenRelease(set)
+	if err != nil {
+		return nil, err
+	}
+	return []string{r}, nil
+}
+
+// leftOut is a case file's cases that hold for none of the releases run.
+type leftOut struct {
+	file     string
+	n, of    int
+	releases []string // the releases they hold for, newest first
+}
+
+func (l leftOut) notice(run []string) string {
+	holds := strings.Join(l.releases, ", ")
+	if n := len(l.releases); n > 1 {
+		holds = strings.Join(l.releases[:n-1], ", ") + " and " + l.releases[n-1]
+	}
+	if l.n == l.of {
+		return fmt.Sprintf("%s: no case holds for OME %s (its cases hold for %s)", l.file, strings.Join(run, ", "), holds)
+	}
+	they := "they hold"
+	if l.n == 1 {
+		they = "it holds"
+	}
+	return fmt.Sprintf("%s: %d of %d cases left out: %s only for OME %s", l.file, l.n, l.of, they, holds)
 }
 
 // runTests runs the case files, each case on each of releases it holds
 // for (the OME releases it names, else every one), and the Rego unit
 // tests, which test the policy files as written: the newest release's.
-// leftOut counts the cases that hold for none of releases.
-func runTests(set *policyset.Set, releases []string, engineName string, caseFiles, regoFiles []string) (report output.TestReport, leftOut int, err error) {
-	add := func(c output.CaseReport) {
-		if c.Passed {
-			report.Passed++
-		} else {
-			report.Failed++
-		}
-		report.Cases = append(report.Cases, c)
-	}
-	runners := map[string]*engine.CaseRunner{}
-	runner := func(r string) (*engine.CaseRunner, error) {
-		if runners[r] != nil {
-			return runners[r], nil
-		}
-		rs, err := set.ForRelease(r)
-		if err != nil {
-			return nil, err
-		}
-		runners[r], err = engine.NewCaseRunner(engineName, rs)
-		return runners[r], err
-	}
+// leftOut says, of each case file, the cases that hold for none of
+// releases.
+func runTests(set *policyset.Set, releases []string, engineName string, caseFiles, regoFiles []string) (report output.TestReport, left []leftOut, err error) {
+	runs := engine.NewReleaseRuns(engineName, set)
 	for _, f := range caseFiles {
 		list, err := cases.ReadCases(f)
 		if err != nil {
-			return report, leftOut, err
+			return report, left, err
 		}
 		if err := cases.CheckReleases(list, set.Releases()); err != nil {
-			return report, leftOut, err
+			return report, left, err
 		}
+		l := leftOut{file: f, of: len(list)}
 		for i := range list {
 			c := &list[i]
-			ran := false
-			for _, r := range releases {
-				if !c.HoldsFor(r) {
-					continue
-				}
-				ran = true
-				run, err := runner(r)
-				if err != nil {
-					return report, leftOut, err
-				}
-				o := run.Run(c)
-				add(output.CaseReport{File: f, Name: c.Name, Engine: o.Engine, OMEVersion: r, Passed: o.Passed,
-					Expected: o.Expected, Got: o.Got, Detail: o.Detail, Line: c.Line})
+			outcomes, err := runs.Run(c, releases)
+			if err != nil {
+				return report, left, err
 			}
-			if !ran {
-				leftOut++
+			if len(outcomes) == 0 {
+				l.n++
+				for _, r := range set.Releases() {
+					if c.HoldsFor(r) && !slices.Contains(l.releases, r) {
+						l.releases = append(l.releases, r)
+					}
+				}
+				continue
 			}
+			cr := output.CaseReport{File: f, Line: c.Line, Name: c.Name}
+			for _, o := range outcomes {
+				cr.Results = append(cr.Results, output.CaseResult{Engine: o.Engine, OMEVersion: o.Release, Passed: o.Passed,
+					Expected: o.Expected, Got: o.Got, Detail: o.Detail, Runs: o.Runs})
+			}
+			report.Add(cr)
+		}
+		if l.n > 0 {
+			slices.SortFunc(l.releases, func(a, b string) int {
+				return slices.Index(set.Releases(), a) - slices.Index(set.Releases(), b)
+			})
+			left = append(left, l)
 		}
 	}
 	if len(regoFiles) > 0 {
@@ -135,22 +165,22 @@ func runTests(set *policyset.Set, releases []string, engineName string, caseFile
 		for _, f := range regoFiles {
 			b, err := os.ReadFile(f)
 			if err != nil {
-				return report, leftOut, err
+				return report, left, err
 			}
 			texts[f] = string(b)
 		}
 		results, err := rego.RunTests(set, texts)
 		if err != nil {
-			return report, leftOut, err
+			return report, left, err
 		}
 		for _, r := range results {
 			got := "pass"
 			if !r.Passed {
 				got = "fail"
 			}
-			add(output.CaseReport{File: r.File, Name: r.Name, Engine: engine.Rego, OMEVersion: set.Newest(), Passed: r.Passed,
-				Expected: "pass", Got: got, Detail: r.Detail, Line: r.Line})
+			report.Add(output.CaseReport{File: r.File, Line: r.Line, Name: r.Name, Results: []output.CaseResult{{
+				Engine: engine.Rego, OMEVersion: set.Newest(), Passed: r.Passed, Expected: "pass", Got: got, Detail: r.Detail}}})
 		}
 	}
-	return report, leftOut, nil
+	return report, left, nil
 }
