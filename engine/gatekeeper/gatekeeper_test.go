@@ -594,10 +594,19 @@ func testLintTemplateAgreesWithLint(t *testing.T, set *policyset.Set) {
 		t.Fatal(err)
 	}
 	counts := map[string]int{}
+	infos := map[string]bool{} // rules lint gives as an info, which the template never enforces
 	for _, o := range objs {
+		if !o.IsModel() && !o.IsRuntime() {
+			continue // the template reviews models and runtimes only
+		}
 		findings, err := engine.Lint(linter, []*objects.Object{o}, engine.LintOptions{})
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, f := range findings {
+			if f.Severity == engine.SeverityInfo {
+				infos[f.Rule] = true
+			}
 		}
 		for _, params := range []map[string]any{
 			nil, // the default: errors only
@@ -639,7 +648,7 @@ func testLintTemplateAgreesWithLint(t *testing.T, set *policyset.Set) {
 				applies = len(rule.Releases) == 0 || slices.Contains(rule.Releases, set.Release)
 			}
 		}
-		if counts[r] == 0 && applies {
+		if counts[r] == 0 && applies && !infos[r] {
 			t.Errorf("no object of testdata gives %s", r)
 		}
 	}
