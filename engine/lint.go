@@ -250,7 +250,15 @@ func IgnoredRules(o *objects.Object, rules []Rule) (map[string]bool, *objects.In
 	return out, nil
 }
 
-// LintedObject is one model or runtime that a lint run read.
+// Linted says whether lint reads o: models, runtimes and InferenceServices
+// (of which the rules read the fields their CRD lacks and the deployment
+// modes).
+func Linted(o *objects.Object) bool {
+	return o.IsModel() || o.IsRuntime() || o.Kind == objects.KindInferenceService
+}
+
+// LintedObject is one model, runtime or InferenceService that a lint run
+// read.
 type LintedObject struct {
 	Ref
 	File string
@@ -271,12 +279,13 @@ type LintRun struct {
 
 	// Findings are those kept so far, in the order they were found.
 	Findings []Finding
-	// Objects are the models and runtimes read, in input order.
+	// Objects are the models, runtimes and InferenceServices read, in
+	// input order.
 	Objects []LintedObject
 	// Problems are the objects' ignore annotations that name unknown rules.
 	Problems []*objects.InputError
-	// Others counts the OME objects that are neither models nor runtimes,
-	// by kind: lint reads none of them.
+	// Others counts the OME objects that lint does not read (Linted), by
+	// kind.
 	Others map[string]int
 
 	set     []SetObject
@@ -297,7 +306,7 @@ func (r *LintRun) Object(o *objects.Object) {
 	if r.err != nil {
 		return
 	}
-	if !o.IsModel() && !o.IsRuntime() {
+	if !Linted(o) {
 		r.Others[o.Kind]++
 		return
 	}

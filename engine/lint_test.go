@@ -41,23 +41,25 @@ func lintPaths(t testing.TB, l Linter, cross bool, paths ...string) []Finding {
 
 // fixtureRules names the rule each fixture under testdata/lint/bad plants.
 var fixtureRules = map[string]string{
-	"duplicate-name.yaml":                "duplicate-name",
-	"empty-version.yaml":                 "empty-version",
-	"ignored-field.yaml":                 "ignored-field",
-	"ignored-field-model-operator.yaml":  "ignored-field",
-	"incomplete-size-range.yaml":         "incomplete-size-range",
-	"invalid-version.yaml":               "invalid-version",
-	"missing-format.yaml":                "missing-format",
-	"missing-framework.yaml":             "missing-framework",
-	"missing-framework-model.yaml":       "missing-framework",
-	"name-case.yaml":                     "name-case",
-	"name-case-frequency.yaml":           "name-case",
-	"non-string-version.yaml":            "non-string-version",
-	"operator-without-version.yaml":      "operator-without-version",
-	"ordering-operator-with-suffix.yaml": "ordering-operator-with-suffix",
-	"unknown-deployment-mode.yaml":       "unknown-deployment-mode",
-	"unknown-operator.yaml":              "unknown-operator",
-	"wrong-type.yaml":                    "wrong-type",
+	"duplicate-name.yaml":                           "duplicate-name",
+	"empty-version.yaml":                            "empty-version",
+	"ignored-field.yaml":                            "ignored-field",
+	"ignored-field-model-operator.yaml":             "ignored-field",
+	"incomplete-size-range.yaml":                    "incomplete-size-range",
+	"invalid-version.yaml":                          "invalid-version",
+	"missing-format.yaml":                           "missing-format",
+	"missing-framework.yaml":                        "missing-framework",
+	"missing-framework-model.yaml":                  "missing-framework",
+	"name-case.yaml":                                "name-case",
+	"name-case-frequency.yaml":                      "name-case",
+	"non-string-version.yaml":                       "non-string-version",
+	"operator-without-version.yaml":                 "operator-without-version",
+	"ordering-operator-with-suffix.yaml":            "ordering-operator-with-suffix",
+	"unknown-deployment-mode.yaml":                  "unknown-deployment-mode",
+	"unknown-deployment-mode-inferenceservice.yaml": "unknown-deployment-mode",
+	"unknown-operator.yaml":                         "unknown-operator",
+	"unread-field.yaml":                             "unread-field",
+	"wrong-type.yaml":                               "wrong-type",
 }
 
 // Each fixture plants one problem: exactly one finding, of its rule, on
@@ -110,8 +112,10 @@ func TestLintFixtureLocations(t *testing.T) {
 		"non-string-version.yaml:13 error non-string-version spec.supportedModelFormats[0].modelFramework.version",
 		"operator-without-version.yaml:13 warning operator-without-version spec.supportedModelFormats[0].modelFramework.operator",
 		"ordering-operator-with-suffix.yaml:15 warning ordering-operator-with-suffix spec.supportedModelFormats[0].modelFramework.operator",
+		`unknown-deployment-mode-inferenceservice.yaml:13 warning unknown-deployment-mode spec.engine.annotations["ome.io/deploymentMode"]`,
 		`unknown-deployment-mode.yaml:17 warning unknown-deployment-mode spec.engineConfig.annotations["ome.io/deploymentMode"]`,
 		"unknown-operator.yaml:14 error unknown-operator spec.supportedModelFormats[0].modelFramework.operator",
+		"unread-field.yaml:16 warning unread-field spec.acceleratorRequirements.minComputeCapability",
 		"wrong-type.yaml:10 error wrong-type spec.supportedModelFormats[0].autoSelect",
 	}, got)
 	require.Equal(t, Ref{Kind: objects.KindClusterServingRuntime, Name: "twice"}, fs[0].Object)

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"flag"
+	"io"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 
 	"github.com/ome-policy/evaluator/policies"
@@ -97,6 +99,16 @@ func TestCRDSchemasAreCurrent(t *testing.T) {
 		require.NoError(t, os.RemoveAll("crdschema"))
 	}
 	for release, kinds := range all {
+		lacking := filepath.Join("crdschema", release, LackingFile)
+		want := lackingJSON(t, all, release)
+		if *update {
+			require.NoError(t, os.MkdirAll(filepath.Dir(lacking), 0o755))
+			require.NoError(t, os.WriteFile(lacking, want, 0o644))
+		} else {
+			have, err := os.ReadFile(lacking)
+			require.NoError(t, err, "run make crdschema")
+			require.Equal(t, string(want), string(have), "%s is stale: run make crdschema", lacking)
+		}
 		for kind, want := range kinds {
 			path := filepath.Join("crdschema", release, kind+".json.gz")
 			if *update {
@@ -118,8 +130,45 @@ func TestCRDSchemasAreCurrent(t *testing.T) {
 	}))
 	for _, f := range files {
 		release, kind := filepath.Dir(f), strings.TrimSuffix(filepath.Base(f), ".json.gz")
+		if filepath.Base(f) == LackingFile {
+			require.Contains(t, all, release, "crdschema/%s is left from an earlier layout: run make crdschema", f)
+			continue
+		}
 		require.Contains(t, all[release], kind, "crdschema/%s is left from an earlier layout: run make crdschema", f)
 	}
+}
+
+// lackingJSON is crdschema/<release>/lacking.json: the fields each kind's
+// CRD in the release lacks that another release's has, by kind.
+func lackingJSON(t *testing.T, all map[string]map[string][]byte, release string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(policies.FS, "releases.yaml")
+	require.NoError(t, err)
+	var list struct{ Releases []struct{ Name string } }
+	require.NoError(t, yaml.Unmarshal(b, &list))
+	var names []string
+	at := -1
+	schemas := map[string]map[string]*spec.Schema{}
+	for i, r := range list.Releases {
+		names = append(names, r.Name)
+		if r.Name == release {
+			at = i
+		}
+		schemas[r.Name] = map[string]*spec.Schema{}
+		for kind, gz := range all[r.Name] {
+			zr, err := gzip.NewReader(bytes.NewReader(gz))
+			require.NoError(t, err)
+			data, err := io.ReadAll(zr)
+			require.NoError(t, err)
+			var s spec.Schema
+			require.NoError(t, json.Unmarshal(data, &s))
+			schemas[r.Name][kind] = &s
+		}
+	}
+	require.GreaterOrEqual(t, at, 0)
+	out, err := json.MarshalIndent(LackingPaths(schemas, names, at), "", "  ")
+	require.NoError(t, err)
+	return append(out, '\n')
 }
 
 // The CRDs of each release differ where OME's do: v0.1.4's models have no

@@ -68,8 +68,9 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-// lintForSuite lints the objects of OMEVersionLint's suite, each alone,
-// on the Rego engine, whose policies the template carries.
+// lintForSuite lints the models and runtimes of OMEVersionLint's suite
+// (the kinds the template reviews; lint's InferenceServices are left out),
+// each alone, on the Rego engine, whose policies the template carries.
 func lintForSuite(cmd *cobra.Command, set *policyset.Set, paths []string) ([]gatekeeper.ObjectFindings, error) {
 	if len(paths) == 0 {
 		return nil, nil
@@ -78,6 +79,7 @@ func lintForSuite(cmd *cobra.Command, set *policyset.Set, paths []string) ([]gat
 	if err != nil {
 		return nil, badInput(err)
 	}
+	objs = only(objs, func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
 	linter, err := engine.NewLinter(engine.Rego, set)
 	if err != nil {
 		return nil, badInput(err)

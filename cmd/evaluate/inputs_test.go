@@ -152,7 +152,7 @@ func TestKubectlDump(t *testing.T) {
 			// write by default (operator Equal, weight 1): no finding.
 			r = evaluate(t, 30*time.Second, "", "lint", "--engine", engine, "-f", dumpAll)
 			require.Equal(t, 0, r.code, r.stderr)
-			require.Equal(t, "3 object(s): 0 error(s), 0 warning(s), 0 info\n", r.stdout)
+			require.Equal(t, "4 object(s): 0 error(s), 0 warning(s), 0 info\n", r.stdout, "the models, the runtime and the InferenceService")
 		})
 	}
 }

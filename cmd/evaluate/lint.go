@@ -68,7 +68,7 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	}
 	o.in.paths = args
 	if !o.in.given() {
-		return badInput(fmt.Errorf("give the models and runtimes to lint: files, folders, -f, - or --cluster"))
+		return badInput(fmt.Errorf("give the models, runtimes and InferenceServices to lint: files, folders, -f, - or --cluster"))
 	}
 	linter, err := engine.NewLinter(o.engineName, set)
 	if err != nil {
@@ -89,10 +89,10 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	if run.Err() != nil {
 		return run.Err()
 	}
-	noteSkipped(cmd, "lint", "models and runtimes", run.Others)
+	noteSkipped(cmd, "lint", "models, runtimes and InferenceServices", run.Others)
 	problems := append(input.Problems, run.Problems...)
 	if len(run.Objects) == 0 && len(problems) == 0 {
-		what := "models or runtimes"
+		what := "models, runtimes or InferenceServices"
 		if len(run.Others) == 0 {
 			what = "OME objects"
 		}

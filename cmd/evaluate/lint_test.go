@@ -377,7 +377,7 @@ func TestLintFormatsAgree(t *testing.T) {
 			errs++
 		}
 	}
-	require.Equal(t, 20, junit.Tests, "one testcase per object")
+	require.Equal(t, 22, junit.Tests, "one testcase per object")
 	require.Equal(t, errs, junit.Failures, "each planted error fails its object")
 	failed := 0
 	for _, c := range junit.Suites[0].Cases {

@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/answer"
+	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
@@ -65,7 +67,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	cluster = deduplicate(cmd, cluster)
 	fitMemoryLimit()
 	noteConfigParsing(cmd, cluster)
-	results, rejected, err := o.decide(g, services, cluster)
+	results, rejected, err := o.decide(cmd, g, services, cluster)
 	if err != nil {
 		return err
 	}
@@ -99,7 +101,7 @@ func splitServices(objs []*objects.Object) (services, others []*objects.Object) 
 // decide compiles the selection policies and decides on each
 // InferenceService; with --strict-named-runtime, a warning about the named
 // runtime rejects it. rejected says whether any was rejected.
-func (o *selectOptions) decide(g *globalOptions, services, cluster []*objects.Object) (results []output.SelectResult, rejected bool, err error) {
+func (o *selectOptions) decide(cmd *cobra.Command, g *globalOptions, services, cluster []*objects.Object) (results []output.SelectResult, rejected bool, err error) {
 	set, err := g.policies()
 	if err != nil {
 		return nil, false, badInput(err)
@@ -108,7 +110,16 @@ func (o *selectOptions) decide(g *globalOptions, services, cluster []*objects.Ob
 	if err != nil {
 		return nil, false, badInput(err)
 	}
+	// OME decides on the objects as its API server stores them, without
+	// the fields their CRDs lack in the release; the lint rules about what
+	// a release does not read say so of each InferenceService.
+	cluster = pruned(set.Release, cluster)
+	notices := &unreadNotices{engineName: o.engineName, set: set}
 	for _, isvc := range services {
+		if err := notices.note(cmd, isvc); err != nil {
+			return nil, false, err
+		}
+		isvc = pruned(set.Release, []*objects.Object{isvc})[0]
 		d, err := sel.Select(isvc, cluster)
 		if err != nil {
 			return nil, false, fmt.Errorf("%s (%s:%d): %w", isvc.Ref(), isvc.File, isvc.Line, err)
@@ -121,4 +132,71 @@ func (o *selectOptions) decide(g *globalOptions, services, cluster []*objects.Ob
 		results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: d})
 	}
 	return results, rejected, nil
+}
+
+// selectNotices are the lint rules that select says of an InferenceService
+// in a notice: what the release does not read of it.
+var selectNotices = map[string]bool{answer.RuleUnreadField: true, "unknown-deployment-mode": true}
+
+// unreadNotices says in a notice each field of an InferenceService that
+// the release's API server drops, and each deployment mode the release
+// does not know: the findings of those lint rules. The lint policies are
+// compiled on the first InferenceService that has a field or an
+// annotation for them to look at.
+type unreadNotices struct {
+	engineName string
+	set        *policyset.Set
+	lint       engine.Linter
+}
+
+func (n *unreadNotices) note(cmd *cobra.Command, isvc *objects.Object) error {
+	lacked, err := objects.LackedFields(isvc, n.set.Release)
+	if err != nil {
+		return err
+	}
+	if len(lacked) == 0 && !hasDeploymentMode(isvc) {
+		return nil
+	}
+	if n.lint == nil {
+		if n.lint, err = engine.NewLinter(n.engineName, n.set); err != nil {
+			return badInput(err)
+		}
+	}
+	fs, err := n.lint.Object(isvc)
+	if err != nil {
+		return err
+	}
+	for _, f := range fs {
+		if selectNotices[f.Rule] {
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s:%d: notice: %s: %s: %s\n", f.File, f.Line, isvc.Ref(), f.Field, f.Message)
+		}
+	}
+	return nil
+}
+
+// hasDeploymentMode says whether the InferenceService's engine or decoder
+// has the annotation ome.io/deploymentMode.
+func hasDeploymentMode(isvc *objects.Object) bool {
+	for _, c := range []string{"engine", "decoder"} {
+		component, _ := isvc.Spec()[c].(map[string]any)
+		annotations, _ := component["annotations"].(map[string]any)
+		if _, ok := annotations["ome.io/deploymentMode"]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// pruned are objs as the release's API server stores them, without the
+// fields their CRDs lack (objects.Pruned).
+func pruned(release string, objs []*objects.Object) []*objects.Object {
+	out := make([]*objects.Object, len(objs))
+	for i, o := range objs {
+		p, _, err := objects.Pruned(o, release)
+		if err != nil {
+			p = o
+		}
+		out[i] = p
+	}
+	return out
 }

@@ -52,6 +52,14 @@ type RawFinding struct {
 // ..."), followed by crdSchemaSuffix.
 const RuleCRDSchema = "crd-schema"
 
+// RuleUnreadField is the lint rule for a field that the OME release's CRD
+// lacks and another release's has, which its API server drops on apply
+// (objects.LackedFields): derived from the CRDs, not a policy, so both
+// engines give it alike. A policy may give a finding of the rule for such
+// a field itself, saying more of what OME does without it; the policy's
+// finding then stands for it.
+const RuleUnreadField = "unread-field"
+
 // crdSchemaSuffix follows the API server's words in a crd-schema finding.
 const crdSchemaSuffix = ". OME's CRD refuses the object: the API server will not take it"
 
@@ -228,16 +236,30 @@ func LintSetInput(objs []SetObject) []any {
 
 // ObjectFindings turns the per-object policy's findings about o into
 // Findings with its file and lines, and adds what the CRDs of the OME
-// release refuse: the API server's own check, not a policy, so both
-// engines give it alike. A field that a policy already reports as an error
-// is left to that rule, which says how to fix it.
+// release refuse, and the fields they lack (unread-field): the API
+// server's own doing, not a policy, so both engines give it alike. A field
+// that a policy already reports as an error is left to that rule, which
+// says how to fix it, and so is a field that a policy reports unread.
 func ObjectFindings(o *objects.Object, raw []RawFinding, release string) ([]Finding, error) {
 	out := make([]Finding, 0, len(raw))
 	covered := map[string]bool{}
+	unread := map[string]bool{}
 	for _, f := range raw {
 		out = append(out, finding(o, f))
 		if f.Severity == SeverityError {
 			covered[f.Field] = true
+		}
+		if f.Rule == RuleUnreadField {
+			unread[f.Field] = true
+		}
+	}
+	lacked, err := objects.LackedFields(o, release)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range lacked {
+		if !unread[l.Field] {
+			out = append(out, finding(o, RawFinding{Index: -1, Rule: RuleUnreadField, Severity: SeverityWarning, Field: l.Field, Message: l.Message()}))
 		}
 	}
 	errs, err := objects.SchemaErrors(o, release)

@@ -52,10 +52,15 @@ func generated(t *testing.T) map[string]Bundle {
 		t.Fatal(err)
 	}
 	// The CLI reads the objects from paths relative to the repository:
-	// give them the same names.
+	// give them the same names. It keeps the kinds the template reviews.
+	kept := lint[:0]
 	for _, o := range lint {
 		o.File = strings.TrimPrefix(filepath.ToSlash(o.File), "../../")
+		if o.IsModel() || o.IsRuntime() {
+			kept = append(kept, o)
+		}
 	}
+	lint = kept
 	linter, err := engine.NewLinter(engine.Rego, set)
 	if err != nil {
 		t.Fatal(err)
@@ -594,10 +599,19 @@ func testLintTemplateAgreesWithLint(t *testing.T, set *policyset.Set) {
 		t.Fatal(err)
 	}
 	counts := map[string]int{}
+	infos := map[string]bool{} // rules lint gives as an info, which the template never enforces
 	for _, o := range objs {
+		if !o.IsModel() && !o.IsRuntime() {
+			continue // the template reviews models and runtimes only
+		}
 		findings, err := engine.Lint(linter, []*objects.Object{o}, engine.LintOptions{})
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, f := range findings {
+			if f.Severity == engine.SeverityInfo {
+				infos[f.Rule] = true
+			}
 		}
 		for _, params := range []map[string]any{
 			nil, // the default: errors only
@@ -639,7 +653,7 @@ func testLintTemplateAgreesWithLint(t *testing.T, set *policyset.Set) {
 				applies = len(rule.Releases) == 0 || slices.Contains(rule.Releases, set.Release)
 			}
 		}
-		if counts[r] == 0 && applies {
+		if counts[r] == 0 && applies && !infos[r] {
 			t.Errorf("no object of testdata gives %s", r)
 		}
 	}

@@ -45,8 +45,12 @@ is_model if kind in {"BaseModel", "ClusterBaseModel"}
 
 is_runtime if kind in {"ServingRuntime", "ClusterServingRuntime"}
 
+is_service if kind == "InferenceService"
+
 findings := array.concat(wrong_type_findings, findings_but_wrong_type) if {
 	kind in {"BaseModel", "ClusterBaseModel", "ServingRuntime", "ClusterServingRuntime"}
+} else := deployment_mode_findings if {
+	is_service
 } else := []
 
 # Every finding of findings but wrong-type's, in the same order (the
@@ -61,24 +65,38 @@ findings_but_wrong_type := array.concat(
 # it). The newest reads every field the rules read.
 unread_field_findings := []
 
-# unknown-deployment-mode: an ome.io/deploymentMode annotation on a
-# runtime's engineConfig or decoderConfig that names no mode OME knows
-# (match.deployment_modes): OME reads none, so an InferenceService that asks
-# for a mode never excludes the runtime for it.
+# unknown-deployment-mode: an ome.io/deploymentMode annotation that names
+# no mode OME knows (match.deployment_modes), on a runtime's engineConfig or
+# decoderConfig, or on an InferenceService's engine or decoder: OME reads
+# none, so the runtime is never excluded for an InferenceService's mode, or
+# the InferenceService's mode excludes no runtime.
 deployment_mode_findings := [{
-	"rule": "unknown-deployment-mode", "severity": "warning",
-	"field": concat("", ["spec.", c, `.annotations["ome.io/deploymentMode"]`]),
+	"rule": "unknown-deployment-mode", "severity": "warning", "field": a.field,
 	"message": concat("", [
-		`ome.io/deploymentMode "`, mode, `" is not a deployment mode OME knows (`,
-		concat(", ", match.deployment_modes), "): it reads none, so it excludes this runtime for no InferenceService's mode. Write one of them, or remove the annotation.",
+		`ome.io/deploymentMode "`, a.mode, `" is not a deployment mode OME knows (`,
+		concat(", ", match.deployment_modes), "): it reads none, so ", mode_consequence(a.component),
+		". Write one of them, or remove the annotation.",
 	]),
 } |
-	is_runtime
-	some c in ["engineConfig", "decoderConfig"]
+	some a in mode_annotations
+	not a.mode in match.deployment_modes
+]
+
+mode_consequence(_) := "it excludes this runtime for no InferenceService's mode" if is_runtime
+
+mode_consequence(c) := concat("", ["no runtime is excluded for this InferenceService's ", c, " mode"]) if is_service
+
+# The annotations ome.io/deploymentMode that are strings, on the components
+# whose mode OME compares, with their fields.
+mode_annotations := [{"field": concat("", ["spec.", c, `.annotations["ome.io/deploymentMode"]`]), "component": c, "mode": mode} |
+	some c in mode_components
 	mode := object.get(spec, [c, "annotations", "ome.io/deploymentMode"], null)
 	is_string(mode)
-	not mode in match.deployment_modes
 ]
+
+mode_components := ["engineConfig", "decoderConfig"] if is_runtime
+else := ["engine", "decoder"] if is_service
+else := []
 
 has(o, key) if _ = o[key]
 
