@@ -2,37 +2,40 @@ package gatekeeper
 
 import (
 	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/engine/policyset"
 )
 
 // The sample constraints, <template>/samples/<test>/constraint.yaml: each
 // template's constraints, which its suite's tests review objects with
 // (suites.go) and policies/gatekeeper/kustomization.yaml installs.
 
-// sampleConstraints writes every sample constraint.
-func sampleConstraints() Bundle {
+// sampleConstraints writes every sample constraint, each naming release
+// (policyset.ReleaseAnnotation), whose templates it is of.
+func sampleConstraints(release string) Bundle {
 	return Bundle{
 		// OMERuntimeSelection: OME's verdict, and the named-runtime check.
-		"omeruntimeselection/samples/default/constraint.yaml": constraintYAML("OMERuntimeSelection", "ome-runtime-selection", "deny",
-			"Reject InferenceServices as OME's admission webhook does, with OME's message.",
+		"omeruntimeselection/samples/default/constraint.yaml": constraintYAML(release, "OMERuntimeSelection", "ome-runtime-selection", "deny",
+			"Reject InferenceServices as OME "+release+"'s admission webhook does, with OME's message.",
 			[]string{"InferenceService"}, mapping("validateNamedRuntime", false)),
-		"omeruntimeselection/samples/validate-named-runtime/constraint.yaml": constraintYAML("OMERuntimeSelection", "ome-runtime-selection-named", "deny",
+		"omeruntimeselection/samples/validate-named-runtime/constraint.yaml": constraintYAML(release, "OMERuntimeSelection", "ome-runtime-selection-named", "deny",
 			"Also reject an InferenceService whose named runtime OME's controller will refuse.",
 			[]string{"InferenceService"}, mapping("validateNamedRuntime", true)),
 		// OMEVersionLint: errors denied, warnings warned.
-		"omeversionlint/samples/deny-errors/constraint.yaml": constraintYAML("OMEVersionLint", "ome-version-lint-errors", "deny",
+		"omeversionlint/samples/deny-errors/constraint.yaml": constraintYAML(release, "OMEVersionLint", "ome-version-lint-errors", "deny",
 			"Refuse models and runtimes with lint errors: versions, operators and formats that can never match.",
 			OMEKinds, mapping("severities", []string{"error"})),
-		"omeversionlint/samples/warn-warnings/constraint.yaml": constraintYAML("OMEVersionLint", "ome-version-lint-warnings", "warn",
+		"omeversionlint/samples/warn-warnings/constraint.yaml": constraintYAML(release, "OMEVersionLint", "ome-version-lint-warnings", "warn",
 			"Warn about models and runtimes with lint warnings, such as an ordering operator on a version with a suffix.",
 			OMEKinds, mapping("severities", []string{"warning"})),
 	}
 }
 
-func constraintYAML(kind, name, action, description string, kinds []string, params *yaml.Node) []byte {
+func constraintYAML(release, kind, name, action, description string, kinds []string, params *yaml.Node) []byte {
 	doc := mapping(
 		"apiVersion", "constraints.gatekeeper.sh/v1beta1",
 		"kind", kind,
-		"metadata", mapping("name", name),
+		"metadata", mapping("name", name, "annotations", mapping(policyset.ReleaseAnnotation, release)),
 		"spec", mapping(
 			"enforcementAction", action,
 			"match", mapping("kinds", seq(mapping("apiGroups", []string{"ome.io"}, "kinds", kinds))),

@@ -24,7 +24,11 @@ type Template struct {
 	Name  string // metadata.name and folder: omeruntimeselection
 	Kind  string // the constraint kind: OMERuntimeSelection
 	Title string
-	// Description says what the template does, for its annotation.
+	// Release is the OME release whose rules the template holds, for its
+	// annotation policyset.ReleaseAnnotation.
+	Release string
+	// Description says what the template does, for its annotation: what
+	// Release checks, and nothing that it does not.
 	Description string
 	// Entry is the entry-point module (the violation rule), under src/.
 	Entry string
@@ -47,17 +51,18 @@ type Template struct {
 	modules []*ast.Module // parsed, for tests
 }
 
-func templateDefs() []*Template {
+// templateDefs are the templates of set's release.
+func templateDefs(set *policyset.Set) []*Template {
+	r := set.Release
 	return []*Template{
 		{
-			Name:  "omeruntimeselection",
-			Kind:  "OMERuntimeSelection",
-			Title: "OME runtime selection",
-			Description: "Rejects an InferenceService that OME's admission webhook would reject, with OME's " +
-				"message: the referenced model must exist, an InferenceService that does not name a runtime " +
-				"or bring its own runner needs an enabled model and a runtime OME can select. Models and " +
-				"runtimes come from data.inventory: sync BaseModel, ClusterBaseModel, ServingRuntime and " +
-				"ClusterServingRuntime (sync.yaml).",
+			Name:    "omeruntimeselection",
+			Kind:    "OMERuntimeSelection",
+			Title:   "OME runtime selection (" + r + ")",
+			Release: r,
+			Description: "Rejects an InferenceService that OME " + r + "'s admission webhook would reject, with " +
+				"OME's message. " + set.WebhookSummary() + " Models and runtimes come from data.inventory: sync " +
+				"BaseModel, ClusterBaseModel, ServingRuntime and ClusterServingRuntime (sync.yaml).",
 			Entry:   "src/omeruntimeselection.rego",
 			SrcLibs: []string{"src/omeruntimeselection.given.rego", "src/omeruntimeselection.inventory.rego", "src/omeruntimeselection.refusal.rego"},
 			Parameters: mapping(
@@ -74,11 +79,13 @@ func templateDefs() []*Template {
 			),
 		},
 		{
-			Name:  "omeversionlint",
-			Kind:  "OMEVersionLint",
-			Title: "OME version lint",
+			Name:    "omeversionlint",
+			Kind:    "OMEVersionLint",
+			Title:   "OME version lint (" + r + ")",
+			Release: r,
 			Description: "Refuses models and runtimes whose versions, operators or formats can never match " +
-				"as written, with the rule ids and messages of `evaluate lint` (single-object rules). " +
+				"as OME " + r + " reads them, with the rule ids and messages of `evaluate lint --ome-version " + r +
+				"` (single-object rules). " +
 				"The same rules in Rego and in CEL (K8sNativeValidation, which Gatekeeper prefers and " +
 				"can turn into a ValidatingAdmissionPolicy).",
 			Entry:     "src/omeversionlint.rego",
@@ -120,7 +127,7 @@ func Templates(set *policyset.Set) ([]*Template, error) {
 		byPkg[pm.pkg] = append(byPkg[pm.pkg], pm)
 	}
 	var out []*Template
-	for _, t := range templateDefs() {
+	for _, t := range templateDefs(set) {
 		b, err := fs.ReadFile(sources, t.Entry)
 		if err != nil {
 			return nil, err
@@ -365,6 +372,7 @@ func templateYAML(t *Template) []byte {
 			"annotations", mapping(
 				"metadata.gatekeeper.sh/title", t.Title,
 				"metadata.gatekeeper.sh/version", "1.0.0",
+				policyset.ReleaseAnnotation, t.Release,
 				"description", t.Description,
 			),
 		),
