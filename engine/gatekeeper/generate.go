@@ -45,7 +45,7 @@ func Generate(opts Options) (Bundles, error) {
 		return Bundles{}, err
 	}
 	gk := templateFiles(templates)
-	gk.add("", sampleConstraints(opts.Policies.Release))
+	gk.add("", sampleConstraints(opts.Policies))
 	selection, err := selectionSuite(opts.SelectionCases, opts.Policies.Release)
 	if err != nil {
 		return Bundles{}, err

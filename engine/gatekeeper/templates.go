@@ -44,11 +44,13 @@ type Template struct {
 	Parameters *yaml.Node
 
 	// Filled in by the generator.
-	Rego    string        // the entry module
-	Libs    []LibModule   // the rewritten policies, then the stand-in
-	CEL     *celBlock     // the K8sNativeValidation code, if any
-	Sources []string      // every source file, for the header
-	modules []*ast.Module // parsed, for tests
+	generator string        // how the headers say the files are made (generator)
+	rerun     string        // what the headers say to run after a change (rerun)
+	Rego      string        // the entry module
+	Libs      []LibModule   // the rewritten policies, then the stand-in
+	CEL       *celBlock     // the K8sNativeValidation code, if any
+	Sources   []string      // every source file, for the header
+	modules   []*ast.Module // parsed, for tests
 }
 
 // templateDefs are the templates of set's release.
@@ -114,20 +116,51 @@ func policySource(set *policyset.Set, f policyset.File) string {
 	return set.Where(f)
 }
 
+// changeSources are where the release changes applied to a policy file
+// came from (policyset.File.Changes), as the headers say them.
+func changeSources(set *policyset.Set, f policyset.File) []string {
+	var out []string
+	for _, c := range f.Changes {
+		out = append(out, policySource(set, policyset.File{Path: c}))
+	}
+	return out
+}
+
+// generator is how the headers of set's bundle say it is made: for the
+// newest release, the committed bundle's command; for another, the
+// command with its --ome-version.
+func generator(set *policyset.Set) string {
+	if set.Release == set.Newest() {
+		return "`evaluate gatekeeper` (make gatekeeper)"
+	}
+	return "`evaluate gatekeeper --ome-version " + set.Release + "`"
+}
+
+// rerun is what the headers of set's bundle say to run after a change.
+func rerun(set *policyset.Set) string {
+	if set.Release == set.Newest() {
+		return "`make gatekeeper`"
+	}
+	return "`evaluate gatekeeper --ome-version " + set.Release + "`"
+}
+
 // Templates builds the ConstraintTemplates from the policies of set: each
 // entry point of src/ with the policy packages it needs, rewritten to call
 // the stand-in, and the stand-in itself.
 func Templates(set *policyset.Set) ([]*Template, error) {
 	byPkg := map[string][]*policyModule{}
+	changes := map[string][]string{} // by policySource
 	for _, f := range set.Sources(engine.Rego, false) {
 		pm, err := rewritePolicy(policySource(set, f), f.Text, nil)
 		if err != nil {
 			return nil, err
 		}
 		byPkg[pm.pkg] = append(byPkg[pm.pkg], pm)
+		changes[pm.source] = changeSources(set, f)
 	}
 	var out []*Template
 	for _, t := range templateDefs(set) {
+		t.generator, t.rerun = generator(set), rerun(set)
 		b, err := fs.ReadFile(sources, t.Entry)
 		if err != nil {
 			return nil, err
@@ -186,7 +219,8 @@ func Templates(set *policyset.Set) ([]*Template, error) {
 		sort.Slice(mods, func(i, j int) bool { return mods[i].source < mods[j].source })
 		for _, pm := range mods {
 			t.Sources = append(t.Sources, pm.source)
-			t.Libs = append(t.Libs, LibModule{Path: pm.source, Text: libHeader(pm) + pm.text})
+			t.Sources = append(t.Sources, changes[pm.source]...)
+			t.Libs = append(t.Libs, LibModule{Path: pm.source, Text: libHeader(pm, changes[pm.source], t.rerun) + pm.text})
 		}
 		t.Sources = append(t.Sources, "policies/gatekeeper/"+t.Entry)
 		for _, m := range srcLibs {
@@ -273,24 +307,32 @@ func templateCEL(set *policyset.Set, t *Template) (*celBlock, error) {
 		}
 		if used {
 			t.Sources = append(t.Sources, policySource(set, f))
+			t.Sources = append(t.Sources, changeSources(set, f)...)
 		}
 	}
 	t.Sources = append(t.Sources, "policies/gatekeeper/"+t.CELSource)
 	return celCode(src, policies)
 }
 
-func libHeader(pm *policyModule) string {
+// libHeader heads a rewritten policy module: where it came from (with the
+// release changes applied to it), what the rewriting did, and what to run
+// after a change.
+func libHeader(pm *policyModule, changes []string, rerun string) string {
 	given := ""
 	if pm.given {
 		given = " Where the source reads input.x, for a rule x of\n# the template's " + givenPackage + ", it reads given.x."
+	}
+	source := pm.source
+	if len(changes) > 0 {
+		source += " with the changes of " + strings.Join(changes, " and ")
 	}
 	return fmt.Sprintf(`# %s: %s, rewritten by `+"`evaluate gatekeeper`"+` for Gatekeeper.
 # Package %s is %s here, its imports of data.ome.* import data.lib.ome.*,
 # and the calls of the Go builtins ome.version.f and ome.size.f are calls
 # of their plain-Rego stand-in (policies/gatekeeper/lib) through the
 # imports ome_version and ome_size.%s Do not edit: change the source and run
-# `+"`make gatekeeper`"+`.
-`, libPrefix+pm.pkg, pm.source, pm.pkg, libPrefix+pm.pkg, given)
+# %s.
+`, libPrefix+pm.pkg, source, pm.pkg, libPrefix+pm.pkg, given, rerun)
 }
 
 // compileTemplate compiles a template's entry module and libs as Gatekeeper
@@ -387,10 +429,10 @@ func templateYAML(t *Template) []byte {
 			)),
 		),
 	)
-	return document(withComment(doc, generatedHeader(t.Sources)))
+	return document(withComment(doc, generatedHeader(t)))
 }
 
-func generatedHeader(sources []string) string {
-	return "Generated by `evaluate gatekeeper` (make gatekeeper) from\n  " +
-		strings.Join(sources, "\n  ") + "\nDo not edit: change the sources and generate again."
+func generatedHeader(t *Template) string {
+	return "Generated by " + t.generator + " for OME " + t.Release + " from\n  " +
+		strings.Join(t.Sources, "\n  ") + "\nDo not edit: change the sources and generate again."
 }
