@@ -13,12 +13,15 @@ import "embed"
 // SuiteCaseFiles are the selection case files of OMERuntimeSelection's
 // suite, in SuiteInputs: together they cover every step and message of
 // OME's webhook, with the cases of Gatekeeper's own concerns and of
-// namespaces.
+// namespaces, and what each release decides otherwise (release-*.yaml).
+// A bundle's suite holds the cases that hold for its release.
 var SuiteCaseFiles = []string{
 	"testdata/cases/spec-selection.yaml",
 	"testdata/cases/webhook-checks.yaml",
 	"testdata/cases/gatekeeper-selection.yaml",
 	"testdata/cases/namespaces.yaml",
+	"testdata/cases/release-v0.1.4.yaml",
+	"testdata/cases/release-v1.2.2.yaml",
 }
 
 // SuiteLintObjects are the files and folders (read recursively, *.yaml,
@@ -35,5 +38,6 @@ var SuiteLintObjects = []string{
 // paths.
 //
 //go:embed testdata/cases/spec-selection.yaml testdata/cases/webhook-checks.yaml testdata/cases/gatekeeper-selection.yaml testdata/cases/namespaces.yaml
+//go:embed testdata/cases/release-v0.1.4.yaml testdata/cases/release-v1.2.2.yaml
 //go:embed testdata/lint/bad testdata/lint/clean testdata/lint/v0.1.4 testdata/gatekeeper/lint-objects.yaml
 var SuiteInputs embed.FS

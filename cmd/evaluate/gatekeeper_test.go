@@ -17,7 +17,7 @@ import (
 // The flags that point evaluate gatekeeper at the clone's files, from this
 // package's folder: what it reads without them, from the binary.
 var gatekeeperInputs = []string{
-	"--cases", "../../testdata/cases/spec-selection.yaml,../../testdata/cases/webhook-checks.yaml,../../testdata/cases/gatekeeper-selection.yaml,../../testdata/cases/namespaces.yaml",
+	"--cases", "../../testdata/cases/spec-selection.yaml,../../testdata/cases/webhook-checks.yaml,../../testdata/cases/gatekeeper-selection.yaml,../../testdata/cases/namespaces.yaml,../../testdata/cases/release-v0.1.4.yaml,../../testdata/cases/release-v1.2.2.yaml",
 	"--lint", "../../testdata/lint/bad,../../testdata/lint/clean,../../testdata/lint/v0.1.4,../../testdata/gatekeeper/lint-objects.yaml",
 }
 
