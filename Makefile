@@ -139,17 +139,19 @@ gator:
 
 # Every gator suite, on Gatekeeper's own engines: the templates' suites and
 # the converted selection cases, once as Gatekeeper runs them by default (a
-# template's CEL code when it has some) and once with Rego only.
-gator-verify: gator
+# template's CEL code when it has some) and once with Rego only; then the
+# suites of each older release's bundle.
+gator-verify: build gator
 	@for s in $$(find policies/gatekeeper testdata/gatekeeper -name suite.yaml | sort); do \
 	  $(BIN)/gator verify $$s || exit 1; \
 	  $(BIN)/gator verify --enable-k8s-native-validation=false $$s || exit 1; \
 	done
 	@# The bundle of each older OME release (policies/releases.yaml), with
-	@# the suites of the cases that hold for it.
+	@# the suites of the cases that hold for it, made by the binary in an
+	@# empty folder, as outside a clone.
 	@for r in $$(sed -n 's/^- name: //p' policies/releases.yaml | tail -n +2); do \
 	  d=$$(mktemp -d) || exit 1; \
-	  $(GO) run ./cmd/evaluate gatekeeper --ome-version $$r --out $$d --native-out '' >/dev/null || { rm -rf $$d; exit 1; }; \
+	  (cd $$d && $(abspath $(BIN))/evaluate gatekeeper --ome-version $$r --out gatekeeper --native-out '') >/dev/null || { rm -rf $$d; exit 1; }; \
 	  for s in $$(find $$d -name suite.yaml | sort); do \
 	    $(BIN)/gator verify $$s || { echo "OME $$r: $$s"; rm -rf $$d; exit 1; }; \
 	  done; \

@@ -35,14 +35,30 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 				return badInput(fmt.Errorf("policies/gatekeeper and policies/kubernetes hold the bundles of %s, the newest release: give --out (and --native-out, or --native-out '') for %s's", set.Newest(), set.Release))
 			}
 			opts := gatekeeper.Options{Policies: set}
-			for _, f := range caseFiles {
-				c, err := cases.ReadCases(f)
-				if err != nil {
-					return badInput(err)
+			// Without --cases and --lint, the project's own, which the
+			// binary carries: the same bundle from a clone or elsewhere.
+			if cmd.Flags().Changed("cases") {
+				for _, f := range caseFiles {
+					c, err := cases.ReadCases(f)
+					if err != nil {
+						return badInput(fmt.Errorf("--cases: %w", err))
+					}
+					opts.SelectionCases = append(opts.SelectionCases, cases.ForRelease(c, set.Release)...)
 				}
-				opts.SelectionCases = append(opts.SelectionCases, cases.ForRelease(c, set.Release)...)
+			} else if opts.SelectionCases, err = gatekeeper.ProjectCases(set.Release); err != nil {
+				return err
 			}
-			if opts.Lint, err = lintForSuite(cmd, set, lint); err != nil {
+			var objs []*objects.Object
+			if cmd.Flags().Changed("lint") {
+				if len(lint) > 0 {
+					if objs, err = objects.Load(lint, objects.LoadOptions{Lenient: true, Notices: cmd.ErrOrStderr()}); err != nil {
+						return badInput(fmt.Errorf("--lint: %w", err))
+					}
+				}
+			} else if objs, err = gatekeeper.ProjectLintObjects(cmd.ErrOrStderr()); err != nil {
+				return err
+			}
+			if opts.Lint, err = lintForSuite(set, objs); err != nil {
 				return err
 			}
 			b, err := gatekeeper.Generate(opts)
@@ -59,8 +75,8 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "policies/gatekeeper", "folder to write the bundle to")
-	cmd.Flags().StringSliceVar(&caseFiles, "cases", []string{"testdata/cases/spec-selection.yaml", "testdata/cases/webhook-checks.yaml", "testdata/cases/gatekeeper-selection.yaml", "testdata/cases/namespaces.yaml"}, "selection case files for OMERuntimeSelection's suite")
-	cmd.Flags().StringSliceVar(&lint, "lint", []string{"testdata/lint/bad", "testdata/lint/clean", "testdata/lint/v0.1.4", "testdata/gatekeeper/lint-objects.yaml"}, "models and runtimes for OMEVersionLint's suite")
+	cmd.Flags().StringSliceVar(&caseFiles, "cases", nil, "selection case files for OMERuntimeSelection's suite (default: the project's own, which evaluate carries; --cases= for none)")
+	cmd.Flags().StringSliceVar(&lint, "lint", nil, "files and folders of models and runtimes for OMEVersionLint's suite (default: the project's own, which evaluate carries; --lint= for none)")
 	cmd.Flags().StringVar(&native, "native-out", "policies/kubernetes", "folder to write the ValidatingAdmissionPolicies for clusters without Gatekeeper to (empty: none)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
 	addReleaseFlag(cmd, g)
@@ -71,15 +87,11 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 // lintForSuite lints the models and runtimes of OMEVersionLint's suite
 // (the kinds the template reviews; lint's InferenceServices are left out),
 // each alone, on the Rego engine, whose policies the template carries.
-func lintForSuite(cmd *cobra.Command, set *policyset.Set, paths []string) ([]gatekeeper.ObjectFindings, error) {
-	if len(paths) == 0 {
+func lintForSuite(set *policyset.Set, objs []*objects.Object) ([]gatekeeper.ObjectFindings, error) {
+	objs = only(objs, func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
+	if len(objs) == 0 {
 		return nil, nil
 	}
-	objs, err := objects.Load(paths, objects.LoadOptions{Lenient: true, Notices: cmd.ErrOrStderr()})
-	if err != nil {
-		return nil, badInput(err)
-	}
-	objs = only(objs, func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
 	linter, err := engine.NewLinter(engine.Rego, set)
 	if err != nil {
 		return nil, badInput(err)

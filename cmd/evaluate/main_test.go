@@ -902,6 +902,7 @@ func TestBinary(t *testing.T) {
 		require.Empty(t, stdout)
 		require.Equal(t, "evaluate: "+bad("version-number.yaml")+`:9: spec.modelFormat.version: must be a string, got a number (1.0); quote it: "1.0"`+"\n", stderr)
 	})
+	t.Run("gatekeeper in an empty folder", func(t *testing.T) { checkGatekeeperBinary(t, bin) })
 	t.Run("capabilities", func(t *testing.T) {
 		stdout, stderr, code := exe("capabilities")
 		require.Equal(t, 0, code, stderr)

@@ -32,30 +32,26 @@ const root = "../.."
 
 func repoPath(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
 
-// What `make gatekeeper` generates, with the same inputs.
+// What `make gatekeeper` generates, with the same inputs: the project's
+// own, which the binary carries.
 func generated(t *testing.T) map[string]Bundle {
 	t.Helper()
 	set, err := policyset.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var spec []cases.Case
-	for _, f := range []string{"testdata/cases/spec-selection.yaml", "testdata/cases/webhook-checks.yaml", "testdata/cases/gatekeeper-selection.yaml", "testdata/cases/namespaces.yaml"} {
-		c, err := cases.ReadCases(repoPath(f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		spec = append(spec, c...)
-	}
-	lint, err := objects.Load([]string{repoPath("testdata/lint/bad"), repoPath("testdata/lint/clean"), repoPath("testdata/lint/v0.1.4"), repoPath("testdata/gatekeeper/lint-objects.yaml")}, objects.LoadOptions{Lenient: true})
+	// The project's inputs, as the binary carries them.
+	spec, err := ProjectCases(set.Release)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The CLI reads the objects from paths relative to the repository:
-	// give them the same names. It keeps the kinds the template reviews.
+	lint, err := ProjectLintObjects(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The kinds the template reviews, as the CLI keeps them.
 	kept := lint[:0]
 	for _, o := range lint {
-		o.File = strings.TrimPrefix(filepath.ToSlash(o.File), "../../")
 		if o.IsModel() || o.IsRuntime() {
 			kept = append(kept, o)
 		}

@@ -11,9 +11,9 @@ type Options struct {
 	// Policies are the Rego and CEL policies the templates are made of.
 	Policies *policyset.Set
 	// SelectionCases become the default test of OMERuntimeSelection's
-	// suite (the project uses testdata/cases/spec-selection.yaml and
-	// webhook-checks.yaml, which cover every step and message of OME's
-	// webhook, and gatekeeper-selection.yaml and namespaces.yaml).
+	// suite (the project's are evaluator.SuiteCaseFiles, which cover every
+	// step and message of OME's webhook and what each release decides
+	// otherwise; ProjectCases reads those that hold for a release).
 	SelectionCases []cases.Case
 	// Lint are the objects of OMEVersionLint's suite, with what
 	// `evaluate lint` finds in each alone (LintEach; the project uses
@@ -45,7 +45,7 @@ func Generate(opts Options) (Bundles, error) {
 		return Bundles{}, err
 	}
 	gk := templateFiles(templates)
-	gk.add("", sampleConstraints())
+	gk.add("", sampleConstraints(opts.Policies))
 	selection, err := selectionSuite(opts.SelectionCases, opts.Policies.Release)
 	if err != nil {
 		return Bundles{}, err

@@ -24,7 +24,11 @@ type Template struct {
 	Name  string // metadata.name and folder: omeruntimeselection
 	Kind  string // the constraint kind: OMERuntimeSelection
 	Title string
-	// Description says what the template does, for its annotation.
+	// Release is the OME release whose rules the template holds, for its
+	// annotation policyset.ReleaseAnnotation.
+	Release string
+	// Description says what the template does, for its annotation: what
+	// Release checks, and nothing that it does not.
 	Description string
 	// Entry is the entry-point module (the violation rule), under src/.
 	Entry string
@@ -40,24 +44,27 @@ type Template struct {
 	Parameters *yaml.Node
 
 	// Filled in by the generator.
-	Rego    string        // the entry module
-	Libs    []LibModule   // the rewritten policies, then the stand-in
-	CEL     *celBlock     // the K8sNativeValidation code, if any
-	Sources []string      // every source file, for the header
-	modules []*ast.Module // parsed, for tests
+	generator string        // how the headers say the files are made (generator)
+	rerun     string        // what the headers say to run after a change (rerun)
+	Rego      string        // the entry module
+	Libs      []LibModule   // the rewritten policies, then the stand-in
+	CEL       *celBlock     // the K8sNativeValidation code, if any
+	Sources   []string      // every source file, for the header
+	modules   []*ast.Module // parsed, for tests
 }
 
-func templateDefs() []*Template {
+// templateDefs are the templates of set's release.
+func templateDefs(set *policyset.Set) []*Template {
+	r := set.Release
 	return []*Template{
 		{
-			Name:  "omeruntimeselection",
-			Kind:  "OMERuntimeSelection",
-			Title: "OME runtime selection",
-			Description: "Rejects an InferenceService that OME's admission webhook would reject, with OME's " +
-				"message: the referenced model must exist, an InferenceService that does not name a runtime " +
-				"or bring its own runner needs an enabled model and a runtime OME can select. Models and " +
-				"runtimes come from data.inventory: sync BaseModel, ClusterBaseModel, ServingRuntime and " +
-				"ClusterServingRuntime (sync.yaml).",
+			Name:    "omeruntimeselection",
+			Kind:    "OMERuntimeSelection",
+			Title:   "OME runtime selection (" + r + ")",
+			Release: r,
+			Description: "Rejects an InferenceService that OME " + r + "'s admission webhook would reject, with " +
+				"OME's message. " + set.WebhookSummary() + " Models and runtimes come from data.inventory: sync " +
+				"BaseModel, ClusterBaseModel, ServingRuntime and ClusterServingRuntime (sync.yaml).",
 			Entry:   "src/omeruntimeselection.rego",
 			SrcLibs: []string{"src/omeruntimeselection.given.rego", "src/omeruntimeselection.inventory.rego", "src/omeruntimeselection.refusal.rego"},
 			Parameters: mapping(
@@ -74,11 +81,13 @@ func templateDefs() []*Template {
 			),
 		},
 		{
-			Name:  "omeversionlint",
-			Kind:  "OMEVersionLint",
-			Title: "OME version lint",
+			Name:    "omeversionlint",
+			Kind:    "OMEVersionLint",
+			Title:   "OME version lint (" + r + ")",
+			Release: r,
 			Description: "Refuses models and runtimes whose versions, operators or formats can never match " +
-				"as written, with the rule ids and messages of `evaluate lint` (single-object rules). " +
+				"as OME " + r + " reads them, with the rule ids and messages of `evaluate lint --ome-version " + r +
+				"` (single-object rules). " +
 				"The same rules in Rego and in CEL (K8sNativeValidation, which Gatekeeper prefers and " +
 				"can turn into a ValidatingAdmissionPolicy).",
 			Entry:     "src/omeversionlint.rego",
@@ -107,20 +116,51 @@ func policySource(set *policyset.Set, f policyset.File) string {
 	return set.Where(f)
 }
 
+// changeSources are where the release changes applied to a policy file
+// came from (policyset.File.Changes), as the headers say them.
+func changeSources(set *policyset.Set, f policyset.File) []string {
+	var out []string
+	for _, c := range f.Changes {
+		out = append(out, policySource(set, policyset.File{Path: c}))
+	}
+	return out
+}
+
+// generator is how the headers of set's bundle say it is made: for the
+// newest release, the committed bundle's command; for another, the
+// command with its --ome-version.
+func generator(set *policyset.Set) string {
+	if set.Release == set.Newest() {
+		return "`evaluate gatekeeper` (make gatekeeper)"
+	}
+	return "`evaluate gatekeeper --ome-version " + set.Release + "`"
+}
+
+// rerun is what the headers of set's bundle say to run after a change.
+func rerun(set *policyset.Set) string {
+	if set.Release == set.Newest() {
+		return "`make gatekeeper`"
+	}
+	return "`evaluate gatekeeper --ome-version " + set.Release + "`"
+}
+
 // Templates builds the ConstraintTemplates from the policies of set: each
 // entry point of src/ with the policy packages it needs, rewritten to call
 // the stand-in, and the stand-in itself.
 func Templates(set *policyset.Set) ([]*Template, error) {
 	byPkg := map[string][]*policyModule{}
+	changes := map[string][]string{} // by policySource
 	for _, f := range set.Sources(engine.Rego, false) {
 		pm, err := rewritePolicy(policySource(set, f), f.Text, nil)
 		if err != nil {
 			return nil, err
 		}
 		byPkg[pm.pkg] = append(byPkg[pm.pkg], pm)
+		changes[pm.source] = changeSources(set, f)
 	}
 	var out []*Template
-	for _, t := range templateDefs() {
+	for _, t := range templateDefs(set) {
+		t.generator, t.rerun = generator(set), rerun(set)
 		b, err := fs.ReadFile(sources, t.Entry)
 		if err != nil {
 			return nil, err
@@ -179,7 +219,8 @@ func Templates(set *policyset.Set) ([]*Template, error) {
 		sort.Slice(mods, func(i, j int) bool { return mods[i].source < mods[j].source })
 		for _, pm := range mods {
 			t.Sources = append(t.Sources, pm.source)
-			t.Libs = append(t.Libs, LibModule{Path: pm.source, Text: libHeader(pm) + pm.text})
+			t.Sources = append(t.Sources, changes[pm.source]...)
+			t.Libs = append(t.Libs, LibModule{Path: pm.source, Text: libHeader(pm, changes[pm.source], t.rerun) + pm.text})
 		}
 		t.Sources = append(t.Sources, "policies/gatekeeper/"+t.Entry)
 		for _, m := range srcLibs {
@@ -266,24 +307,32 @@ func templateCEL(set *policyset.Set, t *Template) (*celBlock, error) {
 		}
 		if used {
 			t.Sources = append(t.Sources, policySource(set, f))
+			t.Sources = append(t.Sources, changeSources(set, f)...)
 		}
 	}
 	t.Sources = append(t.Sources, "policies/gatekeeper/"+t.CELSource)
 	return celCode(src, policies)
 }
 
-func libHeader(pm *policyModule) string {
+// libHeader heads a rewritten policy module: where it came from (with the
+// release changes applied to it), what the rewriting did, and what to run
+// after a change.
+func libHeader(pm *policyModule, changes []string, rerun string) string {
 	given := ""
 	if pm.given {
 		given = " Where the source reads input.x, for a rule x of\n# the template's " + givenPackage + ", it reads given.x."
+	}
+	source := pm.source
+	if len(changes) > 0 {
+		source += " with the changes of " + strings.Join(changes, " and ")
 	}
 	return fmt.Sprintf(`# %s: %s, rewritten by `+"`evaluate gatekeeper`"+` for Gatekeeper.
 # Package %s is %s here, its imports of data.ome.* import data.lib.ome.*,
 # and the calls of the Go builtins ome.version.f and ome.size.f are calls
 # of their plain-Rego stand-in (policies/gatekeeper/lib) through the
 # imports ome_version and ome_size.%s Do not edit: change the source and run
-# `+"`make gatekeeper`"+`.
-`, libPrefix+pm.pkg, pm.source, pm.pkg, libPrefix+pm.pkg, given)
+# %s.
+`, libPrefix+pm.pkg, source, pm.pkg, libPrefix+pm.pkg, given, rerun)
 }
 
 // compileTemplate compiles a template's entry module and libs as Gatekeeper
@@ -365,6 +414,7 @@ func templateYAML(t *Template) []byte {
 			"annotations", mapping(
 				"metadata.gatekeeper.sh/title", t.Title,
 				"metadata.gatekeeper.sh/version", "1.0.0",
+				policyset.ReleaseAnnotation, t.Release,
 				"description", t.Description,
 			),
 		),
@@ -379,10 +429,10 @@ func templateYAML(t *Template) []byte {
 			)),
 		),
 	)
-	return document(withComment(doc, generatedHeader(t.Sources)))
+	return document(withComment(doc, generatedHeader(t)))
 }
 
-func generatedHeader(sources []string) string {
-	return "Generated by `evaluate gatekeeper` (make gatekeeper) from\n  " +
-		strings.Join(sources, "\n  ") + "\nDo not edit: change the sources and generate again."
+func generatedHeader(t *Template) string {
+	return "Generated by " + t.generator + " for OME " + t.Release + " from\n  " +
+		strings.Join(t.Sources, "\n  ") + "\nDo not edit: change the sources and generate again."
 }

@@ -33,13 +33,15 @@ const ReleasesDir = "releases"
 // releaseChanges is one older release: its name and its change files, by
 // the path of the file each changes.
 type releaseChanges struct {
-	name  string
-	files map[string]File // by the changed file's path; File.Path is the change's own
+	name    string
+	webhook []string        // what OME's admission webhook checks (Set.WebhookChecks)
+	files   map[string]File // by the changed file's path; File.Path is the change's own
 }
 
 type releasesList struct {
 	Releases []struct {
-		Name string `yaml:"name"`
+		Name    string   `yaml:"name"`
+		Webhook []string `yaml:"webhook"`
 	} `yaml:"releases"`
 }
 
@@ -76,7 +78,7 @@ func readReleases(fsys, embedded fs.FS, origin string) ([]releaseChanges, error)
 			return nil, fmt.Errorf("policies %s: %s: release %s is listed twice", origin, ReleasesFile, name)
 		}
 		seen[name] = true
-		rc := releaseChanges{name: name, files: map[string]File{}}
+		rc := releaseChanges{name: name, webhook: r.Webhook, files: map[string]File{}}
 		if i > 0 && ownList {
 			if err := readChanges(fsys, origin, &rc); err != nil {
 				return nil, err
