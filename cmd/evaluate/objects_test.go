@@ -154,3 +154,30 @@ func TestBadInputAsTheAPIServerSees(t *testing.T) {
 		})
 	}
 }
+
+// A Hugging Face config in a file of another name than config.json is no
+// model; the notice says how such a config is read. In a folder of its
+// own as config.json, it is a model.
+func TestHuggingFaceConfigNotice(t *testing.T) {
+	dir := t.TempDir()
+	config := `{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "transformers_version": "4.45.0.dev0"}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "llama.json"), []byte(config), 0o644))
+	want := "notice: skipped 1 document(s) that are not OME objects (1 Hugging Face config); " +
+		"a Hugging Face config.json is read as a model only as <model>/config.json\n"
+	for _, args := range [][]string{
+		{"match", "-f", dir, "-r", exRuntimes},
+		{"match", "-m", dir, "-r", exRuntimes},
+		{"lint", dir},
+		{"select", "-f", dir},
+	} {
+		r := evaluate(t, 30*time.Second, "", args...)
+		require.Contains(t, r.stderr, want, "%v", args)
+	}
+
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "llama"), 0o755))
+	require.NoError(t, os.Rename(filepath.Join(dir, "llama.json"), filepath.Join(dir, "llama", "config.json")))
+	r := evaluate(t, 30*time.Second, "", "match", "-m", dir, "-r", exRuntimes)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NotContains(t, r.stderr, "Hugging Face")
+	require.Contains(t, r.stdout, "ClusterBaseModel llama\n")
+}
