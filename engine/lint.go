@@ -136,6 +136,10 @@ type Rule struct {
 // policy's rule, and never turned off.
 const RuleInputError = "input-error"
 
+// RuleDuplicateName is the rule that names each object a later one of the
+// same kind, namespace and name replaces.
+const RuleDuplicateName = "duplicate-name"
+
 // IgnoreAnnotation is the annotation with which an object turns rules off
 // for itself: a comma-separated list of rule ids.
 const IgnoreAnnotation = "evaluate.ome.io/ignore"
@@ -328,14 +332,30 @@ func (r *LintRun) Object(o *objects.Object) {
 // Err is the error that stopped Object, if any.
 func (r *LintRun) Err() error { return r.err }
 
-// Finish runs the rules about the objects together.
+// Finish runs the rules about the objects together. Those read what
+// kubectl apply would leave of the objects (objects.Applied): of the
+// objects of one kind, namespace and name, the last; but duplicate-name,
+// which names each object a later one replaces, reads them all.
 func (r *LintRun) Finish() error {
 	if r.err != nil {
 		return r.err
 	}
-	fs, err := r.linter.Set(r.set, LintOptions{CrossCheck: r.crossCheck})
+	left := objects.Applied(len(r.Objects), func(i int) objects.Ref { return r.Objects[i].Ref })
+	applied := r.applied(left)
+	fs, err := r.linter.Set(applied, LintOptions{CrossCheck: r.crossCheck})
 	if err != nil {
 		return err
+	}
+	if len(applied) < len(r.set) {
+		all, err := r.linter.Set(r.set, LintOptions{})
+		if err != nil {
+			return err
+		}
+		for _, f := range all {
+			if f.Rule == RuleDuplicateName {
+				fs = append(fs, f)
+			}
+		}
 	}
 	byObject := make(map[LintedObject]map[string]bool, len(r.Objects))
 	for i, o := range r.Objects {
@@ -345,6 +365,17 @@ func (r *LintRun) Finish() error {
 		r.keep([]Finding{f}, byObject[LintedObject{Ref: f.Object, File: f.File, Line: f.ObjectLine}])
 	}
 	return nil
+}
+
+// applied is the objects of the set that left marks.
+func (r *LintRun) applied(left []bool) []SetObject {
+	out := make([]SetObject, 0, len(r.set))
+	for i, o := range r.set {
+		if left[i] {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 func (r *LintRun) keep(fs []Finding, ignored map[string]bool) {

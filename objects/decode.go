@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	yaml2 "go.yaml.in/yaml/v2"
 	"gopkg.in/yaml.v3"
 )
 
@@ -63,7 +64,10 @@ func (in *Input) loaded(notices io.Writer) ([]*Object, error) {
 	if notices != nil {
 		for _, s := range in.Skipped {
 			what, why := s.Kind, "not an OME object"
-			if what == "" {
+			switch {
+			case s.HuggingFace:
+				what, why = "a Hugging Face config", hfConfigNote
+			case what == "":
 				what = "<no kind>"
 			}
 			if s.Name != "" {
@@ -148,12 +152,73 @@ func isParserError(msg string) bool {
 	return false
 }
 
+// syntaxError is the InputError of a YAML syntax error of data: on the
+// line where YAML's parser met the problem, and with the line where what
+// it was reading starts when that is another.
+//
+// gopkg.in/yaml.v3 gives the line where what it was reading starts (a
+// list, a quoted string...), or else the line of the problem; yaml.v2
+// (linked in for client-go, and kubectl's parser) gives the line of the
+// problem. Both count a parser's lines from 0 and a scanner's from 1.
+// offset is the line of the file data starts after.
+func syntaxError(file string, data []byte, err error, offset int) *InputError {
+	ie := &InputError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	m := yamlErrLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return ie
+	}
+	ie.Line, _ = strconv.Atoi(m[1])
+	ie.Msg = m[2]
+	if isParserError(ie.Msg) {
+		ie.Line++
+	}
+	if at := problemLine(data, ie.Msg); at > 0 && at != ie.Line {
+		ie.Msg += fmt.Sprintf(" (while reading from line %d)", ie.Line+offset)
+		ie.Line = at
+	}
+	ie.Line += offset
+	return ie
+}
+
+// problemLine is the line where yaml.v2 meets the problem msg in data, or
+// 0 when it meets another problem or none. It only parses: the documents
+// are decoded into an empty struct, so no alias is expanded.
+func problemLine(data []byte, msg string) int {
+	dec := yaml2.NewDecoder(bytes.NewReader(data))
+	for {
+		var v struct{}
+		err := dec.Decode(&v)
+		var te *yaml2.TypeError
+		switch {
+		case err == nil || errors.As(err, &te):
+			continue
+		case err == io.EOF:
+			return 0
+		}
+		m := yamlErrLine.FindStringSubmatch(err.Error())
+		if m == nil || m[2] != msg {
+			return 0
+		}
+		line, _ := strconv.Atoi(m[1])
+		if isParserError(msg) {
+			line++
+		}
+		return line
+	}
+}
+
 // ErrStopDocuments ends eachDocument early without an error.
 var ErrStopDocuments = errors.New("stop")
 
 // EachDocument calls fn for each YAML document of data in order, stopping at
 // the first error.
 func EachDocument(file string, data []byte, fn func(*yaml.Node) error) error {
+	return eachDocument(file, data, 0, fn)
+}
+
+// eachDocument is EachDocument of data that starts after line offset of
+// its file, which the lines of a syntax error count in.
+func eachDocument(file string, data []byte, offset int, fn func(*yaml.Node) error) error {
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return &InputError{File: file, Msg: "not a YAML or JSON file (binary data)"}
 	}
@@ -165,15 +230,7 @@ func EachDocument(file string, data []byte, fn func(*yaml.Node) error) error {
 			return nil
 		}
 		if err != nil {
-			ie := &InputError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
-			if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
-				ie.Line, _ = strconv.Atoi(m[1])
-				ie.Msg = m[2]
-				if isParserError(ie.Msg) {
-					ie.Line++
-				}
-			}
-			return ie
+			return syntaxError(file, data, err, offset)
 		}
 		if err := fn(doc); err != nil {
 			if err == ErrStopDocuments {

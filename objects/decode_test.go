@@ -324,8 +324,27 @@ func TestLoadErrors(t *testing.T) {
 		{"bad merge item", modelHead + "  <<: [x]\n", `$F:6: spec: a merge key (<<) needs an object or a list of objects`},
 		{"bad int", modelHead + "  x: !!int foo\n", "$F:6: spec.x: cannot decode !!str `foo` as a !!int"},
 		{"syntax error", "a: b\n  c: d\n", `$F:2: mapping values are not allowed in this context`},
-		// yaml.v3 gives the 0-based line of the context ('[' on line 3) for parser errors; we report its line as is.
-		{"syntax error later", "a: b\n---\nc: [d\n", `$F:3: did not find expected ',' or ']'`},
+		// The line where the parser met the problem (the end, after line
+		// 3), and the line where what it was reading ('[') starts.
+		{"syntax error later", "a: b\n---\nc: [d\n", `$F:4: did not find expected ',' or ']' (while reading from line 3)`},
+		// The bad indentation is on line 5 (the parser's own line), in the
+		// list that starts on line 3.
+		{"bad indentation", "a:\n  b:\n    - name: x\n      version: \"1\"\n     autoSelect: true\n",
+			`$F:5: did not find expected '-' indicator (while reading from line 3)`},
+		{"bad indentation of a key", "a: 1\nb:\n  - x\n c: 2\n", `$F:4: did not find expected key`},
+		// A quoted string without its end: the end of the file, and the line the string starts on.
+		{"unclosed quote", "a: 1\nb: \"abc\n  def\nc: d\n", `$F:5: found unexpected end of stream (while reading from line 2)`},
+		// Unknown kinds of ome.io/v1beta1: the API server refuses them.
+		{"misspelled kind", "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntimes\nmetadata: {name: x}\n",
+			`$F:2: kind: ome.io/v1beta1 has no kind "ClusterServingRuntimes": the API server refuses it (no matches for kind); did you mean ClusterServingRuntime?`},
+		{"kind in lower case", "apiVersion: ome.io/v1beta1\nkind: inferenceservice\nmetadata: {name: x}\n",
+			`$F:2: kind: ome.io/v1beta1 has no kind "inferenceservice": the API server refuses it (no matches for kind); did you mean InferenceService?`},
+		{"kind far from any", "apiVersion: ome.io/v1beta1\nkind: Widget\nmetadata: {name: x}\n",
+			`$F:2: kind: ome.io/v1beta1 has no kind "Widget": the API server refuses it (no matches for kind)`},
+		{"no kind", "apiVersion: ome.io/v1beta1\nmetadata: {name: x}\n",
+			`$F:1: kind: is required: the API server refuses an object without a kind`},
+		{"misspelled kind in a typed list", "apiVersion: ome.io/v1beta1\nkind: BaseModelsList\nitems:\n- metadata: {name: x}\n",
+			`$F:4: kind: ome.io/v1beta1 has no kind "BaseModels": the API server refuses it (no matches for kind); did you mean BaseModel?`},
 		{"unknown anchor", "a: *nope\n", `$F:1: unknown anchor 'nope' referenced`},
 		{"scalar document", "just text\n", `$F:1: document is not an object`},
 		{"list document", "kind: X\n---\n- a\n- b\n", `$F:3: document is not an object`},

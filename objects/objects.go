@@ -56,12 +56,7 @@ func (o *Object) IsRuntime() bool {
 }
 
 // Ref names the object: "Kind/name" or, when namespaced, "Kind/namespace/name".
-func (o *Object) Ref() string {
-	if o.Namespace != "" {
-		return o.Kind + "/" + o.Namespace + "/" + o.Name
-	}
-	return o.Kind + "/" + o.Name
-}
+func (o *Object) Ref() string { return refText(RefOf(o)) }
 
 // Where returns "file:line: field" for a field path of the object. A field
 // that is absent borrows the line of its nearest present parent, so a
@@ -122,22 +117,58 @@ func InScope(model, runtime *Object) bool {
 	return runtime.Kind != KindServingRuntime || model.Kind != KindBaseModel || model.Namespace == runtime.Namespace
 }
 
-// Deduplicate keeps one object per kind, namespace and name: the later
-// one, as applying the objects in order would leave it. It returns the
-// objects in input order and the ones that were replaced.
-func Deduplicate(objs []*Object) (kept, replaced []*Object) {
-	last := map[Ref]int{}
-	for i, o := range objs {
-		last[RefOf(o)] = i
+// Applied says which of n objects, given in the order they are read,
+// applying them in that order would leave: of the objects of one kind,
+// namespace and name (ref), the last, which replaces the ones before it,
+// as on kubectl apply. It is the rule every command reads its objects by.
+func Applied(n int, ref func(i int) Ref) []bool {
+	last := make(map[Ref]int, n)
+	for i := 0; i < n; i++ {
+		last[ref(i)] = i
 	}
+	left := make([]bool, n)
+	for i := range left {
+		left[i] = last[ref(i)] == i
+	}
+	return left
+}
+
+// Deduplicate keeps of objs what applying them in order would leave
+// (Applied), in input order, and gives back the ones replaced.
+func Deduplicate(objs []*Object) (kept, replaced []*Object) {
+	left := Applied(len(objs), func(i int) Ref { return RefOf(objs[i]) })
 	for i, o := range objs {
-		if last[RefOf(o)] == i {
+		if left[i] {
 			kept = append(kept, o)
 		} else {
 			replaced = append(replaced, o)
 		}
 	}
 	return kept, replaced
+}
+
+// Replacement is an object that a later one of the same kind, namespace
+// and name replaces, as kubectl apply would.
+type Replacement struct {
+	Ref    Ref
+	File   string // where the replaced object is
+	Line   int
+	ByFile string // where the later one is
+	ByLine int
+}
+
+// Notice says where the object is and where the one that replaces it is.
+func (r Replacement) Notice() string {
+	return fmt.Sprintf("%s:%d: notice: %s is given again at %s:%d; the later one replaces it, as on apply",
+		r.File, r.Line, refText(r.Ref), r.ByFile, r.ByLine)
+}
+
+// refText names a Ref as Object.Ref does.
+func refText(r Ref) string {
+	if r.Namespace != "" {
+		return r.Kind + "/" + r.Namespace + "/" + r.Name
+	}
+	return r.Kind + "/" + r.Name
 }
 
 // LineOf is the line of a field path of the object; a field that is absent

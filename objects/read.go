@@ -43,9 +43,22 @@ type Input struct {
 	Skipped  []Skipped
 	// Unread are folders inside folders that were not read (no -R).
 	Unread []string
+	// Replaced are the objects that a later one of the same kind,
+	// namespace and name replaces, as kubectl apply would (Applied), in
+	// the order found. Done leaves only the later one in Objects; a Visit
+	// function is handed both.
+	Replaced []Replacement
 	// Visit, when set, receives each object instead of Objects, so that a
 	// caller can handle each object and let it go (lint of a large dump).
 	Visit func(*Object)
+
+	seen map[Ref]place // where each object read so far is
+}
+
+// place is where an object is: its file and line.
+type place struct {
+	file string
+	line int
 }
 
 // Skipped is a document that is not an OME object.
@@ -55,12 +68,21 @@ type Skipped struct {
 	// Kind is the document's kind ("" when it has none); APIVersion is set
 	// when the kind is OME's but the apiVersion is not.
 	Kind, APIVersion, Name string
+	// HuggingFace marks a document without kind that is a Hugging Face
+	// config (config.json, model_index.json) in a file of another name.
+	HuggingFace bool
 }
+
+// hfConfigNote says how a Hugging Face config is read as a model.
+const hfConfigNote = "a Hugging Face config.json is read as a model only as <model>/config.json"
 
 // What names a skipped document as a notice does.
 func (s Skipped) What() string {
 	what := s.Kind
-	if what == "" {
+	switch {
+	case s.HuggingFace:
+		what = "Hugging Face config"
+	case what == "":
 		what = "<no kind>"
 	}
 	if s.APIVersion != "" {
@@ -76,10 +98,16 @@ func (in *Input) SkipNotice() string {
 		return ""
 	}
 	counts := map[string]int{}
+	hf := false
 	for _, s := range in.Skipped {
 		counts[s.What()]++
+		hf = hf || s.HuggingFace
 	}
-	return fmt.Sprintf("notice: skipped %d document(s) that are not OME objects (%s)", len(in.Skipped), countList(counts))
+	note := fmt.Sprintf("notice: skipped %d document(s) that are not OME objects (%s)", len(in.Skipped), countList(counts))
+	if hf {
+		note += "; " + hfConfigNote
+	}
+	return note
 }
 
 // countList writes counts as "2 ConfigMap, 1 Deployment", by name.
@@ -103,6 +131,52 @@ func (in *Input) UnreadNotice() string {
 		return ""
 	}
 	return fmt.Sprintf("notice: %d folder(s) inside the folders given were not read (%s); -R reads them", len(in.Unread), strings.Join(in.Unread, ", "))
+}
+
+// Notices are the lines that say what reading left out: each object
+// replaced by a later one, the documents skipped (one line), the folders
+// not read (one line).
+func (in *Input) Notices() []string {
+	var out []string
+	for _, r := range in.Replaced {
+		out = append(out, r.Notice())
+	}
+	for _, n := range []string{in.SkipNotice(), in.UnreadNotice()} {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Rename names each file of what was read (objects, problems, documents
+// skipped or replaced, folders unread) by name(file).
+func (in *Input) Rename(name func(file string) string) {
+	for _, o := range in.Objects {
+		o.File = name(o.File)
+	}
+	for _, p := range in.Problems {
+		p.File = name(p.File)
+	}
+	for i := range in.Skipped {
+		in.Skipped[i].File = name(in.Skipped[i].File)
+	}
+	for i, u := range in.Unread {
+		in.Unread[i] = name(u)
+	}
+	for i := range in.Replaced {
+		r := &in.Replaced[i]
+		r.File, r.ByFile = name(r.File), name(r.ByFile)
+	}
+}
+
+// Done ends a read of several paths and sources: of the objects of one
+// kind, namespace and name, Objects keeps only the one read last, which
+// replaces the others as on kubectl apply (they are in Replaced).
+func (in *Input) Done() {
+	if len(in.Replaced) > 0 {
+		in.Objects, _ = Deduplicate(in.Objects)
+	}
 }
 
 // Read reads files, folders (*.yaml, *.yml, *.json, in lexical order) and
@@ -175,7 +249,20 @@ func (in *Input) problem(err error) {
 	in.Problems = append(in.Problems, ie)
 }
 
-func (in *Input) take(o *Object) {
+func (in *Input) take(o *Object) { in.Take(o) }
+
+// Take adds an object read by other means, as Read adds each object it
+// reads: noting the earlier one it replaces, if any, then handing it to
+// Visit or putting it in Objects.
+func (in *Input) Take(o *Object) {
+	ref := RefOf(o)
+	if in.seen == nil {
+		in.seen = map[Ref]place{}
+	}
+	if p, again := in.seen[ref]; again {
+		in.Replaced = append(in.Replaced, Replacement{Ref: ref, File: p.file, Line: p.line, ByFile: o.File, ByLine: o.Line})
+	}
+	in.seen[ref] = place{o.File, o.Line}
 	if in.Visit != nil {
 		in.Visit(o)
 		return
@@ -245,7 +332,7 @@ func (r *docReader) chunk(c docChunk) {
 			r.in.problem(&InputError{File: r.file, Line: c.line, Msg: fmt.Sprintf("internal error while decoding: %v", p)})
 		}
 	}()
-	err := EachDocument(r.file, c.data, func(doc *yaml.Node) error {
+	err := eachDocument(r.file, c.data, c.line-1, func(doc *yaml.Node) error {
 		shiftLines(doc, c.line-1)
 		v, pos, err := DecodeValue(r.file, doc, "")
 		if err != nil {
@@ -269,9 +356,6 @@ func (r *docReader) chunk(c docChunk) {
 	ie, ok := err.(*InputError)
 	if !ok {
 		ie = &InputError{File: r.file, Msg: err.Error()}
-	}
-	if ie.Line > 0 {
-		ie.Line += c.line - 1
 	}
 	if t := templateLine(c.data); t > 0 {
 		ie.Line = c.line + t - 1
@@ -316,11 +400,19 @@ func (r *docReader) add(v map[string]any, pos map[string]Pos) {
 		return
 	}
 	if !IsOMEKind(kind) || apiVersion != APIVersion {
+		if apiVersion == APIVersion && !otherOMEKinds[kind] {
+			// The API server refuses it: no matches for kind.
+			r.in.problem(&InputError{File: r.file, Line: LineAt(pos, "kind", line), Field: "kind", Msg: unknownKind(kind)})
+			return
+		}
 		meta, _ := v["metadata"].(map[string]any)
 		name, _ := meta["name"].(string)
 		s := Skipped{File: r.file, Line: line, Kind: kind, Name: name}
 		if IsOMEKind(kind) {
 			s.APIVersion = apiVersion
+		}
+		if kind == "" && apiVersion == "" {
+			s.HuggingFace = isHuggingFaceConfig(v)
 		}
 		r.in.Skipped = append(r.in.Skipped, s)
 		return

@@ -1,6 +1,7 @@
 package objects
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,4 +180,77 @@ func TestSkipNotice(t *testing.T) {
 	in.ReadData("in.yaml", data, ReadOptions{})
 	require.Empty(t, in.Objects)
 	require.Equal(t, `notice: skipped 4 document(s) that are not OME objects (1 <no kind>, 2 ConfigMap, 1 ServingRuntime of apiVersion "serving.kserve.io/v1alpha1")`, in.SkipNotice())
+}
+
+// TestSkipNoticeOfOtherKinds: OME's kinds that are not read here
+// (AcceleratorClass...) and a Hugging Face config in a file of another
+// name are skipped, the latter with how such a config is read.
+func TestSkipNoticeOfOtherKinds(t *testing.T) {
+	data := []byte("apiVersion: ome.io/v1beta1\nkind: AcceleratorClass\nmetadata: {name: a100}\n---\n" +
+		"{\"architectures\": [\"LlamaForCausalLM\"], \"model_type\": \"llama\"}\n---\n" +
+		"{\"_class_name\": \"FluxPipeline\", \"_diffusers_version\": \"0.30.0\"}\n---\n" +
+		"{\"prompts\": {}}\n")
+	in := &Input{}
+	in.ReadData("llama.json", data, ReadOptions{})
+	require.Empty(t, in.Problems)
+	require.Empty(t, in.Objects)
+	require.Equal(t, "notice: skipped 4 document(s) that are not OME objects (1 <no kind>, 1 AcceleratorClass, 2 Hugging Face config); "+
+		"a Hugging Face config.json is read as a model only as <model>/config.json", in.SkipNotice())
+
+	var notices strings.Builder
+	_, err := LoadData("llama.json", data[strings.Index(string(data), "{"):], LoadOptions{Notices: &notices})
+	require.NoError(t, err)
+	require.Contains(t, notices.String(), "llama.json:5: notice: skipping a Hugging Face config (a Hugging Face config.json is read as a model only as <model>/config.json)\n")
+}
+
+// TestReadReplaces: of the objects of one kind, namespace and name, the
+// one read last replaces the others, as on kubectl apply, across reads,
+// files and Take; objects of another kind or namespace are others.
+func TestReadReplaces(t *testing.T) {
+	doc := func(kind, ns, name, size string) string {
+		return "apiVersion: ome.io/v1beta1\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: " + ns + "}\n" +
+			"spec: {modelSizeRange: {min: " + size + ", max: " + size + "}}\n"
+	}
+	first := doc("ClusterServingRuntime", "", "rt", "1B") + "---\n" + doc("ServingRuntime", "a", "rt", "2B") + "---\n" +
+		doc("ServingRuntime", "b", "rt", "3B")
+	second := doc("ClusterServingRuntime", "", "rt", "4B") + "---\n" + doc("ServingRuntime", "a", "rt", "5B")
+	for _, visit := range []bool{false, true} {
+		in := &Input{}
+		var visited []string
+		if visit {
+			in.Visit = func(o *Object) { visited = append(visited, o.Ref()) }
+		}
+		in.ReadData("first.yaml", []byte(first), ReadOptions{})
+		in.ReadData("second.yaml", []byte(second), ReadOptions{})
+		late := &Object{Kind: KindServingRuntime, Namespace: "b", Name: "rt", File: "cluster", Line: 3,
+			Value: map[string]any{"spec": map[string]any{"modelSizeRange": map[string]any{"min": "6B", "max": "6B"}}}}
+		in.Take(late)
+		in.Done()
+		require.Equal(t, []string{
+			"first.yaml:1: notice: ClusterServingRuntime/rt is given again at second.yaml:1; the later one replaces it, as on apply",
+			"first.yaml:6: notice: ServingRuntime/a/rt is given again at second.yaml:6; the later one replaces it, as on apply",
+			"first.yaml:11: notice: ServingRuntime/b/rt is given again at cluster:3; the later one replaces it, as on apply",
+		}, in.Notices())
+		if visit {
+			// A visitor is handed every object; the read says which were replaced.
+			require.Len(t, visited, 6)
+			require.Empty(t, in.Objects)
+			continue
+		}
+		var got []string
+		for _, o := range in.Objects {
+			got = append(got, fmt.Sprintf("%s %s:%d %v", o.Ref(), o.File, o.Line, o.Spec()["modelSizeRange"].(map[string]any)["min"]))
+		}
+		require.Equal(t, []string{
+			"ClusterServingRuntime/rt second.yaml:1 4B",
+			"ServingRuntime/a/rt second.yaml:6 5B",
+			"ServingRuntime/b/rt cluster:3 6B",
+		}, got)
+	}
+}
+
+// TestApplied: the last object of each kind, namespace and name is left.
+func TestApplied(t *testing.T) {
+	refs := []Ref{{"A", "", "x"}, {"A", "n", "x"}, {"B", "", "x"}, {"A", "", "x"}, {"A", "n", "x"}, {"A", "", "x"}}
+	require.Equal(t, []bool{false, false, true, false, true, true}, Applied(len(refs), func(i int) Ref { return refs[i] }))
 }

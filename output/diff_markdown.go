@@ -116,7 +116,7 @@ func (d *diffMarkdown) Write(r *diff.Report, sides DiffSides) error {
 	if len(sides.Problems) > 0 {
 		details(true, "Input that could not be read", len(sides.Problems), func() {
 			for _, p := range sides.Problems {
-				fmt.Fprintf(&b, "- `%s:%d`: %s\n", mdCell(p.File), p.Line, mdCell(strings.TrimPrefix(p.Field+": "+p.Message, ": ")))
+				fmt.Fprintf(&b, "- `%s`: %s\n", mdCell(fileLine(p.File, p.Line)), mdCell(strings.TrimPrefix(p.Field+": "+p.Message, ": ")))
 			}
 		})
 	}

@@ -30,11 +30,20 @@ func (l *lintText) Write(r LintReport) error {
 }
 
 // findingLine is one finding as text: "file:line: severity [rule] field: message"
-// (without the field when there is none).
+// (without the line when there is none, as for a file that cannot be
+// opened, and without the field when there is none).
 func findingLine(f engine.Finding, style Style) string {
 	field := ""
 	if f.Field != "" {
 		field = f.Field + ": "
 	}
-	return fmt.Sprintf("%s:%d: %s [%s] %s%s", f.File, f.Line, style.severity(f.Severity), f.Rule, field, f.Message)
+	return fmt.Sprintf("%s: %s [%s] %s%s", fileLine(f.File, f.Line), style.severity(f.Severity), f.Rule, field, f.Message)
+}
+
+// fileLine is "file:line", or "file" when the line is unknown (0).
+func fileLine(file string, line int) string {
+	if line <= 0 {
+		return file
+	}
+	return fmt.Sprintf("%s:%d", file, line)
 }

@@ -81,14 +81,6 @@ func caseFailures(c CaseReport) ([]failure, error) {
 	return out, nil
 }
 
-// fileLine is "file:line", or the file when the line is unknown.
-func fileLine(file string, line int) string {
-	if line > 0 {
-		return fmt.Sprintf("%s:%d", file, line)
-	}
-	return file
-}
-
 // runLabel says where a case ran: "[both]", "[cel; OME v1.2.2]", or for
 // runs that failed alike "[both; OME v1.2.2, v0.1.5]".
 func runLabel(engine string, releases ...string) string {

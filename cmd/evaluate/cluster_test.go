@@ -18,7 +18,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/live"
-	"github.com/ome-policy/evaluator/objects"
 )
 
 // Which flags read the cluster, and what namespaceFlag says, without any
@@ -192,13 +191,11 @@ func TestClusterCopyWins(t *testing.T) {
 	input, err := in.read(&globalOptions{}, cmd, live.Runtimes, false, nil)
 	require.NoError(t, err)
 	require.Empty(t, input.Problems)
-	objs := input.Objects
-	require.Len(t, objs, 2)
-	require.Equal(t, file, objs[0].File)
-	require.Equal(t, "cluster test: clusterservingruntimes", objs[1].File)
-	kept, replaced := objects.Deduplicate(objs)
-	require.Equal(t, []*objects.Object{objs[1]}, kept)
-	require.Equal(t, []*objects.Object{objs[0]}, replaced)
+	require.Len(t, input.Objects, 1)
+	kept := input.Objects
+	require.Equal(t, "cluster test: clusterservingruntimes", kept[0].File)
+	require.Len(t, input.Replaced, 1)
+	require.Equal(t, file, input.Replaced[0].File)
 	require.Equal(t, true, kept[0].Spec()["disabled"])
 }
 

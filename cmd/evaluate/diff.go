@@ -140,7 +140,7 @@ func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []strin
 	if err != nil {
 		return err
 	}
-	objs := deduplicate(cmd, input.Objects)
+	objs := input.Objects
 	if len(objs) == 0 {
 		return o.in.nothingToTell(cmd, input, "OME objects")
 	}
@@ -233,23 +233,24 @@ func compileDiffFor(engineName string, policies func() (*policyset.Set, error)) 
 	return ready
 }
 
-// readSide reads paths (with their folders) and -f's files as one side.
-func readSide(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths, files []string) (*objects.Input, error) {
-	side := inputOptions{paths: paths, files: files, recursive: in.recursive, cluster: in.cluster}
+// readSide reads paths (with their folders) and -f's files as one side;
+// showFile, when not nil, names the files read as the user knows them.
+func readSide(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths, files []string, showFile func(string) string) (*objects.Input, error) {
+	side := inputOptions{paths: paths, files: files, recursive: in.recursive, cluster: in.cluster, showFile: showFile}
 	return side.read(g, cmd, nil, false, nil)
 }
 
 // readOldNew reads OLD and NEW.
 func readOldNew(g *globalOptions, cmd *cobra.Command, in *inputOptions, oldPath, newPath string) (old, new []*objects.Object, problems []*objects.InputError, sides output.DiffSides, err error) {
-	o, err := readSide(g, cmd, in, []string{oldPath}, nil)
+	o, err := readSide(g, cmd, in, []string{oldPath}, nil, nil)
 	if err != nil {
 		return nil, nil, nil, sides, err
 	}
-	n, err := readSide(g, cmd, in, []string{newPath}, nil)
+	n, err := readSide(g, cmd, in, []string{newPath}, nil, nil)
 	if err != nil {
 		return nil, nil, nil, sides, err
 	}
-	return deduplicate(cmd, o.Objects), deduplicate(cmd, n.Objects), append(o.Problems, n.Problems...),
+	return o.Objects, n.Objects, append(o.Problems, n.Problems...),
 		output.DiffSides{Old: oldPath, New: newPath}, nil
 }
 
@@ -262,6 +263,7 @@ func readCluster(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths [
 	if err := in.cluster.readInto(cmd, liveDiffResources, live, objects.ReadOptions{}); err != nil {
 		return nil, nil, nil, sides, err
 	}
+	finishRead(cmd, live)
 	// Files without a namespace go where kubectl diff would put them: -n,
 	// else the context's namespace.
 	side := inputOptions{paths: paths, recursive: in.recursive, cluster: in.cluster}
@@ -271,8 +273,7 @@ func readCluster(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths [
 	if err != nil {
 		return nil, nil, nil, sides, err
 	}
-	old = deduplicate(cmd, live.Objects)
-	applied := deduplicate(cmd, files.Objects)
+	old, applied := live.Objects, files.Objects
 	set, err := g.policies()
 	if err != nil {
 		return nil, nil, nil, sides, badInput(err)

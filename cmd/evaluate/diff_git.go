@@ -58,10 +58,6 @@ func readBase(g *globalOptions, cmd *cobra.Command, in *inputOptions, ref string
 			oldFiles = append(oldFiles, at)
 		}
 	}
-	o, err := readSide(g, cmd, in, oldArgs, oldFiles)
-	if err != nil {
-		return nil, nil, nil, sides, err
-	}
 	rename := func(file string) string {
 		for at, p := range shown {
 			if file == at {
@@ -73,17 +69,18 @@ func readBase(g *globalOptions, cmd *cobra.Command, in *inputOptions, ref string
 		}
 		return file
 	}
-	for _, obj := range o.Objects {
-		obj.File = rename(obj.File)
+	o, err := readSide(g, cmd, in, oldArgs, oldFiles, rename)
+	if err != nil {
+		return nil, nil, nil, sides, err
 	}
 	for _, p := range o.Problems {
-		p.File = ref + ":" + rename(p.File)
+		p.File = ref + ":" + p.File
 	}
-	n, err := readSide(g, cmd, in, args, in.files)
+	n, err := readSide(g, cmd, in, args, in.files, nil)
 	if err != nil {
 		return nil, nil, nil, sides, err
 	}
 	label := strings.Join(all, " ")
-	return deduplicate(cmd, o.Objects), deduplicate(cmd, n.Objects), append(o.Problems, n.Problems...),
+	return o.Objects, n.Objects, append(o.Problems, n.Problems...),
 		output.DiffSides{Old: ref + ":" + label, New: label}, nil
 }

@@ -26,6 +26,9 @@ type inputOptions struct {
 	runtimes    []string
 	failOnEmpty bool
 	cluster     clusterOptions
+	// showFile, when not nil, names each file read as the user knows it
+	// (diff --base reads copies of the files).
+	showFile func(string) string
 }
 
 // addInputFlags gives cmd the input flags; modelsAndRuntimes adds -m and -r.
@@ -71,9 +74,10 @@ func (in *inputOptions) sources() string {
 // -m's (each must be a model), -r's (each must be a runtime), then with the
 // cluster flags the cluster's resources, whose copy of an object comes
 // after the files'. Each object goes to sink, or when sink is nil, into
-// the Input's Objects. It prints the notices (what was skipped, folders
-// left unread) and gives back every problem, for the command to report
-// after its results; only a cluster that cannot be read is an error.
+// the Input's Objects, which keep what kubectl apply would leave (see
+// finishRead). It prints the notices and gives back every problem, for
+// the command to report after its results; only a cluster that cannot be
+// read is an error.
 func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []live.Resource, lenient bool, sink func(*objects.Object)) (*objects.Input, error) {
 	input := &objects.Input{}
 	// What is read is held: the memory limit follows it as it grows (under
@@ -115,7 +119,7 @@ func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []l
 				return
 			}
 			n++
-			input.Visit(o)
+			input.Take(o)
 		}}
 		opts.ModelFolders = sorted.flag == "-m"
 		part.Read(sorted.paths, opts)
@@ -131,12 +135,23 @@ func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []l
 			return nil, err
 		}
 	}
-	for _, note := range []string{input.SkipNotice(), input.UnreadNotice()} {
-		if note != "" {
-			fmt.Fprintln(cmd.ErrOrStderr(), note)
-		}
+	if in.showFile != nil {
+		input.Rename(in.showFile)
 	}
+	finishRead(cmd, input)
 	return input, nil
+}
+
+// finishRead ends the read of input, the same way for every command: of
+// the objects of one kind, namespace and name, the one read last replaces
+// the others, as on kubectl apply, so every command sees and counts the
+// same objects; then the notices (objects replaced, documents skipped,
+// folders left unread).
+func finishRead(cmd *cobra.Command, input *objects.Input) {
+	input.Done()
+	for _, note := range input.Notices() {
+		fmt.Fprintln(cmd.ErrOrStderr(), note)
+	}
 }
 
 // empty handles an input with none of the objects a command reads: a
@@ -213,17 +228,6 @@ func only(objs []*objects.Object, want func(*objects.Object) bool) []*objects.Ob
 		}
 	}
 	return out
-}
-
-// deduplicate keeps the later of two objects of one kind, namespace and
-// name (the cluster's copy after a file's), as applying them in order
-// would, with a notice for each one replaced.
-func deduplicate(cmd *cobra.Command, objs []*objects.Object) []*objects.Object {
-	kept, replaced := objects.Deduplicate(objs)
-	for _, o := range replaced {
-		fmt.Fprintf(cmd.ErrOrStderr(), "%s:%d: notice: %s is given again later; the later one replaces it, as on apply\n", o.File, o.Line, o.Ref())
-	}
-	return kept
 }
 
 // reportProblems writes each problem on standard error, after a command's

@@ -947,7 +947,7 @@ func TestCatalogEnginesAgree(t *testing.T) {
 	require.True(t, cel.stdout == rego.stdout, "cel and rego must give byte-identical output")
 
 	results := decodeMatchJSON(t, cel.stdout)
-	require.Len(t, results, 66*207)
+	require.Len(t, results, 66*203) // 207 runtimes, of which 4 are given again in a later file
 	models := map[string]bool{}
 	served := map[string]bool{}
 	for i, r := range results {
@@ -957,7 +957,7 @@ func TestCatalogEnginesAgree(t *testing.T) {
 		}
 		models[r.Model.Name] = true
 		served[r.Model.Name] = served[r.Model.Name] || r.Compatible
-		require.Equal(t, results[i%207].Runtime, r.Runtime, "every model sees the runtimes in the same order")
+		require.Equal(t, results[i%203].Runtime, r.Runtime, "every model sees the runtimes in the same order")
 	}
 	require.Len(t, models, 66)
 	unserved := 0

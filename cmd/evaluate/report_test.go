@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,40 @@ func compact(t *testing.T, doc []byte) string {
 	var b bytes.Buffer
 	require.NoError(t, json.Compact(&b, doc), "not JSON: %.200s", doc)
 	return b.String()
+}
+
+func decodeAny(t *testing.T, doc []byte) any {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(doc, &v), "not JSON: %.200s", doc)
+	return v
+}
+
+// applied is lint's JSON report without the findings on the objects that
+// its notices say a later one replaces, nor those of duplicate-name.
+func applied(t *testing.T, report, notices string) any {
+	t.Helper()
+	replaced := map[string]bool{} // file and Kind/[namespace/]name
+	for _, l := range strings.Split(notices, "\n") {
+		at, what, ok := strings.Cut(l, ": notice: ")
+		if ref, _, again := strings.Cut(what, " is given again at "); ok && again {
+			replaced[at[:strings.LastIndex(at, ":")]+" "+ref] = true
+		}
+	}
+	v := decodeAny(t, []byte(report)).(map[string]any)
+	findings := []any{}
+	for _, f := range v["findings"].([]any) {
+		m := f.(map[string]any)
+		o := m["object"].(map[string]any)
+		ref := strings.Join(slices.DeleteFunc([]string{o["kind"].(string), o["namespace"].(string), o["name"].(string)},
+			func(s string) bool { return s == "" }), "/")
+		if m["rule"] != "duplicate-name" && !replaced[m["file"].(string)+" "+ref] {
+			findings = append(findings, f)
+		}
+	}
+	require.NotEmpty(t, findings)
+	v["findings"] = findings
+	return v
 }
 
 // reportDocuments writes a report with args and returns its documents.
@@ -68,7 +103,12 @@ func TestReportDataIsTheCommandsJSON(t *testing.T) {
 			require.Equal(t, cli(tc.code, "match", "-m", tc.models, "-r", tc.runtimes), compact(t, docs["match"]), "match")
 			explainCode := 1 // some pair is not compatible, in every case here
 			require.Equal(t, cli(explainCode, "explain", "-m", tc.models, "-r", tc.runtimes), compact(t, docs["explain"]), "explain")
-			require.Equal(t, cli(0, "lint", "--cross-check", tc.models, tc.runtimes), compact(t, docs["lint"]), "lint")
+			// The page is of what apply would leave; lint reports on every
+			// document of the files: on an object a later one replaces too,
+			// and duplicate-name on the later one.
+			lint := evaluate(t, 5*time.Minute, "", "lint", "--cross-check", tc.models, tc.runtimes, "--engine", tc.engine, "-o", "json")
+			require.Equal(t, 0, lint.code, lint.stderr)
+			require.Equal(t, applied(t, lint.stdout, lint.stderr), decodeAny(t, docs["lint"]), "lint")
 			if tc.services != "" {
 				require.Equal(t, cli(1, "select", "-f", tc.services, "-f", tc.models, "-f", tc.runtimes), compact(t, docs["select"]), "select")
 			} else {

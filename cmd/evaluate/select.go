@@ -64,7 +64,6 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := objects.CheckTimestamps(cluster); err != nil {
 		return badInput(err)
 	}
-	cluster = deduplicate(cmd, cluster)
 	fitMemoryLimit()
 	noteConfigParsing(cmd, cluster)
 	results, rejected, err := o.decide(cmd, g, services, cluster)
