@@ -86,10 +86,19 @@ func (f *ruleFinder) learn(b, a engine.Explanation) {
 // without explaining the pair again (an upgrade can reword every pair),
 // else what its explanations tell.
 func (f *ruleFinder) reworded(model, runtime *objects.Object) (string, error) {
-	if f.reasonRules != nil {
-		if d := reasonDigest(f.c.before.Release, f.reasonRules[0], f.c.after.Release, f.reasonRules[1]); d != "" {
+	if f.reasonRules == nil {
+		b, a, err := f.explain(model, runtime)
+		if err != nil {
+			return "", err
+		}
+		f.learn(b, a)
+		if d := reasonDigest(f.c.before.Release, b.ReasonRule, f.c.after.Release, a.ReasonRule); d != "" {
 			return d, nil
 		}
+		return Digest(f.c.before.Release, b, f.c.after.Release, a), nil
+	}
+	if d := reasonDigest(f.c.before.Release, f.reasonRules[0], f.c.after.Release, f.reasonRules[1]); d != "" {
+		return d, nil
 	}
 	return f.rule(model, runtime)
 }

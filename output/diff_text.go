@@ -103,7 +103,7 @@ func (d *diffText) Write(r *diff.Report, sides DiffSides) error {
 	}
 	b.WriteString("\n")
 	if !sides.ShowReasons && s.ReasonChanges > 0 {
-		fmt.Fprintf(&b, "Verdicts that hold in other words: %d pair(s), %d refusal(s); --show-reasons lists them\n", s.Reworded, s.Refusals)
+		fmt.Fprintf(&b, "Verdicts that hold in other words: %s, %s; --show-reasons lists them\n", counted(s.Reworded, "pair"), counted(s.Refusals, "refusal"))
 	}
 	if len(r.Unmoved) > 0 {
 		fmt.Fprintf(&b, "Objects that move no decision: %s\n", unmovedText(r.Unmoved))
