@@ -65,8 +65,44 @@ func (r *Report) Regressions() int {
 	return n
 }
 
-// Changes counts every decision that changed, regressions among them.
-func (r *Report) Changes() int { return len(r.Models) + len(r.InferenceServices) }
+// VerdictChanges counts the models that gain or lose a runtime (or are
+// new) and the InferenceServices whose decision changed, other than in
+// words: regressions among them.
+func (r *Report) VerdictChanges() int {
+	n := 0
+	for _, m := range r.Models {
+		if m.VerdictChanged() {
+			n++
+		}
+	}
+	for _, s := range r.InferenceServices {
+		if s.Change != ServiceMessage {
+			n++
+		}
+	}
+	return n
+}
+
+// ReasonChanges counts the verdicts that hold in other words: the pairs of
+// a model and a runtime not compatible before and after with another
+// reason, and the InferenceServices refused before and after with another
+// message. OME's events and refusals read differently.
+func (r *Report) ReasonChanges() int {
+	n := 0
+	for _, m := range r.Models {
+		n += len(m.Reworded)
+	}
+	for _, s := range r.InferenceServices {
+		if s.Change == ServiceMessage {
+			n++
+		}
+	}
+	return n
+}
+
+// Changes counts every change: of verdict (regressions among them) and of
+// reason.
+func (r *Report) Changes() int { return r.VerdictChanges() + r.ReasonChanges() }
 
 // Position is where a reader looks: a file and a line.
 type Position struct {
@@ -94,6 +130,15 @@ type ModelChange struct {
 	Regression bool            `json:"regression"`
 	Gained     []RuntimeChange `json:"gained"`
 	Lost       []RuntimeChange `json:"lost"`
+	// Reworded are the runtimes not compatible before and after, whose
+	// reason reads differently.
+	Reworded []RuntimeChange `json:"reworded"`
+}
+
+// VerdictChanged says whether the model gains or loses a runtime, or is
+// new (it is in the report only for its reworded runtimes otherwise).
+func (m ModelChange) VerdictChanged() bool {
+	return len(m.Gained)+len(m.Lost) > 0 || m.Change == Added
 }
 
 // RuntimeChange is a runtime a model gains or loses.
@@ -102,9 +147,16 @@ type RuntimeChange struct {
 	// Change is what happened to the runtime: Added, Removed, Changed,
 	// Rules (an upgrade of OME), or "" when only the model changed.
 	Change string `json:"change"`
-	// Reason is OME's reason text for a loss, after the change ("" when
-	// the runtime was removed, or for a gain).
-	Reason string `json:"reason"`
+	// Reason is OME's reason text after the change ("" when compatible,
+	// or when the runtime was removed); ReasonBefore before it ("" when
+	// compatible, or when the runtime is new).
+	Reason       string `json:"reason"`
+	ReasonBefore string `json:"reasonBefore"`
+	// Rule is, for an upgrade of OME, the rule that moved the verdict or
+	// the reason, in one line naming its release ("v0.1.4 does not compare
+	// diffusion pipelines"), when the releases' explanations tell; ""
+	// otherwise.
+	Rule string `json:"rule"`
 	// Position is the runtime's first changed field (its line when only
 	// the model changed), in its file after the change, or before it for
 	// a removed runtime.
@@ -140,6 +192,10 @@ type ServiceChange struct {
 	Position
 	Before *Selection `json:"before"` // nil for a new InferenceService
 	After  *Selection `json:"after"`
+	// Rule is, for an upgrade of OME, the rule that moved the verdict on
+	// its model and the runtime selected before or after, as
+	// RuntimeChange.Rule says it.
+	Rule string `json:"rule"`
 }
 
 // Work says what was evaluated, against what a full evaluation of both
@@ -264,7 +320,7 @@ func Compute(m engine.Matcher, s engine.Selector, old, new []*objects.Object) (*
 	split(old, &om, &or, &oi)
 	split(new, &nm, &nr, &ni)
 	c := &computation{
-		before: Engines{m, s}, after: Engines{m, s},
+		before: Engines{M: m, S: s}, after: Engines{M: m, S: s},
 		models: pairUp(om, nm), runtimes: pairUp(or, nr), services: pairUp(oi, ni),
 		oldCluster: append(append([]*objects.Object{}, om...), or...),
 		newCluster: append(append([]*objects.Object{}, nm...), nr...),
@@ -288,8 +344,10 @@ func Compute(m engine.Matcher, s engine.Selector, old, new []*objects.Object) (*
 // rules of after (the engines of the release upgraded to) against those of
 // before, the models left without a runtime, and each InferenceService
 // routed elsewhere, newly refused or admitted, or refused in other words
-// (ServiceMessage). Every pair and every InferenceService is judged on
-// both sides: the rules, not the objects, changed.
+// (ServiceMessage), and the pairs whose reason reads differently. Every
+// pair and every InferenceService is judged on both sides: the rules, not
+// the objects, changed. With explainers, each change names the rule that
+// moved it, when they tell.
 func Upgrade(before, after Engines, objs []*objects.Object) (*Report, error) {
 	var ms, rs, is []*objects.Object
 	for _, o := range objs {
@@ -325,6 +383,9 @@ func Upgrade(before, after Engines, objs []*objects.Object) (*Report, error) {
 	if err := c.decideAgain(func(*item) bool { return true }); err != nil {
 		return nil, err
 	}
+	if err := c.rules(); err != nil {
+		return nil, err
+	}
 	return c.report, nil
 }
 
@@ -341,10 +402,14 @@ func pairsInScope(models, runtimes []*objects.Object) int {
 	return n
 }
 
-// Engines are the engines that judge one side.
+// Engines are the engines that judge one side. For an upgrade, Release is
+// the OME release whose rules they apply, and X (when set) explains a pair
+// by them, which Upgrade asks what rule moved each change (Digest).
 type Engines struct {
-	M engine.Matcher
-	S engine.Selector
+	M       engine.Matcher
+	S       engine.Selector
+	X       engine.Explainer
+	Release string
 }
 
 type computation struct {
@@ -392,25 +457,40 @@ func (c *computation) match(m engine.Matcher, models, runtimes []*objects.Object
 
 // modelState is what is known of one model's pairs after the change.
 type modelState struct {
-	it           *item
-	gained, lost []*item
-	reasons      map[*item]string // a lost runtime's reason now
-	servedNow    bool             // some evaluated pair is compatible now
+	it                     *item
+	gained, lost, reworded []*item
+	reasons                map[*item][2]string // a runtime's reason before and after
+	servedNow              bool                // some evaluated pair is compatible now
 }
 
-// compare records a runtime gained (compatible now, not before) or lost.
-func (st *modelState) compare(rt *item, was, now bool, reason string) {
+// side is a pair's verdict on one side: there says whether the pair is on
+// that side at all (both objects there, and in scope).
+type side struct {
+	there, compatible bool
+	reason            string
+}
+
+func sideOf(v engine.Verdict) side { return side{true, v.Compatible, v.Reason} }
+
+// compare records a runtime gained (compatible now, not before), lost, or
+// reworded (not compatible before and after, for another reason).
+func (st *modelState) compare(rt *item, was, now side) {
 	switch {
-	case now && !was:
+	case now.compatible && !was.compatible:
 		st.gained = append(st.gained, rt)
-	case was && !now:
+	case was.compatible && !now.compatible:
 		st.lost = append(st.lost, rt)
-		if st.reasons == nil {
-			st.reasons = map[*item]string{}
-		}
-		st.reasons[rt] = reason
+	case was.there && now.there && !now.compatible && was.reason != now.reason:
+		st.reworded = append(st.reworded, rt)
+	default:
+		st.servedNow = st.servedNow || now.compatible
+		return
 	}
-	st.servedNow = st.servedNow || now
+	if st.reasons == nil {
+		st.reasons = map[*item][2]string{}
+	}
+	st.reasons[rt] = [2]string{was.reason, now.reason}
+	st.servedNow = st.servedNow || now.compatible
 }
 
 // modelChanges finds the runtimes each model gains and loses, and the
@@ -440,11 +520,12 @@ func (c *computation) modelChanges() error {
 	if err := c.changedModels(rows); err != nil {
 		return err
 	}
-	// A model of the same spec that lost a runtime and gained none keeps
-	// one only if an unchanged runtime is compatible.
+	// A model of the same spec that lost a runtime (or whose reason
+	// changed) and gained none keeps one only if an unchanged runtime is
+	// compatible.
 	var unsure []*modelState
 	for _, st := range kept {
-		if len(st.lost) > 0 && !st.servedNow {
+		if len(st.lost)+len(st.reworded) > 0 && !st.servedNow {
 			unsure = append(unsure, st)
 		}
 	}
@@ -460,21 +541,25 @@ func (c *computation) modelChanges() error {
 func (c *computation) reportModels(states []*modelState) {
 	var changes []ModelChange
 	for _, st := range states {
-		if len(st.gained) == 0 && len(st.lost) == 0 && st.it.change != Added {
+		if len(st.gained) == 0 && len(st.lost) == 0 && len(st.reworded) == 0 && st.it.change != Added {
 			continue
 		}
 		mc := ModelChange{Model: st.it.ref, Position: st.it.position(), NoRuntime: !st.servedNow,
-			Gained: []RuntimeChange{}, Lost: []RuntimeChange{}}
+			Gained: []RuntimeChange{}, Lost: []RuntimeChange{}, Reworded: []RuntimeChange{}}
 		if st.it.specChange {
 			mc.Change = st.it.change
 		}
 		// Lost a runtime (so it had one), or is new.
 		mc.Regression = mc.NoRuntime && (len(st.lost) > 0 || st.it.change == Added)
-		for _, rt := range sortItems(st.gained) {
-			mc.Gained = append(mc.Gained, runtimeChange(rt, ""))
-		}
-		for _, rt := range sortItems(st.lost) {
-			mc.Lost = append(mc.Lost, runtimeChange(rt, st.reasons[rt]))
+		for _, l := range []struct {
+			items []*item
+			to    *[]RuntimeChange
+		}{{st.gained, &mc.Gained}, {st.lost, &mc.Lost}, {st.reworded, &mc.Reworded}} {
+			for _, rt := range sortItems(l.items) {
+				rc := runtimeChange(rt, st.reasons[rt][1])
+				rc.ReasonBefore = st.reasons[rt][0]
+				*l.to = append(*l.to, rc)
+			}
 		}
 		changes = append(changes, mc)
 	}
@@ -517,12 +602,12 @@ func (c *computation) keptModels(kept []*modelState, delta []*item) error {
 			v, it := vs[k], of[vs[k].j]
 			switch {
 			case runtimes[v.j] == it.new: // added
-				st.compare(it, false, v.Compatible, v.Reason)
+				st.compare(it, side{}, sideOf(v.Verdict))
 			case it.new == nil: // removed
-				st.compare(it, v.Compatible, false, "")
+				st.compare(it, sideOf(v.Verdict), side{})
 			default: // changed: before, then after
 				k++
-				st.compare(it, v.Compatible, vs[k].Compatible, vs[k].Reason)
+				st.compare(it, sideOf(v.Verdict), sideOf(vs[k].Verdict))
 			}
 		}
 	})
@@ -540,12 +625,12 @@ func (c *computation) changedModels(rows []*modelState) error {
 	for i, it := range c.runtimes.items {
 		place[it] = i
 	}
-	was := make([][]bool, len(rows))
+	was := make([][]side, len(rows))
 	var oldModels, oldRuntimes, newModels, newRuntimes []*objects.Object
 	var oldRows []int
 	var oldOf, newOf []*item
 	for i, st := range rows {
-		was[i] = make([]bool, len(c.runtimes.items))
+		was[i] = make([]side, len(c.runtimes.items))
 		newModels = append(newModels, st.it.new)
 		if st.it.old != nil {
 			oldModels, oldRows = append(oldModels, st.it.old), append(oldRows, i)
@@ -561,7 +646,7 @@ func (c *computation) changedModels(rows []*modelState) error {
 	}
 	err := c.match(c.before.M, oldModels, oldRuntimes, func(i int, vs []pairVerdict) {
 		for _, v := range vs {
-			was[oldRows[i]][place[oldOf[v.j]]] = v.Compatible
+			was[oldRows[i]][place[oldOf[v.j]]] = sideOf(v.Verdict)
 		}
 	})
 	if err != nil {
@@ -571,14 +656,14 @@ func (c *computation) changedModels(rows []*modelState) error {
 		st := rows[i]
 		for _, v := range vs {
 			it := newOf[v.j]
-			st.compare(it, was[i][place[it]], v.Compatible, v.Reason)
-			was[i][place[it]] = false
+			st.compare(it, was[i][place[it]], sideOf(v.Verdict))
+			was[i][place[it]] = side{}
 		}
-		// What is left was compatible, and has no pair after: its
-		// runtime was removed.
+		// What is left has no pair after: its runtime was removed (or the
+		// pair is out of scope now).
 		for p, w := range was[i] {
-			if w {
-				st.compare(c.runtimes.items[p], true, false, "")
+			if w.compatible {
+				st.compare(c.runtimes.items[p], w, side{})
 			}
 		}
 	})

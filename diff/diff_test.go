@@ -75,7 +75,7 @@ func fullReport(t *testing.T, m engine.Matcher, s engine.Selector, old, new []*o
 		if mi.new == nil {
 			continue
 		}
-		mc := ModelChange{Model: mi.ref, Position: mi.position(), Gained: []RuntimeChange{}, Lost: []RuntimeChange{}}
+		mc := ModelChange{Model: mi.ref, Position: mi.position(), Gained: []RuntimeChange{}, Lost: []RuntimeChange{}, Reworded: []RuntimeChange{}}
 		if mi.specChange {
 			mc.Change = mi.change
 		}
@@ -85,16 +85,20 @@ func fullReport(t *testing.T, m engine.Matcher, s engine.Selector, old, new []*o
 			now, inNew := verdict(mi.new, ri.new)
 			servedBefore = servedBefore || inOld && was.Compatible
 			servedNow = servedNow || inNew && now.Compatible
+			rc := runtimeChange(ri, now.Reason)
+			rc.ReasonBefore = was.Reason
 			switch {
 			case inNew && now.Compatible && !(inOld && was.Compatible):
-				mc.Gained = append(mc.Gained, runtimeChange(ri, ""))
+				mc.Gained = append(mc.Gained, rc)
 			case inOld && was.Compatible && !(inNew && now.Compatible):
-				mc.Lost = append(mc.Lost, runtimeChange(ri, now.Reason))
+				mc.Lost = append(mc.Lost, rc)
+			case inOld && inNew && !now.Compatible && was.Reason != now.Reason:
+				mc.Reworded = append(mc.Reworded, rc)
 			}
 		}
 		mc.NoRuntime = !servedNow
 		mc.Regression = !servedNow && (servedBefore || mi.old == nil)
-		if len(mc.Gained)+len(mc.Lost) > 0 || mi.old == nil {
+		if len(mc.Gained)+len(mc.Lost)+len(mc.Reworded) > 0 || mi.old == nil {
 			r.Models = append(r.Models, mc)
 		}
 	}
@@ -389,15 +393,22 @@ func TestComputeReusesUnchangedPairs(t *testing.T) {
 	require.NotNil(t, target, "the changed runtime is kept")
 	r, err := Compute(e.m, e.s, old, new)
 	require.NoError(t, err)
-	lost := 0
+	lost, reworded := 0, 0
 	for _, m := range r.Models {
 		require.Empty(t, m.Gained)
-		require.Len(t, m.Lost, 1)
+		require.Len(t, append(m.Lost, m.Reworded...), 1)
+		if len(m.Reworded) == 1 {
+			require.Equal(t, "runtime is disabled", m.Reworded[0].Reason)
+			require.NotEqual(t, "", m.Reworded[0].ReasonBefore, "it was not compatible before")
+			reworded++
+			continue
+		}
 		require.Equal(t, "runtime is disabled", m.Lost[0].Reason)
 		require.Equal(t, Changed, m.Lost[0].Change)
 		lost++
 	}
 	require.Positive(t, lost, "models that lost the runtime")
+	require.Positive(t, reworded, "models refused by the runtime before, for another reason")
 	inScope := 0
 	for _, mo := range new {
 		if mo.IsModel() && objects.InScope(mo, target) {
@@ -407,7 +418,7 @@ func TestComputeReusesUnchangedPairs(t *testing.T) {
 	// Two sides of the runtime's pairs, and at most every other pair of
 	// the models that lost it.
 	require.GreaterOrEqual(t, r.Work.Pairs, 2*inScope)
-	require.LessOrEqual(t, r.Work.Pairs, 2*inScope+lost*29)
+	require.LessOrEqual(t, r.Work.Pairs, 2*inScope+(lost+reworded)*29)
 	require.Equal(t, countPairs(old)+countPairs(new), r.Work.AllPairs)
 }
 

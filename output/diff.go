@@ -24,6 +24,21 @@ type DiffSides struct {
 	OMEVersion   string    `json:"omeVersion"`
 	ToOMEVersion string    `json:"toOmeVersion"`
 	Problems     []Problem `json:"-"`
+	// ShowReasons lists the verdicts that hold in other words (text and
+	// markdown; json always lists them).
+	ShowReasons bool `json:"-"`
+}
+
+// upgrade says whether the sides are two OME releases' rules.
+func (s DiffSides) upgrade() bool { return s.OMEVersion != s.ToOMEVersion }
+
+// labels name the two sides in a change's lines: the releases for an
+// upgrade, else "before" and "after".
+func (s DiffSides) labels() [2]string {
+	if s.upgrade() {
+		return [2]string{s.OMEVersion, s.ToOMEVersion}
+	}
+	return [2]string{"before", "after"}
 }
 
 // DiffFormats lists the -o values of diff.
@@ -47,28 +62,39 @@ func NewDiffWriter(format string, w io.Writer) (DiffWriter, error) {
 // DiffSummary counts what a diff found, as every format says it.
 type DiffSummary struct {
 	Regressions int `json:"regressions"`
-	Changes     int `json:"changes"`
+	// VerdictChanges counts the models that gain or lose a runtime and the
+	// InferenceServices whose decision changed, regressions among them;
+	// ReasonChanges the verdicts that hold in other words; Changes both.
+	VerdictChanges int `json:"verdictChanges"`
+	ReasonChanges  int `json:"reasonChanges"`
+	Changes        int `json:"changes"`
+	// Reworded counts the pairs of a model and a runtime whose reason
+	// reads differently (the reason changes other than refusals).
+	Reworded int `json:"pairsReworded"`
 	// NoRuntime counts the models left with no compatible runtime (the
 	// regressions among the models).
 	NoRuntime int `json:"modelsWithoutRuntime"`
 	// Models counts the other models that gain or lose a runtime.
 	Models int `json:"modelsChanged"`
 	// Rerouted counts the InferenceServices routed elsewhere or refused
-	// (the regressions among them); Reworded those refused before and
+	// (the regressions among them); Refusals those refused before and
 	// after in other words; Services the other changes of theirs.
 	Rerouted int `json:"inferenceServicesRerouted"`
-	Reworded int `json:"refusalsReworded"`
+	Refusals int `json:"refusalsReworded"`
 	Services int `json:"inferenceServicesChanged"`
 	Unmoved  int `json:"unmoved"`
 }
 
 // Summarize counts the report's entries.
 func Summarize(r *diff.Report) DiffSummary {
-	s := DiffSummary{Regressions: r.Regressions(), Changes: r.Changes(), Unmoved: len(r.Unmoved)}
+	s := DiffSummary{Regressions: r.Regressions(), VerdictChanges: r.VerdictChanges(), ReasonChanges: r.ReasonChanges(),
+		Changes: r.Changes(), Unmoved: len(r.Unmoved)}
 	for _, m := range r.Models {
-		if m.Regression {
+		s.Reworded += len(m.Reworded)
+		switch {
+		case m.Regression:
 			s.NoRuntime++
-		} else {
+		case m.VerdictChanged():
 			s.Models++
 		}
 	}
@@ -77,12 +103,41 @@ func Summarize(r *diff.Report) DiffSummary {
 		case sc.Regression:
 			s.Rerouted++
 		case sc.Change == diff.ServiceMessage:
-			s.Reworded++
+			s.Refusals++
 		default:
 			s.Services++
 		}
 	}
 	return s
+}
+
+// verdictText says a pair's verdict on one side: "compatible", OME's
+// reason, or that the runtime is not there.
+func verdictText(reason string, there bool) string {
+	switch {
+	case !there:
+		return "(not there)"
+	case reason == "":
+		return "compatible"
+	}
+	return reason
+}
+
+// pairSides says a runtime change's verdict before and after ("" for a
+// side the runtime is not on).
+func pairSides(rc diff.RuntimeChange, gained bool) [2]string {
+	before, after := rc.ReasonBefore, rc.Reason
+	switch {
+	case gained && rc.Change == diff.Added:
+		return [2]string{"", "compatible"}
+	case gained:
+		return [2]string{verdictText(before, true), "compatible"}
+	case rc.Change == diff.Removed:
+		return [2]string{"compatible", ""}
+	case before == "": // lost
+		return [2]string{"compatible", verdictText(after, true)}
+	}
+	return [2]string{before, after} // reworded
 }
 
 // selectionText says a decision in a few words.
@@ -96,6 +151,15 @@ func selectionText(s *diff.Selection) string {
 		return "admitted without selection"
 	}
 	return "refused: " + s.Message
+}
+
+// serviceSides says an InferenceService's decision before and after (""
+// before for a new one).
+func serviceSides(sc diff.ServiceChange) [2]string {
+	if sc.Before == nil {
+		return [2]string{"", selectionText(sc.After)}
+	}
+	return [2]string{selectionText(sc.Before), selectionText(sc.After)}
 }
 
 // serviceText says how an InferenceService's decision changed.
@@ -182,7 +246,24 @@ func workText(w diff.Work) string {
 		w.Pairs, w.AllPairs, w.Selections, w.AllSelections)
 }
 
-// countText is "N regression(s), M change(s)".
+// countText is "N regressions, M verdict changes, K reason changes".
 func countText(s DiffSummary) string {
-	return fmt.Sprintf("%d regression(s), %d change(s)", s.Regressions, s.Changes)
+	return strings.Join([]string{counted(s.Regressions, "regression"), counted(s.VerdictChanges, "verdict change"),
+		counted(s.ReasonChanges, "reason change")}, ", ")
+}
+
+// counted is "1 noun" or "1,234 nouns".
+func counted(n int, noun string) string {
+	digits := fmt.Sprint(n)
+	var b strings.Builder
+	for i, d := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	if n != 1 {
+		noun += "s"
+	}
+	return b.String() + " " + noun
 }

@@ -42,7 +42,7 @@ func (d *diffGitHub) Write(r *diff.Report, sides DiffSides) error {
 			level = 2
 		}
 		for _, g := range m.Gained {
-			msg := fmt.Sprintf("%s gains %s", refText(m.Model), refText(g.Runtime))
+			msg := fmt.Sprintf("%s gains %s", refText(m.Model), refText(g.Runtime)) + ruleText(g.Rule)
 			if g.Change == "" {
 				add(m.Position, refText(m.Model), 0, msg)
 			} else {
@@ -59,6 +59,7 @@ func (d *diffGitHub) Write(r *diff.Report, sides DiffSides) error {
 			if m.Regression {
 				msg += "; it has no compatible runtime left"
 			}
+			msg += ruleText(l.Rule)
 			if l.Change == "" {
 				add(m.Position, refText(m.Model), level, msg)
 			} else {
@@ -81,7 +82,7 @@ func (d *diffGitHub) Write(r *diff.Report, sides DiffSides) error {
 		case sc.Before != nil && sc.Before.Runtime != nil:
 			at, title = sc.Before.Position, refText(*sc.Before.Runtime)
 		}
-		add(at, title, level, fmt.Sprintf("InferenceService %s/%s: %s", sc.InferenceService.Namespace, sc.InferenceService.Name, serviceText(sc)))
+		add(at, title, level, fmt.Sprintf("InferenceService %s/%s: %s", sc.InferenceService.Namespace, sc.InferenceService.Name, serviceText(sc))+ruleText(sc.Rule))
 	}
 	var b strings.Builder
 	for _, n := range notes {
@@ -98,4 +99,12 @@ func (d *diffGitHub) Write(r *diff.Report, sides DiffSides) error {
 	fmt.Fprintf(&b, "%s\n", countText(Summarize(r)))
 	_, err := io.WriteString(d.w, b.String())
 	return err
+}
+
+// ruleText is "; rule: R" for a change an upgrade's rule moved ("" else).
+func ruleText(rule string) string {
+	if rule == "" {
+		return ""
+	}
+	return "; rule: " + rule
 }

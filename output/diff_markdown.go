@@ -31,9 +31,11 @@ func (d *diffMarkdown) Write(r *diff.Report, sides DiffSides) error {
 	fmt.Fprintf(&b, "### What this change does to OME's decisions\n\n`%s` → `%s`\n\n", mdCell(sides.Old), mdCell(sides.New))
 	switch {
 	case s.Regressions > 0:
-		fmt.Fprintf(&b, "**%d regression(s)**: models left with no compatible runtime, or InferenceServices that OME would route elsewhere or refuse.\n\n", s.Regressions)
-	case s.Changes > 0:
+		fmt.Fprintf(&b, "**%s**: models left with no compatible runtime, or InferenceServices that OME would route elsewhere or refuse.\n\n", counted(s.Regressions, "regression"))
+	case s.VerdictChanges > 0:
 		b.WriteString("No regression; some decisions change.\n\n")
+	case s.ReasonChanges > 0:
+		b.WriteString("No decision changes; some read differently.\n\n")
 	default:
 		b.WriteString("No decision changes.\n\n")
 	}
@@ -46,7 +48,8 @@ func (d *diffMarkdown) Write(r *diff.Report, sides DiffSides) error {
 		{"Other models that gain or lose a runtime", s.Models},
 		{"InferenceServices routed elsewhere or refused", s.Rerouted},
 		{"Other InferenceService decisions changed", s.Services},
-		{"Refusals that read differently", s.Reworded},
+		{"Refusals that read differently", s.Refusals},
+		{"Pairs not compatible before and after whose reason reads differently", s.Reworded},
 		{"Objects added, removed or changed that move no decision", s.Unmoved},
 	} {
 		fmt.Fprintf(&b, "| %s | %d |\n", row.what, row.n)
@@ -63,36 +66,59 @@ func (d *diffMarkdown) Write(r *diff.Report, sides DiffSides) error {
 		body()
 		b.WriteString("\n</details>\n")
 	}
-	models := func(regression bool) func() {
+	// Each change's two sides, and for an upgrade the rule that moved it.
+	head := "| Before | After |"
+	rule := func(r string) string { return "" }
+	if sides.upgrade() {
+		head = fmt.Sprintf("| OME %s | OME %s | Rule |", mdCell(sides.OMEVersion), mdCell(sides.ToOMEVersion))
+		rule = func(r string) string { return " " + mdCell(r) + " |" }
+	}
+	cells := func(two [2]string) string {
+		for i := range two {
+			if two[i] == "" {
+				two[i] = "(not there)"
+			}
+		}
+		return mdCell(two[0]) + " | " + mdCell(two[1])
+	}
+	models := func(which func(diff.ModelChange) bool, reworded bool) func() {
 		return func() {
-			b.WriteString("| Model | | Runtime | OME's reason now |\n|---|---|---|---|\n")
+			fmt.Fprintf(&b, "| Model | | Runtime %s\n|---|---|---%s\n", head, strings.Repeat("|---", strings.Count(head, "|")-1)+"|")
 			for _, m := range r.Models {
-				if m.Regression != regression {
+				if !which(m) {
 					continue
 				}
 				name := "`" + mdCell(refText(m.Model)) + "`"
 				if w := modelWord(m); w != "" {
 					name += " (" + w + ")"
 				}
+				row := func(verb string, rc diff.RuntimeChange, gained bool) {
+					fmt.Fprintf(&b, "| %s | %s | `%s` (%s) | %s |%s\n", name, verb, mdCell(refText(rc.Runtime)), runtimeWord(rc), cells(pairSides(rc, gained)), rule(rc.Rule))
+					name = ""
+				}
+				if reworded {
+					for _, rc := range m.Reworded {
+						row("reads differently", rc, false)
+					}
+					continue
+				}
 				if len(m.Gained)+len(m.Lost) == 0 {
-					fmt.Fprintf(&b, "| %s | | none compatible | |\n", name)
+					fmt.Fprintf(&b, "| %s | | none compatible | | |%s\n", name, rule(""))
 				}
 				for _, g := range m.Gained {
-					fmt.Fprintf(&b, "| %s | gains | `%s` (%s) | |\n", name, mdCell(refText(g.Runtime)), runtimeWord(g))
-					name = ""
+					row("gains", g, true)
 				}
 				for _, l := range m.Lost {
-					fmt.Fprintf(&b, "| %s | loses | `%s` (%s) | %s |\n", name, mdCell(refText(l.Runtime)), runtimeWord(l), mdCell(l.Reason))
-					name = ""
+					row("loses", l, false)
 				}
 			}
 		}
 	}
-	details(true, "Models left with no compatible runtime", s.NoRuntime, models(true))
-	details(false, "Models that gain or lose a runtime", s.Models, models(false))
+	details(true, "Models left with no compatible runtime", s.NoRuntime, models(func(m diff.ModelChange) bool { return m.Regression }, false))
+	details(false, "Models that gain or lose a runtime", s.Models, models(func(m diff.ModelChange) bool { return !m.Regression && m.VerdictChanged() }, false))
 	services := func(reworded bool) func() {
 		return func() {
-			b.WriteString("| InferenceService | Before | After |\n|---|---|---|\n")
+			fmt.Fprintf(&b, "| InferenceService %s\n|---%s\n", head, strings.Repeat("|---", strings.Count(head, "|")-1)+"|")
 			for _, sc := range r.InferenceServices {
 				if (sc.Change == diff.ServiceMessage) != reworded {
 					continue
@@ -101,12 +127,15 @@ func (d *diffMarkdown) Write(r *diff.Report, sides DiffSides) error {
 				if sc.Regression {
 					name = "**" + name + "**"
 				}
-				fmt.Fprintf(&b, "| %s | %s | %s |\n", name, mdCell(selectionText(sc.Before)), mdCell(selectionText(sc.After)))
+				fmt.Fprintf(&b, "| %s | %s | %s |%s\n", name, mdCell(selectionText(sc.Before)), mdCell(selectionText(sc.After)), rule(sc.Rule))
 			}
 		}
 	}
 	details(s.Rerouted > 0, "InferenceServices", s.Rerouted+s.Services, services(false))
-	details(false, "Refusals that read differently", s.Reworded, services(true))
+	if sides.ShowReasons {
+		details(false, "Pairs whose reason reads differently", s.Reworded, models(func(m diff.ModelChange) bool { return len(m.Reworded) > 0 }, true))
+		details(false, "Refusals that read differently", s.Refusals, services(true))
+	}
 	details(false, "Objects that move no decision", len(r.Unmoved), func() {
 		fmt.Fprintf(&b, "%s:\n\n", unmovedText(r.Unmoved))
 		for _, o := range r.Unmoved {

@@ -10,14 +10,35 @@ import (
 
 // diffText writes the regressions first (models left with no runtime,
 // InferenceServices routed elsewhere or refused), then the other changes,
-// the refusals that read differently apart, one line for the objects that
-// move no decision, and the counts.
+// each with its verdict or decision on both sides (and, for an upgrade of
+// OME, the rule that moved it), the verdicts that hold in other words
+// apart (listed with ShowReasons), one line for the objects that move no
+// decision, and the counts.
 type diffText struct{ w io.Writer }
 
 func (d *diffText) Write(r *diff.Report, sides DiffSides) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s -> %s\n", sides.Old, sides.New)
-	section := func(title string, models []diff.ModelChange) {
+	labels := sides.labels()
+	width := max(len(labels[0]), len(labels[1]), len("rule")) + 1
+	// both writes a change's two sides and its rule, under its line.
+	both := func(indent string, s [2]string, rule string) {
+		for i, text := range s {
+			if text != "" {
+				fmt.Fprintf(&b, "%s%-*s %s\n", indent, width, labels[i]+":", text)
+			}
+		}
+		if rule != "" {
+			fmt.Fprintf(&b, "%s%-*s %s\n", indent, width, "rule:", rule)
+		}
+	}
+	runtimes := func(mark string, l []diff.RuntimeChange, gained bool) {
+		for _, rc := range l {
+			fmt.Fprintf(&b, "    %s %s (%s)\n", mark, refText(rc.Runtime), runtimeWord(rc))
+			both("        ", pairSides(rc, gained), rc.Rule)
+		}
+	}
+	section := func(title string, models []diff.ModelChange, reworded bool) {
 		if len(models) == 0 {
 			return
 		}
@@ -28,27 +49,27 @@ func (d *diffText) Write(r *diff.Report, sides DiffSides) error {
 				fmt.Fprintf(&b, " (%s)", w)
 			}
 			b.WriteString("\n")
-			for _, g := range m.Gained {
-				fmt.Fprintf(&b, "    + %s (%s)\n", refText(g.Runtime), runtimeWord(g))
+			if reworded {
+				runtimes("~", m.Reworded, false)
+				continue
 			}
-			for _, l := range m.Lost {
-				fmt.Fprintf(&b, "    - %s (%s)", refText(l.Runtime), runtimeWord(l))
-				if l.Reason != "" {
-					fmt.Fprintf(&b, ": %s", l.Reason)
-				}
-				b.WriteString("\n")
-			}
+			runtimes("+", m.Gained, true)
+			runtimes("-", m.Lost, false)
 			if m.NoRuntime && len(m.Lost) == 0 {
 				b.WriteString("    no runtime that OME pairs it with is compatible\n")
 			}
 		}
 	}
-	var flagged, others []diff.ModelChange
+	var flagged, others, reworded []diff.ModelChange
 	for _, m := range r.Models {
-		if m.Regression {
+		switch {
+		case m.Regression:
 			flagged = append(flagged, m)
-		} else {
+		case m.VerdictChanged():
 			others = append(others, m)
+		}
+		if len(m.Reworded) > 0 {
+			reworded = append(reworded, m)
 		}
 	}
 	services := func(title string, which func(diff.ServiceChange) bool) {
@@ -61,21 +82,32 @@ func (d *diffText) Write(r *diff.Report, sides DiffSides) error {
 				fmt.Fprintf(&b, "\n%s:\n", title)
 				first = false
 			}
-			fmt.Fprintf(&b, "  %s\n    %s\n", refText(sc.InferenceService), serviceText(sc))
+			fmt.Fprintf(&b, "  %s\n", refText(sc.InferenceService))
+			if sc.Change == diff.ServiceAdded {
+				fmt.Fprintf(&b, "    %s\n", serviceText(sc))
+				continue
+			}
+			both("    ", serviceSides(sc), sc.Rule)
 		}
 	}
-	section("Models left with no compatible runtime", flagged)
+	section("Models left with no compatible runtime", flagged, false)
 	services("InferenceServices routed elsewhere or refused", func(sc diff.ServiceChange) bool { return sc.Regression })
-	section("Models that gain or lose a runtime", others)
+	section("Models that gain or lose a runtime", others, false)
 	services("Other InferenceService decisions that changed", func(sc diff.ServiceChange) bool {
 		return !sc.Regression && sc.Change != diff.ServiceMessage
 	})
-	services("Refusals that read differently", func(sc diff.ServiceChange) bool { return sc.Change == diff.ServiceMessage })
+	s := Summarize(r)
+	if sides.ShowReasons {
+		section("Reasons that read differently (not compatible before and after)", reworded, true)
+		services("Refusals that read differently", func(sc diff.ServiceChange) bool { return sc.Change == diff.ServiceMessage })
+	}
 	b.WriteString("\n")
+	if !sides.ShowReasons && s.ReasonChanges > 0 {
+		fmt.Fprintf(&b, "Verdicts that hold in other words: %s, %s; --show-reasons lists them\n", counted(s.Reworded, "pair"), counted(s.Refusals, "refusal"))
+	}
 	if len(r.Unmoved) > 0 {
 		fmt.Fprintf(&b, "Objects that move no decision: %s\n", unmovedText(r.Unmoved))
 	}
-	s := Summarize(r)
 	if s.Changes == 0 {
 		b.WriteString("No decision changed.\n")
 	}

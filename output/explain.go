@@ -22,7 +22,7 @@ var ExplainFormats = []string{"text", "json", "yaml"}
 func NewExplainWriter(format string, w io.Writer, style Style, release string) (ExplainWriter, error) {
 	switch format {
 	case "text":
-		return &explainText{w: w, style: style}, nil
+		return &explainText{w: w, style: style, release: release}, nil
 	case "json":
 		return &explainJSON{w: w, release: release}, nil
 	case "yaml":

@@ -9,11 +9,13 @@ import (
 )
 
 // explainText writes a block per model and runtime: OME's verdict and
-// reason, the runtime's checks, then each entry check by check with the
+// reason, then evaluate's checks: the runtime's, then each entry's with the
 // details and the fix of each, and what to do when the model is refused.
+// Only what follows "OME:" is OME's text, as the release words it.
 type explainText struct {
-	w     io.Writer
-	style Style
+	w       io.Writer
+	style   Style
+	release string
 }
 
 func (x *explainText) Write(es []engine.Explanation, _ []Problem) error {
@@ -26,9 +28,12 @@ func (x *explainText) Write(es []engine.Explanation, _ []Problem) error {
 		if e.Compatible {
 			fmt.Fprintf(&b, "  verdict: %s\n", x.style.verdict(true, "compatible"))
 		} else {
-			fmt.Fprintf(&b, "  verdict: %s\n  reason:  %s\n", x.style.verdict(false, "not compatible"), e.Reason)
+			fmt.Fprintf(&b, "  verdict: %s\n  OME:     %s\n", x.style.verdict(false, "not compatible"), e.Reason)
 		}
-		b.WriteString("\n  runtime\n")
+		if e.ReasonRule != "" {
+			fmt.Fprintf(&b, "  note:    OME %s %s\n", x.release, e.ReasonRule)
+		}
+		fmt.Fprintf(&b, "\n  evaluate's checks, by OME %s's rules:\n\n  runtime\n", x.release)
 		x.checks(&b, e.RuntimeChecks)
 		for _, n := range e.Notes {
 			fmt.Fprintf(&b, "    note: %s\n", n)
@@ -37,9 +42,12 @@ func (x *explainText) Write(es []engine.Explanation, _ []Problem) error {
 			b.WriteString("\n  no entries: spec.supportedModelFormats is empty, so the runtime supports no model\n")
 		}
 		for _, en := range e.Entries {
-			if en.Matched {
+			switch {
+			case en.Matched:
 				fmt.Fprintf(&b, "\n  entry %d: %s\n", en.Index, x.style.verdict(true, "matches"))
-			} else {
+			case len(en.Differences) == 0:
+				fmt.Fprintf(&b, "\n  entry %d: %s\n", en.Index, x.style.verdict(false, "no match"))
+			default:
 				fmt.Fprintf(&b, "\n  entry %d: %s (OME: %s)\n", en.Index, x.style.verdict(false, "no match"), strings.Join(en.Differences, ", "))
 			}
 			x.checks(&b, en.Checks)

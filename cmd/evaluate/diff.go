@@ -34,6 +34,8 @@ type diffOptions struct {
 	// toRelease is the OME release of an upgrade (--to-ome-version): the
 	// same objects, judged by the rules of --ome-version and of this one.
 	toRelease string
+	// showReasons lists the verdicts that hold in other words.
+	showReasons bool
 }
 
 func newDiffCommand(g *globalOptions) *cobra.Command {
@@ -53,6 +55,7 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 	addReleaseFlag(cmd, g)
 	cmd.Flags().StringVar(&o.toRelease, "to-ome-version", "", "what an upgrade of OME does to the same objects: the release upgraded to (from --ome-version's): "+
 		strings.Join(policyset.EmbeddedReleases(), ", "))
+	cmd.Flags().BoolVar(&o.showReasons, "show-reasons", false, "also list the verdicts that hold with another reason (text and markdown; json always lists them)")
 	addFormatFlag(cmd, &o.format, output.DiffFormats)
 	return cmd
 }
@@ -101,6 +104,7 @@ func (o *diffOptions) write(cmd *cobra.Command, report *diff.Report, sides outpu
 		return badInput(err)
 	}
 	sides.Problems = output.Problems(problems)
+	sides.ShowReasons = o.showReasons
 	if err := w.Write(report, sides); err != nil {
 		return err
 	}
@@ -131,9 +135,13 @@ func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []strin
 	if err != nil {
 		return err
 	}
+	if to == from {
+		return badInput(fmt.Errorf("--to-ome-version: both sides are OME %s: name another release than --ome-version's (%s)",
+			to, strings.Join(policyset.EmbeddedReleases(), ", ")))
+	}
 	defer liftMemoryLimit()()
-	before := compileDiffFor(o.engineName, func() (*policyset.Set, error) { return all.ForRelease(from) })
-	after := compileDiffFor(o.engineName, func() (*policyset.Set, error) { return all.ForRelease(to) })
+	before := compileUpgradeSide(o.engineName, func() (*policyset.Set, error) { return all.ForRelease(from) })
+	after := compileUpgradeSide(o.engineName, func() (*policyset.Set, error) { return all.ForRelease(to) })
 	in := o.in
 	in.paths = args
 	input, err := in.read(g, cmd, liveDiffResources, false, nil)
@@ -153,7 +161,7 @@ func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []strin
 			return c.err
 		}
 	}
-	report, err := diff.Upgrade(diff.Engines{M: b.m, S: b.s}, diff.Engines{M: a.m, S: a.s}, objs)
+	report, err := diff.Upgrade(diff.Engines{M: b.m, S: b.s, X: b.x, Release: from}, diff.Engines{M: a.m, S: a.s, X: a.x, Release: to}, objs)
 	if err != nil {
 		return err
 	}
@@ -200,7 +208,28 @@ type compiledDiff struct {
 	release string // the OME release whose rules m and s apply
 	m       engine.Matcher
 	s       engine.Selector
+	x       engine.Explainer // an upgrade's only: says what rule moved a pair
 	err     error
+}
+
+// compileUpgradeSide compiles, in the background, one side of an upgrade:
+// what compileDiffFor compiles, and the explainer.
+func compileUpgradeSide(engineName string, policies func() (*policyset.Set, error)) <-chan compiledDiff {
+	ready := make(chan compiledDiff, 1)
+	go func() {
+		c := <-compileDiffFor(engineName, policies)
+		if c.err == nil {
+			set, err := policies()
+			if err == nil {
+				c.x, err = engine.NewExplainer(engineName, set)
+			}
+			if err != nil {
+				c.err = badInput(err)
+			}
+		}
+		ready <- c
+	}()
+	return ready
 }
 
 // compileDiff compiles the policies for the engine in the background, so
@@ -228,7 +257,7 @@ func compileDiffFor(engineName string, policies func() (*policyset.Set, error)) 
 		if err != nil {
 			err = badInput(err)
 		}
-		ready <- compiledDiff{set.Release, m, s, err}
+		ready <- compiledDiff{release: set.Release, m: m, s: s, err: err}
 	}()
 	return ready
 }

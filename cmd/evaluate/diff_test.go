@@ -300,7 +300,7 @@ func TestDiffPositions(t *testing.T) {
 	r = evaluate(t, time.Minute, "", "diff", diffBefore, dir, "-o", "github")
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stdout, "::error file="+filepath.Join(dir, "runtimes", "vllm-mistral.yaml")+",line=12,title=evaluate diff%3A ClusterServingRuntime vllm-mistral::")
-	require.True(t, strings.HasSuffix(r.stdout, "\n2 regression(s), 2 change(s)\n"), r.stdout)
+	require.True(t, strings.HasSuffix(r.stdout, "\n2 regressions, 2 verdict changes, 3 reason changes\n"), r.stdout)
 
 	removed := t.TempDir()
 	copyTree(t, diffBefore, removed)

@@ -506,7 +506,7 @@ func TestExplainJSONContract(t *testing.T) {
 	var es []json.RawMessage
 	require.NoError(t, json.Unmarshal(top["explanations"], &es))
 	require.Len(t, es, 2, "both models of the file, against the runtime")
-	e := requireKeys(t, es[0], "explanations[0]", []string{"model", "runtime", "compatible", "reason", "runtimeChecks", "entries", "notes", "advice"})
+	e := requireKeys(t, es[0], "explanations[0]", []string{"model", "runtime", "compatible", "reason", "reasonRule", "runtimeChecks", "entries", "notes", "advice"})
 	var entries []json.RawMessage
 	require.NoError(t, json.Unmarshal(e["entries"], &entries))
 	en := requireKeys(t, entries[0], "entries[0]", []string{"index", "matched", "differences", "checks"})
@@ -515,13 +515,13 @@ func TestExplainJSONContract(t *testing.T) {
 	require.Len(t, checks, 5)
 	var names []string
 	for _, c := range checks {
-		m := requireKeys(t, c, "check", []string{"check", "passed", "summary", "details", "fix", "versions"})
+		m := requireKeys(t, c, "check", []string{"check", "passed", "summary", "details", "fix", "rule", "versions"})
 		var name string
 		require.NoError(t, json.Unmarshal(m["check"], &name))
 		names = append(names, name)
 	}
 	require.Equal(t, []string{"pipeline", "architecture", "quantization", "format", "framework"}, names)
-	fw := requireKeys(t, checks[4], "framework", []string{"check", "passed", "summary", "details", "fix", "versions"})
+	fw := requireKeys(t, checks[4], "framework", []string{"check", "passed", "summary", "details", "fix", "rule", "versions"})
 	v := requireKeys(t, fw["versions"], "versions", []string{"operator", "model", "entry"})
 	requireKeys(t, v["entry"], "versions.entry", []string{"text", "valid", "problem", "v", "parts", "numbers", "dev", "pre", "build"})
 

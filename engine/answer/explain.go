@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/ome-policy/evaluator/objects"
 )
@@ -31,18 +32,25 @@ type CheckVersions struct {
 }
 
 // Check is one check of an entry (pipeline, architecture, quantization,
-// format, framework) or of the runtime (disabled, size), in words.
+// format, framework) or of the runtime (disabled, size), in evaluate's
+// words. Rule is the rule of the chosen release that decided it, where a
+// later release has another ("does not compare diffusion pipelines"),
+// without the release's name; "" otherwise.
 type Check struct {
 	Check    string         `json:"check" yaml:"check"`
 	Passed   bool           `json:"passed" yaml:"passed"`
 	Summary  string         `json:"summary" yaml:"summary"`
 	Details  []string       `json:"details" yaml:"details"`
 	Fix      string         `json:"fix" yaml:"fix"`
+	Rule     string         `json:"rule" yaml:"rule"`
 	Versions *CheckVersions `json:"versions" yaml:"versions"`
 }
 
-// EntryExplanation is one entry: OME's verdict and differences (from the
-// match policies) and the checks that explain them.
+// EntryExplanation is one entry: whether it matches and the checks that
+// explain it. Differences are this entry's part of OME's reason, as the
+// chosen release words it: [] where that reason quotes no entry (a release
+// whose reason gives the model's label alone, a disabled runtime, a runtime
+// with an entry that matches).
 type EntryExplanation struct {
 	Index       int      `json:"index" yaml:"index"`
 	Matched     bool     `json:"matched" yaml:"matched"`
@@ -52,11 +60,14 @@ type EntryExplanation struct {
 
 // Explanation is a verdict on one model and one runtime, check by check.
 // Compatible and Reason are OME's, from the match policies, unchanged.
+// ReasonRule is the chosen release's rule for its reason where a later
+// release words it otherwise, without the release's name ("" otherwise).
 type Explanation struct {
 	Model         objects.Ref        `json:"model" yaml:"model"`
 	Runtime       objects.Ref        `json:"runtime" yaml:"runtime"`
 	Compatible    bool               `json:"compatible" yaml:"compatible"`
 	Reason        string             `json:"reason" yaml:"reason"`
+	ReasonRule    string             `json:"reasonRule" yaml:"reasonRule"`
 	RuntimeChecks []Check            `json:"runtimeChecks" yaml:"runtimeChecks"`
 	Entries       []EntryExplanation `json:"entries" yaml:"entries"`
 	Notes         []string           `json:"notes" yaml:"notes"`
@@ -67,9 +78,11 @@ type Explanation struct {
 // notes and advice, and each entry's checks.
 type explainParts struct {
 	Runtime struct {
-		Checks []Check  `json:"checks"`
-		Notes  []string `json:"notes"`
-		Advice []string `json:"advice"`
+		Checks        []Check  `json:"checks"`
+		Notes         []string `json:"notes"`
+		Advice        []string `json:"advice"`
+		QuotesEntries bool     `json:"quotesEntries"`
+		ReasonRule    string   `json:"reasonRule"`
 	} `json:"runtime"`
 	Entries [][]Check `json:"entries"`
 }
@@ -96,12 +109,15 @@ func decodeParts(v any) (explainParts, error) {
 func combine(model, runtime *objects.Object, v Verdict, p explainParts) (Explanation, error) {
 	e := Explanation{
 		Model: objects.RefOf(model), Runtime: objects.RefOf(runtime),
-		Compatible: v.Compatible, Reason: v.Reason,
+		Compatible: v.Compatible, Reason: v.Reason, ReasonRule: p.Runtime.ReasonRule,
 		RuntimeChecks: p.Runtime.Checks, Notes: p.Runtime.Notes, Advice: p.Runtime.Advice,
 		Entries: []EntryExplanation{},
 	}
 	if len(p.Entries) != len(v.Entries) {
 		return e, fmt.Errorf("the explain policies gave %d entries, the match policies %d", len(p.Entries), len(v.Entries))
+	}
+	if p.Runtime.QuotesEntries && !strings.HasSuffix(v.Reason, Details(v.Entries)) {
+		return e, fmt.Errorf("the explain policies say OME's reason quotes the entries' differences, but it is %q", v.Reason)
 	}
 	for i, er := range v.Entries {
 		checks := p.Entries[i]
@@ -115,7 +131,7 @@ func combine(model, runtime *objects.Object, v Verdict, p explainParts) (Explana
 				map[bool]string{true: "all pass", false: "do not all pass"}[passed], map[bool]string{true: "matches", false: "does not match"}[er.Matched])
 		}
 		diffs := er.Differences
-		if diffs == nil {
+		if diffs == nil || !p.Runtime.QuotesEntries {
 			diffs = []string{}
 		}
 		e.Entries = append(e.Entries, EntryExplanation{Index: i, Matched: er.Matched, Differences: diffs, Checks: checks})

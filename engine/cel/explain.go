@@ -40,7 +40,7 @@ func (x *Explainer) Explain(model, runtime *objects.Object) (answer.Explanation,
 	out := map[string]any{}
 	act := x.runtime.activation(map[string]any{"model": ms, "runtime": rs})
 	rt := map[string]any{}
-	for _, name := range []string{"checks", "notes", "advice"} {
+	for _, name := range []string{"checks", "notes", "advice", "quotesEntries", "reasonRule"} {
 		val, err := act.variable(name)
 		if err != nil {
 			return answer.Explanation{}, err

@@ -4,13 +4,17 @@
 # only says why, in words, and how to fix each failing check.
 #
 # data.ome.explain.result, with input {"model", "runtime"} (the two specs),
-# is {"runtime": {"checks", "notes", "advice"}, "entries": [checks, ...]}:
-# the runtime's own checks (disabled, size), notes on how OME will use the
-# runtime, advice when the model is not accepted, and for each entry of
-# spec.supportedModelFormats its five checks in OME's order: pipeline,
-# architecture, quantization, format, framework.
+# is {"runtime": {"checks", "notes", "advice", "quotesEntries",
+# "reasonRule"}, "entries": [checks, ...]}: the runtime's own checks
+# (disabled, size), notes on how OME will use the runtime, advice when the
+# model is not accepted, whether OME's reason quotes each entry's
+# differences, the release's rule for its reason where a later release words
+# it otherwise, and for each entry of spec.supportedModelFormats its five
+# checks in OME's order: pipeline, architecture, quantization, format,
+# framework.
 #
-# A check is {"check", "passed", "summary", "details", "fix"}, and
+# A check is {"check", "passed", "summary", "details", "fix"}, "rule" where
+# the release decides it by a rule a later release does not have, and
 # "versions" for a format or framework check that got to the versions; see
 # explain.yaml for the fields.
 package ome.explain
@@ -22,6 +26,8 @@ result := {
 		"checks": [disabled_check(input.runtime), size_check(input.model, input.runtime)],
 		"notes": notes(input.runtime),
 		"advice": advice(input.model, input.runtime),
+		"quotesEntries": quotes_entries(input.model, input.runtime),
+		"reasonRule": reason_rule,
 	},
 	"entries": [entry_checks(input.model, e) | some e in object.get(input.runtime, "supportedModelFormats", [])],
 }
@@ -234,12 +240,12 @@ version_check_body(what, key, _, e, mv, null) := check(
 	]),
 ) if mv != null
 
-version_check_body(what, _, _, e, mv, ev) := check(
+version_check_body(what, _, _, e, mv, ev) := object.union(check(
 	what, false,
-	concat("", ["names match (", name_of(e), "); ", whose_invalid(mv, ev), " version does not parse"]),
+	concat("", ["names match (", name_of(e), "); ", invalid_summary(mv, ev)]),
 	version_details(e, mv, ev),
 	invalid_fix(mv, ev),
-) if {
+), {"rule": version_rule(mv, ev)}) if {
 	mv != null
 	ev != null
 	not both_valid(mv, ev)
@@ -262,11 +268,35 @@ both_valid(mv, ev) if {
 	ev.valid
 }
 
-whose_invalid(_, ev) := "the entry's" if not ev.valid
-else := "the model's"
+invalid_summary(mv, ev) := "neither version parses" if {
+	not ev.valid
+	not mv.valid
+} else := "the entry's version does not parse" if {
+	not ev.valid
+} else := "the model's version does not parse"
 
-invalid_fix(mv, ev) := concat("", ["fix the entry's version ", ev.text, ": ", ev.problem]) if not ev.valid
-else := concat("", ["fix the model's version ", mv.text, ": ", mv.problem])
+invalid_fix(mv, ev) := concat("", ["fix both versions, the entry's ", ev.text, " and the model's ", mv.text, ": ", ev.problem]) if {
+	not ev.valid
+	not mv.valid
+	ev.problem == mv.problem
+} else := concat("", ["fix both versions: the entry's ", ev.text, ": ", ev.problem, "; the model's ", mv.text, ": ", mv.problem]) if {
+	not ev.valid
+	not mv.valid
+} else := concat("", ["fix the entry's version ", ev.text, ": ", ev.problem]) if {
+	not ev.valid
+} else := concat("", ["fix the model's version ", mv.text, ": ", mv.problem])
+
+# The rule of this release that refuses a version a later release reads:
+# "" when there is none, else the rule and the versions it refuses.
+version_rule(mv, ev) := "" if {
+	count(refused_versions(mv, ev)) == 0
+} else := concat("", ["parses only versions of three numbers, without a v: ", concat(", ", refused_versions(mv, ev))])
+
+refused_versions(mv, ev) := [concat(" ", [x[0], x[1].text]) |
+	some x in [["model", mv], ["entry", ev]]
+	not x[1].valid
+	ome.version.is_valid(x[1].text)
+]
 
 accepts_word(true) := " accepts"
 
@@ -291,8 +321,7 @@ accepts_text(e, ev) := concat("", [
 ]) if {
 	ome.version.has_suffix(ev.text)
 } else := concat("", [
-	"entry ", ev.text, " ", operator_label(e), " accepts a version equal to ", ev.text,
-	" (missing numbers count as 0; the v does not count)",
+	"entry ", ev.text, " ", operator_label(e), " accepts a version equal to ", ev.text, equal_hint,
 ]) if {
 	object.get(e, "operator", "Equal") == "Equal"
 } else := concat("", ["entry ", ev.text, " GreaterThan accepts ", shape(ev), " below ", ev.text]) if {
@@ -300,6 +329,9 @@ accepts_text(e, ev) := concat("", [
 } else := concat("", ["entry ", ev.text, " GreaterThanOrEqual accepts ", shape(ev), " up to ", ev.text]) if {
 	e.operator == "GreaterThanOrEqual"
 } else := concat("", ["entry ", ev.text, ` with operator "`, e.operator, `" accepts only `, shape(ev), " equal to ", ev.text])
+
+# How this release compares versions for equality, beyond their numbers.
+equal_hint := " (missing numbers count as 0; the v does not count)"
 
 numbers_noun_count(n) := concat("", [format_int(n, 10), numbers_noun(n)])
 
@@ -441,6 +473,19 @@ one_bound_note(r) := [] if {
 size_fix(true, _) := ""
 
 size_fix(false, size) := concat("", ["use a runtime whose modelSizeRange includes ", size, ", or widen this one's range"])
+
+# OME's reason quotes each entry's differences when no entry matches and
+# the runtime is not disabled.
+quotes_entries(model, runtime) := false if {
+	runtime.disabled == true
+} else := false if {
+	some e in match.runtime_result(model, runtime).entries
+	e.matched
+} else := true
+
+# The release's rule for its reason where a later release words it
+# otherwise.
+reason_rule := ""
 
 notes(runtime) := [] if {
 	some e in object.get(runtime, "supportedModelFormats", [])
