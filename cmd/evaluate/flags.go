@@ -43,6 +43,13 @@ func addFormatFlag(cmd *cobra.Command, format *string, formats []string) {
 	checkBeforeRun(cmd, func() error { return checkChoice("output", *format, formats) })
 }
 
+// deprecateOutShorthand keeps -o as the short name of a command's --out
+// (a folder to write to) for one release, with cobra's notice of a
+// deprecated flag: -o is a format in every other command.
+func deprecateOutShorthand(cmd *cobra.Command) {
+	cmd.Flags().Lookup("out").ShorthandDeprecated = "write --out: -o names an output format in the other commands"
+}
+
 // checkBeforeRun has cmd run check after its arguments are read and before
 // it runs, after the checks it has already: a failed check ends the command
 // with exit code 2.

@@ -59,6 +59,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "policies/gatekeeper", "folder to write the bundle to")
+	deprecateOutShorthand(cmd)
 	cmd.Flags().StringSliceVar(&caseFiles, "cases", []string{"testdata/cases/spec-selection.yaml", "testdata/cases/webhook-checks.yaml", "testdata/cases/gatekeeper-selection.yaml", "testdata/cases/namespaces.yaml"}, "selection case files for OMERuntimeSelection's suite")
 	cmd.Flags().StringSliceVar(&lint, "lint", []string{"testdata/lint/bad", "testdata/lint/clean", "testdata/lint/v0.1.4", "testdata/gatekeeper/lint-objects.yaml"}, "models and runtimes for OMEVersionLint's suite")
 	cmd.Flags().StringVar(&native, "native-out", "policies/kubernetes", "folder to write the ValidatingAdmissionPolicies for clusters without Gatekeeper to (empty: none)")
@@ -91,7 +92,7 @@ func newGatekeeperSuiteCommand() *cobra.Command {
 		check                bool
 	)
 	cmd := &cobra.Command{
-		Use:     "suite -o DIR CASES...",
+		Use:     "suite --out DIR CASES...",
 		Short:   "Turn selection case files into a gator suite for OMERuntimeSelection",
 		Long:    helpText("gatekeeper-suite"),
 		Example: exampleText("gatekeeper-suite"),
@@ -119,6 +120,7 @@ func newGatekeeperSuiteCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "folder to write the suite to")
+	deprecateOutShorthand(cmd)
 	cmd.Flags().StringVar(&templates, "templates", "policies/gatekeeper", "folder of the generated templates")
 	cmd.Flags().StringVar(&name, "name", "", "the suite's name (default: the folder's name)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")

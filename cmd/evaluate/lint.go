@@ -31,9 +31,10 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 		Short:   "Find versions, operators and names that will never match, before you apply them",
 		Long:    helpText("lint"),
 		Example: exampleText("lint"),
-		RunE:    func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
+		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
-	addInputFlags(cmd, &o.in, false)
+	addInputFlags(cmd, &o.in, true)
+	takePathArgs(cmd, &o.in)
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &o.format, output.LintFormats)
@@ -50,7 +51,7 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 // run reads the rules (and with --list-rules lists them), lints every
 // object as it is read, then the objects together, and writes the
 // findings with the input errors among them.
-func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
+func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	set, err := g.policies()
 	if err != nil {
 		return badInput(err)
@@ -66,7 +67,6 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	if err != nil {
 		return badInput(err)
 	}
-	o.in.paths = args
 	if !o.in.given() {
 		return badInput(fmt.Errorf("give the models and runtimes to lint: files, folders, -f, - or --cluster"))
 	}
