@@ -140,9 +140,13 @@ func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []l
 		part.Read(sorted.paths, opts)
 		input.Problems = append(input.Problems, part.Problems...)
 		input.Skipped = append(input.Skipped, part.Skipped...)
+		input.Unread = append(input.Unread, part.Unread...)
 		if n == 0 && wrong == 0 && len(part.Problems) == 0 {
-			input.Problems = append(input.Problems, &objects.InputError{File: sorted.flag + " " + strings.Join(sorted.paths, " "),
-				Msg: fmt.Sprintf("no %s found", sorted.sort)})
+			msg := fmt.Sprintf("no %s found", sorted.sort)
+			if len(part.Unread) > 0 {
+				msg += " (the folders inside are read with -R)"
+			}
+			input.Problems = append(input.Problems, &objects.InputError{File: sorted.flag + " " + strings.Join(sorted.paths, " "), Msg: msg})
 		}
 	}
 	if in.cluster.enabled() && len(resources) > 0 {
