@@ -82,7 +82,14 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	// object is read.
 	defer holdingData()()
 	run := engine.NewLintRun(linter, rules, filter, o.crossCheck)
-	input, err := o.in.read(g, cmd, live.ModelsAndRuntimes, true, run.Object)
+	p := newProgress(cmd, "linting", -1)
+	defer p.finish()
+	linted := 0
+	input, err := o.in.read(g, cmd, live.ModelsAndRuntimes, true, func(obj *objects.Object) {
+		run.Object(obj)
+		linted++
+		p.set("linting", linted, -1)
+	})
 	if err != nil {
 		return err
 	}
@@ -98,9 +105,13 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		}
 		return o.in.empty(cmd, what)
 	}
+	if o.crossCheck {
+		p.set("cross-checking", 0, -1)
+	}
 	if err := run.Finish(); err != nil {
 		return err
 	}
+	p.finish()
 	report := lintReport(run, rules, problems, o.failOnWarn)
 	report.OMEVersion = set.Release
 	if err := w.Write(report); err != nil {

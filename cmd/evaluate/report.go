@@ -98,11 +98,17 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if o.format == "json" {
 		write = report.WriteJSON
 	}
-	var page bytes.Buffer
-	sum, err := write(&page, report.Input{
+	in := report.Input{
 		Models: ms, Runtimes: rs, Services: services,
 		Engine: o.engineName, Policies: set,
-	})
+	}
+	p := newProgress(cmd, "matching", len(ms))
+	if p != nil {
+		in.Progress = p.set
+	}
+	var page bytes.Buffer
+	sum, err := write(&page, in)
+	p.finish()
 	if err != nil {
 		return err
 	}
