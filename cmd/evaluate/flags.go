@@ -43,11 +43,25 @@ func addFormatFlag(cmd *cobra.Command, format *string, formats []string) {
 	checkBeforeRun(cmd, func() error { return checkChoice("output", *format, formats) })
 }
 
-// deprecateOutShorthand keeps -o as the short name of a command's --out
-// (a folder to write to) for one release, with cobra's notice of a
-// deprecated flag: -o is a format in every other command.
-func deprecateOutShorthand(cmd *cobra.Command) {
-	cmd.Flags().Lookup("out").ShorthandDeprecated = "write --out: -o names an output format in the other commands"
+// addOutFlag gives cmd --out, the folder it writes to (def by default),
+// and for one release -o as its old short name, hidden, with a notice on
+// standard error: -o names an output format in the other commands.
+func addOutFlag(cmd *cobra.Command, out *string, def, usage string) {
+	cmd.Flags().StringVar(out, "out", def, usage)
+	var old string
+	cmd.Flags().StringVarP(&old, "output", "o", "", "deprecated: --out")
+	_ = cmd.Flags().MarkHidden("output")
+	checkBeforeRun(cmd, func() error {
+		if !cmd.Flags().Changed("output") {
+			return nil
+		}
+		if cmd.Flags().Changed("out") {
+			return badInput(fmt.Errorf("-o is the old name of --out: give --out only"))
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "notice: -o %s is deprecated and will be refused in the next release: write --out %s (-o names an output format in the other commands)\n", old, old)
+		*out = old
+		return nil
+	})
 }
 
 // checkBeforeRun has cmd run check after its arguments are read and before

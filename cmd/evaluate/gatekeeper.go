@@ -31,7 +31,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			if set.Release != set.Newest() && (!cmd.Flags().Changed("out") || native != "" && !cmd.Flags().Changed("native-out")) {
+			if set.Release != set.Newest() && (!cmd.Flags().Changed("out") && !cmd.Flags().Changed("output") || native != "" && !cmd.Flags().Changed("native-out")) {
 				return badInput(fmt.Errorf("policies/gatekeeper and policies/kubernetes hold the bundles of %s, the newest release: give --out (and --native-out, or --native-out '') for %s's", set.Newest(), set.Release))
 			}
 			opts := gatekeeper.Options{Policies: set}
@@ -58,8 +58,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			return writeBundle(cmd, native, b.Native, []string{"."}, check)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "policies/gatekeeper", "folder to write the bundle to")
-	deprecateOutShorthand(cmd)
+	addOutFlag(cmd, &out, "policies/gatekeeper", "folder to write the bundle to")
 	cmd.Flags().StringSliceVar(&caseFiles, "cases", []string{"testdata/cases/spec-selection.yaml", "testdata/cases/webhook-checks.yaml", "testdata/cases/gatekeeper-selection.yaml", "testdata/cases/namespaces.yaml"}, "selection case files for OMERuntimeSelection's suite")
 	cmd.Flags().StringSliceVar(&lint, "lint", []string{"testdata/lint/bad", "testdata/lint/clean", "testdata/lint/v0.1.4", "testdata/gatekeeper/lint-objects.yaml"}, "models and runtimes for OMEVersionLint's suite")
 	cmd.Flags().StringVar(&native, "native-out", "policies/kubernetes", "folder to write the ValidatingAdmissionPolicies for clusters without Gatekeeper to (empty: none)")
@@ -119,8 +118,7 @@ func newGatekeeperSuiteCommand() *cobra.Command {
 			return writeBundle(cmd, out, b, []string{"cases"}, check)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "", "folder to write the suite to")
-	deprecateOutShorthand(cmd)
+	addOutFlag(cmd, &out, "", "folder to write the suite to")
 	cmd.Flags().StringVar(&templates, "templates", "policies/gatekeeper", "folder of the generated templates")
 	cmd.Flags().StringVar(&name, "name", "", "the suite's name (default: the folder's name)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")

@@ -49,7 +49,9 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 				}
 				releases = []string{name}
 			}
-			report, leftOut, err := runTests(set, releases, engineName, caseFiles, regoFiles)
+			p := newProgress(cmd, "testing", len(caseFiles)+len(regoFiles))
+			report, leftOut, err := runTests(set, releases, engineName, caseFiles, regoFiles, p)
+			p.finish()
 			if err != nil {
 				return badInput(err)
 			}
@@ -80,7 +82,7 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 // for (the OME releases it names, else every one), and the Rego unit
 // tests, which test the policy files as written: the newest release's.
 // leftOut counts the cases that hold for none of releases.
-func runTests(set *policyset.Set, releases []string, engineName string, caseFiles, regoFiles []string) (report output.TestReport, leftOut int, err error) {
+func runTests(set *policyset.Set, releases []string, engineName string, caseFiles, regoFiles []string, p *progress) (report output.TestReport, leftOut int, err error) {
 	add := func(c output.CaseReport) {
 		if c.Passed {
 			report.Passed++
@@ -101,7 +103,8 @@ func runTests(set *policyset.Set, releases []string, engineName string, caseFile
 		runners[r], err = engine.NewCaseRunner(engineName, rs)
 		return runners[r], err
 	}
-	for _, f := range caseFiles {
+	for i, f := range caseFiles {
+		p.set("testing", i, len(caseFiles)+len(regoFiles))
 		list, err := cases.ReadCases(f)
 		if err != nil {
 			return report, leftOut, err
@@ -139,6 +142,7 @@ func runTests(set *policyset.Set, releases []string, engineName string, caseFile
 			}
 			texts[f] = string(b)
 		}
+		p.set("testing", len(caseFiles), len(caseFiles)+len(regoFiles))
 		results, err := rego.RunTests(set, texts)
 		if err != nil {
 			return report, leftOut, err
