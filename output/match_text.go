@@ -17,8 +17,8 @@ type matchText struct {
 	w         io.Writer
 	lineWidth int
 	width     int // of the RUNTIME column
-	models   int
-	unserved int
+	models    int
+	unserved  int
 }
 
 func refText(r engine.Ref) string {
