@@ -127,7 +127,7 @@ crdschema:
 # suite of the sample selection cases. A Go test fails when they are stale.
 gatekeeper: build
 	$(BIN)/evaluate gatekeeper
-	$(BIN)/evaluate gatekeeper suite -o testdata/gatekeeper/sample-selection testdata/cases/sample-selection.yaml
+	$(BIN)/evaluate gatekeeper suite --out testdata/gatekeeper/sample-selection testdata/cases/sample-selection.yaml
 
 # Gatekeeper's gator CLI, installed into bin/ and reused while it is the
 # pinned version (the first build takes a few minutes).

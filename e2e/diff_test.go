@@ -117,14 +117,14 @@ func testDiffCluster(t *testing.T) {
 	storedIsvcs := applyAndReadBack(t, isvcs)
 	t.Cleanup(func() { deleteAll(t, append(storedIsvcs, stored...)) })
 
-	files, _, code := run(t, "diff", "testdata/diff/before", "testdata/diff/after", "-o", "json")
+	files, _, code := run(t, "diff", "-R", "testdata/diff/before", "testdata/diff/after", "-o", "json")
 	if code != 1 {
 		t.Fatalf("evaluate diff of the folders: exit %d, want 1", code)
 	}
 	var want diffDoc
 	mustJSON(t, []byte(files), &want)
 	for _, eng := range []string{"cel", "rego"} {
-		out, errOut, code := run(t, "diff", "--kubeconfig", state.Kubeconfig, "-A", "testdata/diff/after", "-o", "json", "--engine", eng)
+		out, errOut, code := run(t, "diff", "--kubeconfig", state.Kubeconfig, "-A", "-R", "testdata/diff/after", "-o", "json", "--engine", eng)
 		if code != 1 {
 			t.Fatalf("evaluate diff --kubeconfig -A testdata/diff/after --engine %s: exit %d, want 1\n%s", eng, code, errOut)
 		}
@@ -142,7 +142,7 @@ func testDiffCluster(t *testing.T) {
 	// The same files again: nothing changes, and the cluster's copies
 	// (defaults filled in, uid, resourceVersion, creationTimestamp) are no
 	// change.
-	out, errOut, code := run(t, "diff", "--kubeconfig", state.Kubeconfig, "-A", "testdata/diff/before", "-o", "json", "--fail-on", "changes")
+	out, errOut, code := run(t, "diff", "--kubeconfig", state.Kubeconfig, "-A", "-R", "testdata/diff/before", "-o", "json", "--fail-on", "changes")
 	var same diffDoc
 	mustJSON(t, []byte(out), &same)
 	if code != 0 || len(same.decisions()) > 0 {
@@ -150,7 +150,7 @@ func testDiffCluster(t *testing.T) {
 	}
 	// Without -A, an object of another namespace counts as new, with a
 	// notice.
-	_, errOut, _ = run(t, "diff", "--kubeconfig", state.Kubeconfig, "-n", "team-b", "testdata/diff/before", "-o", "json")
+	_, errOut, _ = run(t, "diff", "--kubeconfig", state.Kubeconfig, "-n", "team-b", "-R", "testdata/diff/before", "-o", "json")
 	if !strings.Contains(errOut, "BaseModel/team-a/qwen2-7b-instruct is in namespace team-a, which was not read (the cluster was read in team-b)") {
 		t.Errorf("evaluate diff --cluster -n team-b: no notice of team-a's objects:\n%s", errOut)
 	}

@@ -26,7 +26,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,15 +71,16 @@ const (
 // next page following with the server's continue token.
 const PageSize = 500
 
-// progressAfter is how long a read goes on before Progress is written to.
-var progressAfter = time.Second
-
 // Options says how to read, beyond what the flags say of the connection.
 type Options struct {
-	AllNamespaces bool      // -A: the namespaced resources of every namespace
-	Progress      io.Writer // a terminal: after a second, one line of progress
-	Warnings      io.Writer // the API server's warnings, "Warning: ..." (nil: dropped)
-	PageSize      int64     // default PageSize
+	AllNamespaces bool // -A: the namespaced resources of every namespace
+	// Progress, when set, is told after each page how many objects the
+	// read has brought so far, and whose page it was (the resource's
+	// plural). It is called between pages only, never while an exec
+	// plugin may be asking something on the terminal.
+	Progress func(plural string, read int)
+	Warnings io.Writer // the API server's warnings, "Warning: ..." (nil: dropped)
+	PageSize int64     // default PageSize
 }
 
 // List is one resource's objects, each a JSON document of its own (line
@@ -206,8 +206,7 @@ func (c *Client) Namespace() string { return c.namespace }
 // one line that names the cause: a cluster that cannot be reached,
 // credentials it refuses, a user who may not list, OME not installed.
 func (c *Client) Fetch(ctx context.Context, resources []Resource) ([]List, error) {
-	p := progress{w: c.opts.Progress, start: time.Now()}
-	defer p.done()
+	p := progress{report: c.opts.Progress}
 	var out []List
 	for _, r := range resources {
 		path := []string{"/apis", group, version, r.Plural}
@@ -316,27 +315,15 @@ func (c *Client) name() string {
 	return c.server
 }
 
-// progress writes one line, rewritten after each page, once a read has
-// taken progressAfter; done clears it. It writes only between pages, so
-// that it never overwrites what an exec plugin asks on the terminal.
+// progress counts the objects read, for Options.Progress.
 type progress struct {
-	w       io.Writer
-	start   time.Time
-	read    int
-	written bool
+	report func(plural string, read int)
+	read   int
 }
 
 func (p *progress) page(plural string, n int) {
 	p.read += n
-	if p.w == nil || time.Since(p.start) < progressAfter {
-		return
-	}
-	p.written = true
-	fmt.Fprintf(p.w, "\r\x1b[Kreading the cluster: %d objects (%s) in %.1fs", p.read, plural, time.Since(p.start).Seconds())
-}
-
-func (p *progress) done() {
-	if p.written {
-		fmt.Fprint(p.w, "\r\x1b[K")
+	if p.report != nil {
+		p.report(plural, p.read)
 	}
 }

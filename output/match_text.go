@@ -10,12 +10,15 @@ import (
 )
 
 // matchText writes a table per model: each runtime OME pairs it with,
-// MATCH or NO MATCH, and OME's reason, as soon as its model is done.
+// MATCH or NO MATCH, and OME's reason, as soon as its model is done. A
+// reason wider than the terminal (lineWidth; 0 for no terminal) goes on
+// below its column.
 type matchText struct {
-	w        io.Writer
-	width    int
-	models   int
-	unserved int
+	w         io.Writer
+	lineWidth int
+	width     int // of the RUNTIME column
+	models    int
+	unserved  int
 }
 
 func refText(r engine.Ref) string {
@@ -60,7 +63,7 @@ func (m *matchText) Model(model engine.Ref, results []engine.Result) error {
 			matches++
 		}
 		line := fmt.Sprintf("  %-*s  %-8s  %s", m.width, runtimeText(r.Runtime), verdict, r.Reason)
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
+		wrapTo(&b, strings.TrimRight(line, " "), m.lineWidth, 2+m.width+2+8+2)
 	}
 	if matches == 0 {
 		m.unserved++
@@ -74,10 +77,13 @@ func (m *matchText) End(s MatchSummary) error {
 	if m.models == 0 {
 		return nil
 	}
-	line := fmt.Sprintf("\n%d model(s), %d with no compatible runtime", m.models, m.unserved)
+	line := fmt.Sprintf("%d model(s), %d with no compatible runtime", m.models, m.unserved)
 	if s.LeftOut > 0 {
 		line += fmt.Sprintf("; %d pair(s) left out, which OME never considers (a BaseModel and a ServingRuntime of another namespace)", s.LeftOut)
 	}
-	_, err := io.WriteString(m.w, line+"\n")
+	var b strings.Builder
+	b.WriteString("\n")
+	wrapTo(&b, line, m.lineWidth, 0)
+	_, err := io.WriteString(m.w, b.String())
 	return err
 }

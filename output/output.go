@@ -171,7 +171,7 @@ var (
 func NewMatchWriter(format string, w io.Writer) (MatchWriter, error) {
 	switch format {
 	case "text":
-		return &matchText{w: w}, nil
+		return &matchText{w: w, lineWidth: terminalWidth(w)}, nil
 	case "json":
 		return &matchJSON{w: w}, nil
 	case "yaml":

@@ -29,7 +29,7 @@ var SelectFormats = []string{"text", "json", "yaml"}
 func NewSelectWriter(format string, w io.Writer, release string) (SelectWriter, error) {
 	switch format {
 	case "text":
-		return &selectText{w: w}, nil
+		return &selectText{w: w, width: terminalWidth(w)}, nil
 	case "json":
 		return &selectJSON{w: w, release: release}, nil
 	case "yaml":
@@ -75,55 +75,120 @@ func (s *selectYAML) Write(results []SelectResult, problems []Problem) error {
 	return encodeYAML(s.w, newSelectDocument(s.release, results, problems))
 }
 
+// inlineExclusions is how many of a decision's excluded runtimes the text
+// lists; -o json and -o yaml list every one.
+const inlineExclusions = 10
+
 // selectText writes a block per InferenceService: the verdict, then what
-// selection saw.
-type selectText struct{ w io.Writer }
+// selection saw. OME's message is shown once: when it ends with the
+// excluded runtimes, they are listed one a line below its head, the first
+// inlineExclusions of them. Lines are wrapped to width (0: never).
+type selectText struct {
+	w     io.Writer
+	width int
+}
 
 func (s *selectText) Write(results []SelectResult, _ []Problem) error {
 	var b strings.Builder
+	line := func(format string, args ...any) {
+		wrapTo(&b, fmt.Sprintf(format, args...), s.width, 0)
+	}
 	for i, r := range results {
 		if i > 0 {
 			b.WriteString("\n")
 		}
 		d := r.Decision
-		fmt.Fprintf(&b, "%s\n", refText(r.InferenceService))
+		line("%s", refText(r.InferenceService))
+		excludedShown := false
 		switch {
 		case d.Admitted && d.Selected != nil:
-			fmt.Fprintf(&b, "  ADMITTED: OME selects %s\n", refText(*d.Selected))
+			line("  ADMITTED: OME selects %s", refText(*d.Selected))
 		case d.Admitted:
-			b.WriteString("  ADMITTED: no runtime selection (no engine, a named runtime, or a runner image of its own)\n")
+			line("  ADMITTED: no runtime selection (no engine, a named runtime, or a runner image of its own)")
 		default:
-			fmt.Fprintf(&b, "  REJECTED: %s\n", d.Message)
+			if head, ok := messageHead(d); ok {
+				line("  REJECTED: %s", head)
+				writeExcluded(line, d.Excluded)
+				excludedShown = true
+			} else {
+				line("  REJECTED: %s", d.Message)
+			}
 		}
 		if d.Model != nil {
-			fmt.Fprintf(&b, "  model: %s\n", refText(*d.Model))
+			line("  model: %s", refText(*d.Model))
 		}
 		if d.Selection {
-			fmt.Fprintf(&b, "  checked %d runtime(s): %d namespace-scoped, %d cluster-scoped\n",
+			line("  checked %d runtime(s): %d namespace-scoped, %d cluster-scoped",
 				d.Checked.Namespaced+d.Checked.Cluster, d.Checked.Namespaced, d.Checked.Cluster)
 			if len(d.Candidates) > 0 {
-				b.WriteString("  candidates, best first:\n")
+				line("  candidates, best first:")
 				for j, c := range d.Candidates {
-					fmt.Fprintf(&b, "    %d. %s (score %d)\n", j+1, refText(c.Ref), c.Score)
+					line("    %d. %s (score %d)", j+1, refText(c.Ref), c.Score)
 				}
 			}
 			if n := d.Checked.Namespaced + d.Checked.Cluster - len(d.Candidates) - len(d.Excluded); n > 0 {
-				fmt.Fprintf(&b, "  %d compatible runtime(s) not selectable: no entry with autoSelect: true, or a score of 0\n", n)
+				line("  %d compatible runtime(s) not selectable: no entry with autoSelect: true, or a score of 0", n)
 			}
-			if len(d.Excluded) > 0 {
-				b.WriteString("  excluded:\n")
-				for _, e := range d.Excluded {
-					fmt.Fprintf(&b, "    %s: %s\n", refText(e.Ref), e.Reason)
-					if e.HiddenBy != nil {
-						fmt.Fprintf(&b, "      OME's message names %s once, with the reason of %s\n", e.Name, refText(*e.HiddenBy))
-					}
-				}
+			if len(d.Excluded) > 0 && !excludedShown {
+				line("  excluded:")
+				writeExcluded(line, d.Excluded)
 			}
 		}
 		for _, w := range d.Warnings {
-			fmt.Fprintf(&b, "  warning: %s\n", w)
+			line("  warning: %s", w)
 		}
 	}
 	_, err := io.WriteString(s.w, b.String())
 	return err
+}
+
+// excludedMark is where OME's message of a refusal starts listing the
+// runtimes it excluded.
+const excludedMark = ". Excluded runtimes: "
+
+// messageHead is OME's message up to the runtimes it excluded, when the
+// rest of it is exactly those runtimes (each name once, with its reason),
+// which the text then lists one a line.
+func messageHead(d engine.Decision) (string, bool) {
+	i := strings.Index(d.Message, excludedMark)
+	if i < 0 || len(d.Excluded) == 0 {
+		return "", false
+	}
+	// Each name once, where it first comes, with the reason of the
+	// runtime of that name that OME's message names (the one no other
+	// hides).
+	var names []string
+	reasons := map[string]string{}
+	for _, e := range d.Excluded {
+		if _, seen := reasons[e.Name]; !seen {
+			names = append(names, e.Name)
+			reasons[e.Name] = ""
+		}
+		if e.HiddenBy == nil {
+			reasons[e.Name] = e.Reason
+		}
+	}
+	named := make([]string, len(names))
+	for i, n := range names {
+		named[i] = n + " (" + reasons[n] + ")"
+	}
+	if d.Message[i+len(excludedMark):] != strings.Join(named, "; ") {
+		return "", false
+	}
+	return d.Message[:i+len(excludedMark)-1], true
+}
+
+// writeExcluded lists the first inlineExclusions of the excluded runtimes,
+// then how many more there are.
+func writeExcluded(line func(string, ...any), excluded []engine.Excluded) {
+	for i, e := range excluded {
+		if i == inlineExclusions {
+			line("    and %d more (-o json lists all)", len(excluded)-i)
+			return
+		}
+		line("    %s: %s", refText(e.Ref), e.Reason)
+		if e.HiddenBy != nil {
+			line("      OME's message names %s once, with the reason of %s", e.Name, refText(*e.HiddenBy))
+		}
+	}
 }

@@ -28,6 +28,17 @@ type Input struct {
 	Policies *policyset.Set
 	// Title heads the page; empty for a default.
 	Title string
+	// Progress, when set, is told how far each step is: "matching" and
+	// "explaining" model by model (total: the models), "linting" and
+	// "selecting" once each, when they start (done 0 of 1).
+	Progress func(step string, done, total int)
+}
+
+// progress tells in.Progress, if any, how far step is.
+func (in Input) progress(step string, done, total int) {
+	if in.Progress != nil {
+		in.Progress(step, done, total)
+	}
 }
 
 // Summary is what a report found, for the command's exit code.
@@ -177,6 +188,7 @@ func matchInto(d *data, m engine.Matcher, in Input) ([][]bool, error) {
 			}
 		}
 		mi++
+		in.progress("matching", mi, len(in.Models))
 		return mw.Model(objects.RefOf(mo), results)
 	})
 	if err != nil {
@@ -208,6 +220,7 @@ func served(compatible [][]bool) (pairs, unserved int) {
 // lintInto puts what evaluate lint --cross-check -o json prints, models
 // then runtimes.
 func lintInto(d *data, in Input) error {
+	in.progress("linting", 0, 1)
 	lint, err := engine.NewLinter(in.Engine, in.Policies)
 	if err != nil {
 		return err
@@ -232,6 +245,7 @@ func lintInto(d *data, in Input) error {
 // InferenceServices given (null without any), and returns how many were
 // rejected.
 func selectInto(d *data, sel engine.Selector, in Input) (rejected int, err error) {
+	in.progress("selecting", 0, 1)
 	if len(in.Services) == 0 {
 		d.put("select", d.t.add([]byte("null")))
 		return 0, nil
@@ -348,10 +362,13 @@ func explainInto(t *table, in Input) ([]int, error) {
 		}
 	}()
 	refs := make([]int, 0, len(in.Models)*len(in.Runtimes))
+	done := 0
 	for b := range batches {
 		if b.err != nil {
 			return nil, b.err
 		}
+		done++
+		in.progress("explaining", done, len(in.Models))
 		for _, doc := range b.docs {
 			// {"explanations": [e]}: keep e.
 			list, err := t.internElements(doc, "explanations")

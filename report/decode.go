@@ -23,30 +23,42 @@ func Documents(page []byte) (map[string]json.RawMessage, error) {
 	if err := readBlock(page, "data-explain", &explain); err != nil {
 		return nil, err
 	}
+	names, docs, err := decodeBlocks(main, explain)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]json.RawMessage, len(names))
+	for i, name := range names {
+		out[name] = docs[i]
+	}
+	return out, nil
+}
+
+// decodeBlocks turns a page's two blocks back into its documents, named,
+// in the order written, "explain" last.
+func decodeBlocks(main, explain block) (names []string, docs []json.RawMessage, err error) {
 	nodes := append(main.Nodes, explain.Nodes...)
 	d := &decoder{shapes: main.Shapes, nodes: nodes, kids: make([][]int, len(nodes))}
 	keys, refs, err := d.object(main.Root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := map[string]json.RawMessage{}
 	for k, key := range keys {
 		var name string
 		if err := json.Unmarshal(key, &name); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var b bytes.Buffer
 		if err := d.write(&b, refs[k], 0); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out[name] = b.Bytes()
+		names, docs = append(names, name), append(docs, b.Bytes())
 	}
 	var b bytes.Buffer
 	if err := d.write(&b, explain.Root, 0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out["explain"] = b.Bytes()
-	return out, nil
+	return append(names, "explain"), append(docs, b.Bytes()), nil
 }
 
 // block is one data element of the page (see table.encode).

@@ -18,6 +18,7 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -52,6 +53,47 @@ func Write(w io.Writer, in Input) (Summary, error) {
 		return sum, err
 	}
 	_, err = w.Write(page)
+	return sum, err
+}
+
+// WriteJSON evaluates in and writes, as one JSON document, what the page
+// is built from: the documents that Documents reads back from a page
+// (match, lint, select, probes, models, runtimes, probeModels, engine,
+// omeVersion, title, and explain), in the order the page holds them.
+func WriteJSON(w io.Writer, in Input) (Summary, error) {
+	pd, sum, err := compute(in)
+	if err != nil {
+		return sum, err
+	}
+	var main, explain block
+	if err := json.Unmarshal(pd.t.encode(0, pd.split, pd.mainRoot, true), &main); err != nil {
+		return sum, err
+	}
+	if err := json.Unmarshal(pd.t.encode(pd.split, len(pd.t.nodes), pd.explainRoot, false), &explain); err != nil {
+		return sum, err
+	}
+	names, docs, err := decodeBlocks(main, explain)
+	if err != nil {
+		return sum, err
+	}
+	var b bytes.Buffer
+	b.WriteString("{")
+	for i, name := range names {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		k, _ := json.Marshal(name)
+		b.Write(k)
+		b.WriteString(":")
+		b.Write(docs[i])
+	}
+	b.WriteString("}")
+	var out bytes.Buffer
+	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+		return sum, err
+	}
+	out.WriteString("\n")
+	_, err = w.Write(out.Bytes())
 	return sum, err
 }
 

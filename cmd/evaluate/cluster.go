@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
@@ -23,6 +21,7 @@ type clusterOptions struct {
 	allNamespaces bool
 	set           *pflag.FlagSet
 	client        *live.Client // made by the first load that reads the cluster
+	progress      *progress    // of the read under way
 }
 
 // impliesCluster are kubectl's flags that say which cluster to read or how
@@ -134,7 +133,9 @@ func (c *clusterOptions) readInto(cmd *cobra.Command, resources []live.Resource,
 	if ctx == nil { // a command not run through Execute (tests)
 		ctx = context.Background()
 	}
+	c.progress = newProgress(cmd, "reading the cluster", -1)
 	lists, err := client.Fetch(ctx, resources)
+	c.progress.finish()
 	if err != nil {
 		return badInput(err)
 	}
@@ -152,9 +153,7 @@ func (c *clusterOptions) connect(cmd *cobra.Command) (*live.Client, error) {
 	}
 	c.flags.Overrides.Context.Cluster = c.cluster.name
 	o := live.Options{AllNamespaces: c.allNamespaces, Warnings: cmd.ErrOrStderr()}
-	if f, ok := cmd.ErrOrStderr().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		o.Progress = f
-	}
+	o.Progress = func(_ string, read int) { c.progress.set("reading the cluster", read, -1) }
 	client, err := live.Connect(c.flags, o)
 	if err != nil {
 		return nil, err

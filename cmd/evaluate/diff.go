@@ -72,10 +72,13 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	// Both sides' objects and verdicts are held the whole run.
 	defer liftMemoryLimit()()
 	ready := compileDiff(g, o.engineName)
+	p := newProgress(cmd, "diff: reading", 2)
+	defer p.finish()
 	old, new, problems, sides, err := o.read(cmd, g, args)
 	if err != nil {
 		return err
 	}
+	p.set("diff: comparing", 1, 2)
 	if len(old)+len(new) == 0 {
 		return o.in.nothingToTell(cmd, &objects.Input{Problems: problems}, "OME objects")
 	}
@@ -92,6 +95,7 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	if err != nil {
 		return err
 	}
+	p.finish()
 	sides.OMEVersion, sides.ToOMEVersion = c.release, c.release
 	return o.write(cmd, report, sides, problems)
 }
@@ -144,6 +148,8 @@ func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []strin
 	after := compileUpgradeSide(o.engineName, func() (*policyset.Set, error) { return all.ForRelease(to) })
 	in := o.in
 	in.paths = args
+	p := newProgress(cmd, "diff: reading", 2)
+	defer p.finish()
 	input, err := in.read(g, cmd, liveDiffResources, false, nil)
 	if err != nil {
 		return err
@@ -161,10 +167,12 @@ func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []strin
 			return c.err
 		}
 	}
+	p.set("diff: comparing", 1, 2)
 	report, err := diff.Upgrade(diff.Engines{M: b.m, S: b.s, X: b.x, Release: from}, diff.Engines{M: a.m, S: a.s, X: a.x, Release: to}, objs)
 	if err != nil {
 		return err
 	}
+	p.finish()
 	what := in.sources()
 	sides := output.DiffSides{Old: what + " on OME " + from, New: what + " on OME " + to, OMEVersion: from, ToOMEVersion: to}
 	return o.write(cmd, report, sides, input.Problems)

@@ -267,7 +267,7 @@ func TestDiffChanges(t *testing.T) {
 			applyChanges(t, newDir, sc.changes)
 			reports := map[string]string{}
 			for _, eng := range []string{"cel", "rego", "both"} {
-				r := evaluate(t, time.Minute, "", "diff", diffBefore, newDir, "-o", "json", "--engine", eng)
+				r := evaluate(t, time.Minute, "", "diff", "-R", diffBefore, newDir, "-o", "json", "--engine", eng)
 				require.Equal(t, sc.expect.code, r.code, "%s: %s", eng, r.stderr)
 				require.Empty(t, r.stderr, eng)
 				checkDiff(t, r.stdout, sc.expect)
@@ -275,9 +275,9 @@ func TestDiffChanges(t *testing.T) {
 			}
 			require.Equal(t, reports["cel"], reports["rego"], "the engines' reports")
 			require.Equal(t, reports["cel"], reports["both"], "the report of both")
-			r := evaluate(t, time.Minute, "", "diff", diffBefore, newDir, "--fail-on=changes")
+			r := evaluate(t, time.Minute, "", "diff", "-R", diffBefore, newDir, "--fail-on=changes")
 			require.Equal(t, sc.expect.changes, r.code, r.stdout+r.stderr)
-			r = evaluate(t, time.Minute, "", "diff", diffBefore, newDir, "--fail-on", "never", "-o", "markdown")
+			r = evaluate(t, time.Minute, "", "diff", "-R", diffBefore, newDir, "--fail-on", "never", "-o", "markdown")
 			require.Equal(t, 0, r.code, r.stderr)
 			require.True(t, strings.HasPrefix(r.stdout, "<!-- evaluate diff -->\n"), r.stdout)
 		})
@@ -290,14 +290,14 @@ func TestDiffPositions(t *testing.T) {
 	dir := t.TempDir()
 	copyTree(t, diffBefore, dir)
 	applyChanges(t, dir, diffScenarios[0].changes)
-	r := evaluate(t, time.Minute, "", "diff", diffBefore, dir, "-o", "json")
+	r := evaluate(t, time.Minute, "", "diff", "-R", diffBefore, dir, "-o", "json")
 	got := checkDiff(t, r.stdout, diffScenarios[0].expect)
 	lost := got.Models[0].Lost[0]
 	require.Equal(t, filepath.Join(dir, "runtimes", "vllm-mistral.yaml"), lost.File)
 	require.Equal(t, 12, lost.Line, "the line of modelFramework.version")
 	require.Equal(t, 12, got.InferenceServices[0].Before.Line)
 
-	r = evaluate(t, time.Minute, "", "diff", diffBefore, dir, "-o", "github")
+	r = evaluate(t, time.Minute, "", "diff", "-R", diffBefore, dir, "-o", "github")
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stdout, "::error file="+filepath.Join(dir, "runtimes", "vllm-mistral.yaml")+",line=12,title=evaluate diff%3A ClusterServingRuntime vllm-mistral::")
 	require.True(t, strings.HasSuffix(r.stdout, "\n2 regressions, 2 verdict changes, 3 reason changes\n"), r.stdout)
@@ -305,7 +305,7 @@ func TestDiffPositions(t *testing.T) {
 	removed := t.TempDir()
 	copyTree(t, diffBefore, removed)
 	applyChanges(t, removed, diffScenarios[4].changes)
-	r = evaluate(t, time.Minute, "", "diff", diffBefore, removed, "-o", "json")
+	r = evaluate(t, time.Minute, "", "diff", "-R", diffBefore, removed, "-o", "json")
 	got = checkDiff(t, r.stdout, diffScenarios[4].expect)
 	require.Equal(t, diff.RuntimeChange{Runtime: objects.Ref{Kind: "ServingRuntime", Namespace: "team-a", Name: "vllm-qwen"}, Change: diff.Removed,
 		Position: diff.Position{File: diffBefore + "/runtimes/vllm-qwen.yaml", Line: 1}}, got.Models[0].Lost[0])
@@ -317,7 +317,7 @@ func TestDiffGolden(t *testing.T) {
 	atRepoRoot(t)
 	for _, format := range []string{"text", "json", "markdown", "github"} {
 		t.Run(format, func(t *testing.T) {
-			r := evaluate(t, time.Minute, "", "diff", "testdata/diff/before", "testdata/diff/after", "-o", format, "--engine", "both")
+			r := evaluate(t, time.Minute, "", "diff", "-R", "testdata/diff/before", "testdata/diff/after", "-o", format, "--engine", "both")
 			require.Equal(t, 1, r.code, r.stderr)
 			require.Empty(t, r.stderr)
 			ext := map[string]string{"text": "txt", "json": "json", "markdown": "md", "github": "txt"}[format]
@@ -340,7 +340,7 @@ func TestDiffBadInput(t *testing.T) {
 	dir := t.TempDir()
 	copyTree(t, diffBefore, dir)
 	applyChanges(t, dir, append([]change{{"runtimes/vllm-mistral.yaml", `version: "4.42.0"`, `version: 4.46`}}, diffScenarios[2].changes...))
-	r := evaluate(t, time.Minute, "", "diff", diffBefore, dir, "-o", "json")
+	r := evaluate(t, time.Minute, "", "diff", "-R", diffBefore, dir, "-o", "json")
 	require.Equal(t, 2, r.code)
 	got := checkDiff(t, r.stdout, diffExpect{
 		noRuntime: []string{"mistral-7b-instruct"},
@@ -374,10 +374,10 @@ func TestDiffBadInput(t *testing.T) {
 	}
 	// Nothing on either side: a notice, or an error with --fail-on-empty.
 	empty := t.TempDir()
-	r = evaluate(t, time.Minute, "", "diff", empty, empty)
+	r = evaluate(t, time.Minute, "", "diff", "-R", empty, empty)
 	require.Equal(t, 0, r.code)
 	require.Contains(t, r.stderr, "notice: no OME objects in")
-	r = evaluate(t, time.Minute, "", "diff", empty, empty, "--fail-on-empty")
+	r = evaluate(t, time.Minute, "", "diff", "-R", empty, empty, "--fail-on-empty")
 	require.Equal(t, 2, r.code)
 }
 
@@ -409,7 +409,7 @@ func TestDiffBase(t *testing.T) {
 	t.Chdir(repoDir)
 
 	for _, eng := range []string{"cel", "rego"} {
-		r := evaluate(t, time.Minute, "", "diff", "--base", "main-copy", "deploy", "-o", "json", "--engine", eng)
+		r := evaluate(t, time.Minute, "", "diff", "-R", "--base", "main-copy", "deploy", "-o", "json", "--engine", eng)
 		require.Equal(t, 1, r.code, r.stderr)
 		got := checkDiff(t, r.stdout, sc.expect)
 		require.Equal(t, diff.Position{File: "deploy/runtimes/vllm-mistral.yaml", Line: 12}, got.Models[0].Lost[0].Position)
@@ -418,14 +418,14 @@ func TestDiffBase(t *testing.T) {
 	r := evaluate(t, time.Minute, "", "diff", "--base", "HEAD", "deploy/runtimes", "-f", "deploy/models.yaml", "-f", "deploy/inferenceservices.yaml", "-o", "json")
 	require.Equal(t, 1, r.code, r.stderr)
 	checkDiff(t, r.stdout, sc.expect)
-	r = evaluate(t, time.Minute, "", "diff", "--base", "HEAD", "deploy")
+	r = evaluate(t, time.Minute, "", "diff", "-R", "--base", "HEAD", "deploy")
 	require.Contains(t, r.stdout, "HEAD:deploy -> deploy\n")
 
 	// A runtime deleted in the working tree, and a folder that is new.
 	require.NoError(t, os.Remove("deploy/runtimes/vllm-qwen.yaml"))
 	require.NoError(t, os.MkdirAll("more", 0o755))
 	require.NoError(t, os.WriteFile("more/fast.yaml", []byte(llamaFast), 0o644))
-	r = evaluate(t, time.Minute, "", "diff", "--base", "HEAD", "deploy", "more", "-o", "json")
+	r = evaluate(t, time.Minute, "", "diff", "-R", "--base", "HEAD", "deploy", "more", "-o", "json")
 	require.Equal(t, 1, r.code, r.stderr)
 	require.Contains(t, r.stderr, "notice: more is not in HEAD: nothing of it before the change")
 	got := checkDiff(t, r.stdout, diffExpect{
@@ -448,7 +448,7 @@ func TestDiffBase(t *testing.T) {
 	require.Contains(t, r.stderr, "evaluate: HEAD:deploy/runtimes/vllm-mistral.yaml:15: spec.supportedModelFormats[0].priority: ")
 
 	// Errors: no such commit; a path outside any repository.
-	r = evaluate(t, time.Minute, "", "diff", "--base", "no-such-branch", "deploy")
+	r = evaluate(t, time.Minute, "", "diff", "-R", "--base", "no-such-branch", "deploy")
 	require.Equal(t, 2, r.code)
 	require.Contains(t, r.stderr, `evaluate: --base no-such-branch: no commit "no-such-branch" in the repository at `)
 	outside := t.TempDir()

@@ -24,14 +24,14 @@ type explainOptions struct {
 func newExplainCommand(g *globalOptions) *cobra.Command {
 	o := &explainOptions{}
 	cmd := &cobra.Command{
-		Use:     "explain -f PATH... | -m MODEL -r RUNTIME",
+		Use:     "explain [PATH...] [-f PATH...] [-m MODEL -r RUNTIME]",
 		Short:   "Explain OME's verdict on a model and a runtime, check by check",
 		Long:    helpText("explain"),
 		Example: exampleText("explain"),
-		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
 	addInputFlags(cmd, &o.in, true)
+	takePathArgs(cmd, &o.in)
 	cmd.Flags().StringVar(&o.modelName, "model-name", "", "explain only the model of this name")
 	cmd.Flags().StringVar(&o.runtimeName, "runtime-name", "", "explain only the runtime of this name")
 	addEngineFlag(cmd, &o.engineName, engine.CEL)

@@ -43,6 +43,27 @@ func addFormatFlag(cmd *cobra.Command, format *string, formats []string) {
 	checkBeforeRun(cmd, func() error { return checkChoice("output", *format, formats) })
 }
 
+// addOutFlag gives cmd --out, the folder it writes to (def by default),
+// and for one release -o as its old short name, hidden, with a notice on
+// standard error: -o names an output format in the other commands.
+func addOutFlag(cmd *cobra.Command, out *string, def, usage string) {
+	cmd.Flags().StringVar(out, "out", def, usage)
+	var old string
+	cmd.Flags().StringVarP(&old, "output", "o", "", "deprecated: --out")
+	_ = cmd.Flags().MarkHidden("output")
+	checkBeforeRun(cmd, func() error {
+		if !cmd.Flags().Changed("output") {
+			return nil
+		}
+		if cmd.Flags().Changed("out") {
+			return badInput(fmt.Errorf("-o is the old name of --out: give --out only"))
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "notice: -o %s is deprecated and will be refused in the next release: write --out %s (-o names an output format in the other commands)\n", old, old)
+		*out = old
+		return nil
+	})
+}
+
 // checkBeforeRun has cmd run check after its arguments are read and before
 // it runs, after the checks it has already: a failed check ends the command
 // with exit code 2.

@@ -31,7 +31,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			if set.Release != set.Newest() && (!cmd.Flags().Changed("out") || native != "" && !cmd.Flags().Changed("native-out")) {
+			if set.Release != set.Newest() && (!cmd.Flags().Changed("out") && !cmd.Flags().Changed("output") || native != "" && !cmd.Flags().Changed("native-out")) {
 				return badInput(fmt.Errorf("policies/gatekeeper and policies/kubernetes hold the bundles of %s, the newest release: give --out (and --native-out, or --native-out '') for %s's", set.Newest(), set.Release))
 			}
 			opts := gatekeeper.Options{Policies: set}
@@ -74,7 +74,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			return writeBundle(cmd, native, b.Native, []string{"."}, check)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "policies/gatekeeper", "folder to write the bundle to")
+	addOutFlag(cmd, &out, "policies/gatekeeper", "folder to write the bundle to")
 	cmd.Flags().StringSliceVar(&caseFiles, "cases", nil, "selection case files for OMERuntimeSelection's suite (default: the project's own, which evaluate carries; --cases= for none)")
 	cmd.Flags().StringSliceVar(&lint, "lint", nil, "files and folders of models and runtimes for OMEVersionLint's suite (default: the project's own, which evaluate carries; --lint= for none)")
 	cmd.Flags().StringVar(&native, "native-out", "policies/kubernetes", "folder to write the ValidatingAdmissionPolicies for clusters without Gatekeeper to (empty: none)")
@@ -105,7 +105,7 @@ func newGatekeeperSuiteCommand() *cobra.Command {
 		check                bool
 	)
 	cmd := &cobra.Command{
-		Use:     "suite -o DIR CASES...",
+		Use:     "suite --out DIR CASES...",
 		Short:   "Turn selection case files into a gator suite for OMERuntimeSelection",
 		Long:    helpText("gatekeeper-suite"),
 		Example: exampleText("gatekeeper-suite"),
@@ -132,7 +132,7 @@ func newGatekeeperSuiteCommand() *cobra.Command {
 			return writeBundle(cmd, out, b, []string{"cases"}, check)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "", "folder to write the suite to")
+	addOutFlag(cmd, &out, "", "folder to write the suite to")
 	cmd.Flags().StringVar(&templates, "templates", "policies/gatekeeper", "folder of the generated templates")
 	cmd.Flags().StringVar(&name, "name", "", "the suite's name (default: the folder's name)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")

@@ -37,7 +37,7 @@ func TestGatekeeperCheckIsCurrent(t *testing.T) {
 			t.Fatalf("%v: exit %d\n%s%s", inputs, code, out, errOut)
 		}
 	}
-	code, out, errOut := runGatekeeper(t, "suite", "--check", "-o", "../../testdata/gatekeeper/sample-selection",
+	code, out, errOut := runGatekeeper(t, "suite", "--check", "--out", "../../testdata/gatekeeper/sample-selection",
 		"--templates", "../../policies/gatekeeper", "../../testdata/cases/sample-selection.yaml")
 	if code != exitOK {
 		t.Fatalf("suite: exit %d\n%s%s", code, out, errOut)

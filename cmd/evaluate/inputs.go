@@ -12,14 +12,19 @@ import (
 )
 
 // inputOptions are the flags that say what a command reads, declared once
-// for every command: -f (any mix of objects, as kubectl takes them), -R,
-// --fail-on-empty, and where a command takes models and runtimes apart, -m
-// and -r; then the cluster's flags, whose -n is also the namespace of the
-// objects of the files that give none.
+// for every command: its arguments and -f (any mix of objects, as kubectl
+// takes them), -R, --fail-on-empty, and where a command takes models and
+// runtimes apart, -m and -r; then the cluster's flags, whose -n is also the
+// namespace of the objects of the files that give none.
+//
+// Every path, whichever way it is given, is read by one rule, kubectl's: a
+// folder's own files, and the model folders (<model>/config.json) directly
+// in it, each one model; the folders inside it only with -R, else a notice
+// names them.
 type inputOptions struct {
 	files []string
-	// paths are a command's arguments (lint's): any mix, read as -f reads,
-	// their folders with their folders.
+	// paths are a command's arguments (takePathArgs): any mix, read as -f
+	// reads.
 	paths       []string
 	recursive   bool
 	models      []string
@@ -31,17 +36,33 @@ type inputOptions struct {
 	showFile func(string) string
 }
 
+// pathRule is how a folder given in any way is read, for the flags' help.
+const pathRule = "a file, a folder (its files and model folders; the folders inside it with -R) or - for standard input (repeatable)"
+
 // addInputFlags gives cmd the input flags; modelsAndRuntimes adds -m and -r.
 func addInputFlags(cmd *cobra.Command, in *inputOptions, modelsAndRuntimes bool) {
 	f := cmd.Flags()
-	f.StringArrayVarP(&in.files, "filename", "f", nil, "objects of any kind: a file, a folder or - for standard input (repeatable)")
-	f.BoolVarP(&in.recursive, "recursive", "R", false, "also read the folders inside the folders given with -f")
+	f.StringArrayVarP(&in.files, "filename", "f", nil, "objects of any kind: "+pathRule)
+	f.BoolVarP(&in.recursive, "recursive", "R", false, "also read the folders inside the folders given (as arguments, -f, -m or -r)")
 	f.BoolVar(&in.failOnEmpty, "fail-on-empty", false, "exit 2 when the input holds no OME object (default: a notice, and exit 0)")
 	if modelsAndRuntimes {
-		f.StringArrayVarP(&in.models, "models", "m", nil, "models: a file, a folder (with its folders) or - (repeatable)")
-		f.StringArrayVarP(&in.runtimes, "runtimes", "r", nil, "runtimes: a file, a folder (with its folders) or - (repeatable)")
+		f.StringArrayVarP(&in.models, "models", "m", nil, "models only: "+pathRule)
+		f.StringArrayVarP(&in.runtimes, "runtimes", "r", nil, "runtimes only: "+pathRule)
 	}
 	addClusterFlags(cmd, &in.cluster)
+}
+
+// takePathArgs has cmd take paths as arguments, read as -f reads them.
+func takePathArgs(cmd *cobra.Command, in *inputOptions) {
+	cmd.Args = cobra.ArbitraryArgs
+	before := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		in.paths = args
+		if before != nil {
+			return before(c, args)
+		}
+		return nil
+	}
 }
 
 // given says whether any input was named at all.
@@ -94,11 +115,9 @@ func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []l
 			input.Objects = append(input.Objects, o)
 		}
 	}
-	opts := objects.ReadOptions{Stdin: g.stdin, Lenient: lenient, ModelFolders: true, Recursive: true, Namespace: in.namespace()}
+	opts := objects.ReadOptions{Stdin: g.stdin, Lenient: lenient, ModelFolders: true, Recursive: in.recursive, Namespace: in.namespace()}
 	input.Read(in.paths, opts)
-	opts.Recursive = in.recursive
 	input.Read(in.files, opts)
-	opts.Recursive = true
 	for _, sorted := range []struct {
 		paths      []string
 		flag, sort string
@@ -125,9 +144,13 @@ func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []l
 		part.Read(sorted.paths, opts)
 		input.Problems = append(input.Problems, part.Problems...)
 		input.Skipped = append(input.Skipped, part.Skipped...)
+		input.Unread = append(input.Unread, part.Unread...)
 		if n == 0 && wrong == 0 && len(part.Problems) == 0 {
-			input.Problems = append(input.Problems, &objects.InputError{File: sorted.flag + " " + strings.Join(sorted.paths, " "),
-				Msg: fmt.Sprintf("no %s found", sorted.sort)})
+			msg := fmt.Sprintf("no %s found", sorted.sort)
+			if len(part.Unread) > 0 {
+				msg += " (the folders inside are read with -R)"
+			}
+			input.Problems = append(input.Problems, &objects.InputError{File: sorted.flag + " " + strings.Join(sorted.paths, " "), Msg: msg})
 		}
 	}
 	if in.cluster.enabled() && len(resources) > 0 {

@@ -31,9 +31,10 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 		Short:   "Find versions, operators and names that will never match, before you apply them",
 		Long:    helpText("lint"),
 		Example: exampleText("lint"),
-		RunE:    func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
+		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
-	addInputFlags(cmd, &o.in, false)
+	addInputFlags(cmd, &o.in, true)
+	takePathArgs(cmd, &o.in)
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &o.format, output.LintFormats)
@@ -50,7 +51,7 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 // run reads the rules (and with --list-rules lists them), lints every
 // object as it is read, then the objects together, and writes the
 // findings with the input errors among them.
-func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
+func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	set, err := g.policies()
 	if err != nil {
 		return badInput(err)
@@ -66,7 +67,6 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	if err != nil {
 		return badInput(err)
 	}
-	o.in.paths = args
 	if !o.in.given() {
 		return badInput(fmt.Errorf("give the models, runtimes and InferenceServices to lint: files, folders, -f, - or --cluster"))
 	}
@@ -82,7 +82,14 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	// object is read.
 	defer holdingData()()
 	run := engine.NewLintRun(linter, rules, filter, o.crossCheck)
-	input, err := o.in.read(g, cmd, live.ModelsAndRuntimes, true, run.Object)
+	p := newProgress(cmd, "linting", -1)
+	defer p.finish()
+	linted := 0
+	input, err := o.in.read(g, cmd, live.ModelsAndRuntimes, true, func(obj *objects.Object) {
+		run.Object(obj)
+		linted++
+		p.set("linting", linted, -1)
+	})
 	if err != nil {
 		return err
 	}
@@ -98,9 +105,13 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 		}
 		return o.in.empty(cmd, what)
 	}
+	if o.crossCheck {
+		p.set("cross-checking", 0, -1)
+	}
 	if err := run.Finish(); err != nil {
 		return err
 	}
+	p.finish()
 	report := lintReport(run, rules, problems, o.failOnWarn)
 	report.OMEVersion = set.Release
 	if err := w.Write(report); err != nil {

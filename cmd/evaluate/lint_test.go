@@ -41,7 +41,7 @@ func init() {
 		goldenCase{name: "lint-github", args: []string{"lint", "-o", "github", lintBad}, code: 1},
 		goldenCase{name: "lint-cross-check", args: []string{"lint", "--cross-check", lintCross + "/unmatched-model.yaml"}},
 		goldenCase{name: "lint-clean", args: []string{"lint", "--cross-check", lintClean}},
-		goldenCase{name: "lint-catalog", args: []string{"lint", at("testdata/catalog/runtimes")}},
+		goldenCase{name: "lint-catalog", args: []string{"lint", "-R", at("testdata/catalog/runtimes")}},
 		goldenCase{name: "test-yaml-failing", args: append([]string{"test", "-o", "yaml", "--ome-version", "all"}, failing...), code: 1},
 		goldenCase{name: "test-sarif-failing", args: append([]string{"test", "-o", "sarif", "--ome-version", "all"}, failing...), code: 1},
 		goldenCase{name: "test-junit-failing", args: append([]string{"test", "-o", "junit", "--ome-version", "all"}, failing...), code: 1},
@@ -151,7 +151,7 @@ func TestLintFindsEveryRule(t *testing.T) {
 // OME's own catalog: the four duplicate runtime names and the ignored
 // top-level versions, and no error.
 func TestLintCatalog(t *testing.T) {
-	r := evaluate(t, 60*time.Second, "", "lint", "-o", "json", at("testdata/catalog/runtimes"))
+	r := evaluate(t, 60*time.Second, "", "lint", "-o", "json", "-R", at("testdata/catalog/runtimes"))
 	require.Equal(t, 0, r.code, r.stderr)
 	dups := 0
 	for _, f := range decodeLintJSON(t, r.stdout) {

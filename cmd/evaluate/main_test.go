@@ -543,7 +543,7 @@ func TestExitCodes(t *testing.T) {
 		{"match: a model with no runtime", []string{"match", "-m", exModels, "-m", bad("unserved-model.yaml"), "-r", exRuntimes}, 1},
 		{"match: only unserved", []string{"match", "-o", "json", "-m", bad("unserved-model.yaml"), "-r", exRuntimes}, 1},
 		{"match: bad input", []string{"match", "-m", bad("version-number.yaml"), "-r", exRuntimes}, 2},
-		{"match: positional argument", []string{"match", "-m", exModels, "-r", exRuntimes, "extra"}, 2},
+		{"match: a format it has not", []string{"match", "-m", exModels, "-r", exRuntimes, "-o", "sarif"}, 2},
 		{"test: all pass", []string{"test", at("testdata/cases/spec-operators.yaml")}, 0},
 		{"test: rego unit tests pass", []string{"test", at("policies/rego")}, 0},
 		{"test: a case fails", []string{"test", bad("failing-case.yaml")}, 1},
@@ -938,7 +938,7 @@ func TestCatalogEnginesAgree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the catalog matrix on Rego takes a while")
 	}
-	args := []string{"match", "-o", "json", "-m", at("testdata/catalog/models"), "-r", at("testdata/catalog/runtimes")}
+	args := []string{"match", "-o", "json", "-R", "-m", at("testdata/catalog/models"), "-r", at("testdata/catalog/runtimes")}
 	cel := evaluate(t, 5*time.Minute, "", append(args, "--engine", "cel")...)
 	rego := evaluate(t, 5*time.Minute, "", append(args, "--engine", "rego")...)
 	require.Contains(t, []int{0, 1}, cel.code, cel.stderr)

@@ -21,14 +21,14 @@ type matchOptions struct {
 func newMatchCommand(g *globalOptions) *cobra.Command {
 	o := &matchOptions{}
 	cmd := &cobra.Command{
-		Use:     "match -f PATH... | -m PATH... -r PATH...",
+		Use:     "match [PATH...] [-f PATH...] [-m PATH... -r PATH...]",
 		Short:   "Say which runtimes accept which models, and why not",
 		Long:    helpText("match"),
 		Example: exampleText("match"),
-		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
 	addInputFlags(cmd, &o.in, true)
+	takePathArgs(cmd, &o.in)
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &o.format, output.MatchFormats)
@@ -40,7 +40,7 @@ func newMatchCommand(g *globalOptions) *cobra.Command {
 // after them.
 func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if !o.in.given() {
-		return badInput(fmt.Errorf("give the models and runtimes with -f (or -m and -r), or --cluster"))
+		return badInput(fmt.Errorf("give the models and runtimes: files, folders, -f, -m and -r, - or --cluster"))
 	}
 	ready := compileMatcher(g, o.engineName)
 	input, err := o.in.read(g, cmd, live.ModelsAndRuntimes, false, nil)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,38 +15,60 @@ import (
 	"github.com/ome-policy/evaluator/report"
 )
 
+// The formats of report's -o: the page, or the document it is built from.
+var reportFormats = []string{"html", "json"}
+
 // reportOptions are report's flags.
 type reportOptions struct {
 	in         inputOptions
 	engineName string
+	format     string
 	out        string
 }
 
 func newReportCommand(g *globalOptions) *cobra.Command {
 	o := &reportOptions{}
 	cmd := &cobra.Command{
-		Use:     "report -f PATH... -o FILE.html",
+		Use:     "report [PATH...] [-f PATH...] [-m PATH... -r PATH...] --out FILE.html | -o json",
 		Short:   "Write the compatibility of every model and runtime as one HTML page",
 		Long:    helpText("report"),
 		Example: exampleText("report"),
-		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
 	addInputFlags(cmd, &o.in, true)
+	takePathArgs(cmd, &o.in)
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
-	cmd.Flags().StringVarP(&o.out, "output", "o", "", "the HTML file to write (- for standard output)")
+	cmd.Flags().StringVar(&o.out, "out", "", "the file to write (- for standard output; -o json writes there without it)")
+	cmd.Flags().StringVarP(&o.format, "output", "o", "html", "output format: "+strings.Join(reportFormats, ", "))
+	checkBeforeRun(cmd, func() error { return o.checkFormat(cmd) })
 	return cmd
+}
+
+// checkFormat checks -o, and keeps an older use of it working: -o FILE
+// (a value that is no format, with --out not given) is --out FILE, with a
+// notice that says so.
+func (o *reportOptions) checkFormat(cmd *cobra.Command) error {
+	if slices.Contains(reportFormats, o.format) {
+		return nil
+	}
+	if o.out != "" || !strings.ContainsAny(o.format, "./") && o.format != "-" {
+		return checkChoice("output", o.format, reportFormats)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "notice: -o %s is deprecated and will be refused in the next release: -o is the format (%s); write --out %s\n",
+		o.format, strings.Join(reportFormats, ", "), o.format)
+	o.out, o.format = o.format, "html"
+	return nil
 }
 
 // run reads the models, runtimes and InferenceServices, builds the page,
 // writes it, and says on standard error what it holds.
 func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
-	if o.out == "" {
-		return badInput(fmt.Errorf("give the page to write with -o FILE.html (- for standard output)"))
+	if o.out == "" && o.format == "html" {
+		return badInput(fmt.Errorf("give the page to write with --out FILE.html (- for standard output)"))
 	}
 	if !o.in.given() {
-		return badInput(fmt.Errorf("give the models and runtimes with -f (or -m and -r), or --cluster"))
+		return badInput(fmt.Errorf("give the models and runtimes: files, folders, -f, -m and -r, - or --cluster"))
 	}
 	input, err := o.in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
 	if err != nil {
@@ -70,11 +94,21 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	// A page's data is held whole until it is written (hundreds of MB for
 	// 300 x 700).
 	defer holdingData()()
-	var page bytes.Buffer
-	sum, err := report.Write(&page, report.Input{
+	write := report.Write
+	if o.format == "json" {
+		write = report.WriteJSON
+	}
+	in := report.Input{
 		Models: ms, Runtimes: rs, Services: services,
 		Engine: o.engineName, Policies: set,
-	})
+	}
+	p := newProgress(cmd, "matching", len(ms))
+	if p != nil {
+		in.Progress = p.set
+	}
+	var page bytes.Buffer
+	sum, err := write(&page, in)
+	p.finish()
 	if err != nil {
 		return err
 	}
@@ -83,17 +117,20 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	notePage(cmd, o.out, page.Len(), sum, len(services))
 	reportProblems(cmd, input.Problems)
-	return exitAfter(input.Problems, sum.Unserved > 0)
+	// Once the page is written, what it shows is no failure: match and
+	// select are the commands that exit 1 on a refusal.
+	return exitAfter(input.Problems, false)
 }
 
-// writePage writes the page to -o's file, or to standard output for -.
+// writePage writes the page to --out's file, or to standard output for -
+// or, with -o json, without --out.
 func (o *reportOptions) writePage(cmd *cobra.Command, page []byte) error {
-	if o.out == "-" {
+	if o.out == "-" || o.out == "" {
 		_, err := cmd.OutOrStdout().Write(page)
 		return err
 	}
 	if err := os.WriteFile(o.out, page, 0o644); err != nil {
-		return badInput(fmt.Errorf("-o: %w", err))
+		return badInput(fmt.Errorf("--out: %w", err))
 	}
 	return nil
 }
@@ -101,7 +138,7 @@ func (o *reportOptions) writePage(cmd *cobra.Command, page []byte) error {
 // notePage says on standard error where the page went and what it holds.
 func notePage(cmd *cobra.Command, out string, size int, sum report.Summary, services int) {
 	where := out
-	if out == "-" {
+	if out == "-" || out == "" {
 		where = "standard output"
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (%d bytes): %d model(s) x %d runtime(s), %d compatible pair(s), %d model(s) with no compatible runtime",

@@ -61,7 +61,7 @@ func applied(t *testing.T, report, notices string) any {
 func reportDocuments(t *testing.T, code int, args ...string) map[string]json.RawMessage {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "report.html")
-	res := evaluate(t, 5*time.Minute, "", append(append([]string{"report"}, args...), "-o", out)...)
+	res := evaluate(t, 5*time.Minute, "", append(append([]string{"report"}, args...), "--out", out)...)
 	require.Equal(t, code, res.code, "stderr: %s", res.stderr)
 	require.Contains(t, res.stderr, "wrote "+out)
 	page, err := os.ReadFile(out)
@@ -81,26 +81,27 @@ func TestReportDataIsTheCommandsJSON(t *testing.T) {
 		models, runtimes string
 		services         string
 		engine           string
-		code             int
+		matchCode        int // the report's is 0: a page written is no failure
 	}{
 		{name: "examples with InferenceServices", models: exModels, runtimes: exRuntimes, services: services, engine: "cel"},
 		{name: "examples on rego", models: exModels, runtimes: exRuntimes, services: services, engine: "rego"},
 		{name: "examples on both", models: exModels, runtimes: exRuntimes, engine: "both"},
-		{name: "catalog", models: catModels, runtimes: catRuntimes, engine: "cel", code: 1},
+		{name: "catalog", models: catModels, runtimes: catRuntimes, engine: "cel", matchCode: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := []string{"-m", tc.models, "-r", tc.runtimes, "--engine", tc.engine}
+			inputs := []string{"-R", "-m", tc.models, "-r", tc.runtimes}
 			if tc.services != "" {
-				args = append(args, "-f", tc.services)
+				inputs = append(inputs, "-f", tc.services)
 			}
-			docs := reportDocuments(t, tc.code, args...)
+			args := append(append([]string{}, inputs...), "--engine", tc.engine)
+			docs := reportDocuments(t, 0, args...)
 			cli := func(code int, args ...string) string {
 				t.Helper()
-				res := evaluate(t, 5*time.Minute, "", append(args, "--engine", tc.engine, "-o", "json")...)
+				res := evaluate(t, 5*time.Minute, "", append(args, "-R", "--engine", tc.engine, "-o", "json")...)
 				require.Equal(t, code, res.code, "%s: %s", strings.Join(args, " "), res.stderr)
 				return compact(t, []byte(res.stdout))
 			}
-			require.Equal(t, cli(tc.code, "match", "-m", tc.models, "-r", tc.runtimes), compact(t, docs["match"]), "match")
+			require.Equal(t, cli(tc.matchCode, "match", "-m", tc.models, "-r", tc.runtimes), compact(t, docs["match"]), "match")
 			explainCode := 1 // some pair is not compatible, in every case here
 			require.Equal(t, cli(explainCode, "explain", "-m", tc.models, "-r", tc.runtimes), compact(t, docs["explain"]), "explain")
 			// The page is of what apply would leave; lint reports on every
@@ -114,6 +115,13 @@ func TestReportDataIsTheCommandsJSON(t *testing.T) {
 			} else {
 				require.Equal(t, "null", string(docs["select"]))
 			}
+			// -o json prints the same documents, in one.
+			var all map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal([]byte(cli(0, append([]string{"report"}, inputs...)...)), &all))
+			require.Equal(t, len(docs), len(all))
+			for name, doc := range docs {
+				require.Equal(t, compact(t, doc), compact(t, all[name]), name)
+			}
 		})
 	}
 }
@@ -126,16 +134,23 @@ func TestReportCommand(t *testing.T) {
 		code int
 		want []string // substrings of stderr
 	}{
-		{"no -o", []string{"report", "-m", exModels, "-r", exRuntimes}, 2, []string{"-o FILE.html"}},
-		{"no runtimes", []string{"report", "-m", exModels, "-o", filepath.Join(tmp, "a.html")}, 2, []string{"a report needs models and runtimes; found 3 model(s) and 0 runtime(s)"}},
-		{"no input", []string{"report", "-o", filepath.Join(tmp, "a.html")}, 2, []string{"give the models and runtimes with -f"}},
-		{"unknown engine", []string{"report", "-m", exModels, "-r", exRuntimes, "--engine", "lua", "-o", filepath.Join(tmp, "a.html")}, 2, []string{`--engine: "lua"`}},
-		{"version as a YAML number", []string{"report", "-m", bad("version-number.yaml"), "-r", exRuntimes, "-o", filepath.Join(tmp, "a.html")}, 2,
+		{"no --out", []string{"report", "-m", exModels, "-r", exRuntimes}, 2, []string{"--out FILE.html"}},
+		{"no runtimes", []string{"report", "-m", exModels, "--out", filepath.Join(tmp, "a.html")}, 2, []string{"a report needs models and runtimes; found 3 model(s) and 0 runtime(s)"}},
+		{"no input", []string{"report", "--out", filepath.Join(tmp, "a.html")}, 2, []string{"give the models and runtimes: files, folders, -f"}},
+		{"unknown engine", []string{"report", "-m", exModels, "-r", exRuntimes, "--engine", "lua", "--out", filepath.Join(tmp, "a.html")}, 2, []string{`--engine: "lua"`}},
+		{"a format it has not", []string{"report", "-m", exModels, "-r", exRuntimes, "-o", "yaml"}, 2, []string{`--output: "yaml" is not one of html, json`}},
+		{"a format and a file", []string{"report", "-m", exModels, "-r", exRuntimes, "-o", "a.html", "--out", filepath.Join(tmp, "a.html")}, 2, []string{`--output: "a.html" is not one of html, json`}},
+		{"version as a YAML number", []string{"report", "-m", bad("version-number.yaml"), "-r", exRuntimes, "--out", filepath.Join(tmp, "a.html")}, 2,
 			[]string{bad("version-number.yaml") + ":9: spec.modelFormat.version: ", `quote it: "1.0"`}},
-		{"a runtime given as a model", []string{"report", "-m", exRuntimes, "-r", exRuntimes, "-o", filepath.Join(tmp, "a.html")}, 2, []string{"is not a model; -m takes models"}},
-		{"unwritable output", []string{"report", "-m", exModels, "-r", exRuntimes, "-o", filepath.Join(tmp, "missing", "a.html")}, 2, []string{"-o: "}},
-		{"a model no runtime accepts", []string{"report", "-m", bad("unserved-model.yaml"), "-r", exRuntimes, "-o", filepath.Join(tmp, "b.html")}, 1, []string{"1 model(s) with no compatible runtime"}},
-		{"every model served", []string{"report", "-m", exModels, "-r", exRuntimes, "-o", filepath.Join(tmp, "c.html")}, 0, []string{"3 model(s) x 4 runtime(s)"}},
+		{"a runtime given as a model", []string{"report", "-m", exRuntimes, "-r", exRuntimes, "--out", filepath.Join(tmp, "a.html")}, 2, []string{"is not a model; -m takes models"}},
+		{"unwritable output", []string{"report", "-m", exModels, "-r", exRuntimes, "--out", filepath.Join(tmp, "missing", "a.html")}, 2, []string{"--out: "}},
+		// The page is written, and what it shows is no failure.
+		{"a model no runtime accepts", []string{"report", "-m", bad("unserved-model.yaml"), "-r", exRuntimes, "--out", filepath.Join(tmp, "b.html")}, 0, []string{"1 model(s) with no compatible runtime"}},
+		{"every model served", []string{"report", "-m", exModels, "-r", exRuntimes, "--out", filepath.Join(tmp, "c.html")}, 0, []string{"3 model(s) x 4 runtime(s)"}},
+		{"paths as arguments", []string{"report", exModels, exRuntimes, "--out", filepath.Join(tmp, "d.html")}, 0, []string{"3 model(s) x 4 runtime(s)"}},
+		// -o FILE, as before -o was the format: the page, with a notice.
+		{"-o FILE.html, deprecated", []string{"report", "-m", exModels, "-r", exRuntimes, "-o", filepath.Join(tmp, "e.html")}, 0,
+			[]string{"notice: -o " + filepath.Join(tmp, "e.html") + " is deprecated", "write --out " + filepath.Join(tmp, "e.html"), "wrote " + filepath.Join(tmp, "e.html")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := evaluate(t, time.Minute, "", tc.args...)
@@ -146,22 +161,49 @@ func TestReportCommand(t *testing.T) {
 			require.Empty(t, res.stdout)
 		})
 	}
-	// Bad input writes no page.
+	// Bad input writes no page; the deprecated -o FILE writes one.
 	_, err := os.Stat(filepath.Join(tmp, "a.html"))
 	require.True(t, os.IsNotExist(err), "a failed run wrote its page")
+	for _, page := range []string{"b.html", "c.html", "d.html", "e.html"} {
+		data, err := os.ReadFile(filepath.Join(tmp, page))
+		require.NoError(t, err)
+		require.True(t, strings.HasPrefix(string(data), "<!DOCTYPE html>"), page)
+	}
 
-	// -o - writes the page to standard output, and only the page.
-	res := evaluate(t, time.Minute, "", "report", "-m", exModels, "-r", exRuntimes, "-o", "-")
+	// --out - writes the page to standard output, and only the page.
+	res := evaluate(t, time.Minute, "", "report", "-m", exModels, "-r", exRuntimes, "--out", "-")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.True(t, strings.HasPrefix(res.stdout, "<!DOCTYPE html>"))
 	_, err = report.Documents([]byte(res.stdout))
 	require.NoError(t, err)
+
+	// -o json prints the documents on standard output, or to --out's file.
+	res = evaluate(t, time.Minute, "", "report", "-m", exModels, "-r", exRuntimes, "-o", "json")
+	require.Equal(t, 0, res.code, res.stderr)
+	var doc map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &doc), res.stdout)
+	require.Contains(t, doc, "match")
+	require.Contains(t, res.stderr, "wrote standard output")
+	res = evaluate(t, time.Minute, "", "report", "-m", exModels, "-r", exRuntimes, "-o", "json", "--out", filepath.Join(tmp, "r.json"))
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Empty(t, res.stdout)
+	data, err := os.ReadFile(filepath.Join(tmp, "r.json"))
+	require.NoError(t, err)
+	require.JSONEq(t, string(data), string(mustJSON(t, doc)))
+}
+
+// mustJSON is v as JSON.
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
 }
 
 func TestReportHelp(t *testing.T) {
 	res := evaluate(t, time.Minute, "", "report", "--help")
 	require.Equal(t, 0, res.code)
-	for _, w := range []string{"Examples:", "evaluate report -m testdata/catalog/models -r testdata/catalog/runtimes -o report.html",
+	for _, w := range []string{"Examples:", "evaluate report -R -m testdata/catalog/models -r testdata/catalog/runtimes --out report.html",
 		"--engine", "--cluster", "-f, --filename", "Exit codes"} {
 		require.Contains(t, res.stdout, w)
 	}

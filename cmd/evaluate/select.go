@@ -25,14 +25,14 @@ type selectOptions struct {
 func newSelectCommand(g *globalOptions) *cobra.Command {
 	o := &selectOptions{}
 	cmd := &cobra.Command{
-		Use:     "select -f PATH...",
+		Use:     "select [PATH...] [-f PATH...] [-m PATH...] [-r PATH...]",
 		Short:   "Say what OME's webhook will do with each InferenceService",
 		Long:    helpText("select"),
 		Example: exampleText("select"),
-		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
-	addInputFlags(cmd, &o.in, false)
+	addInputFlags(cmd, &o.in, true)
+	takePathArgs(cmd, &o.in)
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &o.format, output.SelectFormats)
@@ -45,7 +45,7 @@ func newSelectCommand(g *globalOptions) *cobra.Command {
 // decisions, then the problems of the input.
 func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if !o.in.given() {
-		return badInput(fmt.Errorf("give the InferenceServices, models and runtimes with -f, or --cluster"))
+		return badInput(fmt.Errorf("give the InferenceServices, models and runtimes: files, folders, -f (-m and -r for models and runtimes), - or --cluster"))
 	}
 	// From the cluster: its InferenceServices only when no file gives
 	// any, so that -f isvc.yaml --cluster checks the file's

@@ -46,7 +46,9 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			report, leftOut, err := runTests(set, releases, engineName, caseFiles, regoFiles)
+			p := newProgress(cmd, "testing", len(caseFiles)+len(regoFiles))
+			report, leftOut, err := runTests(set, releases, engineName, caseFiles, regoFiles, p)
+			p.finish()
 			if err != nil {
 				return badInput(err)
 			}
@@ -120,9 +122,10 @@ func (l leftOut) notice(run []string) string {
 // tests, which test the policy files as written: the newest release's.
 // leftOut says, of each case file, the cases that hold for none of
 // releases.
-func runTests(set *policyset.Set, releases []string, engineName string, caseFiles, regoFiles []string) (report output.TestReport, left []leftOut, err error) {
+func runTests(set *policyset.Set, releases []string, engineName string, caseFiles, regoFiles []string, p *progress) (report output.TestReport, left []leftOut, err error) {
 	runs := engine.NewReleaseRuns(engineName, set)
-	for _, f := range caseFiles {
+	for i, f := range caseFiles {
+		p.set("testing", i, len(caseFiles)+len(regoFiles))
 		list, err := cases.ReadCases(f)
 		if err != nil {
 			return report, left, err
@@ -169,6 +172,7 @@ func runTests(set *policyset.Set, releases []string, engineName string, caseFile
 			}
 			texts[f] = string(b)
 		}
+		p.set("testing", len(caseFiles), len(caseFiles)+len(regoFiles))
 		results, err := rego.RunTests(set, texts)
 		if err != nil {
 			return report, left, err
