@@ -5,6 +5,7 @@ PKGS    := ./...
 FUZZTIME ?= 10s
 RUNS    ?= 5
 BEFORE  ?=
+BASE    ?=
 GATOR_VERSION := v3.23.1
 ETCD_VERSION  := v3.6.16
 KUBE_VERSION  := v1.35.4
@@ -90,16 +91,25 @@ fuzz:
 # program, on the catalog and three shapes of generated cluster),
 # bench/gatekeeper.sh (the templates per object in gator test, at 100, 1,000
 # and 10,000 runtimes), bench/lint.sh (evaluate lint on one core, at 700,
-# 11,200 and 45,000 runtimes) and bench/diff.sh (evaluate diff of 5 and of
-# every runtime against one match, 300 x 700), each written into
-# docs/performance.md between its markers. BEFORE=REV measures that commit
-# beside (run, gatekeeper and lint), and writes no table.
+# 11,200 and 45,000 runtimes), bench/diff.sh (evaluate diff of 5 and of
+# every runtime against one match, 300 x 700) and bench/commands.sh
+# (select, explain, report and test), each written into
+# docs/performance.md between its markers. Every evaluate row runs beside
+# the baseline's evaluate (bench/baseline.sh: the commit of bench/BASELINE,
+# or BASE=REV, built once into bin/baseline/), in alternating runs, and
+# states its ratio to it; make bench fails when a row is more than 10%
+# slower than the baseline, unless BENCH_ALLOW="ROW ..." names it (the
+# table marks it either way). BEFORE=REV measures that commit's Gatekeeper
+# templates beside, and writes no table.
 bench: gator
 	$(GO) test -run '^$$' -bench . -benchmem ./builtins/... ./engine/... ./objects ./output
-	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/doc.sh bench/run.sh RUNS ONE_RUNS DATASETS
-	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/doc.sh bench/gatekeeper.sh RUNS SIZES ONLY SELECTION_OBJECTS LINT_OBJECTS FLOOR
-	BEFORE=$(BEFORE) bash bench/doc.sh bench/lint.sh RUNS SIZES ENGINES
-	RUNS=$(RUNS) bash bench/doc.sh bench/diff.sh RUNS ENGINES
+	status=0; \
+	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/run.sh RUNS ONE_RUNS DATASETS RELEASES || status=1; \
+	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/doc.sh bench/gatekeeper.sh RUNS SIZES ONLY SELECTION_OBJECTS LINT_OBJECTS FLOOR || status=1; \
+	BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/lint.sh RUNS SIZES ENGINES RELEASES || status=1; \
+	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/diff.sh RUNS ENGINES RELEASES || status=1; \
+	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/commands.sh RUNS ENGINES RELEASES COMMANDS || status=1; \
+	exit $$status
 
 # Rewrite docs/cli.md from the commands' help, the output and exit codes
 # that README.md and docs/*.md show for their examples, and the table of

@@ -20,12 +20,21 @@
 # spec changed, so the targets are: diff 5 under one match, diff all at most
 # twice one match.
 #
+# Each command alternates with the baseline's evaluate (bench/baseline.sh)
+# on the same inputs, per OME release (RELEASES: "default" or a name for
+# --ome-version; default "default v0.1.4"): base_cpu is the baseline's
+# median CPU time, vs_base the median of the pairs' CPU-time ratios. A row
+# is named diff/ENGINE/COMMAND (match, diff5 or diffall), and /RELEASE but
+# for the default release (for BENCH_ALLOW).
+#
 # Usage: bench/diff.sh                  (from the repository's root; make bench)
-#        RUNS=3 ENGINES=cel bench/diff.sh
+#        RUNS=3 ENGINES=cel RELEASES=default bench/diff.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 ENGINES=${ENGINES:-cel rego}
+RELEASES=${RELEASES:-default v0.1.4}
+source bench/baseline.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -46,28 +55,54 @@ changed=$(diff "$work/old/runtimes.yaml" "$work/new5/runtimes.yaml" | grep -c '^
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
 
-echo "RUNS=$RUNS, median of each; 300 models x 700 runtimes (evaluate generate --seed 1); ratios to match's, same engine"
-printf '%-6s %-10s %9s %9s %9s %8s %8s  %s\n' engine command wall_ms cpu_ms peak_MB ratio cpu_ratio evaluated
+# run NAME ARGS...: one run of this tree's evaluate, then one of the
+# baseline's, into NAME.m and NAME.b; this tree's output into NAME.out.
+run() {
+  local name=$1; shift
+  "$work/measure" -o "$work/$name.out" "$ev" "$@" >>"$work/$name.m"
+  if [ -n "$base_ev" ]; then
+    local bargs
+    mapfile -t bargs < <(base_args "$@")
+    "$work/measure" "$base_ev" "${bargs[@]}" >>"$work/$name.b"
+  fi
+}
+
+echo "RUNS=$RUNS, median of each; 300 models x 700 runtimes (evaluate generate --seed 1); ratios to match's, same engine; vs_base: CPU time over the baseline's (bench/BASELINE), median of the pairs"
+printf '%-6s %-8s %-10s %9s %9s %9s %8s %8s %9s %8s  %s\n' engine release command wall_ms cpu_ms peak_MB ratio cpu_ratio base_cpu vs_base evaluated
 for e in $ENGINES; do
-  for who in match diff5 diffall; do rm -f "$work/$who.m"; done
-  for _ in $(seq "$RUNS"); do
-    "$work/measure" "$ev" match -f "$work/old" -o json --engine "$e" >>"$work/match.m"
-    "$work/measure" -o "$work/diff5.out" "$ev" diff "$work/old" "$work/new5" -o json --fail-on never --engine "$e" >>"$work/diff5.m"
-    "$work/measure" -o "$work/diffall.out" "$ev" diff "$work/old" "$work/all" -o json --fail-on never --engine "$e" >>"$work/diffall.m"
-  done
-  match_ms=$(cut -d' ' -f1 "$work/match.m" | median)
-  match_cpu=$(cut -d' ' -f3 "$work/match.m" | median)
-  for who in match diff5 diffall; do
-    ms=$(cut -d' ' -f1 "$work/$who.m" | median)
-    kb=$(cut -d' ' -f2 "$work/$who.m" | median)
-    cpu=$(cut -d' ' -f3 "$work/$who.m" | median)
-    evaluated="210000 pairs"
-    name=match
-    if [ "$who" != match ]; then
-      name="diff ${who#diff}"
-      evaluated=$(awk '/"pairs":/ {gsub(/[,]/, ""); p=$2} /"allPairs":/ {gsub(/[,]/, ""); a=$2} END {print p " of " a " pairs"}' "$work/$who.out")
-    fi
-    awk -v e="$e" -v w="$name" -v ms="$ms" -v kb="$kb" -v cpu="$cpu" -v m="$match_ms" -v mc="$match_cpu" -v ev="$evaluated" \
-      'BEGIN {printf "%-6s %-10s %9d %9d %9.1f %7.2fx %7.2fx  %s\n", e, w, ms, cpu, kb/1024, ms/m, cpu/mc, ev}'
+  for r in $RELEASES; do
+    rel=()
+    [ "$r" = default ] || rel=(--ome-version "$r")
+    for who in match diff5 diffall; do rm -f "$work/$who.m" "$work/$who.b"; done
+    for _ in $(seq "$RUNS"); do
+      run match match -f "$work/old" -o json --engine "$e" "${rel[@]}"
+      run diff5 diff "$work/old" "$work/new5" -o json --fail-on never --engine "$e" "${rel[@]}"
+      run diffall diff "$work/old" "$work/all" -o json --fail-on never --engine "$e" "${rel[@]}"
+    done
+    match_ms=$(cut -d' ' -f1 "$work/match.m" | median)
+    match_cpu=$(cut -d' ' -f3 "$work/match.m" | median)
+    for who in match diff5 diffall; do
+      ms=$(cut -d' ' -f1 "$work/$who.m" | median)
+      kb=$(cut -d' ' -f2 "$work/$who.m" | median)
+      cpu=$(cut -d' ' -f3 "$work/$who.m" | median)
+      evaluated="210000 pairs"
+      name=match
+      if [ "$who" != match ]; then
+        name="diff ${who#diff}"
+        evaluated=$(awk '/"pairs":/ {gsub(/[,]/, ""); p=$2} /"allPairs":/ {gsub(/[,]/, ""); a=$2} END {print p " of " a " pairs"}' "$work/$who.out")
+      fi
+      row=diff/$e/$who
+      [ "$r" = default ] || row=$row/$r
+      bcpu=- vs=-
+      if [ -n "$base_ev" ]; then
+        bcpu=$(cut -d' ' -f3 "$work/$who.b" | median)
+        vs=$(vs_base "$work/$who.m" "$work/$who.b")
+        base_mark "$row" "$vs"
+        vs=$(printf '%.2fx%s' "$vs" "$mark")
+      fi
+      awk -v e="$e" -v r="$r" -v w="$name" -v ms="$ms" -v kb="$kb" -v cpu="$cpu" -v m="$match_ms" -v mc="$match_cpu" -v ev="$evaluated" -v bc="$bcpu" -v vs="$vs" \
+        'BEGIN {printf "%-6s %-8s %-10s %9d %9d %9.1f %7.2fx %7.2fx %9s %8s  %s\n", e, r, w, ms, cpu, kb/1024, ms/m, cpu/mc, bc, vs, ev}'
+    done
   done
 done
+base_exit
