@@ -80,7 +80,9 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	}
 	p.set("diff: comparing", 1, 2)
 	if len(old)+len(new) == 0 {
-		return o.in.nothingToTell(cmd, &objects.Input{Problems: problems}, "OME objects")
+		in := o.in
+		in.paths = args
+		return in.nothingToTell(cmd, &objects.Input{Problems: problems}, "OME objects")
 	}
 	for _, side := range [][]*objects.Object{old, new} {
 		if err := objects.CheckTimestamps(side); err != nil {
@@ -156,7 +158,7 @@ func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []strin
 	}
 	objs := input.Objects
 	if len(objs) == 0 {
-		return o.in.nothingToTell(cmd, input, "OME objects")
+		return in.nothingToTell(cmd, input, "OME objects")
 	}
 	if err := objects.CheckTimestamps(objs); err != nil {
 		return badInput(err)

@@ -376,7 +376,7 @@ func TestDiffBadInput(t *testing.T) {
 	empty := t.TempDir()
 	r = evaluate(t, time.Minute, "", "diff", "-R", empty, empty)
 	require.Equal(t, 0, r.code)
-	require.Contains(t, r.stderr, "notice: no OME objects in")
+	require.Contains(t, r.stderr, "notice: no OME objects in "+empty+", "+empty+"\n")
 	r = evaluate(t, time.Minute, "", "diff", "-R", empty, empty, "--fail-on-empty")
 	require.Equal(t, 2, r.code)
 }

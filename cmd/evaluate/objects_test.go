@@ -71,13 +71,13 @@ func TestSameObjectsInEveryCommand(t *testing.T) {
 			require.Contains(t, stdout, "REJECTED")
 			require.Contains(t, stdout, "architecture mismatch (model=LlamaForCausalLM, runtime=MistralForCausalLM)")
 		}},
-		{name: "report", args: []string{"report", "-f", dir, "-o", page}, code: 1, want: func(t *testing.T, _, stderr string) {
+		{name: "report", args: []string{"report", "-f", dir, "--out", page}, code: 0, want: func(t *testing.T, _, stderr string) {
 			require.Contains(t, stderr, "1 model(s) x 1 runtime(s), 0 compatible pair(s)")
 		}},
 		{name: "lint", args: []string{"lint", "--cross-check", dir}, code: 0, want: func(t *testing.T, stdout, _ string) {
 			require.Contains(t, stdout, "b-runtime.yaml:4: warning [duplicate-name]")
 			require.Contains(t, stdout, "warning [unmatched-model] spec: no runtime given accepts this model (1 checked)")
-			require.Contains(t, stdout, "3 object(s)") // the models and runtimes, each document linted
+			require.Contains(t, stdout, "4 object(s)") // each document linted: two runtimes, the model, the InferenceService
 		}},
 		{name: "diff", args: []string{"diff", "--to-ome-version", "v0.1.5", dir}, code: 0},
 	} {

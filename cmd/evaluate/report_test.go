@@ -107,7 +107,7 @@ func TestReportDataIsTheCommandsJSON(t *testing.T) {
 			// The page is of what apply would leave; lint reports on every
 			// document of the files: on an object a later one replaces too,
 			// and duplicate-name on the later one.
-			lint := evaluate(t, 5*time.Minute, "", "lint", "--cross-check", tc.models, tc.runtimes, "--engine", tc.engine, "-o", "json")
+			lint := evaluate(t, 5*time.Minute, "", "lint", "-R", "--cross-check", tc.models, tc.runtimes, "--engine", tc.engine, "-o", "json")
 			require.Equal(t, 0, lint.code, lint.stderr)
 			require.Equal(t, applied(t, lint.stdout, lint.stderr), decodeAny(t, docs["lint"]), "lint")
 			if tc.services != "" {

@@ -93,7 +93,7 @@ func TestSelectSaysTheDeploymentModesTheReleaseDoesNotKnow(t *testing.T) {
 				r := selectUpgrade(t, engine, tc.release, f)
 				if tc.notice == "" {
 					require.Equal(t, 1, r.code, r.stderr)
-					require.Contains(t, r.stdout, "vllm-qwen3 (runtime engine deployment mode RawDeployment does not match requested engine deployment mode MultiNode)")
+					require.Contains(t, r.stdout, "ClusterServingRuntime vllm-qwen3: runtime engine deployment mode RawDeployment does not match requested engine deployment mode MultiNode")
 					require.NotContains(t, r.stderr, "notice")
 					return
 				}
