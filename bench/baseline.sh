@@ -31,18 +31,17 @@ fi
 
 # base_args ARG...: the arguments for the baseline's evaluate: without
 # --ome-version VALUE when the baseline has no such flag (before OME's
-# releases, it states one set of rules).
-base_releases=no
+# releases, it states one set of rules), and report's --out FILE as -o FILE
+# when the baseline's report names its page with -o.
+base_releases=no base_report_out=no
 [ -z "$base_ev" ] || ! "$base_ev" match --help 2>&1 | grep -q -- '--ome-version' || base_releases=yes
+[ -z "$base_ev" ] || ! "$base_ev" report --help 2>&1 | grep -qE -- '--out[[:space:]]' || base_report_out=yes
 base_args() {
-  if [ "$base_releases" = yes ]; then
-    printf '%s\n' "$@"
-    return
-  fi
   while [ $# -gt 0 ]; do
     case $1 in
-      --ome-version) shift ;;
-      --ome-version=*) ;;
+      --ome-version) [ "$base_releases" = yes ] && printf '%s\n' "$1" "$2"; shift ;;
+      --ome-version=*) [ "$base_releases" = no ] || printf '%s\n' "$1" ;;
+      --out) [ "$base_report_out" = yes ] && printf '%s\n' "$1" || printf '%s\n' -o; printf '%s\n' "$2"; shift ;;
       *) printf '%s\n' "$1" ;;
     esac
     shift

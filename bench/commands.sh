@@ -43,7 +43,7 @@ args_of() {
   case $1 in
     select) printf '%s\n' select -f "$c" -o json ;;
     explain) printf '%s\n' explain -f "$c" --model-name model-0000 ;;
-    report) printf '%s\n' report -f "$c" -o "$work/report.html" ;;
+    report) printf '%s\n' report -f "$c" --out "$work/report.html" ;;
     test) printf '%s\n' test testdata/cases/sample-cases.yaml ;;
   esac
 }
