@@ -43,7 +43,14 @@ func testAudit(t *testing.T) {
 			}
 			// One object per kind, namespace and name: the last read
 			// wins, as on apply.
-			if _, err := kube.Create(ctxT(t), o, true); answer(err).By == "schema" {
+			created, err := kube.Create(ctxT(t), o, true)
+			if answer(err).By == "schema" {
+				continue
+			}
+			// A field the CRD lacks is pruned on create, but refused by
+			// server-side apply (testdata/lint/bad/unread-field.yaml): such
+			// an object is left out.
+			if err == nil && pruned(o.Object["spec"], created.Object["spec"]) {
 				continue
 			}
 			if o.GetKind() == "InferenceService" {
@@ -205,4 +212,33 @@ func webhookHistogram(t *testing.T) histogram {
 		}
 	}
 	return h
+}
+
+// pruned says whether stored, what the API server made of given, lacks a
+// field of given's.
+func pruned(given, stored any) bool {
+	switch g := given.(type) {
+	case map[string]any:
+		s, ok := stored.(map[string]any)
+		if !ok {
+			return true
+		}
+		for k, v := range g {
+			sv, ok := s[k]
+			if !ok || pruned(v, sv) {
+				return true
+			}
+		}
+	case []any:
+		s, ok := stored.([]any)
+		if !ok || len(s) != len(g) {
+			return true
+		}
+		for i := range g {
+			if pruned(g[i], s[i]) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -146,8 +146,8 @@ func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []strin
 			to, strings.Join(policyset.EmbeddedReleases(), ", ")))
 	}
 	defer liftMemoryLimit()()
-	before := compileUpgradeSide(o.engineName, func() (*policyset.Set, error) { return all.ForRelease(from) })
-	after := compileUpgradeSide(o.engineName, func() (*policyset.Set, error) { return all.ForRelease(to) })
+	before := compileUpgradeSide(o.engineName, func() (*policyset.Set, error) { return all.Only(o.engineName).ForRelease(from) })
+	after := compileUpgradeSide(o.engineName, func() (*policyset.Set, error) { return all.Only(o.engineName).ForRelease(to) })
 	in := o.in
 	in.paths = args
 	p := newProgress(cmd, "diff: reading", 2)
@@ -245,7 +245,7 @@ func compileUpgradeSide(engineName string, policies func() (*policyset.Set, erro
 // compileDiff compiles the policies for the engine in the background, so
 // that they compile while the files load.
 func compileDiff(g *globalOptions, engineName string) <-chan compiledDiff {
-	return compileDiffFor(engineName, g.policies)
+	return compileDiffFor(engineName, func() (*policyset.Set, error) { return g.policies(engineName) })
 }
 
 // compileDiffFor compiles, in the background, the policies that policies
@@ -313,11 +313,14 @@ func readCluster(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths [
 		return nil, nil, nil, sides, err
 	}
 	old, applied := live.Objects, files.Objects
-	set, err := g.policies()
+	all, err := g.allPolicies()
 	if err != nil {
 		return nil, nil, nil, sides, badInput(err)
 	}
-	release := set.Release
+	release, err := g.chosenRelease(all)
+	if err != nil {
+		return nil, nil, nil, sides, err
+	}
 	// The API server fills in what OME's CRDs default: without it, a file
 	// that says what the cluster holds would differ from it.
 	for i, o := range applied {

@@ -67,7 +67,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	set, err := g.policies()
+	set, err := g.policies(o.engineName)
 	if err != nil {
 		return badInput(err)
 	}
@@ -105,7 +105,7 @@ func scopedPairs(cmd *cobra.Command, ms, rs []*objects.Object) [][2]*objects.Obj
 // explain compiles the policies and explains each pair; refused says
 // whether some pair is not compatible.
 func (o *explainOptions) explain(g *globalOptions, pairs [][2]*objects.Object) (es []engine.Explanation, refused bool, err error) {
-	set, err := g.policies()
+	set, err := g.policies(o.engineName)
 	if err != nil {
 		return nil, false, badInput(err)
 	}

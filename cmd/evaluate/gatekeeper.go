@@ -27,7 +27,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 		Example: exampleText("gatekeeper"),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			set, err := g.policies()
+			set, err := g.policies("")
 			if err != nil {
 				return badInput(err)
 			}

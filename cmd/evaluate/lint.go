@@ -52,7 +52,7 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 // object as it is read, then the objects together, and writes the
 // findings with the input errors among them.
 func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
-	set, err := g.policies()
+	set, err := g.policies(o.engineName)
 	if err != nil {
 		return badInput(err)
 	}

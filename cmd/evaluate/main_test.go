@@ -1035,4 +1035,17 @@ func TestGatekeeperViolations(t *testing.T) {
 		require.Equal(t, 2, r.code, "%v: %s", bad, r.stderr)
 		require.NotEmpty(t, r.stderr)
 	}
+	// Each document is an admission request of its own: one that a later
+	// object of the same name replaces is reviewed too, with the notice.
+	dir, notice := twiceDir(t)
+	r := evaluate(t, time.Minute, "", "gatekeeper", "violations", "-o", "json", dir)
+	require.Equal(t, 0, r.code, r.stderr)
+	var doc struct{ Objects []struct{ File string } }
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc), r.stdout)
+	var files []string
+	for _, o := range doc.Objects {
+		files = append(files, filepath.Base(o.File))
+	}
+	require.Equal(t, []string{"a-runtime.yaml", "b-runtime.yaml", "model.yaml"}, files)
+	require.Contains(t, r.stderr, notice)
 }

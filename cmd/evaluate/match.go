@@ -86,7 +86,7 @@ type compiledMatcher struct {
 func compileMatcher(g *globalOptions, engineName string) <-chan compiledMatcher {
 	ready := make(chan compiledMatcher, 1)
 	go func() {
-		set, err := g.policies()
+		set, err := g.policies(engineName)
 		if err != nil {
 			ready <- compiledMatcher{"", nil, badInput(err)}
 			return

@@ -29,7 +29,7 @@ func newPoliciesCommand(g *globalOptions) *cobra.Command {
 			if functions {
 				return writeFunctions(cmd)
 			}
-			set, err := g.policies()
+			set, err := g.policies("")
 			if err != nil {
 				return badInput(err)
 			}

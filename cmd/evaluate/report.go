@@ -87,7 +87,7 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := objects.CheckTimestamps(objs); err != nil {
 		return badInput(err)
 	}
-	set, err := g.policies()
+	set, err := g.policies(o.engineName)
 	if err != nil {
 		return badInput(err)
 	}

@@ -45,22 +45,23 @@ type globalOptions struct {
 	cpuProfile string
 	release    string
 	stdin      io.Reader
-	// chosen is what policies gave, kept: a command asks more than once,
-	// from more than one goroutine.
+	// chosen is what policies gave, by engine, kept: a command asks more
+	// than once, from more than one goroutine.
 	mu     sync.Mutex
-	chosen *policyset.Set
+	chosen map[string]*policyset.Set
 }
 
 // releaseEnv sets the OME release when --ome-version is not given.
 const releaseEnv = "EVALUATE_OME_VERSION"
 
 // policies are the policies of the OME release the command applies
-// (release).
-func (g *globalOptions) policies() (*policyset.Set, error) {
+// (release), for the engine named (cel or rego: that engine's files only;
+// both or "": every file).
+func (g *globalOptions) policies(engineName string) (*policyset.Set, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.chosen != nil {
-		return g.chosen, nil
+	if set := g.chosen[engineName]; set != nil {
+		return set, nil
 	}
 	set, err := g.allPolicies()
 	if err != nil {
@@ -70,10 +71,14 @@ func (g *globalOptions) policies() (*policyset.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g.chosen, err = set.ForRelease(r); err != nil {
+	if set, err = set.Only(engineName).ForRelease(r); err != nil {
 		return nil, err
 	}
-	return g.chosen, nil
+	if g.chosen == nil {
+		g.chosen = map[string]*policyset.Set{}
+	}
+	g.chosen[engineName] = set
+	return set, nil
 }
 
 // allPolicies are the policies as loaded: the newest release's, with what

@@ -70,7 +70,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	set, err := g.policies()
+	set, err := g.policies(o.engineName)
 	if err != nil {
 		return badInput(err)
 	}
@@ -101,7 +101,7 @@ func splitServices(objs []*objects.Object) (services, others []*objects.Object) 
 // InferenceService; with --strict-named-runtime, a warning about the named
 // runtime rejects it. rejected says whether any was rejected.
 func (o *selectOptions) decide(cmd *cobra.Command, g *globalOptions, services, cluster []*objects.Object) (results []output.SelectResult, rejected bool, err error) {
-	set, err := g.policies()
+	set, err := g.policies(o.engineName)
 	if err != nil {
 		return nil, false, badInput(err)
 	}

@@ -30,7 +30,7 @@ func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 					return err
 				}
 			}
-			set, err := g.policies()
+			set, err := g.policies(engineName)
 			if err != nil {
 				return badInput(err)
 			}
@@ -42,11 +42,15 @@ func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 			if !in.given() {
 				return badInput(fmt.Errorf("give the models and runtimes: files, folders, -f, - or --cluster"))
 			}
-			input, err := in.read(g, cmd, live.ModelsAndRuntimes, true, nil)
+			// Each document is reviewed alone, as Gatekeeper reviews each
+			// object at admission: one that a later object of the same
+			// name replaces too (the notice names it), as lint lints it.
+			var read []*objects.Object
+			input, err := in.read(g, cmd, live.ModelsAndRuntimes, true, func(o *objects.Object) { read = append(read, o) })
 			if err != nil {
 				return err
 			}
-			objs := pick(cmd, input.Objects, "violations", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
+			objs := pick(cmd, read, "violations", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
 			report := make([]output.ObjectViolations, 0, len(objs))
 			refused := false
 			for _, o := range objs {

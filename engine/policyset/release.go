@@ -207,6 +207,30 @@ func (s *Set) ForRelease(release string) (*Set, error) {
 	return &out, nil
 }
 
+// Only is the set of one engine's files (CEL or Rego), with the changes of
+// each release to them only: what that engine compiles, so that
+// ForRelease does not build the other engine's files of an older release.
+// Any other engine (both) gives the whole set.
+func (s *Set) Only(engine string) *Set {
+	if engine != CEL && engine != Rego {
+		return s
+	}
+	other := func(f File) bool { return f.Engine != engine }
+	out := *s
+	out.Files = slices.DeleteFunc(slices.Clone(s.Files), other)
+	out.releases = slices.Clone(s.releases)
+	for i, rc := range out.releases {
+		files := make(map[string]File, len(rc.files))
+		for p, c := range rc.files {
+			if !other(c) {
+				files[p] = c
+			}
+		}
+		out.releases[i].files = files
+	}
+	return &out
+}
+
 // applyChange applies one change file to a file's text, in the file's
 // language.
 func applyChange(engine, base, change, where string) (string, error) {

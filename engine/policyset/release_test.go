@@ -253,6 +253,48 @@ func TestForRelease(t *testing.T) {
 	}
 }
 
+// Only(engine).ForRelease(r) holds that engine's files of release r, as
+// ForRelease(r) gives them, and no other engine's; on the embedded
+// policies, for every release and both engines.
+func TestOnlyOneEngine(t *testing.T) {
+	set, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Only("both") != set {
+		t.Error(`Only("both") is not the whole set`)
+	}
+	for _, r := range set.Releases() {
+		whole, err := set.ForRelease(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, engine := range []string{CEL, Rego} {
+			one, err := set.Only(engine).ForRelease(r)
+			if err != nil {
+				t.Fatalf("%s %s: %v", r, engine, err)
+			}
+			if one.Release != r || one.LintRules != whole.LintRules {
+				t.Errorf("%s %s: release %s", r, engine, one.Release)
+			}
+			var want []File
+			for _, f := range whole.Files {
+				if f.Engine == engine {
+					want = append(want, f)
+				}
+			}
+			if len(one.Files) != len(want) {
+				t.Fatalf("%s %s: %d files, want %d", r, engine, len(one.Files), len(want))
+			}
+			for i, f := range one.Files {
+				if f.Path != want[i].Path || f.Text != want[i].Text || strings.Join(f.Changes, " ") != strings.Join(want[i].Changes, " ") {
+					t.Errorf("%s %s: %s differs from ForRelease's", r, engine, f.Path)
+				}
+			}
+		}
+	}
+}
+
 func TestReleasesFolderErrors(t *testing.T) {
 	base := func() fstest.MapFS {
 		return fstest.MapFS{
