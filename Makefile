@@ -35,7 +35,7 @@ install:
 # test through the command a user types, on both engines. The last line is
 # the case runner's "N passed, M failed". Its prerequisites are checked
 # first (prereqs).
-test: prereqs vet fmt-check unit race gator-verify e2e cases
+test: prereqs vet fmt-check unit race gator-verify kyverno-verify e2e cases
 
 # What the tests need beyond Go and make (Chromium, git), checked before
 # anything else: installed with apt-get as root or with passwordless sudo,
@@ -138,6 +138,7 @@ crdschema:
 # suite of the sample selection cases. A Go test fails when they are stale.
 gatekeeper: build
 	$(BIN)/evaluate gatekeeper
+	$(BIN)/evaluate kyverno
 	$(BIN)/evaluate gatekeeper suite --out testdata/gatekeeper/sample-selection testdata/cases/sample-selection.yaml
 
 # Gatekeeper's gator CLI, installed into bin/ and reused while it is the
@@ -184,6 +185,32 @@ kyverno:
 	    -o $(CURDIR)/$(BIN)/kubectl-kyverno ./cmd/cli/kubectl-kyverno) || { rm -rf $$d; exit 1; }; \
 	  rm -rf $$d; \
 	fi
+
+# The Kyverno bundle of every OME release on Kyverno's own CLI: kyverno test
+# on each policy's .kyverno-test (the lint objects of the gator suites), and
+# each policy applied to the InferenceServices of the selection cases, which
+# it must not refuse (Kyverno leaves runtime selection to Gatekeeper).
+# policies/kyverno is the newest release's; the older releases' bundles are
+# made by the binary in an empty folder, as outside a clone.
+kyverno-verify: build kyverno
+	@set -e; for r in $$(sed -n 's/^- name: //p' policies/releases.yaml); do \
+	  d=$$(mktemp -d); trap 'rm -rf $$d' EXIT; \
+	  if [ $$r = $$(sed -n 's/^- name: //p' policies/releases.yaml | head -n 1) ]; then \
+	    cp -R policies/kyverno $$d/kyverno; \
+	  else \
+	    (cd $$d && $(abspath $(BIN))/evaluate kyverno --ome-version $$r --out kyverno) >/dev/null; \
+	  fi; \
+	  echo "OME $$r: kubectl-kyverno test"; \
+	  $(BIN)/kubectl-kyverno test --remove-color $$d/kyverno > $$d/test.out 2>&1 || { cat $$d/test.out; echo "OME $$r: kubectl-kyverno test failed"; exit 1; }; \
+	  grep '^Test Summary:' $$d/test.out; \
+	  for t in $$d/kyverno/*/.kyverno-test/inferenceservices.yaml; do \
+	    p=$$(dirname $$(dirname $$t)); \
+	    $(BIN)/kubectl-kyverno apply $$p/$$(basename $$p).yaml --resource $$t --remove-color > $$d/apply.out 2>&1 || { cat $$d/apply.out; echo "OME $$r: $$(basename $$p) refuses an InferenceService"; exit 1; }; \
+	    grep -q 'fail: 0, warn: 0, error: 0' $$d/apply.out || { cat $$d/apply.out; echo "OME $$r: $$(basename $$p) refuses an InferenceService"; exit 1; }; \
+	    echo "  $$(basename $$p) admits the InferenceServices: $$(tail -n 1 $$d/apply.out)"; \
+	  done; \
+	  rm -rf $$d; trap - EXIT; \
+	done
 
 # The local control plane's servers, built from their Go modules at the
 # pinned versions into bin/ and reused while they are those versions: etcd

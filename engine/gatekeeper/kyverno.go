@@ -69,7 +69,10 @@ func GenerateKyverno(opts Options) (Bundle, error) {
 		}
 		file := path.Join(name, name+".yaml")
 		b[file] = kyvernoPolicy(lint, name, s, code)
-		b.add(path.Join(name, ".kyverno-test"), kyvernoTests(name, s.Severity, opts.Lint, services))
+		b.add(path.Join(name, ".kyverno-test"), kyvernoTests(name, s.Severity, opts.Lint))
+		if len(services) > 0 {
+			b[path.Join(name, ".kyverno-test", "inferenceservices.yaml")] = kyvernoServices(name, services)
+		}
 		resources = append(resources, file)
 	}
 	b["rbac.yaml"] = kyvernoRBAC(lint.Release)
@@ -145,11 +148,11 @@ type kyvernoObject struct {
 // kyvernoTests writes a policy's .kyverno-test: the lint objects, failing
 // when `evaluate lint` finds something of the severity in them (the
 // message Kyverno gives is the first violation of OMEVersionLint's, in a
-// comment), and the InferenceServices, which pass. A Test names its
-// resources by namespace and name, so the objects are split into as few
-// Tests as keep those apart: kyverno-test.yaml holds one Test document
-// per resources file (resources.yaml, resources-2.yaml, ...).
-func kyvernoTests(policy, severity string, lint []ObjectFindings, services []map[string]any) Bundle {
+// comment). A Test names its resources by namespace and name, so the
+// objects are split into as few Tests as keep those apart:
+// kyverno-test.yaml holds one Test document per resources file
+// (resources.yaml, resources-2.yaml, ...).
+func kyvernoTests(policy, severity string, lint []ObjectFindings) Bundle {
 	var objs []kyvernoObject
 	for _, l := range lint {
 		msgs := LintViolations(l.Findings, l.Object, severity)
@@ -158,9 +161,6 @@ func kyvernoTests(policy, severity string, lint []ObjectFindings, services []map
 			o.message = msgs[0]
 		}
 		objs = append(objs, o)
-	}
-	for _, s := range services {
-		objs = append(objs, kyvernoObject{kind: "InferenceService", value: s})
 	}
 	var groups [][]kyvernoObject
 	var seen []map[string]bool
@@ -226,6 +226,24 @@ func kyvernoTests(policy, severity string, lint []ObjectFindings, services []map
 		"A failing result's comment is the message Kyverno gives (the first failing validation).")
 	b["kyverno-test.yaml"] = document(tests...)
 	return b
+}
+
+// kyvernoServices is a policy's .kyverno-test/inferenceservices.yaml:
+// InferenceServices, which the policy must admit. kyverno test cannot say
+// so (it reports a resource that no policy reviews as not found), so they
+// are not in kyverno-test.yaml: make kyverno-verify applies the policy to
+// them with kubectl-kyverno apply and wants no result at all.
+func kyvernoServices(policy string, services []map[string]any) []byte {
+	docs := make([]*yaml.Node, len(services))
+	for i, s := range services {
+		docs[i] = value(s)
+	}
+	docs[0] = withComment(docs[0], kyvernoGenerated+"\n"+
+		"InferenceServices of the selection cases, which "+policy+" admits: it does\n"+
+		"not review InferenceServices (runtime selection is the Gatekeeper bundle's).\n"+
+		"Run: kubectl-kyverno apply ../"+policy+".yaml --resource inferenceservices.yaml\n"+
+		"(no result: pass 0, fail 0).")
+	return document(docs...)
 }
 
 // servicesOf are the InferenceServices of the selection cases, the first
