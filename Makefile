@@ -189,7 +189,9 @@ kyverno:
 # The Kyverno bundle of every OME release on Kyverno's own CLI: kyverno test
 # on each policy's .kyverno-test (the lint objects of the gator suites), and
 # each policy applied to the InferenceServices of the selection cases, which
-# it must not refuse (Kyverno leaves runtime selection to Gatekeeper).
+# it must not refuse (Kyverno leaves runtime selection to Gatekeeper); then
+# each release's messages as kubectl-kyverno apply gives them, which must be
+# OMEVersionLint's (engine/gatekeeper TestKyvernoCLIMessages).
 # policies/kyverno is the newest release's; the older releases' bundles are
 # made by the binary in an empty folder, as outside a clone.
 kyverno-verify: build kyverno
@@ -211,6 +213,8 @@ kyverno-verify: build kyverno
 	  done; \
 	  rm -rf $$d; trap - EXIT; \
 	done
+	@# kyverno test checks verdicts only: Kyverno's messages, byte for byte.
+	KYVERNO_CLI=$(abspath $(BIN))/kubectl-kyverno $(GO) test -count=1 ./engine/gatekeeper -run '^TestKyvernoCLIMessages$$'
 
 # The local control plane's servers, built from their Go modules at the
 # pinned versions into bin/ and reused while they are those versions: etcd

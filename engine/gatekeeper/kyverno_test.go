@@ -32,8 +32,8 @@ func decodeAll(t *testing.T, name string, data []byte) []map[string]any {
 // the code of the ValidatingAdmissionPolicies (objects reviewed,
 // variables, validations), with the validation action of their binding;
 // their tests expect of every lint object what OMEVersionLint gives it
-// (fail when it has a violation of the severity, with the first one as
-// the comment Kyverno's message is checked against by a reader), and
+// (fail when it has a violation of the severity, with the first one, the
+// message Kyverno gives, in a comment), and
 // the InferenceServices of the selection cases are there, one per
 // namespace and name, for the policies to admit.
 func TestKyvernoBundleHoldsTheNativeCode(t *testing.T) {
