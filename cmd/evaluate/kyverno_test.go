@@ -107,3 +107,16 @@ func TestKyvernoOutsideAClone(t *testing.T) {
 		})
 	}
 }
+
+// Without lint objects and cases (--lint= --cases=), the policies, RBAC
+// and kustomization alone: no Test to run.
+func TestKyvernoWithoutInputs(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runKyverno(t, "--out", dir, "--lint=", "--cases=")
+	if code != exitOK || !strings.Contains(out, dir+": 4 files, 4 written") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ome-version-lint-error", ".kyverno-test")); err == nil {
+		t.Error("a .kyverno-test folder without objects to test")
+	}
+}

@@ -162,6 +162,9 @@ func kyvernoTests(policy, severity string, lint []ObjectFindings) Bundle {
 		}
 		objs = append(objs, o)
 	}
+	if len(objs) == 0 {
+		return Bundle{} // no lint objects (--lint=): no Test
+	}
 	var groups [][]kyvernoObject
 	var seen []map[string]bool
 	for _, o := range objs {
