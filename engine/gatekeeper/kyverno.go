@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/cases"
+	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/policyset"
 )
 
@@ -85,8 +86,8 @@ func GenerateKyverno(opts Options) (Bundle, error) {
 // their own, with its validation action: errors are refused, warnings are
 // returned to the client as warnings.
 var KyvernoSeverities = []struct{ Severity, Action, Does, Level string }{
-	{"error", "Deny", "refuses the object", "high"},
-	{"warning", "Warn", "warns the client", "medium"},
+	{engine.SeverityError, "Deny", "refuses the object", "high"},
+	{engine.SeverityWarning, "Warn", "warns the client", "medium"},
 }
 
 func kyvernoPolicy(t *Template, name string, s struct{ Severity, Action, Does, Level string }, code lintPolicy) []byte {
