@@ -7,6 +7,7 @@ RUNS    ?= 5
 BEFORE  ?=
 BASE    ?=
 GATOR_VERSION := v3.23.1
+KYVERNO_VERSION := v1.19.1
 ETCD_VERSION  := v3.6.16
 KUBE_VERSION  := v1.35.4
 CLUSTER_DIR   := $(BIN)/cluster
@@ -16,7 +17,7 @@ VERSION  ?= $(shell git describe --tags --dirty 2>/dev/null)
 REVISION ?= $(shell git describe --always --dirty --abbrev=40 --exclude='*' 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: FORCE all build install docs prereqs test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean gatekeeper gator gator-verify tools cluster cluster-down e2e e2e-vet screenshot
+.PHONY: FORCE all build install docs prereqs test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean gatekeeper gator gator-verify kyverno kyverno-verify tools cluster cluster-down e2e e2e-vet screenshot
 
 all: build test
 
@@ -34,7 +35,7 @@ install:
 # test through the command a user types, on both engines. The last line is
 # the case runner's "N passed, M failed". Its prerequisites are checked
 # first (prereqs).
-test: prereqs vet fmt-check unit race gator-verify e2e cases
+test: prereqs vet fmt-check unit race gator-verify kyverno-verify e2e cases
 
 # What the tests need beyond Go and make (Chromium, git), checked before
 # anything else: installed with apt-get as root or with passwordless sudo,
@@ -137,6 +138,7 @@ crdschema:
 # suite of the sample selection cases. A Go test fails when they are stale.
 gatekeeper: build
 	$(BIN)/evaluate gatekeeper
+	$(BIN)/evaluate kyverno
 	$(BIN)/evaluate gatekeeper suite --out testdata/gatekeeper/sample-selection testdata/cases/sample-selection.yaml
 
 # Gatekeeper's gator CLI, installed into bin/ and reused while it is the
@@ -167,6 +169,52 @@ gator-verify: build gator
 	  done; \
 	  rm -rf $$d; \
 	done
+
+# Kyverno's CLI (kubectl-kyverno), built from its Go module into bin/ and
+# reused while it is the pinned version. `go install pkg@version` refuses
+# the module (its go.mod has a replace directive), so it is built from a
+# copy of the module in the module cache, at low priority (the first build
+# takes several minutes).
+kyverno:
+	@if ! $(BIN)/kubectl-kyverno version 2>/dev/null | grep -qx 'Version: $(KYVERNO_VERSION)'; then \
+	  echo "building kubectl-kyverno $(KYVERNO_VERSION) into $(BIN)/"; \
+	  d=$$(mktemp -d) || exit 1; \
+	  src=$$(cd $$d && GOFLAGS=-mod=mod $(GO) mod download -json github.com/kyverno/kyverno@$(KYVERNO_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p') && [ -n "$$src" ] || { rm -rf $$d; exit 1; }; \
+	  cp -R $$src $$d/kyverno && chmod -R u+w $$d/kyverno || { rm -rf $$d; exit 1; }; \
+	  (cd $$d/kyverno && nice -n 19 $(GO) build -ldflags '-s -w -X github.com/kyverno/kyverno/pkg/version.BuildVersion=$(KYVERNO_VERSION)' \
+	    -o $(CURDIR)/$(BIN)/kubectl-kyverno ./cmd/cli/kubectl-kyverno) || { rm -rf $$d; exit 1; }; \
+	  rm -rf $$d; \
+	fi
+
+# The Kyverno bundle of every OME release on Kyverno's own CLI: kyverno test
+# on each policy's .kyverno-test (the lint objects of the gator suites), and
+# each policy applied to the InferenceServices of the selection cases, which
+# it must not refuse (Kyverno leaves runtime selection to Gatekeeper); then
+# each release's messages as kubectl-kyverno apply gives them, which must be
+# OMEVersionLint's (engine/gatekeeper TestKyvernoCLIMessages).
+# policies/kyverno is the newest release's; the older releases' bundles are
+# made by the binary in an empty folder, as outside a clone.
+kyverno-verify: build kyverno
+	@set -e; for r in $$(sed -n 's/^- name: //p' policies/releases.yaml); do \
+	  d=$$(mktemp -d); trap 'rm -rf $$d' EXIT; \
+	  if [ $$r = $$(sed -n 's/^- name: //p' policies/releases.yaml | head -n 1) ]; then \
+	    cp -R policies/kyverno $$d/kyverno; \
+	  else \
+	    (cd $$d && $(abspath $(BIN))/evaluate kyverno --ome-version $$r --out kyverno) >/dev/null; \
+	  fi; \
+	  echo "OME $$r: kubectl-kyverno test"; \
+	  $(BIN)/kubectl-kyverno test --remove-color $$d/kyverno > $$d/test.out 2>&1 || { cat $$d/test.out; echo "OME $$r: kubectl-kyverno test failed"; exit 1; }; \
+	  grep '^Test Summary:' $$d/test.out; \
+	  for t in $$d/kyverno/*/.kyverno-test/inferenceservices.yaml; do \
+	    p=$$(dirname $$(dirname $$t)); \
+	    $(BIN)/kubectl-kyverno apply $$p/$$(basename $$p).yaml --resource $$t --remove-color > $$d/apply.out 2>&1 || { cat $$d/apply.out; echo "OME $$r: $$(basename $$p) refuses an InferenceService"; exit 1; }; \
+	    grep -q 'fail: 0, warn: 0, error: 0' $$d/apply.out || { cat $$d/apply.out; echo "OME $$r: $$(basename $$p) refuses an InferenceService"; exit 1; }; \
+	    echo "  $$(basename $$p) admits the InferenceServices: $$(tail -n 1 $$d/apply.out)"; \
+	  done; \
+	  rm -rf $$d; trap - EXIT; \
+	done
+	@# kyverno test checks verdicts only: Kyverno's messages, byte for byte.
+	KYVERNO_CLI=$(abspath $(BIN))/kubectl-kyverno $(GO) test -count=1 ./engine/gatekeeper -run '^TestKyvernoCLIMessages$$'
 
 # The local control plane's servers, built from their Go modules at the
 # pinned versions into bin/ and reused while they are those versions: etcd

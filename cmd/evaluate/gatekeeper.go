@@ -34,31 +34,8 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			if set.Release != set.Newest() && (!cmd.Flags().Changed("out") && !cmd.Flags().Changed("output") || native != "" && !cmd.Flags().Changed("native-out")) {
 				return badInput(fmt.Errorf("policies/gatekeeper and policies/kubernetes hold the bundles of %s, the newest release: give --out (and --native-out, or --native-out '') for %s's", set.Newest(), set.Release))
 			}
-			opts := gatekeeper.Options{Policies: set}
-			// Without --cases and --lint, the project's own, which the
-			// binary carries: the same bundle from a clone or elsewhere.
-			if cmd.Flags().Changed("cases") {
-				for _, f := range caseFiles {
-					c, err := cases.ReadCases(f)
-					if err != nil {
-						return badInput(fmt.Errorf("--cases: %w", err))
-					}
-					opts.SelectionCases = append(opts.SelectionCases, cases.ForRelease(c, set.Release)...)
-				}
-			} else if opts.SelectionCases, err = gatekeeper.ProjectCases(set.Release); err != nil {
-				return err
-			}
-			var objs []*objects.Object
-			if cmd.Flags().Changed("lint") {
-				if len(lint) > 0 {
-					if objs, err = objects.Load(lint, objects.LoadOptions{Lenient: true, Notices: cmd.ErrOrStderr()}); err != nil {
-						return badInput(fmt.Errorf("--lint: %w", err))
-					}
-				}
-			} else if objs, err = gatekeeper.ProjectLintObjects(cmd.ErrOrStderr()); err != nil {
-				return err
-			}
-			if opts.Lint, err = lintForSuite(set, objs); err != nil {
+			opts, err := suiteInputs(cmd, set, caseFiles, lint)
+			if err != nil {
 				return err
 			}
 			b, err := gatekeeper.Generate(opts)
@@ -82,6 +59,38 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 	addReleaseFlag(cmd, g)
 	cmd.AddCommand(newGatekeeperSuiteCommand(), newGatekeeperViolationsCommand(g))
 	return cmd
+}
+
+// suiteInputs are the inputs of a bundle's tests: the selection cases of
+// --cases and the lint objects of --lint, with evaluate lint's findings;
+// without the flags, the project's own, which the binary carries, so that
+// a clone and any other folder make the same bundle.
+func suiteInputs(cmd *cobra.Command, set *policyset.Set, caseFiles, lint []string) (gatekeeper.Options, error) {
+	opts := gatekeeper.Options{Policies: set}
+	var err error
+	if cmd.Flags().Changed("cases") {
+		for _, f := range caseFiles {
+			c, err := cases.ReadCases(f)
+			if err != nil {
+				return opts, badInput(fmt.Errorf("--cases: %w", err))
+			}
+			opts.SelectionCases = append(opts.SelectionCases, cases.ForRelease(c, set.Release)...)
+		}
+	} else if opts.SelectionCases, err = gatekeeper.ProjectCases(set.Release); err != nil {
+		return opts, err
+	}
+	var objs []*objects.Object
+	if cmd.Flags().Changed("lint") {
+		if len(lint) > 0 {
+			if objs, err = objects.Load(lint, objects.LoadOptions{Lenient: true, Notices: cmd.ErrOrStderr()}); err != nil {
+				return opts, badInput(fmt.Errorf("--lint: %w", err))
+			}
+		}
+	} else if objs, err = gatekeeper.ProjectLintObjects(cmd.ErrOrStderr()); err != nil {
+		return opts, err
+	}
+	opts.Lint, err = lintForSuite(set, objs)
+	return opts, err
 }
 
 // lintForSuite lints the models and runtimes of OMEVersionLint's suite

@@ -159,6 +159,7 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newLintCommand(g))
 	root.AddCommand(newExplainCommand(g))
 	root.AddCommand(newGatekeeperCommand(g))
+	root.AddCommand(newKyvernoCommand(g))
 	root.AddCommand(newReportCommand(g))
 	root.AddCommand(newDiffCommand(g))
 	root.AddCommand(newVersionCommand())

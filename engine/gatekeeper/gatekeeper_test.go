@@ -40,7 +40,31 @@ func generated(t *testing.T) map[string]Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The project's inputs, as the binary carries them.
+	opts := projectOptions(t, set)
+	bundles, err := Generate(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kyverno, err := GenerateKyverno(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample, err := cases.ReadCases(repoPath("testdata/cases/sample-selection.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite, err := SelectionSuite("sample-selection", sample, "testdata/gatekeeper/sample-selection", "policies/gatekeeper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]Bundle{"policies/gatekeeper": bundles.Gatekeeper, "testdata/gatekeeper/sample-selection": suite,
+		"policies/kubernetes": bundles.Native, "policies/kyverno": kyverno}
+}
+
+// projectOptions are the generators' inputs for set's release as the CLI
+// makes them from the project's own files, which the binary carries.
+func projectOptions(t *testing.T, set *policyset.Set) Options {
+	t.Helper()
 	spec, err := ProjectCases(set.Release)
 	if err != nil {
 		t.Fatal(err)
@@ -56,28 +80,15 @@ func generated(t *testing.T) map[string]Bundle {
 			kept = append(kept, o)
 		}
 	}
-	lint = kept
 	linter, err := engine.NewLinter(engine.Rego, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	linted, err := LintEach(linter, lint)
+	linted, err := LintEach(linter, kept)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bundles, err := Generate(Options{Policies: set, SelectionCases: spec, Lint: linted})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sample, err := cases.ReadCases(repoPath("testdata/cases/sample-selection.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	suite, err := SelectionSuite("sample-selection", sample, "testdata/gatekeeper/sample-selection", "policies/gatekeeper")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return map[string]Bundle{"policies/gatekeeper": bundles.Gatekeeper, "testdata/gatekeeper/sample-selection": suite, "policies/kubernetes": bundles.Native}
+	return Options{Policies: set, SelectionCases: spec, Lint: linted}
 }
 
 // TestGeneratedFilesAreCurrent fails when a generated file was edited, or
@@ -87,6 +98,7 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 		"policies/gatekeeper":                  {"sync.yaml", "kustomization.yaml", "omeruntimeselection", "omeversionlint"},
 		"testdata/gatekeeper/sample-selection": {"suite.yaml", "cases"},
 		"policies/kubernetes":                  {"."},
+		"policies/kyverno":                     {"."},
 	}
 	for dir, b := range generated(t) {
 		for _, p := range b.Paths() {

@@ -8,7 +8,8 @@ import (
 
 // TestKustomizationsListTheBundle: each kustomization names files of its
 // bundle only, and the Gatekeeper one lists the sync config, both templates
-// and their default constraints, templates before constraints.
+// and their default constraints, templates before constraints; the Kyverno
+// one the RBAC, then the policies.
 func TestKustomizationsListTheBundle(t *testing.T) {
 	for dir, b := range generated(t) {
 		k, ok := b["kustomization.yaml"]
@@ -57,6 +58,10 @@ func TestKustomizationsListTheBundle(t *testing.T) {
 			if kinds["ConstraintTemplate"] > kinds["OMERuntimeSelection"] || kinds["ConstraintTemplate"] > kinds["OMEVersionLint"] {
 				t.Errorf("%s/kustomization.yaml lists a constraint before the templates", dir)
 			}
+		}
+		// The RBAC and both policies, never a test's resources.
+		if dir == "policies/kyverno" && (len(doc.Resources) != 1+len(KyvernoSeverities) || kinds["ClusterRole"] != 0 || kinds["ValidatingPolicy"] != 1) {
+			t.Errorf("%s/kustomization.yaml: %v", dir, doc.Resources)
 		}
 		if dir == "policies/kubernetes" && (kinds["ValidatingAdmissionPolicy"] != 0 || len(doc.Resources) != len(b)-1) {
 			t.Errorf("%s/kustomization.yaml does not list every policy file: %v", dir, doc.Resources)

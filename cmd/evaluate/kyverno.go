@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/engine/gatekeeper"
+)
+
+func newKyvernoCommand(g *globalOptions) *cobra.Command {
+	var (
+		out             string
+		caseFiles, lint []string
+		check           bool
+	)
+	cmd := &cobra.Command{
+		Use:     "kyverno",
+		Short:   "Generate the Kyverno ValidatingPolicies, their kyverno tests and RBAC",
+		Long:    helpText("kyverno"),
+		Example: exampleText("kyverno"),
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			set, err := g.policies()
+			if err != nil {
+				return badInput(err)
+			}
+			if set.Release != set.Newest() && !cmd.Flags().Changed("out") {
+				return badInput(fmt.Errorf("policies/kyverno holds the bundle of %s, the newest release: give --out for %s's", set.Newest(), set.Release))
+			}
+			if out == "" {
+				return badInput(fmt.Errorf("--out is empty: give the folder to write the bundle to"))
+			}
+			opts, err := suiteInputs(cmd, set, caseFiles, lint)
+			if err != nil {
+				return err
+			}
+			b, err := gatekeeper.GenerateKyverno(opts)
+			if err != nil {
+				return err
+			}
+			owned := make([]string, len(gatekeeper.KyvernoSeverities))
+			for i, s := range gatekeeper.KyvernoSeverities {
+				owned[i] = "ome-version-lint-" + s.Severity
+			}
+			return writeBundle(cmd, out, b, owned, check)
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "policies/kyverno", "folder to write the bundle to")
+	cmd.Flags().StringSliceVar(&caseFiles, "cases", nil, "selection case files whose InferenceServices the tests hold the bundle to admit (default: the project's own, which evaluate carries; --cases= for none)")
+	cmd.Flags().StringSliceVar(&lint, "lint", nil, "files and folders of models and runtimes for the lint policies' tests (default: the project's own, which evaluate carries; --lint= for none)")
+	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
+	addReleaseFlag(cmd, g)
+	return cmd
+}

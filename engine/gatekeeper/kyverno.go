@@ -1,0 +1,314 @@
+package gatekeeper
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/cases"
+	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
+)
+
+// The Kyverno bundle (policies/kyverno): OMEVersionLint's CEL code as
+// Kyverno ValidatingPolicies, one per severity, laid out as the
+// kyverno/policies repository lays out a policy (a folder per policy with
+// its YAML and a .kyverno-test folder for `kyverno test`), with the RBAC
+// Kyverno needs to read OME's kinds and the kustomization that installs
+// them. The tests are made of the cases of the Gatekeeper suites: the lint
+// objects with `evaluate lint`'s findings, and the InferenceServices of the
+// selection cases, which the bundle must admit (it has no selection
+// policy: runtime selection is the Gatekeeper bundle's).
+
+// KyvernoAPIVersion is the API of Kyverno's ValidatingPolicy (stable since
+// Kyverno 1.17).
+const KyvernoAPIVersion = "policies.kyverno.io/v1"
+
+// KyvernoMinVersion is the oldest Kyverno that serves KyvernoAPIVersion.
+const KyvernoMinVersion = "1.17.0"
+
+// The service accounts of Kyverno's admission and reports controllers, as
+// Kyverno's Helm chart names them by default (release kyverno, namespace
+// kyverno).
+var kyvernoServiceAccounts = []string{"kyverno-admission-controller", "kyverno-reports-controller"}
+
+// KyvernoNamespace is the namespace of Kyverno's Helm chart by default.
+const KyvernoNamespace = "kyverno"
+
+// kyvernoRole is the name of the bundle's ClusterRole and binding.
+const kyvernoRole = "kyverno:ome-reader"
+
+// GenerateKyverno makes the Kyverno bundle of opts' release, relative to
+// its folder: per severity, <policy>/<policy>.yaml and
+// <policy>/.kyverno-test/ (kyverno-test.yaml and the resources it
+// reviews); rbac.yaml and kustomization.yaml. It reads opts.Lint and the
+// InferenceServices of opts.SelectionCases.
+func GenerateKyverno(opts Options) (Bundle, error) {
+	templates, err := Templates(opts.Policies)
+	if err != nil {
+		return nil, err
+	}
+	var lint *Template
+	for _, t := range templates {
+		if t.CEL != nil {
+			lint = t
+		}
+	}
+	if lint == nil {
+		return nil, fmt.Errorf("no template has CEL code")
+	}
+	services := servicesOf(opts.SelectionCases)
+	b := Bundle{}
+	var resources []string
+	for _, s := range KyvernoSeverities {
+		name := "ome-version-lint-" + s.Severity
+		code, err := lintCode(lint, s.Severity)
+		if err != nil {
+			return nil, err
+		}
+		file := path.Join(name, name+".yaml")
+		b[file] = kyvernoPolicy(lint, name, s, code)
+		b.add(path.Join(name, ".kyverno-test"), kyvernoTests(name, s.Severity, opts.Lint))
+		if len(services) > 0 {
+			b[path.Join(name, ".kyverno-test", "inferenceservices.yaml")] = kyvernoServices(name, services)
+		}
+		resources = append(resources, file)
+	}
+	b["rbac.yaml"] = kyvernoRBAC(lint.Release)
+	b["kustomization.yaml"] = kustomizationYAML(kyvernoGenerated, "kubectl apply -k installs the RBAC that lets Kyverno read OME's kinds and the\n"+
+		"ValidatingPolicies (Kyverno "+KyvernoMinVersion+" or later).", append([]string{"rbac.yaml"}, resources...))
+	return b, nil
+}
+
+// KyvernoSeverities are the lint severities that get a ValidatingPolicy of
+// their own, with its validation action: errors are refused, warnings are
+// returned to the client as warnings.
+var KyvernoSeverities = []struct{ Severity, Action, Does, Level string }{
+	{engine.SeverityError, "Deny", "refuses the object", "high"},
+	{engine.SeverityWarning, "Warn", "warns the client", "medium"},
+}
+
+func kyvernoPolicy(t *Template, name string, s struct{ Severity, Action, Does, Level string }, code lintPolicy) []byte {
+	policy := mapping(
+		"apiVersion", KyvernoAPIVersion,
+		"kind", "ValidatingPolicy",
+		"metadata", mapping(
+			"name", name,
+			"annotations", mapping(
+				policyset.ReleaseAnnotation, t.Release,
+				"policies.kyverno.io/title", fmt.Sprintf("OME version lint, %ss (%s)", s.Severity, t.Release),
+				"policies.kyverno.io/category", "OME",
+				"policies.kyverno.io/severity", s.Level,
+				"policies.kyverno.io/subject", strings.Join(OMEKinds, ", "),
+				"policies.kyverno.io/minversion", KyvernoMinVersion,
+				"policies.kyverno.io/description", fmt.Sprintf("The %s findings of `evaluate lint --ome-version %s` (single-object rules): "+
+					"versions, operators and formats of models and runtimes that can never match as OME %s reads them. "+
+					"Its action (%s) %s, with the first finding's rule id and message. "+
+					"Runtime selection (OME's admission webhook verdict on InferenceServices) is not checked here: "+
+					"use the Gatekeeper bundle's OMERuntimeSelection.", s.Severity, t.Release, t.Release, s.Action, s.Does),
+			),
+		),
+		"spec", mapping(
+			"validationActions", strs([]string{s.Action}),
+			"failurePolicy", "Fail",
+			"matchConstraints", code.match,
+			"variables", code.variables,
+			"validations", code.validations,
+		),
+	)
+	comment := fmt.Sprintf("%s: OMEVersionLint's %s findings for OME %s, as a Kyverno\nValidatingPolicy (action %s), the same CEL as the ValidatingAdmissionPolicy.\nGenerated by %s from %s. Do not edit.",
+		name, s.Severity, t.Release, s.Action, kyvernoGenerator(t), strings.Join(t.Sources, ", "))
+	return document(withComment(policy, comment))
+}
+
+// kyvernoGenerator is how the policies' headers say they are made: for
+// the newest release, the committed bundle's command; for another, the
+// command with its --ome-version.
+func kyvernoGenerator(t *Template) string {
+	if strings.HasPrefix(t.generator, "`evaluate gatekeeper --ome-version") {
+		return "`evaluate kyverno --ome-version " + t.Release + "`"
+	}
+	return "`evaluate kyverno` (make gatekeeper)"
+}
+
+// kyvernoGenerated heads the files of the Kyverno bundle that are the same
+// for every release.
+const kyvernoGenerated = "Generated by `evaluate kyverno` (make gatekeeper). Do not edit."
+
+// kyvernoObject is one resource of a policy's Kyverno test, with the result
+// the policy must give it and, when it fails, the message Kyverno gives.
+type kyvernoObject struct {
+	kind, namespace, name string
+	value                 map[string]any
+	fails                 bool
+	message               string
+}
+
+// kyvernoTests writes a policy's .kyverno-test: the lint objects, failing
+// when `evaluate lint` finds something of the severity in them (the
+// message Kyverno gives is the first violation of OMEVersionLint's, in a
+// comment). A Test names its resources by namespace and name, so the
+// objects are split into as few Tests as keep those apart:
+// kyverno-test.yaml holds one Test document per resources file
+// (resources.yaml, resources-2.yaml, ...).
+func kyvernoTests(policy, severity string, lint []ObjectFindings) Bundle {
+	var objs []kyvernoObject
+	for _, l := range lint {
+		msgs := LintViolations(l.Findings, l.Object, severity)
+		o := kyvernoObject{kind: l.Object.Kind, value: deepCopy(l.Object.Value), fails: len(msgs) > 0}
+		if o.fails {
+			o.message = msgs[0]
+		}
+		objs = append(objs, o)
+	}
+	if len(objs) == 0 {
+		return Bundle{} // no lint objects (--lint=): no Test
+	}
+	var groups [][]kyvernoObject
+	var seen []map[string]bool
+	for _, o := range objs {
+		meta, _ := o.value["metadata"].(map[string]any)
+		o.name, _ = meta["name"].(string)
+		o.namespace, _ = meta["namespace"].(string)
+		key := o.namespace + "/" + o.name
+		i := 0
+		for i < len(groups) && seen[i][key] {
+			i++
+		}
+		if i == len(groups) {
+			groups = append(groups, nil)
+			seen = append(seen, map[string]bool{})
+		}
+		groups[i] = append(groups[i], o)
+		seen[i][key] = true
+	}
+	b := Bundle{}
+	var tests []*yaml.Node
+	for i, g := range groups {
+		name, file := policy, "resources.yaml"
+		if i > 0 {
+			name, file = fmt.Sprintf("%s-%d", policy, i+1), fmt.Sprintf("resources-%d.yaml", i+1)
+		}
+		docs := make([]*yaml.Node, len(g))
+		var results []*yaml.Node
+		for j, o := range g {
+			docs[j] = value(o.value)
+			ref := o.name
+			if o.namespace != "" {
+				ref = o.namespace + "/" + o.name
+			}
+			result := "pass"
+			if o.fails {
+				result = "fail"
+			}
+			r := mapping(
+				"policy", policy,
+				"isValidatingPolicy", true,
+				"kind", o.kind,
+				"resources", strs([]string{ref}),
+				"result", result,
+			)
+			if o.message != "" {
+				r.HeadComment = o.message
+			}
+			results = append(results, r)
+		}
+		b[file] = document(docs...)
+		tests = append(tests, mapping(
+			"apiVersion", "cli.kyverno.io/v1alpha1",
+			"kind", "Test",
+			"metadata", mapping("name", name),
+			"policies", strs([]string{"../" + policy + ".yaml"}),
+			"resources", strs([]string{file}),
+			"results", seq(results...),
+		))
+	}
+	tests[0] = withComment(tests[0], kyvernoGenerated+"\n"+
+		"Run: kubectl-kyverno test <the policy's folder>\n"+
+		"A failing result's comment is the message Kyverno gives (the first failing validation).")
+	b["kyverno-test.yaml"] = document(tests...)
+	return b
+}
+
+// kyvernoServices is a policy's .kyverno-test/inferenceservices.yaml:
+// InferenceServices, which the policy must admit. kyverno test cannot say
+// so (it reports a resource that no policy reviews as not found), so they
+// are not in kyverno-test.yaml: make kyverno-verify applies the policy to
+// them with kubectl-kyverno apply and wants no result at all.
+func kyvernoServices(policy string, services []map[string]any) []byte {
+	docs := make([]*yaml.Node, len(services))
+	for i, s := range services {
+		docs[i] = value(s)
+	}
+	docs[0] = withComment(docs[0], kyvernoGenerated+"\n"+
+		"InferenceServices of the selection cases, which "+policy+" admits: it does\n"+
+		"not review InferenceServices (runtime selection is the Gatekeeper bundle's).\n"+
+		"Run: kubectl-kyverno apply ../"+policy+".yaml --resource inferenceservices.yaml\n"+
+		"(no result: pass 0, fail 0).")
+	return document(docs...)
+}
+
+// servicesOf are the InferenceServices of the selection cases, the first
+// of each namespace and name (a Kyverno Test names its resources by them,
+// and most cases call theirs svc), in the cases' order.
+func servicesOf(list []cases.Case) []map[string]any {
+	var out []map[string]any
+	seen := map[string]bool{}
+	for _, c := range list {
+		if c.InferenceService == nil {
+			continue
+		}
+		key := c.InferenceService.Namespace + "/" + c.InferenceService.Name
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, deepCopy(c.InferenceService.Value))
+		}
+	}
+	return out
+}
+
+// kyvernoRBAC is the ClusterRole that lets Kyverno read OME's kinds (for
+// its background reports, and for resource.Get and resource.List), with
+// the labels by which Kyverno's chart aggregates it into its admission and
+// reports controllers' roles, and a binding to their service accounts as
+// the chart names them by default.
+func kyvernoRBAC(release string) []byte {
+	resources := []string{"inferenceservices"}
+	for _, k := range OMEKinds {
+		resources = append(resources, strings.ToLower(k)+"s")
+	}
+	role := mapping(
+		"apiVersion", "rbac.authorization.k8s.io/v1",
+		"kind", "ClusterRole",
+		"metadata", mapping(
+			"name", kyvernoRole,
+			"labels", mapping(
+				"rbac.kyverno.io/aggregate-to-admission-controller", "true",
+				"rbac.kyverno.io/aggregate-to-reports-controller", "true",
+			),
+			"annotations", mapping(policyset.ReleaseAnnotation, release),
+		),
+		"rules", seq(mapping(
+			"apiGroups", strs([]string{"ome.io"}),
+			"resources", strs(resources),
+			"verbs", strs([]string{"get", "list", "watch"}),
+		)),
+	)
+	var subjects []*yaml.Node
+	for _, sa := range kyvernoServiceAccounts {
+		subjects = append(subjects, mapping("kind", "ServiceAccount", "name", sa, "namespace", KyvernoNamespace))
+	}
+	binding := mapping(
+		"apiVersion", "rbac.authorization.k8s.io/v1",
+		"kind", "ClusterRoleBinding",
+		"metadata", mapping("name", kyvernoRole, "annotations", mapping(policyset.ReleaseAnnotation, release)),
+		"roleRef", mapping("apiGroup", "rbac.authorization.k8s.io", "kind", "ClusterRole", "name", kyvernoRole),
+		"subjects", seq(subjects...),
+	)
+	return document(withComment(role, kyvernoGenerated+"\n"+
+		"Lets Kyverno's admission and reports controllers read OME's kinds. Kyverno's\n"+
+		"chart aggregates the role by its labels; the binding names the service\n"+
+		"accounts of a chart installed as kyverno in namespace kyverno."), binding)
+}
