@@ -621,25 +621,29 @@ spec_of(o) := o.spec if is_object(o.spec)
 else := {}
 
 # duplicate-name: every object after the first of its kind, namespace and
-# name. The objects are grouped by key in one pass (a rule of sets), so a
-# large input is not compared pair by pair.
-key_indexes[k] contains r.index if {
-	some r in refs
-	k := r.key
+# name. The identities are sorted once, so the objects of one key are
+# neighbours, the first of each key heads its run, and a large input is
+# compared neither pair by pair nor key by key.
+sorted_keys := sort([[r.key, r.index] | some r in refs])
+
+# The index of each key's first object: the head of its run.
+first_of := {p[0]: p[1] |
+	some j, p in sorted_keys
+	not same_key_before(j)
 }
+
+same_key_before(j) if sorted_keys[j - 1][0] == sorted_keys[j][0]
 
 duplicate_findings := [{
 	"index": i, "rule": "duplicate-name", "severity": "warning", "field": "metadata.name",
 	"message": concat("", [
-		refs[i].text, " is also defined at ", refs[first].at,
+		refs[i].text, " is also defined at ", refs[first_of[p[0]]].at,
 		"; on apply, the later one replaces the earlier, so only one of them takes effect. Rename one of them, or remove the duplicate.",
 	]),
 } |
-	some indexes in key_indexes
-	count(indexes) > 1
-	first := min(indexes)
-	some i in indexes
-	i != first
+	some j, p in sorted_keys
+	same_key_before(j)
+	i := p[1]
 ]
 
 # name-case: every format and framework name that is a non-empty string

@@ -143,6 +143,19 @@ test_duplicate_names if {
 	set_found(objects, false) == {[1, "duplicate-name", "metadata.name"]}
 }
 
+# Each later copy names the first of its key, however the keys interleave
+# (the objects of one key are not neighbours in the input).
+test_duplicate_names_name_the_first_of_their_key if {
+	objects := [named(0, "b"), named(1, "a"), named(2, "b"), named(3, "a"), named(4, "b"), named(5, "c")]
+	{[f.index, f.message] | some f in lint.set_findings with input as {"objects": objects, "crossCheck": false}} == {
+		[2, "ClusterServingRuntime b is also defined at f.yaml:1; on apply, the later one replaces the earlier, so only one of them takes effect. Rename one of them, or remove the duplicate."],
+		[3, "ClusterServingRuntime a is also defined at f.yaml:2; on apply, the later one replaces the earlier, so only one of them takes effect. Rename one of them, or remove the duplicate."],
+		[4, "ClusterServingRuntime b is also defined at f.yaml:1; on apply, the later one replaces the earlier, so only one of them takes effect. Rename one of them, or remove the duplicate."],
+	}
+}
+
+named(i, name) := item(i, object.union(runtime([]), {"metadata": {"name": name}}))
+
 test_name_case if {
 	objects := [
 		item(0, model({"modelFormat": {"name": "SafeTensors"}, "modelFramework": {"name": "vLLM"}})),
