@@ -170,21 +170,24 @@ gator-verify: build gator
 	  rm -rf $$d; \
 	done
 
-# Kyverno's CLI (kubectl-kyverno), built from its Go module into bin/ and
-# reused while it is the pinned version. `go install pkg@version` refuses
-# the module (its go.mod has a replace directive), so it is built from a
-# copy of the module in the module cache, at low priority (the first build
-# takes several minutes).
+# Kyverno's CLI (kubectl-kyverno) and admission controller (kyverno, which
+# the end-to-end checks run beside Gatekeeper), built from its Go module
+# into bin/ and reused while they are the pinned version. `go install
+# pkg@version` refuses the module (its go.mod has a replace directive), so
+# they are built from a copy of the module in the module cache, at low
+# priority (the first build of each takes several minutes).
 kyverno:
-	@if ! $(BIN)/kubectl-kyverno version 2>/dev/null | grep -qx 'Version: $(KYVERNO_VERSION)'; then \
-	  echo "building kubectl-kyverno $(KYVERNO_VERSION) into $(BIN)/"; \
+	@for c in cli/kubectl-kyverno kyverno; do \
+	  b=$(BIN)/$$(basename $$c); \
+	  $(GO) version -m $$b 2>/dev/null | grep -q 'BuildVersion=$(KYVERNO_VERSION)"' && continue; \
+	  echo "building $$(basename $$c) (Kyverno $(KYVERNO_VERSION)) into $(BIN)/"; \
 	  d=$$(mktemp -d) || exit 1; \
 	  src=$$(cd $$d && GOFLAGS=-mod=mod $(GO) mod download -json github.com/kyverno/kyverno@$(KYVERNO_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p') && [ -n "$$src" ] || { rm -rf $$d; exit 1; }; \
 	  cp -R $$src $$d/kyverno && chmod -R u+w $$d/kyverno || { rm -rf $$d; exit 1; }; \
 	  (cd $$d/kyverno && nice -n 19 $(GO) build -ldflags '-s -w -X github.com/kyverno/kyverno/pkg/version.BuildVersion=$(KYVERNO_VERSION)' \
-	    -o $(CURDIR)/$(BIN)/kubectl-kyverno ./cmd/cli/kubectl-kyverno) || { rm -rf $$d; exit 1; }; \
+	    -o $(CURDIR)/$$b ./cmd/$$c) || { rm -rf $$d; exit 1; }; \
 	  rm -rf $$d; \
-	fi
+	done
 
 # The Kyverno bundle of every OME release on Kyverno's own CLI: kyverno test
 # on each policy's .kyverno-test (the lint objects of the gator suites), and
@@ -219,8 +222,9 @@ kyverno-verify: build kyverno
 # The local control plane's servers, built from their Go modules at the
 # pinned versions into bin/ and reused while they are those versions: etcd
 # and kube-apiserver from the tools modules under tools/ (about 2 and 9
-# minutes from cold caches), Gatekeeper's manager with go install.
-tools: $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/gatekeeper
+# minutes from cold caches), Gatekeeper's manager with go install, Kyverno's
+# admission controller as `make kyverno` builds it.
+tools: $(BIN)/etcd $(BIN)/kube-apiserver $(BIN)/gatekeeper kyverno
 
 $(BIN)/etcd: tools/etcd/go.mod tools/etcd/main.go
 	@echo "building etcd $(ETCD_VERSION) into $(BIN)/"
@@ -242,9 +246,9 @@ FORCE:
 $(BIN)/ome-cluster: $(wildcard e2e/go.mod e2e/cluster/*.go e2e/cmd/ome-cluster/*.go)
 	cd e2e && $(GO) build -o $(CURDIR)/$@ ./cmd/ome-cluster
 
-# etcd, kube-apiserver (OME's CRDs) and Gatekeeper (sync.yaml, both
-# templates, two constraints) on 127.0.0.1; returns when Gatekeeper refuses
-# what it should. Logs, pids and the admin kubeconfig are in bin/cluster/.
+# etcd, kube-apiserver (OME's CRDs), Gatekeeper (sync.yaml, both
+# templates, two constraints) and Kyverno (no policy) on 127.0.0.1; returns
+# when Gatekeeper refuses what it should. Logs, pids and the admin kubeconfig are in bin/cluster/.
 cluster: tools $(BIN)/ome-cluster
 	$(BIN)/ome-cluster up -repo . -bin $(BIN) -dir $(CLUSTER_DIR)
 

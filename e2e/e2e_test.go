@@ -1,6 +1,7 @@
 // Package e2e checks the project against a real control plane: OME's CRDs
-// in kube-apiserver, the Gatekeeper bundle in Gatekeeper's manager, and the
-// answers of `evaluate` on the same objects. `make e2e` starts the cluster
+// in kube-apiserver, the Gatekeeper bundle in Gatekeeper's manager, the
+// Kyverno bundle in Kyverno's admission controller, and the answers of
+// `evaluate` on the same objects. `make e2e` starts the cluster
 // (package cluster), runs these tests and stops it.
 package e2e
 
@@ -28,6 +29,7 @@ func TestE2E(t *testing.T) {
 		{"objects/K8sNativeValidation", func(t *testing.T) { checkObjects(t, "policy") }},
 		{"objects/Rego", testObjectsRego},
 		{"objects/native-policy", testNativePolicy},
+		{"objects/kyverno", testKyverno},
 		{"selection", testSelection},
 		{"releases", testReleases},
 		{"scoping", testScoping},

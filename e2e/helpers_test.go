@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -223,7 +224,7 @@ func lintErrors(t *testing.T, objs []object) []map[string][]string {
 // refused with an HTTP code, who refused it and the messages.
 type refusal struct {
 	Code     int32
-	By       string   // "webhook", "policy" (a ValidatingAdmissionPolicy) or "schema"
+	By       string   // "webhook", "kyverno", "policy" (a ValidatingAdmissionPolicy) or "schema"
 	Messages []string // without the refuser's preamble
 	Fields   []string // the fields a schema refusal names
 	Raw      string
@@ -231,7 +232,13 @@ type refusal struct {
 
 const (
 	webhookPrefix = `admission webhook "validation.gatekeeper.sh" denied the request: `
+	// Kyverno's webhook for ValidatingPolicies that refuse (Deny), each
+	// failed policy as "Policy NAME failed: MESSAGE", joined with "; ".
+	kyvernoPrefix = `admission webhook "vpol.validate.kyverno.svc-fail" denied the request: `
 )
+
+// kyvernoFailed is one failed policy in a Kyverno refusal.
+var kyvernoFailed = regexp.MustCompile(`(?:^|; )Policy (\S+) failed: `)
 
 // answer classifies the error of a create.
 func answer(err error) refusal {
@@ -248,6 +255,14 @@ func answer(err error) refusal {
 	case strings.HasPrefix(st.Message, webhookPrefix):
 		r.By = "webhook"
 		r.Messages = strings.Split(strings.TrimPrefix(st.Message, webhookPrefix), "\n")
+	case strings.Contains(st.Message, kyvernoPrefix):
+		r.By = "kyverno"
+		rest := st.Message[strings.Index(st.Message, kyvernoPrefix)+len(kyvernoPrefix):]
+		for _, p := range kyvernoFailed.Split(rest, -1) {
+			if p != "" {
+				r.Messages = append(r.Messages, p)
+			}
+		}
 	case strings.Contains(st.Message, "ValidatingAdmissionPolicy '") && strings.Contains(st.Message, " denied request: "):
 		// "<resource> \"<name>\" is forbidden: ValidatingAdmissionPolicy
 		// '<policy>' with binding '<binding>' denied request: <message>"

@@ -191,7 +191,8 @@ func lineDiff(want, got string) string {
 // `evaluate lint` finds an error, with the same rule ids and messages, from
 // the refuser `by` ("policy": the ValidatingAdmissionPolicy Gatekeeper
 // generated, status 422; "webhook": Gatekeeper's webhook, status 403;
-// "native": policies/kubernetes' ome-version-lint-error, status 422).
+// "native": policies/kubernetes' ome-version-lint-error, status 422;
+// "kyverno": policies/kyverno's ome-version-lint-error in Kyverno's webhook).
 func checkObjects(t *testing.T, by string) {
 	objs := repoObjects(t)
 	var models []object
@@ -251,6 +252,13 @@ func checkObjects(t *testing.T, by string) {
 			wantMsgs = want[i][:1]
 			if got.Code != 422 {
 				t.Errorf("%s: want status 422 from the ValidatingAdmissionPolicy, got %d: %s", o, got.Code, got.Raw)
+			}
+		case "kyverno":
+			// A ValidatingPolicy refuses with its first failing
+			// validation, as the ValidatingAdmissionPolicy does.
+			wantMsgs = want[i][:1]
+			if !strings.Contains(got.Raw, "Policy ome-version-lint-error failed: ") {
+				t.Errorf("%s: want the refusal from ome-version-lint-error, got %s", o, got.Raw)
 			}
 		}
 		refuser := by

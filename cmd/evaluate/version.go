@@ -34,6 +34,10 @@ const (
 	// kubernetesVersion is the kube-apiserver that `make e2e` runs (the
 	// Makefile's KUBE_VERSION).
 	kubernetesVersion = "v1.35.4"
+	// kyvernoVersion is the Kyverno whose CLI `make kyverno-verify` and
+	// whose admission controller `make e2e` run (the Makefile's
+	// KYVERNO_VERSION).
+	kyvernoVersion = "v1.19.1"
 )
 
 // versionInfo is what `evaluate version` prints.
@@ -49,6 +53,7 @@ type versionInfo struct {
 	OMECRDs     string   `json:"omeCRDs" yaml:"omeCRDs"`
 	Gatekeeper  string   `json:"gatekeeper" yaml:"gatekeeper"`
 	Kubernetes  string   `json:"kubernetes" yaml:"kubernetes"`
+	Kyverno     string   `json:"kyverno" yaml:"kyverno"`
 }
 
 // buildVersion gathers the facts from the stamped variables and the
@@ -66,6 +71,7 @@ func buildVersion() versionInfo {
 		OMECRDs:     omeCRDVersion,
 		Gatekeeper:  gatekeeperVersion,
 		Kubernetes:  kubernetesVersion,
+		Kyverno:     kyvernoVersion,
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if v.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
@@ -122,7 +128,7 @@ func newVersionCommand() *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:     "version",
-		Short:   "Print the version, and the OME, Gatekeeper and Kubernetes versions it follows",
+		Short:   "Print the version, and the OME, Gatekeeper, Kubernetes and Kyverno versions it follows",
 		Long:    helpText("version"),
 		Example: exampleText("version"),
 		Args:    cobra.NoArgs,
@@ -171,6 +177,7 @@ func versionRows(v versionInfo) [][2]string {
 		{"ome crds", v.OMECRDs},
 		{"gatekeeper (e2e)", v.Gatekeeper},
 		{"kubernetes (e2e)", v.Kubernetes},
+		{"kyverno (e2e)", v.Kyverno},
 	}
 }
 

@@ -50,6 +50,7 @@ func TestVersion(t *testing.T) {
 	for _, c := range []struct{ got, variable string }{
 		{v.Gatekeeper, "GATOR_VERSION"},
 		{v.Kubernetes, "KUBE_VERSION"},
+		{v.Kyverno, "KYVERNO_VERSION"},
 	} {
 		m := regexp.MustCompile(`(?m)^` + c.variable + `\s*:=\s*(\S+)$`).FindStringSubmatch(makefile)
 		require.NotNil(t, m, c.variable)

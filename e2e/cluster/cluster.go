@@ -1,9 +1,11 @@
 // Package cluster owns the local control plane of the end-to-end tests and
-// of `make cluster`: etcd, kube-apiserver and Gatekeeper's manager, built
-// from their Go modules into bin/, started on 127.0.0.1 with free ports,
-// their state, logs, pids and admin kubeconfig under one folder
-// (bin/cluster/). It installs OME's CRDs and the project's Gatekeeper
-// bundle, and returns only when Gatekeeper refuses what it should.
+// of `make cluster`: etcd, kube-apiserver, Gatekeeper's manager and
+// Kyverno's admission controller, built from their Go modules into bin/,
+// started on 127.0.0.1 with free ports, their state, logs, pids and admin
+// kubeconfig under one folder (bin/cluster/). It installs OME's CRDs and
+// the project's Gatekeeper bundle, and returns only when Gatekeeper refuses
+// what it should (Kyverno runs with no policy: the checks of the Kyverno
+// bundle install it; see kyverno.go).
 //
 // It knows nothing of OME's rules: what it checks comes from the project's
 // files and from `evaluate`.
@@ -26,7 +28,7 @@ import (
 // Options says where things are. Zero values mean the repository's layout.
 type Options struct {
 	Repo   string // the repository's root (policies/, testdata/)
-	Bin    string // where etcd, kube-apiserver and gatekeeper are (default Repo/bin)
+	Bin    string // where etcd, kube-apiserver, gatekeeper and kyverno are (default Repo/bin)
 	Dir    string // the state folder (default Bin/cluster)
 	Log    func(format string, args ...any)
 	Audit  time.Duration // Gatekeeper's --audit-interval (default 10s)
@@ -63,17 +65,19 @@ func (o *Options) defaults() {
 
 // State is what a running cluster records in Dir/state.json.
 type State struct {
-	APIServer     string `json:"apiServer"`     // https://127.0.0.1:PORT
-	EtcdClient    int    `json:"etcdClient"`    // port
-	EtcdPeer      int    `json:"etcdPeer"`      // port
-	Webhook       int    `json:"webhook"`       // Gatekeeper's webhook port
-	Health        int    `json:"health"`        // Gatekeeper's health port
-	Kubeconfig    string `json:"kubeconfig"`    // admin kubeconfig
-	AuditInterval int    `json:"auditInterval"` // seconds
+	APIServer      string `json:"apiServer"`      // https://127.0.0.1:PORT
+	EtcdClient     int    `json:"etcdClient"`     // port
+	EtcdPeer       int    `json:"etcdPeer"`       // port
+	Webhook        int    `json:"webhook"`        // Gatekeeper's webhook port
+	Health         int    `json:"health"`         // Gatekeeper's health port
+	KyvernoWebhook int    `json:"kyvernoWebhook"` // Kyverno's webhook port
+	KyvernoMetrics int    `json:"kyvernoMetrics"` // Kyverno's metrics port
+	Kubeconfig     string `json:"kubeconfig"`     // admin kubeconfig
+	AuditInterval  int    `json:"auditInterval"`  // seconds
 }
 
 // The processes, in start order; Down stops them in reverse.
-var processNames = []string{"etcd", "kube-apiserver", "gatekeeper"}
+var processNames = []string{"etcd", "kube-apiserver", "gatekeeper", "kyverno"}
 
 // Running tells whether any recorded process of the state folder still runs.
 func Running(dir string) []string {
@@ -125,6 +129,7 @@ func Up(ctx context.Context, o Options) (st *State, err error) {
 		u.startGatekeeper,
 		u.installWebhook,
 		u.installBundle,
+		u.startKyverno,
 	} {
 		if err := step(ctx); err != nil {
 			return nil, err
@@ -149,6 +154,8 @@ type upRun struct {
 	gkDeploy   string     // Gatekeeper's deployment manifest
 	gkObjects  []object   // its objects
 	gatekeeper process
+	kyConfig   []object // Kyverno's ConfigMaps, applied before it starts
+	kyverno    process
 }
 
 // freshStateDir refuses to start over a running cluster, then empties the
@@ -163,10 +170,10 @@ func freshStateDir(dir string) error {
 	return os.MkdirAll(filepath.Join(dir, "audit"), 0o755)
 }
 
-// choosePorts picks five distinct free ports and the API server's URL.
+// choosePorts picks seven distinct free ports and the API server's URL.
 func (u *upRun) choosePorts(context.Context) error {
 	u.st = &State{AuditInterval: int(u.o.Audit / time.Second), Kubeconfig: filepath.Join(u.o.Dir, "kubeconfig")}
-	ports := []*int{&u.st.EtcdClient, &u.st.EtcdPeer, &u.apiPort, &u.st.Webhook, &u.st.Health}
+	ports := []*int{&u.st.EtcdClient, &u.st.EtcdPeer, &u.apiPort, &u.st.Webhook, &u.st.Health, &u.st.KyvernoWebhook, &u.st.KyvernoMetrics}
 	seen := map[int]bool{}
 	for _, p := range ports {
 		for *p == 0 || seen[*p] {
@@ -271,8 +278,9 @@ func (u *upRun) startAPIServer(ctx context.Context) error {
 	return waitHTTP(ctx, apiserver, kc.http, u.st.APIServer+"/readyz")
 }
 
-// installCRDs installs OME's CRDs, then Gatekeeper's (from its module) and
-// its namespace, and waits until they are established.
+// installCRDs installs OME's CRDs, then Gatekeeper's and Kyverno's (from
+// their modules) and their namespaces, and waits until they are
+// established.
 func (u *upRun) installCRDs(ctx context.Context) error {
 	gkDeploy, err := gatekeeperDeploy(ctx)
 	if err != nil {
@@ -292,9 +300,19 @@ func (u *upRun) installCRDs(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	u.o.Log("installing OME's and Gatekeeper's CRDs")
+	kyManifest, err := kyvernoManifest(ctx)
+	if err != nil {
+		return err
+	}
+	kyObjects, err := readObjects(kyManifest)
+	if err != nil {
+		return err
+	}
+	kyCRDs, kyConfig := kyvernoSetup(kyObjects)
+	u.kyConfig = kyConfig
+	u.o.Log("installing OME's, Gatekeeper's and Kyverno's CRDs")
 	var install []object
-	for _, obj := range append(omeCRDs, u.gkObjects...) {
+	for _, obj := range append(append(omeCRDs, u.gkObjects...), kyCRDs...) {
 		if k := obj.GetKind(); k == "CustomResourceDefinition" || k == "Namespace" {
 			install = append(install, obj)
 		}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ const repoRoot = "../.."
 // The bundles' kustomizations render exactly the objects of the files they
 // list, in their order, as `kubectl apply -k` would apply them.
 func TestKustomizeRendersTheBundles(t *testing.T) {
-	for _, dir := range []string{"policies/gatekeeper", "policies/kubernetes"} {
+	for _, dir := range []string{"policies/gatekeeper", "policies/kubernetes", "policies/kyverno"} {
 		t.Run(dir, func(t *testing.T) {
 			root := filepath.Join(repoRoot, dir)
 			got, err := Kustomize(root)
@@ -166,5 +167,20 @@ func TestSplitConstraints(t *testing.T) {
 	}
 	if _, _, err := splitConstraints(objs, []string{"no-such-constraint"}); err == nil || !strings.Contains(err.Error(), "no-such-constraint") {
 		t.Errorf("a missing constraint: %v", err)
+	}
+}
+
+// The Kyverno the cluster runs is the one the Makefile builds.
+func TestKyvernoVersionIsTheMakefiles(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^KYVERNO_VERSION\s*:=\s*(\S+)$`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("the Makefile sets no KYVERNO_VERSION")
+	}
+	if string(m[1]) != KyvernoVersion {
+		t.Errorf("cluster.KyvernoVersion is %s, the Makefile's KYVERNO_VERSION %s", KyvernoVersion, m[1])
 	}
 }

@@ -1,6 +1,6 @@
 // Command ome-cluster starts and stops the project's local control plane (etcd,
-// kube-apiserver with OME's CRDs, Gatekeeper with the project's bundle) on
-// 127.0.0.1. `make cluster` and `make cluster-down` run it.
+// kube-apiserver with OME's CRDs, Gatekeeper with the project's bundle,
+// Kyverno's admission controller) on 127.0.0.1. `make cluster` and `make cluster-down` run it.
 //
 //	ome-cluster up   [-repo DIR] [-bin DIR] [-dir DIR] [-audit-interval 10s]
 //	ome-cluster down [-dir DIR]
@@ -23,9 +23,10 @@ import (
 
 const usage = `usage: ome-cluster up|down|status [flags]
 
-  up      build nothing, start etcd, kube-apiserver and Gatekeeper from -bin on
-          127.0.0.1, install OME's CRDs and the Gatekeeper bundle, return when
-          Gatekeeper refuses what it should; the admin kubeconfig is DIR/kubeconfig
+  up      build nothing, start etcd, kube-apiserver, Gatekeeper and Kyverno from
+          -bin on 127.0.0.1, install OME's CRDs and the Gatekeeper bundle (no
+          Kyverno policy), return when Gatekeeper refuses what it should; the
+          admin kubeconfig is DIR/kubeconfig
   down    stop the processes recorded in DIR (by pid), wait until they exited,
           and remove DIR
   status  list the recorded processes that still run
@@ -44,7 +45,7 @@ func main() {
 	fs := flag.NewFlagSet("ome-cluster "+os.Args[1], flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(os.Stderr, usage); fs.PrintDefaults() }
 	repo := fs.String("repo", ".", "the repository's root")
-	bin := fs.String("bin", "", "folder of etcd, kube-apiserver and gatekeeper (default REPO/bin)")
+	bin := fs.String("bin", "", "folder of etcd, kube-apiserver, gatekeeper and kyverno (default REPO/bin)")
 	dir := fs.String("dir", "", "state folder (default BIN/cluster)")
 	audit := fs.Duration("audit-interval", 10*time.Second, "Gatekeeper's audit interval")
 	if err := fs.Parse(os.Args[2:]); err != nil {
@@ -69,7 +70,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "ome-cluster up: %v\n", err)
 			os.Exit(1)
 		}
-		fmt.Printf("cluster: ready in %.1fs: API server %s, Gatekeeper webhook 127.0.0.1:%d\n", time.Since(start).Seconds(), st.APIServer, st.Webhook)
+		fmt.Printf("cluster: ready in %.1fs: API server %s, Gatekeeper webhook 127.0.0.1:%d, Kyverno webhook 127.0.0.1:%d\n", time.Since(start).Seconds(), st.APIServer, st.Webhook, st.KyvernoWebhook)
 		fmt.Printf("export KUBECONFIG=%s\n", st.Kubeconfig)
 	case "down":
 		if err := cluster.Down(*dir); err != nil {

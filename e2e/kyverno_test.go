@@ -1,0 +1,124 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ome-policy/evaluator/e2e/cluster"
+)
+
+// kyvernoPolicies are policies/kyverno, rendered by kustomize as `kubectl
+// apply -k policies/kyverno` applies it: the RBAC that lets Kyverno read
+// OME's kinds and the two ValidatingPolicies.
+func kyvernoPolicies(t *testing.T) []*unstructured.Unstructured {
+	objs, err := cluster.Kustomize(filepath.Join(repo, "policies", "kyverno"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var policies int
+	for _, o := range objs {
+		if o.GetKind() == "ValidatingPolicy" {
+			policies++
+		}
+	}
+	if policies != 2 {
+		t.Fatalf("policies/kyverno: %d ValidatingPolicies, want two (errors and warnings)", policies)
+	}
+	return objs
+}
+
+// testKyverno installs the Kyverno bundle in the cluster's Kyverno, with
+// Gatekeeper's lint constraint on dry run, and checks:
+//   - every repository object against `evaluate gatekeeper violations`:
+//     errors refused by Kyverno's webhook with the first violation, as the
+//     ValidatingAdmissionPolicy refuses them;
+//   - a runtime with lint warnings only: admitted, with the warning;
+//   - the selection cases, with Gatekeeper's OMERuntimeSelection enforced
+//     and the Kyverno bundle installed (its error policy on Audit, as
+//     Gatekeeper's lint constraint is on dry run when testSelection runs
+//     them): the answers are Gatekeeper's, as `evaluate select` gives
+//     them. Kyverno leaves runtime selection to Gatekeeper
+//     (docs/kyverno.md), so it must refuse no InferenceService.
+//
+// It removes the bundle at the end.
+func testKyverno(t *testing.T) {
+	withAction(t, lintConstraint(t), "dryrun", func(t *testing.T) { waitLintRefusedBy(t, "policy") })
+	waitAdmitted(t, lintProbe(t))
+	objs := kyvernoPolicies(t)
+	for _, o := range objs {
+		if _, err := kube.Apply(ctxT(t), o); err != nil {
+			t.Fatalf("applying %s %s: %v", o.GetKind(), o.GetName(), err)
+		}
+	}
+	t.Cleanup(func() {
+		for i := len(objs) - 1; i >= 0; i-- {
+			if err := kube.Delete(ctxT(t), objs[i]); err != nil {
+				t.Error(err)
+			}
+		}
+		// Kyverno takes its webhooks' rules back when the policies go.
+		if err := eventually(60*time.Second, func() error {
+			_, err := kube.Create(ctxT(t), lintProbe(t), true)
+			if got := answer(err); got.By == "kyverno" {
+				return fmt.Errorf("the lint probe is still refused by Kyverno: %s", got.Raw)
+			}
+			return nil
+		}); err != nil {
+			t.Error(err)
+		}
+	})
+	waitLintRefusedBy(t, "kyverno")
+	checkObjects(t, "kyverno")
+
+	// Warnings come back to the client, the first failing validation's.
+	warned, w := warnedKube(t)
+	bad, err := cluster.ReadObjects(filepath.Join(repo, "testdata", "lint", "bad", "ignored-field.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := warned.Create(ctxT(t), bad[0], true)
+	if err != nil {
+		t.Fatalf("a runtime with a lint warning only: %v", err)
+	}
+	got := w.take()
+	want := lintViolationsAt(t, "warning", []object{{File: "ignored-field.yaml", Obj: stored}})[0]
+	if len(want) == 0 {
+		t.Fatal("ignored-field.yaml: evaluate gatekeeper violations finds no warning")
+	}
+	wantWarning := "Policy ome-version-lint-warning failed: " + want[0]
+	if strings.Join(got, "\n") != wantWarning {
+		t.Errorf("warnings:\n got %q\nwant %q", got, wantWarning)
+	} else {
+		t.Logf("a runtime with %d lint warnings: admitted with the first, as evaluate gatekeeper violations --severities warning gives it", len(want))
+	}
+
+	// Runtime selection: Gatekeeper's answers, with Kyverno's bundle in
+	// place. The error policy audits only, so that the cases' runtimes
+	// with lint errors are stored, as in testSelection.
+	for _, o := range objs {
+		if o.GetName() != "ome-version-lint-error" || o.GetKind() != "ValidatingPolicy" {
+			continue
+		}
+		audit := o.DeepCopy()
+		if err := unstructured.SetNestedStringSlice(audit.Object, []string{"Audit"}, "spec", "validationActions"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := kube.Apply(ctxT(t), audit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitAdmitted(t, lintProbe(t))
+	newest := omeReleases(t)[0]
+	var cases []selectionCase
+	for _, c := range selectionCases(t) {
+		if c.holdsFor(newest) {
+			cases = append(cases, c)
+		}
+	}
+	runSelectionCases(t, cases, "", 20*time.Second)
+}
