@@ -286,13 +286,7 @@ func testSelection(t *testing.T) {
 	withAction(t, lintConstraint(t), "dryrun", func(t *testing.T) { waitLintRefusedBy(t, "policy") })
 	waitAdmitted(t, lintProbe(t))
 
-	newest := omeReleases(t)[0]
-	var cases []selectionCase
-	for _, c := range selectionCases(t) {
-		if c.holdsFor(newest) {
-			cases = append(cases, c)
-		}
-	}
+	cases := newestSelectionCases(t)
 	examples, err := cluster.ReadObjects(filepath.Join(repo, "testdata", "examples"))
 	if err != nil {
 		t.Fatal(err)
@@ -504,4 +498,17 @@ func testGatekeeperDown(t *testing.T) {
 		deleteAll(t, []*unstructured.Unstructured{created})
 	}
 	waitSelectionEnforced(t)
+}
+
+// newestSelectionCases are the selection cases that hold for the newest
+// OME release, the one the cluster's bundle states.
+func newestSelectionCases(t *testing.T) []selectionCase {
+	newest := omeReleases(t)[0]
+	var cases []selectionCase
+	for _, c := range selectionCases(t) {
+		if c.holdsFor(newest) {
+			cases = append(cases, c)
+		}
+	}
+	return cases
 }

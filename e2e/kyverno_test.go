@@ -113,12 +113,6 @@ func testKyverno(t *testing.T) {
 		}
 	}
 	waitAdmitted(t, lintProbe(t))
-	newest := omeReleases(t)[0]
-	var cases []selectionCase
-	for _, c := range selectionCases(t) {
-		if c.holdsFor(newest) {
-			cases = append(cases, c)
-		}
-	}
+	cases := newestSelectionCases(t)
 	runSelectionCases(t, cases, "", 20*time.Second)
 }
