@@ -486,22 +486,32 @@ func waitHTTP(ctx context.Context, p process, client *http.Client, url string) e
 // gatekeeperDeploy finds Gatekeeper's deploy/gatekeeper.yaml in the Go
 // module cache, downloading the pinned module if need be.
 func gatekeeperDeploy(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "mod", "download", "-json", "github.com/open-policy-agent/gatekeeper/v3@"+GatekeeperVersion).Output()
+	dir, err := moduleDir(ctx, "github.com/open-policy-agent/gatekeeper/v3", GatekeeperVersion)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "deploy", "gatekeeper.yaml"), nil
+}
+
+// moduleDir is the folder of module@version in the Go module cache,
+// downloaded if need be (outside any module's requirements, so that a
+// module with replace directives, such as Kyverno's, downloads too).
+func moduleDir(ctx context.Context, module, version string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", module+"@"+version)
+	cmd.Env = append(cmd.Environ(), "GOFLAGS=-mod=mod")
+	out, err := cmd.Output()
+	var mod struct{ Dir, Error string }
+	if jerr := json.Unmarshal(out, &mod); jerr == nil && mod.Error != "" {
+		return "", fmt.Errorf("go mod download %s@%s: %s", module, version, mod.Error)
+	}
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return "", fmt.Errorf("go mod download gatekeeper %s: %v\n%s", GatekeeperVersion, err, ee.Stderr)
+			return "", fmt.Errorf("go mod download %s@%s: %v\n%s", module, version, err, ee.Stderr)
 		}
-		return "", fmt.Errorf("go mod download gatekeeper %s: %w", GatekeeperVersion, err)
+		return "", fmt.Errorf("go mod download %s@%s: %w", module, version, err)
 	}
-	var mod struct{ Dir, Error string }
-	if err := json.Unmarshal(out, &mod); err != nil {
-		return "", err
-	}
-	if mod.Error != "" {
-		return "", fmt.Errorf("go mod download gatekeeper %s: %s", GatekeeperVersion, mod.Error)
-	}
-	return filepath.Join(mod.Dir, "deploy", "gatekeeper.yaml"), nil
+	return mod.Dir, nil
 }
 
 // GatekeeperVersion is the Gatekeeper whose manager and CRDs the cluster runs.

@@ -11,11 +11,7 @@ package cluster
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -44,21 +40,11 @@ var kyvernoEnv = []string{
 // deployments) in the Go module cache, downloading the pinned module if
 // need be.
 func kyvernoManifest(ctx context.Context) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", "github.com/kyverno/kyverno@"+KyvernoVersion)
-	cmd.Env = append(cmd.Environ(), "GOFLAGS=-mod=mod")
-	out, err := cmd.Output()
-	var mod struct{ Dir, Error string }
-	if jerr := json.Unmarshal(out, &mod); jerr == nil && mod.Error != "" {
-		return "", fmt.Errorf("go mod download kyverno %s: %s", KyvernoVersion, mod.Error)
-	}
+	dir, err := moduleDir(ctx, "github.com/kyverno/kyverno", KyvernoVersion)
 	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return "", fmt.Errorf("go mod download kyverno %s: %v\n%s", KyvernoVersion, err, ee.Stderr)
-		}
-		return "", fmt.Errorf("go mod download kyverno %s: %w", KyvernoVersion, err)
+		return "", err
 	}
-	return filepath.Join(mod.Dir, "config", "install-latest-testing.yaml"), nil
+	return filepath.Join(dir, "config", "install-latest-testing.yaml"), nil
 }
 
 // kyvernoSetup is what the admission controller needs before it starts:
