@@ -341,3 +341,21 @@ func processPid(t *testing.T, name string) int {
 	}
 	return pid
 }
+
+// applyWhileTesting applies objs in order and deletes them, in reverse
+// order, when the test ends.
+func applyWhileTesting(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
+	for _, o := range objs {
+		if _, err := kube.Apply(ctxT(t), o); err != nil {
+			t.Fatalf("applying %s %s: %v", o.GetKind(), o.GetName(), err)
+		}
+	}
+	t.Cleanup(func() {
+		for i := len(objs) - 1; i >= 0; i-- {
+			if err := kube.Delete(ctxT(t), objs[i]); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+}

@@ -50,18 +50,9 @@ func testKyverno(t *testing.T) {
 	withAction(t, lintConstraint(t), "dryrun", func(t *testing.T) { waitLintRefusedBy(t, "policy") })
 	waitAdmitted(t, lintProbe(t))
 	objs := kyvernoPolicies(t)
-	for _, o := range objs {
-		if _, err := kube.Apply(ctxT(t), o); err != nil {
-			t.Fatalf("applying %s %s: %v", o.GetKind(), o.GetName(), err)
-		}
-	}
 	t.Cleanup(func() {
-		for i := len(objs) - 1; i >= 0; i-- {
-			if err := kube.Delete(ctxT(t), objs[i]); err != nil {
-				t.Error(err)
-			}
-		}
-		// Kyverno takes its webhooks' rules back when the policies go.
+		// Kyverno takes its webhooks' rules back once the policies are
+		// gone (applyWhileTesting's cleanup, which runs first).
 		if err := eventually(60*time.Second, func() error {
 			_, err := kube.Create(ctxT(t), lintProbe(t), true)
 			if got := answer(err); got.By == "kyverno" {
@@ -72,6 +63,7 @@ func testKyverno(t *testing.T) {
 			t.Error(err)
 		}
 	})
+	applyWhileTesting(t, objs)
 	waitLintRefusedBy(t, "kyverno")
 	checkObjects(t, "kyverno")
 

@@ -69,19 +69,7 @@ func (w *warnings) take() []string {
 func testNativePolicy(t *testing.T) {
 	withAction(t, lintConstraint(t), "dryrun", func(t *testing.T) { waitLintRefusedBy(t, "policy") })
 	waitAdmitted(t, lintProbe(t))
-	policies := nativePolicies(t)
-	for _, p := range policies {
-		if _, err := kube.Apply(ctxT(t), p); err != nil {
-			t.Fatalf("applying %s %s: %v", p.GetKind(), p.GetName(), err)
-		}
-	}
-	t.Cleanup(func() {
-		for i := len(policies) - 1; i >= 0; i-- {
-			if err := kube.Delete(ctxT(t), policies[i]); err != nil {
-				t.Error(err)
-			}
-		}
-	})
+	applyWhileTesting(t, nativePolicies(t))
 	const native = "ValidatingAdmissionPolicy 'ome-version-lint-error' with binding 'ome-version-lint-error' denied request: "
 	if err := eventually(60e9, func() error {
 		_, err := kube.Create(ctxT(t), lintProbe(t), true)
