@@ -77,9 +77,9 @@ func main() {
 // object is what the output needs of a document: its reference, as JSON,
 // and its spec.
 type object struct {
-	ref      []byte // {"kind": ..., "namespace": ..., "name": ...}, indented
-	kind, ns string
-	spec     map[string]any
+	ref            []byte // {"kind": ..., "namespace": ..., "name": ...}, indented
+	kind, ns, name string
+	spec           map[string]any
 }
 
 // inScope is whether OME ever pairs the model with the runtime: a
@@ -97,6 +97,7 @@ func run(models, runtimes []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ms, rs = applied(ms), applied(rs)
 	out := bufio.NewWriterSize(stdout, 1<<16)
 	out.WriteString("{\"results\": [")
 	// Models are matched on all cores, a few ahead of the writer.
@@ -157,6 +158,23 @@ func run(models, runtimes []string, stdout io.Writer) error {
 	// release that evaluate states, which it names by default.
 	fmt.Fprintf(out, "],\n\"omeVersion\": \"v1.2.2\",\n\"leftOut\": %d,\n\"errors\": []}\n", left)
 	return out.Flush()
+}
+
+// applied keeps what kubectl apply would leave of objs: of the objects of
+// one kind, namespace and name, the last, in its place.
+func applied(objs []object) []object {
+	type key struct{ kind, ns, name string }
+	last := make(map[key]int, len(objs))
+	for i, o := range objs {
+		last[key{o.kind, o.ns, o.name}] = i
+	}
+	kept := objs[:0:0]
+	for i, o := range objs {
+		if last[key{o.kind, o.ns, o.name}] == i {
+			kept = append(kept, o)
+		}
+	}
+	return kept
 }
 
 // load reads the documents of the paths whose kind is one of kinds.
@@ -259,7 +277,7 @@ func appendObjects(out []object, d map[string]any, kinds []string) []object {
 	ref = append(ref, ",\n      \"name\": "...)
 	ref = appendString(ref, name)
 	ref = append(ref, "\n    }"...)
-	return append(out, object{ref: ref, kind: kind, ns: ns, spec: normalise(spec).(map[string]any)})
+	return append(out, object{ref: ref, kind: kind, ns: ns, name: name, spec: normalise(spec).(map[string]any)})
 }
 
 // normalise turns yaml.v3's map[string]interface{} of nested documents and

@@ -34,3 +34,29 @@ func TestAppendString(t *testing.T) {
 		require.Equal(t, want, string(appendString(nil, s)), "%q", s)
 	}
 }
+
+// Of the objects of one kind, namespace and name, bare keeps the last, in
+// its place, as kubectl apply and evaluate do.
+func TestAppliedKeepsTheLast(t *testing.T) {
+	o := func(kind, ns, name, tag string) object {
+		return object{kind: kind, ns: ns, name: name, spec: map[string]any{"tag": tag}}
+	}
+	tags := func(objs []object) (out []string) {
+		for _, x := range objs {
+			out = append(out, x.spec["tag"].(string))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		in   []object
+		want []string
+	}{
+		{"none", nil, nil},
+		{"distinct", []object{o("ServingRuntime", "a", "x", "1"), o("ServingRuntime", "b", "x", "2"), o("ClusterServingRuntime", "", "x", "3")}, []string{"1", "2", "3"}},
+		{"given twice", []object{o("ClusterServingRuntime", "", "x", "1"), o("ClusterServingRuntime", "", "y", "2"), o("ClusterServingRuntime", "", "x", "3")}, []string{"2", "3"}},
+		{"three times", []object{o("BaseModel", "a", "m", "1"), o("BaseModel", "a", "m", "2"), o("BaseModel", "a", "m", "3")}, []string{"3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, tags(applied(tc.in))) })
+	}
+}

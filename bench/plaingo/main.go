@@ -72,6 +72,9 @@ func run(models, runtimes []string) error {
 	if err != nil {
 		return err
 	}
+	// What kubectl apply would leave, as evaluate reads its objects.
+	ms, _ = objects.Deduplicate(ms)
+	rs, _ = objects.Deduplicate(rs)
 	out := bufio.NewWriterSize(os.Stdout, 1<<16)
 	w, err := output.NewMatchWriter("json", out)
 	if err != nil {
@@ -115,6 +118,7 @@ func dumpModels(models []string) error {
 	if err != nil {
 		return err
 	}
+	ms, _ = objects.Deduplicate(ms)
 	enc := yaml.NewEncoder(os.Stdout)
 	for _, m := range ms {
 		meta := map[string]any{"name": m.Name}
