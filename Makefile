@@ -190,11 +190,14 @@ kyverno:
 	done
 
 # The Kyverno bundle of every OME release on Kyverno's own CLI: kyverno test
-# on each policy's .kyverno-test (the lint objects of the gator suites), and
-# each policy applied to the InferenceServices of the selection cases, which
-# it must not refuse (Kyverno leaves runtime selection to Gatekeeper); then
-# each release's messages as kubectl-kyverno apply gives them, which must be
-# OMEVersionLint's (engine/gatekeeper TestKyvernoCLIMessages).
+# on each lint policy's .kyverno-test (the lint objects of the gator
+# suites), and each lint policy applied to the InferenceServices of the
+# selection cases, which it must not refuse; then (engine/gatekeeper
+# TestKyvernoCLIMessages) each lint refusal's message as kubectl-kyverno
+# apply gives it, which must be OMEVersionLint's, and kyverno test on the
+# selection policy's .kyverno-test (the selection cases of the gator suite,
+# with their models and runtimes as the Tests' cluster resources), whose
+# every refusal must carry the case's message, OME's.
 # policies/kyverno is the newest release's; the older releases' bundles are
 # made by the binary in an empty folder, as outside a clone.
 kyverno-verify: build kyverno
@@ -205,9 +208,11 @@ kyverno-verify: build kyverno
 	  else \
 	    (cd $$d && $(abspath $(BIN))/evaluate kyverno --ome-version $$r --out kyverno) >/dev/null; \
 	  fi; \
-	  echo "OME $$r: kubectl-kyverno test"; \
-	  $(BIN)/kubectl-kyverno test --remove-color $$d/kyverno > $$d/test.out 2>&1 || { cat $$d/test.out; echo "OME $$r: kubectl-kyverno test failed"; exit 1; }; \
-	  grep '^Test Summary:' $$d/test.out; \
+	  echo "OME $$r: kubectl-kyverno test (lint; selection below, with its messages)"; \
+	  for p in $$d/kyverno/ome-version-lint-*; do \
+	    $(BIN)/kubectl-kyverno test --remove-color $$p > $$d/test.out 2>&1 || { cat $$d/test.out; echo "OME $$r: kubectl-kyverno test failed"; exit 1; }; \
+	    echo "  $$(basename $$p): $$(grep '^Test Summary:' $$d/test.out)"; \
+	  done; \
 	  for t in $$d/kyverno/*/.kyverno-test/inferenceservices.yaml; do \
 	    p=$$(dirname $$(dirname $$t)); \
 	    $(BIN)/kubectl-kyverno apply $$p/$$(basename $$p).yaml --resource $$t --remove-color > $$d/apply.out 2>&1 || { cat $$d/apply.out; echo "OME $$r: $$(basename $$p) refuses an InferenceService"; exit 1; }; \
@@ -216,7 +221,8 @@ kyverno-verify: build kyverno
 	  done; \
 	  rm -rf $$d; trap - EXIT; \
 	done
-	@# kyverno test checks verdicts only: Kyverno's messages, byte for byte.
+	@# kyverno test checks verdicts only: Kyverno's messages, byte for byte,
+	@# and the selection policy's Tests (kubectl-kyverno test -o json).
 	KYVERNO_CLI=$(abspath $(BIN))/kubectl-kyverno $(GO) test -count=1 ./engine/gatekeeper -run '^TestKyvernoCLIMessages$$'
 
 # The local control plane's servers, built from their Go modules at the

@@ -160,6 +160,39 @@ func celParts(x string) string {
 // fails on any other ome function, and on math, which Gatekeeper's CEL
 // does not have.
 func rewriteCEL(expr string, inputs map[string]string) (string, error) {
+	return (&celRewriter{inputs: inputs}).rewrite(expr)
+}
+
+// celRewriter rewrites the project's CEL for another CEL environment.
+// inputs renames identifiers: a key is a name ("model") or a variable
+// ("variables.score"), and a path that starts with it ("model.spec") is
+// renamed too. calls are stand-ins for functions by name, given their
+// rewritten arguments; methods are stand-ins for methods (the receiver is
+// an identifier or a call), given the rewritten receiver and arguments.
+// With kyverno, cel.bind and math are kept (Kyverno's CEL has them), and
+// omeVersion values are written as maps (kyvernoVersion).
+type celRewriter struct {
+	inputs  map[string]string
+	calls   map[string]func(args []string) string
+	methods map[string]func(recv string, args []string) string
+	kyverno bool
+}
+
+// rename applies inputs to an identifier path.
+func (r *celRewriter) rename(name string) string {
+	best := ""
+	for k := range r.inputs {
+		if (name == k || strings.HasPrefix(name, k+".")) && len(k) > len(best) {
+			best = k
+		}
+	}
+	if best == "" {
+		return name
+	}
+	return r.inputs[best] + name[len(best):]
+}
+
+func (r *celRewriter) rewrite(expr string) (string, error) {
 	var out strings.Builder
 	for i := 0; i < len(expr); {
 		c := expr[i]
@@ -172,7 +205,8 @@ func rewriteCEL(expr string, inputs map[string]string) (string, error) {
 			i = end
 			continue
 		}
-		if isIdentStart(c) && (i == 0 || !isIdentChar(expr[i-1]) && expr[i-1] != '.') {
+		// An identifier that does not select a field (.name, .?name).
+		if isIdentStart(c) && (i == 0 || !isIdentChar(expr[i-1]) && expr[i-1] != '.' && !strings.HasSuffix(expr[:i], ".?")) {
 			j := i
 			for j < len(expr) && (isIdentChar(expr[j]) || expr[j] == '.') {
 				j++
@@ -185,48 +219,22 @@ func rewriteCEL(expr string, inputs map[string]string) (string, error) {
 				}
 				rewritten := make([]string, len(args))
 				for k, a := range args {
-					if rewritten[k], err = rewriteCEL(a, inputs); err != nil {
+					if rewritten[k], err = r.rewrite(a); err != nil {
 						return "", err
 					}
 				}
-				switch {
-				case name == "cel.bind" && len(args) == 3:
-					fmt.Fprintf(&out, "[%s].map(%s, %s)[0]", rewritten[1], strings.TrimSpace(rewritten[0]), rewritten[2])
+				if text, ok, err := r.call(name, args, rewritten, expr, &end); err != nil {
+					return "", err
+				} else if ok {
+					out.WriteString(text)
 					i = end
 					continue
-				case name == "isOmeVersion" && len(args) == 1:
-					out.WriteString(celIsValid(rewritten[0]))
-					i = end
-					continue
-				case name == "omeVersionProblem" && len(args) == 1:
-					out.WriteString(celProblem(rewritten[0]))
-					i = end
-					continue
-				case name == "omeVersion" && len(args) == 1:
-					rest := expr[end:]
-					switch {
-					case strings.HasPrefix(rest, ".hasSuffix()"):
-						out.WriteString(celHasSuffix(rewritten[0]))
-						i = end + len(".hasSuffix()")
-						continue
-					case strings.HasPrefix(rest, ".parts()"):
-						out.WriteString(celParts(rewritten[0]))
-						i = end + len(".parts()")
-						continue
-					case strings.HasPrefix(rest, ".hasV()"):
-						out.WriteString(celHasV(rewritten[0]))
-						i = end + len(".hasV()")
-						continue
-					}
 				}
-				if strings.HasPrefix(name, "ome") || strings.HasPrefix(name, "math.") || name == "cel.bind" {
+				if strings.HasPrefix(name, "ome") || !r.kyverno && (strings.HasPrefix(name, "math.") || name == "cel.bind") {
 					return "", fmt.Errorf("CEL for Gatekeeper: no plain-CEL stand-in for %s(...)", name)
 				}
 			}
-			if to, ok := inputs[name]; ok {
-				name = to
-			}
-			out.WriteString(name)
+			out.WriteString(r.rename(name))
 			i = j
 			continue
 		}
@@ -234,6 +242,73 @@ func rewriteCEL(expr string, inputs map[string]string) (string, error) {
 		i++
 	}
 	return out.String(), nil
+}
+
+// call gives the stand-in of the call of name (args as written, and
+// rewritten); end, the index after the call, moves past a method that
+// follows it and is part of the stand-in.
+func (r *celRewriter) call(name string, args, rewritten []string, expr string, end *int) (string, bool, error) {
+	switch {
+	case name == "cel.bind" && len(args) == 3:
+		if r.kyverno {
+			return fmt.Sprintf("cel.bind(%s, %s, %s)", strings.TrimSpace(rewritten[0]), rewritten[1], rewritten[2]), true, nil
+		}
+		return fmt.Sprintf("[%s].map(%s, %s)[0]", rewritten[1], strings.TrimSpace(rewritten[0]), rewritten[2]), true, nil
+	case name == "isOmeVersion" && len(args) == 1:
+		return celIsValid(rewritten[0]), true, nil
+	case name == "omeVersionProblem" && len(args) == 1:
+		return celProblem(rewritten[0]), true, nil
+	case name == "omeVersion" && len(args) == 1 && r.kyverno:
+		return r.chain(kyvernoVersion(rewritten[0]), expr, end)
+	case name == "omeVersion" && len(args) == 1:
+		rest := expr[*end:]
+		switch {
+		case strings.HasPrefix(rest, ".hasSuffix()"):
+			*end += len(".hasSuffix()")
+			return celHasSuffix(rewritten[0]), true, nil
+		case strings.HasPrefix(rest, ".parts()"):
+			*end += len(".parts()")
+			return celParts(rewritten[0]), true, nil
+		case strings.HasPrefix(rest, ".hasV()"):
+			*end += len(".hasV()")
+			return celHasV(rewritten[0]), true, nil
+		}
+	}
+	if f, ok := r.calls[name]; ok {
+		return r.chain(f(rewritten), expr, end)
+	}
+	if dot := strings.LastIndexByte(name, '.'); dot > 0 {
+		if f, ok := r.methods[name[dot+1:]]; ok {
+			return f(r.rename(name[:dot]), rewritten), true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// chain is a stand-in followed by the methods of r that are called on it.
+func (r *celRewriter) chain(text, expr string, end *int) (string, bool, error) {
+	for *end < len(expr) && expr[*end] == '.' {
+		j := *end + 1
+		for j < len(expr) && isIdentChar(expr[j]) {
+			j++
+		}
+		f, ok := r.methods[expr[*end+1:j]]
+		if !ok || j == len(expr) || expr[j] != '(' {
+			break
+		}
+		args, after, err := callArgs(expr, j)
+		if err != nil {
+			return "", false, err
+		}
+		rewritten := make([]string, len(args))
+		for k, a := range args {
+			if rewritten[k], err = r.rewrite(a); err != nil {
+				return "", false, err
+			}
+		}
+		text, *end = f("("+text+")", rewritten), after
+	}
+	return text, true, nil
 }
 
 func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
@@ -349,7 +424,8 @@ type celPolicy struct {
 		Name string `yaml:"name"`
 	} `yaml:"metadata"`
 	Spec struct {
-		Variables []celVariable `yaml:"variables"`
+		Variables   []celVariable `yaml:"variables"`
+		Validations []celRule     `yaml:"validations"`
 	} `yaml:"spec"`
 }
 
@@ -447,6 +523,15 @@ func homogenize(expr string) (string, error) {
 				return "", err
 			}
 			literal := c != '(' && !indexes(expr, i)
+			if c == '[' && literal && hasOptionalElement(elems) {
+				h, err := optionalList(elems)
+				if err != nil {
+					return "", err
+				}
+				out.WriteString(h)
+				i = end
+				continue
+			}
 			out.WriteByte(c)
 			for k, e := range elems {
 				if k > 0 {
@@ -486,6 +571,44 @@ func homogenize(expr string) (string, error) {
 		}
 	}
 	return out.String(), nil
+}
+
+func hasOptionalElement(elems []string) bool {
+	for _, e := range elems {
+		if strings.HasPrefix(strings.TrimSpace(e), "?") {
+			return true
+		}
+	}
+	return false
+}
+
+// optionalList writes a list literal with optional elements ([a, ?b]) as
+// lists joined, each optional element a list of its value or of nothing:
+// the homogeneity check of cel-go (v0.31) fails on an optional element
+// whose type is dyn, as a field of an object under admission is.
+func optionalList(elems []string) (string, error) {
+	var parts, plain []string
+	flush := func() {
+		if len(plain) > 0 {
+			parts = append(parts, "["+strings.Join(plain, ", ")+"]")
+			plain = nil
+		}
+	}
+	for _, e := range elems {
+		h, err := homogenize(e)
+		if err != nil {
+			return "", err
+		}
+		h = strings.TrimSpace(h)
+		if strings.HasPrefix(h, "?") {
+			flush()
+			parts = append(parts, "["+strings.TrimSpace(h[1:])+"].map(__o, __o.hasValue() ? [dyn(__o.value())] : [])[0]")
+			continue
+		}
+		plain = append(plain, "dyn("+h+")")
+	}
+	flush()
+	return "(" + strings.Join(parts, " + ") + ")", nil
 }
 
 // indexes reports whether the bracket at i follows an operand, so that it

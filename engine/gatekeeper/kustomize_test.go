@@ -59,8 +59,9 @@ func TestKustomizationsListTheBundle(t *testing.T) {
 				t.Errorf("%s/kustomization.yaml lists a constraint before the templates", dir)
 			}
 		}
-		// The RBAC and both policies, never a test's resources.
-		if dir == "policies/kyverno" && (len(doc.Resources) != 1+len(KyvernoSeverities) || kinds["ClusterRole"] != 0 || kinds["ValidatingPolicy"] != 1) {
+		// The RBAC, both lint policies and the selection policy, never a
+		// test's resources.
+		if dir == "policies/kyverno" && (len(doc.Resources) != 2+len(KyvernoSeverities) || kinds["ClusterRole"] != 0 || kinds["ValidatingPolicy"] != 1) {
 			t.Errorf("%s/kustomization.yaml: %v", dir, doc.Resources)
 		}
 		if dir == "policies/kubernetes" && (kinds["ValidatingAdmissionPolicy"] != 0 || len(doc.Resources) != len(b)-1) {

@@ -76,6 +76,14 @@ func GenerateKyverno(opts Options) (Bundle, error) {
 		}
 		resources = append(resources, file)
 	}
+	selection, err := kyvernoSelectionPolicy(opts.Policies, lint)
+	if err != nil {
+		return nil, err
+	}
+	file := path.Join(kyvernoSelectionName, kyvernoSelectionName+".yaml")
+	b[file] = selection
+	b.add(path.Join(kyvernoSelectionName, ".kyverno-test"), kyvernoSelectionTests(opts.SelectionCases))
+	resources = append(resources, file)
 	b["rbac.yaml"] = kyvernoRBAC(lint.Release)
 	b["kustomization.yaml"] = kustomizationYAML(kyvernoGenerated, "kubectl apply -k installs the RBAC that lets Kyverno read OME's kinds and the\n"+
 		"ValidatingPolicies (Kyverno "+KyvernoMinVersion+" or later).", append([]string{"rbac.yaml"}, resources...))
