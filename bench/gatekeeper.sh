@@ -110,6 +110,7 @@ label_of() {
   esac
 }
 [ -x bin/gator ] || make -s gator
+[ -x bin/kubectl-kyverno ] || make -s kyverno
 go build -o "$work/evaluate" ./cmd/evaluate
 go build -o "$work/measure" ./bench/measure
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
@@ -174,6 +175,44 @@ for n in $SIZES; do
       printf "%-34s %9d %5d/%-5d %5d/%-5d %6.1f / %6.1f ms\n", l, n, a1, am, r1, rm, (am-a1)/k, (rm-r1)/k }'
     t=$((t + 1))
   done
+  # The Kyverno bundle's ome-runtime-selection on the same inventory and
+  # InferenceServices, with kubectl-kyverno test (Kyverno's own engine; the
+  # inventory is the Test's cluster resources, which resource.List reads),
+  # up to 1,000 runtimes.
+  [ "$n" -le 1000 ] || continue
+  k="$work/kyverno-$n"
+  mkdir -p "$k"
+  cp -r policies/kyverno/ome-runtime-selection/.kyverno-test/crds "$k/"
+  cp policies/kyverno/ome-runtime-selection/ome-runtime-selection.yaml "$k/policy.yaml"
+  {
+    printf 'apiVersion: cli.kyverno.io/v1alpha1\nkind: ClusterResource\nmetadata: {name: inventory}\nspec:\n  crds:\n'
+    for c in "$k"/crds/*.yaml; do printf '  - ../crds/%s\n' "$(basename "$c")"; done
+    printf '  resources:\n  - {apiVersion: v1, kind: Namespace, metadata: {name: default}}\n'
+    # Each document of the inventory as an item of the list.
+    awk 'FNR == 1 {first=1} /^---/ {first=1; next} /^$/ {next} { if (first) { print "  - " $0; first=0 } else print "    " $0 }' "$d/models.yaml" "$d/runtimes.yaml"
+  } >"$k/cluster.yaml"
+  for f in one-admitted many-admitted one-refused many-refused; do
+    result=pass; case $f in *refused) result=fail ;; esac
+    mkdir -p "$k/$f"
+    cp "$d/$f.yaml" "$k/$f/resources.yaml"
+    {
+      printf 'apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: %s}\npolicies: [../policy.yaml]\nresources: [resources.yaml]\nclusterResources: [../cluster.yaml]\nresults:\n' "$f"
+      grep -o 'name: isvc-[0-9]*' "$d/$f.yaml" | while read -r _ name; do
+        printf -- '- {policy: ome-runtime-selection, isValidatingPolicy: true, kind: InferenceService, resources: [default/%s], result: %s}\n' "$name" "$result"
+      done
+    } >"$k/$f/kyverno-test.yaml"
+  done
+  rm -f "$work"/k.*
+  for _ in $(seq "$runs"); do
+    for f in one-admitted many-admitted one-refused many-refused; do
+      "$work/measure" bin/kubectl-kyverno test "$k/$f" 2>/dev/null | cut -d' ' -f1 >>"$work/k.$f"
+      bin/kubectl-kyverno test --detailed-results -o json "$k/$f" >"$work/k.out" 2>&1 || { cat "$work/k.out" >&2; echo "gatekeeper.sh: kubectl-kyverno test fails on $f" >&2; exit 1; }
+    done
+  done
+  a1=$(median <"$work/k.one-admitted"); a_many=$(median <"$work/k.many-admitted")
+  r1=$(median <"$work/k.one-refused"); r_many=$(median <"$work/k.many-refused")
+  awk -v l="  1/$objects InferenceServices (Kyverno)" -v n="$n" -v a1="$a1" -v am="$a_many" -v r1="$r1" -v rm="$r_many" -v k="$((objects - 1))" 'BEGIN {
+    printf "%-34s %9d %5d/%-5d %5d/%-5d %6.1f / %6.1f ms\n", l, n, a1, am, r1, rm, (am-a1)/k, (rm-r1)/k }'
 done
 [ "${ONLY:-}" != selection ] || exit 0
 

@@ -10,11 +10,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ome-policy/evaluator/e2e/cluster"
+	"github.com/ome-policy/evaluator/engine/gatekeeper"
 )
 
 // kyvernoPolicies are policies/kyverno, rendered by kustomize as `kubectl
 // apply -k policies/kyverno` applies it: the RBAC that lets Kyverno read
-// OME's kinds and the two ValidatingPolicies.
+// OME's kinds and the three ValidatingPolicies.
 func kyvernoPolicies(t *testing.T) []*unstructured.Unstructured {
 	objs, err := cluster.Kustomize(filepath.Join(repo, "policies", "kyverno"))
 	if err != nil {
@@ -26,8 +27,8 @@ func kyvernoPolicies(t *testing.T) []*unstructured.Unstructured {
 			policies++
 		}
 	}
-	if policies != 2 {
-		t.Fatalf("policies/kyverno: %d ValidatingPolicies, want two (errors and warnings)", policies)
+	if policies != 3 {
+		t.Fatalf("policies/kyverno: %d ValidatingPolicies, want three (lint errors and warnings, runtime selection)", policies)
 	}
 	return objs
 }
@@ -38,16 +39,21 @@ func kyvernoPolicies(t *testing.T) []*unstructured.Unstructured {
 //     errors refused by Kyverno's webhook with the first violation, as the
 //     ValidatingAdmissionPolicy refuses them;
 //   - a runtime with lint warnings only: admitted, with the warning;
-//   - the selection cases, with Gatekeeper's OMERuntimeSelection enforced
-//     and the Kyverno bundle installed (its error policy on Audit, as
-//     Gatekeeper's lint constraint is on dry run when testSelection runs
-//     them): the answers are Gatekeeper's, as `evaluate select` gives
-//     them. Kyverno leaves runtime selection to Gatekeeper
-//     (docs/kyverno.md), so it must refuse no InferenceService.
+//   - the selection cases, with Gatekeeper's OMERuntimeSelection on dry run
+//     and the Kyverno bundle's ome-runtime-selection deciding (its lint
+//     error policy on Audit, as Gatekeeper's lint constraint is on dry run
+//     when testSelection runs them): Kyverno refuses with OME's message
+//     exactly what Gatekeeper refuses, as `evaluate select` gives it, and
+//     admits the rest; where it leaves a case to Gatekeeper
+//     (docs/kyverno.md), it may admit what OME refuses, never refuse
+//     otherwise.
 //
 // It removes the bundle at the end.
 func testKyverno(t *testing.T) {
 	withAction(t, lintConstraint(t), "dryrun", func(t *testing.T) { waitLintRefusedBy(t, "policy") })
+	// Restored once the bundle is gone (cleanups run last first), so that
+	// only Gatekeeper refuses the probe then.
+	withAction(t, selectionConstraint(t), "dryrun", waitSelectionEnforced)
 	waitAdmitted(t, lintProbe(t))
 	objs := kyvernoPolicies(t)
 	t.Cleanup(func() {
@@ -89,8 +95,8 @@ func testKyverno(t *testing.T) {
 		t.Logf("a runtime with %d lint warnings: admitted with the first, as evaluate gatekeeper violations --severities warning gives it", len(want))
 	}
 
-	// Runtime selection: Gatekeeper's answers, with Kyverno's bundle in
-	// place. The error policy audits only, so that the cases' runtimes
+	// Runtime selection: Kyverno's answers, with Gatekeeper's selection on
+	// dry run. The error policy audits only, so that the cases' runtimes
 	// with lint errors are stored, as in testSelection.
 	for _, o := range objs {
 		if o.GetName() != "ome-version-lint-error" || o.GetKind() != "ValidatingPolicy" {
@@ -106,5 +112,15 @@ func testKyverno(t *testing.T) {
 	}
 	waitAdmitted(t, lintProbe(t))
 	cases := newestSelectionCases(t)
-	runSelectionCases(t, cases, "", 20*time.Second)
+	runSelectionCasesBy(t, cases, "", 60*time.Second, "kyverno")
+}
+
+// kyvernoLeaves is gatekeeper.KyvernoLeaves of an InferenceService and
+// the objects of its case as the API server keeps them.
+func kyvernoLeaves(isvc *unstructured.Unstructured, objs []*unstructured.Unstructured) bool {
+	values := make([]map[string]any, len(objs))
+	for i, o := range objs {
+		values[i] = o.Object
+	}
+	return gatekeeper.KyvernoLeaves(isvc.Object, values)
 }

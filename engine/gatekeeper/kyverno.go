@@ -13,14 +13,15 @@ import (
 )
 
 // The Kyverno bundle (policies/kyverno): OMEVersionLint's CEL code as
-// Kyverno ValidatingPolicies, one per severity, laid out as the
-// kyverno/policies repository lays out a policy (a folder per policy with
-// its YAML and a .kyverno-test folder for `kyverno test`), with the RBAC
-// Kyverno needs to read OME's kinds and the kustomization that installs
-// them. The tests are made of the cases of the Gatekeeper suites: the lint
-// objects with `evaluate lint`'s findings, and the InferenceServices of the
-// selection cases, which the bundle must admit (it has no selection
-// policy: runtime selection is the Gatekeeper bundle's).
+// Kyverno ValidatingPolicies, one per severity, and runtime selection as a
+// third (kyvernoselect.go), laid out as the kyverno/policies repository
+// lays out a policy (a folder per policy with its YAML and a .kyverno-test
+// folder for `kyverno test`), with the RBAC Kyverno needs to read OME's
+// kinds and the kustomization that installs them. The tests are made of
+// the cases of the Gatekeeper suites: the lint objects with `evaluate
+// lint`'s findings, and the selection cases, whose InferenceServices the
+// lint policies must admit and the selection policy must decide as the
+// cases say.
 
 // KyvernoAPIVersion is the API of Kyverno's ValidatingPolicy (stable since
 // Kyverno 1.17).
@@ -114,8 +115,7 @@ func kyvernoPolicy(t *Template, name string, s struct{ Severity, Action, Does, L
 				"policies.kyverno.io/description", fmt.Sprintf("The %s findings of `evaluate lint --ome-version %s` (single-object rules): "+
 					"versions, operators and formats of models and runtimes that can never match as OME %s reads them. "+
 					"Its action (%s) %s, with the first finding's rule id and message. "+
-					"Runtime selection (OME's admission webhook verdict on InferenceServices) is not checked here: "+
-					"use the Gatekeeper bundle's OMERuntimeSelection.", s.Severity, t.Release, t.Release, s.Action, s.Does),
+					"Runtime selection (OME's admission webhook verdict on InferenceServices) is the policy "+kyvernoSelectionName+"'s.", s.Severity, t.Release, t.Release, s.Action, s.Does),
 			),
 		),
 		"spec", mapping(
@@ -252,7 +252,7 @@ func kyvernoServices(policy string, services []map[string]any) []byte {
 	}
 	docs[0] = withComment(docs[0], kyvernoGenerated+"\n"+
 		"InferenceServices of the selection cases, which "+policy+" admits: it does\n"+
-		"not review InferenceServices (runtime selection is the Gatekeeper bundle's).\n"+
+		"not review InferenceServices (runtime selection is "+kyvernoSelectionName+"'s).\n"+
 		"Run: kubectl-kyverno apply ../"+policy+".yaml --resource inferenceservices.yaml\n"+
 		"(no result: pass 0, fail 0).")
 	return document(docs...)

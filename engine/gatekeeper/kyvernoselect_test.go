@@ -11,8 +11,10 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
+	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/builtins"
+	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
@@ -118,6 +120,7 @@ func TestKyvernoStandIns(t *testing.T) {
 // first used.
 type kyvernoEval struct {
 	sel   *kyvernoSelection
+	costs map[string]uint64 // each program's actual cost, at the last review
 	env   *cel.Env
 	progs map[string]cel.Program
 	vals  []cel.Program
@@ -130,7 +133,7 @@ var pluralKinds = map[string]string{"basemodels": "BaseModel", "clusterbasemodel
 
 func newKyvernoEval(t testing.TB, sel *kyvernoSelection) *kyvernoEval {
 	t.Helper()
-	e := &kyvernoEval{sel: sel, progs: map[string]cel.Program{}}
+	e := &kyvernoEval{sel: sel, progs: map[string]cel.Program{}, costs: map[string]uint64{}}
 	opts := []cel.EnvOption{cel.Variable("object", cel.DynType),
 		cel.Function("resource.List", cel.Overload("resource_list_string_string_string",
 			[]*cel.Type{cel.StringType, cel.StringType, cel.StringType}, cel.DynType,
@@ -141,12 +144,14 @@ func newKyvernoEval(t testing.TB, sel *kyvernoSelection) *kyvernoEval {
 		opts = append(opts, cel.Variable("variables."+v.Name, cel.DynType))
 	}
 	e.env = kyvernoCEL(t, opts...)
+	// Kyverno's programs have Kubernetes' limit on each expression's cost.
+	limit := []cel.ProgramOption{cel.CostLimit(kyvernoCostLimit), cel.EvalOptions(cel.OptTrackCost)}
 	for _, v := range sel.variables {
-		e.progs[v.Name] = celProgram(t, e.env, v.Expression)
+		e.progs[v.Name] = celProgram(t, e.env, v.Expression, limit...)
 	}
 	for _, v := range sel.validations {
-		e.vals = append(e.vals, celProgram(t, e.env, v.Expression))
-		e.msgs = append(e.msgs, celProgram(t, e.env, v.MessageExpression))
+		e.vals = append(e.vals, celProgram(t, e.env, v.Expression, limit...))
+		e.msgs = append(e.msgs, celProgram(t, e.env, v.MessageExpression, limit...))
 	}
 	return e
 }
@@ -165,13 +170,17 @@ func (e *kyvernoEval) review(isvc *objects.Object, cluster []*objects.Object) (s
 	}
 	act := map[string]any{"object": isvc.Value}
 	cache := map[string]ref.Val{}
+	clear(e.costs)
 	for _, v := range e.sel.variables {
 		name, prog := v.Name, e.progs[v.Name]
 		act["variables."+name] = func() ref.Val {
 			if got, ok := cache[name]; ok {
 				return got
 			}
-			out, _, err := prog.Eval(actOf(act))
+			out, det, err := prog.Eval(actOf(act))
+			if det != nil && det.ActualCost() != nil {
+				e.costs[name] = *det.ActualCost()
+			}
 			if err != nil {
 				out = types.WrapErr(fmt.Errorf("variable %s: %w", name, err))
 			}
@@ -202,6 +211,88 @@ func (e *kyvernoEval) review(isvc *objects.Object, cluster []*objects.Object) (s
 		return msg.Value().(string), unstated, nil
 	}
 	return "", unstated, nil
+}
+
+// kyvernoCostLimit is the cost limit of each CEL expression in Kubernetes
+// (k8s.io/apiserver's PerCallLimit), which Kyverno's environment sets.
+const kyvernoCostLimit = 1_000_000
+
+// TestKyvernoSelectionCost reviews InferenceServices, admitted and refused,
+// at bench/gatekeeper.sh's inventory of 1,000 runtimes: no expression of
+// the selection policy may cost more than Kubernetes lets one CEL
+// expression cost (Kyverno fails the request otherwise), and the answers
+// are evaluate's.
+func TestKyvernoSelectionCost(t *testing.T) {
+	all, err := policyset.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := all.ForRelease(all.Newest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := selectionCEL(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := newKyvernoEval(t, sel)
+	// Rego, as benchInventory (the generated values are Go ints, which
+	// the CEL engine is never given: it reads YAML).
+	selector, err := engine.NewSelector(engine.Rego, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{100, 330, 1000} {
+		inv, admitted := benchInventory(t, n)
+		// As read from YAML, as the API server's JSON gives them to Kyverno.
+		for i, v := range inv {
+			b, err := yaml.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inv[i] = nil
+			if err := yaml.Unmarshal(b, &inv[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cluster := generatedObjects(inv)
+		for _, model := range []string{admitted, "unmatched"} {
+			isvc := selectingInferenceService(model)
+			want, err := selector.Select(isvc, cluster)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, unstated, err := ev.review(isvc, cluster)
+			if err != nil {
+				t.Fatalf("%d runtimes, model %s: %v", n, model, err)
+			}
+			if unstated != kyvernoLeaves(cases.Case{InferenceService: isvc, Objects: cluster}) {
+				t.Errorf("%d runtimes, model %s: the policy leaves it to Gatekeeper: %v; KyvernoLeaves says %v", n, model, unstated, !unstated)
+			}
+			if unstated {
+				if got != "" {
+					t.Errorf("%d runtimes, model %s: left to Gatekeeper, yet refused with %.200q", n, model, got)
+				}
+				t.Logf("%d runtimes, model %s: admitted, left to Gatekeeper", n, model)
+				continue
+			}
+			if wantMsg := map[bool]string{true: ""}[want.Admitted]; !want.Admitted {
+				wantMsg = want.Message
+				if got != wantMsg {
+					t.Errorf("%d runtimes, model %s: got %.200q, want %.200q", n, model, got, wantMsg)
+				}
+			} else if got != "" {
+				t.Errorf("%d runtimes, model %s: refused with %.200q; evaluate admits it", n, model, got)
+			}
+			top, topName := uint64(0), ""
+			for name, c := range ev.costs {
+				if c > top {
+					top, topName = c, name
+				}
+			}
+			t.Logf("%d runtimes, model %s: the costliest expression is %s, %d (limit %d)", n, model, topName, top, kyvernoCostLimit)
+		}
+	}
 }
 
 // actOf is the activation of act, whose variables are lazy.

@@ -61,13 +61,14 @@ var (
 	plainURLRE     = regexp.MustCompile(plainURL)
 )
 
-// kyvernoLeaves reports whether a case may hold what the selection policy
-// leaves to Gatekeeper (src/omeruntimeselection.kyverno.yaml's unstated): a
-// KEDA address that is not plain, or a number beyond float64's range in a
-// KEDA setting or a size. Such cases are not in the Tests: the policy
-// admits them where evaluate refuses, and TestKyvernoSelectionAgrees checks
-// that it refuses none wrongly.
-func kyvernoLeaves(c cases.Case) bool {
+// KyvernoLeaves reports whether an InferenceService, with the models and
+// runtimes of its cluster, may hold what the Kyverno selection policy
+// leaves to Gatekeeper (src/omeruntimeselection.kyverno.yaml's unstated):
+// a KEDA address that is not plain, a number beyond float64's range in a
+// KEDA setting or a size, or more models and runtimes, or runtime entries,
+// than it can look at within CEL's cost limit. The policy admits such an InferenceService
+// unless a check before the one it cannot decide refuses it.
+func KyvernoLeaves(isvc map[string]any, objs []map[string]any) bool {
 	far := func(s string) bool {
 		s = strings.TrimRight(s, "TBM")
 		return floatSyntaxRE.MatchString(s) && !floatInRangeRE.MatchString(s)
@@ -91,11 +92,30 @@ func kyvernoLeaves(c cases.Case) bool {
 			}
 		}
 	}
-	walk("", c.InferenceService.Value)
-	for _, o := range c.Objects {
-		walk("", o.Value)
+	walk("", isvc)
+	entries := 0
+	for _, o := range objs {
+		walk("", o)
+		spec, _ := o["spec"].(map[string]any)
+		list, _ := spec["supportedModelFormats"].([]any)
+		entries += len(list)
 	}
-	return leaves
+	return leaves || len(objs) > kyvernoMaxObjects || entries > kyvernoMaxEntries
+}
+
+// The most models and runtimes, and runtime entries, that the Kyverno
+// selection policy looks at (its unstatedScale): beyond, it admits.
+const kyvernoMaxObjects, kyvernoMaxEntries = 600, 600
+
+// kyvernoLeaves is KyvernoLeaves of a case. Such cases are not in the
+// Tests; TestKyvernoSelectionAgrees checks that the policy refuses none of
+// them wrongly.
+func kyvernoLeaves(c cases.Case) bool {
+	objs := make([]map[string]any, len(c.Objects))
+	for i, o := range c.Objects {
+		objs[i] = o.Value
+	}
+	return KyvernoLeaves(c.InferenceService.Value, objs)
 }
 
 // kyvernoSelectionTests writes the Tests of the selection cases that hold
