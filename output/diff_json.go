@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
 
@@ -9,24 +10,82 @@ import (
 
 type diffJSON struct{ w io.Writer }
 
-// diffDocument is what -o json writes.
-type diffDocument struct {
-	Old          string      `json:"old"`
-	New          string      `json:"new"`
-	OMEVersion   string      `json:"omeVersion"`
-	ToOMEVersion string      `json:"toOmeVersion"`
-	Summary      DiffSummary `json:"summary"`
-	*diff.Report
-	Errors []Problem `json:"errors"`
-}
-
+// Write writes the document that -o json gives: old, new, omeVersion,
+// toOmeVersion, summary, the report's models, inferenceServices, unmoved
+// and evaluated, then errors, indented by two spaces. The long lists are
+// written an element at a time, so that a report of every pair of a
+// cluster (hundreds of megabytes of JSON) is never held whole in memory;
+// the bytes are those of json.MarshalIndent of the whole document.
 func (d *diffJSON) Write(r *diff.Report, sides DiffSides) error {
 	problems := sides.Problems
 	if problems == nil {
 		problems = []Problem{}
 	}
-	enc := json.NewEncoder(d.w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(diffDocument{Old: sides.Old, New: sides.New, OMEVersion: sides.OMEVersion, ToOMEVersion: sides.ToOMEVersion,
-		Summary: Summarize(r), Report: r, Errors: problems})
+	w := bufio.NewWriterSize(d.w, 1<<16)
+	w.WriteString("{")
+	sep := "\n"
+	field := func(key string, write func() error) error {
+		w.WriteString(sep + `  "` + key + `": `)
+		sep = ",\n"
+		return write()
+	}
+	value := func(v any) func() error {
+		return func() error {
+			b, err := json.MarshalIndent(v, "  ", "  ")
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(b)
+			return err
+		}
+	}
+	for _, f := range []struct {
+		key   string
+		write func() error
+	}{
+		{"old", value(sides.Old)},
+		{"new", value(sides.New)},
+		{"omeVersion", value(sides.OMEVersion)},
+		{"toOmeVersion", value(sides.ToOMEVersion)},
+		{"summary", value(Summarize(r))},
+		{"models", func() error { return writeJSONList(w, r.Models) }},
+		{"inferenceServices", func() error { return writeJSONList(w, r.InferenceServices) }},
+		{"unmoved", func() error { return writeJSONList(w, r.Unmoved) }},
+		{"evaluated", value(r.Work)},
+		{"errors", func() error { return writeJSONList(w, problems) }},
+	} {
+		if err := field(f.key, f.write); err != nil {
+			return err
+		}
+	}
+	w.WriteString("\n}\n")
+	return w.Flush()
+}
+
+// writeJSONList writes list as a field of the document's top level, as
+// json.MarshalIndent does: null for nil, [] when empty, else an element a
+// line, indented.
+func writeJSONList[T any](w *bufio.Writer, list []T) error {
+	switch {
+	case list == nil:
+		w.WriteString("null")
+		return nil
+	case len(list) == 0:
+		w.WriteString("[]")
+		return nil
+	}
+	w.WriteString("[")
+	for i, e := range list {
+		b, err := json.MarshalIndent(e, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			w.WriteString(",")
+		}
+		w.WriteString("\n    ")
+		w.Write(b)
+	}
+	w.WriteString("\n  ]")
+	return nil
 }

@@ -86,6 +86,7 @@ func TestKyvernoOutsideAClone(t *testing.T) {
 			for f, n := range map[string]int{
 				"ky/ome-version-lint-error/ome-version-lint-error.yaml":     1,
 				"ky/ome-version-lint-warning/ome-version-lint-warning.yaml": 1,
+				"ky/ome-runtime-selection/ome-runtime-selection.yaml":       1,
 				"ky/rbac.yaml": 2,
 			} {
 				b, err := os.ReadFile(f)
@@ -95,7 +96,9 @@ func TestKyvernoOutsideAClone(t *testing.T) {
 				if got := strings.Count(string(b), release); got != n {
 					t.Errorf("%s names its release %d times, want %d (%q)", f, got, n, release)
 				}
-				if n == 1 && !strings.Contains(string(b), "as OME "+r+" reads them") {
+				// The words of the description, whatever lines YAML folds it into.
+				words := strings.Join(strings.Fields(string(b)), " ")
+				if n == 1 && !strings.Contains(words, "as OME "+r+" reads them") && !strings.Contains(words, "evaluate select --ome-version "+r) {
 					t.Errorf("%s: the description does not name OME %s", f, r)
 				}
 			}
@@ -108,15 +111,17 @@ func TestKyvernoOutsideAClone(t *testing.T) {
 	}
 }
 
-// Without lint objects and cases (--lint= --cases=), the policies, RBAC
-// and kustomization alone: no Test to run.
+// Without lint objects and cases (--lint= --cases=), the three policies,
+// RBAC and kustomization alone: no Test to run.
 func TestKyvernoWithoutInputs(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errOut := runKyverno(t, "--out", dir, "--lint=", "--cases=")
-	if code != exitOK || !strings.Contains(out, dir+": 4 files, 4 written") {
+	if code != exitOK || !strings.Contains(out, dir+": 5 files, 5 written") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "ome-version-lint-error", ".kyverno-test")); err == nil {
-		t.Error("a .kyverno-test folder without objects to test")
+	for _, p := range []string{"ome-version-lint-error", "ome-runtime-selection"} {
+		if _, err := os.Stat(filepath.Join(dir, p, ".kyverno-test")); err == nil {
+			t.Errorf("%s: a .kyverno-test folder without objects to test", p)
+		}
 	}
 }
