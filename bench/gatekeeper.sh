@@ -191,8 +191,14 @@ for n in $SIZES; do
     # Each document of the inventory as an item of the list.
     awk 'FNR == 1 {first=1} /^---/ {first=1; next} /^$/ {next} { if (first) { print "  - " $0; first=0 } else print "    " $0 }' "$d/models.yaml" "$d/runtimes.yaml"
   } >"$k/cluster.yaml"
+  # Beyond 600 models and runtimes, or 600 entries, the policy admits
+  # without deciding (docs/kyverno.md: CEL's cost limit), the refused
+  # InferenceServices too.
+  objs=$(cat "$d/models.yaml" "$d/runtimes.yaml" | grep -c '^kind:')
+  entries=$(grep -c 'modelFormat:' "$d/runtimes.yaml")
+  decides=yes; [ "$objs" -le 600 ] && [ "$entries" -le 600 ] || decides=no
   for f in one-admitted many-admitted one-refused many-refused; do
-    result=pass; case $f in *refused) result=fail ;; esac
+    result=pass; case $f in *refused) [ $decides = no ] || result=fail ;; esac
     mkdir -p "$k/$f"
     cp "$d/$f.yaml" "$k/$f/resources.yaml"
     {
@@ -211,9 +217,11 @@ for n in $SIZES; do
   done
   a1=$(median <"$work/k.one-admitted"); a_many=$(median <"$work/k.many-admitted")
   r1=$(median <"$work/k.one-refused"); r_many=$(median <"$work/k.many-refused")
-  awk -v l="  1/$objects InferenceServices (Kyverno)" -v n="$n" -v a1="$a1" -v am="$a_many" -v r1="$r1" -v rm="$r_many" -v k="$((objects - 1))" 'BEGIN {
+  label="  1/$objects InferenceServices (Kyverno)"; [ $decides = yes ] || { label="$label*"; kyverno_note=1; }
+  awk -v l="$label" -v n="$n" -v a1="$a1" -v am="$a_many" -v r1="$r1" -v rm="$r_many" -v k="$((objects - 1))" 'BEGIN {
     printf "%-34s %9d %5d/%-5d %5d/%-5d %6.1f / %6.1f ms\n", l, n, a1, am, r1, rm, (am-a1)/k, (rm-r1)/k }'
 done
+[ -z "${kyverno_note:-}" ] || echo "  * beyond 600 models and runtimes or entries: the policy admits without deciding"
 [ "${ONLY:-}" != selection ] || exit 0
 
 runs=$RUNS
