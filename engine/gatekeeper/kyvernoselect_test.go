@@ -227,21 +227,8 @@ func TestKyvernoSelectionCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := all.ForRelease(all.Newest())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sel, err := selectionCEL(set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev := newKyvernoEval(t, sel)
-	// Rego, as benchInventory (the generated values are Go ints, which
-	// the CEL engine is never given: it reads YAML).
-	selector, err := engine.NewSelector(engine.Rego, set)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Rego, as benchInventory.
+	ev, selector := kyvernoBeside(t, all, all.Newest(), engine.Rego)
 	for _, n := range []int{100, 330, 1000} {
 		inv, admitted := benchInventory(t, n)
 		// As read from YAML, as the API server's JSON gives them to Kyverno.
@@ -295,6 +282,25 @@ func TestKyvernoSelectionCost(t *testing.T) {
 	}
 }
 
+// kyvernoBeside is release r's selection policy, ready to review, and the
+// selector of the engine named, for the answers to hold it to.
+func kyvernoBeside(t *testing.T, all *policyset.Set, r, name string) (*kyvernoEval, engine.Selector) {
+	t.Helper()
+	set, err := all.ForRelease(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := selectionCEL(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	selector, err := engine.NewSelector(name, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newKyvernoEval(t, sel), selector
+}
+
 // actOf is the activation of act, whose variables are lazy.
 func actOf(act map[string]any) map[string]any { return act }
 
@@ -311,19 +317,7 @@ func TestKyvernoSelectionAgrees(t *testing.T) {
 	}
 	for _, r := range all.Releases() {
 		t.Run(r, func(t *testing.T) {
-			set, err := all.ForRelease(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sel, err := selectionCEL(set)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ev := newKyvernoEval(t, sel)
-			selector, err := engine.NewSelector(engine.CEL, set)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ev, selector := kyvernoBeside(t, all, r, engine.CEL)
 			list, err := ProjectCases(r)
 			if err != nil {
 				t.Fatal(err)
