@@ -64,9 +64,9 @@ type kyvernoSelection struct {
 	sources     []string
 }
 
-// selectionPolicies reads the entry, runtime and webhook CEL policies of
-// set, with the release's changes applied, and the files they come from.
-func selectionPolicies(set *policyset.Set) (map[string]celPolicy, []string, error) {
+// celPolicies reads the CEL policies of set, with the release's changes
+// applied, that want names, and the files they come from.
+func celPolicies(set *policyset.Set, want func(name string) bool) (map[string]celPolicy, []string) {
 	policies := map[string]celPolicy{}
 	var sources []string
 	for _, f := range set.Sources(engine.CEL, false) {
@@ -77,12 +77,9 @@ func selectionPolicies(set *policyset.Set) (map[string]celPolicy, []string, erro
 			if err := dec.Decode(&p); err != nil {
 				break
 			}
-			switch p.Metadata.Name {
-			case "entry", "runtime", "webhook":
-				if p.Kind == "CELPolicy" {
-					policies[p.Metadata.Name] = p
-					used = true
-				}
+			if p.Kind == "CELPolicy" && p.Metadata.Name != "" && want(p.Metadata.Name) {
+				policies[p.Metadata.Name] = p
+				used = true
 			}
 		}
 		if used {
@@ -90,6 +87,15 @@ func selectionPolicies(set *policyset.Set) (map[string]celPolicy, []string, erro
 			sources = append(sources, changeSources(set, f)...)
 		}
 	}
+	return policies, sources
+}
+
+// selectionPolicies reads the entry, runtime and webhook CEL policies of
+// set, with the release's changes applied, and the files they come from.
+func selectionPolicies(set *policyset.Set) (map[string]celPolicy, []string, error) {
+	policies, sources := celPolicies(set, func(name string) bool {
+		return name == "entry" || name == "runtime" || name == "webhook"
+	})
 	for _, n := range []string{"entry", "runtime", "webhook"} {
 		if _, ok := policies[n]; !ok {
 			return nil, nil, fmt.Errorf("CEL policy %s not found", n)

@@ -290,26 +290,8 @@ func templateCEL(set *policyset.Set, t *Template) (*celBlock, error) {
 	if err := yaml.Unmarshal(b, &src); err != nil {
 		return nil, fmt.Errorf("%s: %w", t.CELSource, err)
 	}
-	policies := map[string]celPolicy{}
-	for _, f := range set.Sources(engine.CEL, false) {
-		dec := yaml.NewDecoder(strings.NewReader(f.Text))
-		used := false
-		for {
-			var p celPolicy
-			if err := dec.Decode(&p); err != nil {
-				break
-			}
-			if p.Kind == "CELPolicy" && p.Metadata.Name != "" {
-				policies[p.Metadata.Name] = p
-				_, inc := src.Include[p.Metadata.Name]
-				used = used || inc
-			}
-		}
-		if used {
-			t.Sources = append(t.Sources, policySource(set, f))
-			t.Sources = append(t.Sources, changeSources(set, f)...)
-		}
-	}
+	policies, files := celPolicies(set, func(name string) bool { _, ok := src.Include[name]; return ok })
+	t.Sources = append(t.Sources, files...)
 	t.Sources = append(t.Sources, "policies/gatekeeper/"+t.CELSource)
 	return celCode(src, policies)
 }
