@@ -541,3 +541,25 @@ func readPolicyCase(c Case, m, expect map[string]any, pos map[string]objects.Pos
 	}
 	return c, nil
 }
+
+// Int64s is v, a case file's value, with every integer an int64, as the
+// engines give them.
+func Int64s(v any) any {
+	switch x := v.(type) {
+	case int:
+		return int64(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Int64s(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = Int64s(e)
+		}
+		return out
+	}
+	return v
+}

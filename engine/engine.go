@@ -67,6 +67,15 @@ type Result struct {
 	Verdict `yaml:",inline"`
 }
 
+// EngineRun is a case on one engine: whether that engine gave what the
+// case expects, what it gave, and its error.
+type EngineRun struct {
+	Engine string
+	Passed bool
+	Got    any
+	Err    string
+}
+
 // Matcher evaluates one model spec against one runtime spec. The specs are
 // normalised values as Load returns them (Object.Spec). Implementations are
 // safe for concurrent use.

@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/internal/reference/oracle"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/objects/synth"
-	"github.com/stretchr/testify/require"
 )
 
 func testPolicies(t testing.TB) *policyset.Set {

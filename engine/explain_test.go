@@ -1,14 +1,16 @@
 package engine
 
 import (
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/engine/policyset"
+
 	"github.com/stretchr/testify/require"
+
+	"github.com/ome-policy/evaluator/objects"
 )
 
 func testExplainers(t testing.TB) map[string]Explainer {

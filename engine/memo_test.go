@@ -7,11 +7,12 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/internal/reference/oracle"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/objects/synth"
-	"github.com/stretchr/testify/require"
 )
 
 // countingRego counts the models the Rego engine evaluates; the rest come

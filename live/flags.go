@@ -78,3 +78,58 @@ func userExtra(entries []string) map[string][]string {
 	}
 	return out
 }
+
+// ImpliesCluster are kubectl's flags that say which cluster to read or how
+// to log in to it: giving one reads the cluster, as --cluster does. -n, -A
+// and --request-timeout do not.
+var ImpliesCluster = []string{
+	"kubeconfig", "context", "user", "server", "token", "as", "as-group", "as-uid", "as-user-extra",
+	"certificate-authority", "client-certificate", "client-key", "insecure-skip-tls-verify", "tls-server-name",
+}
+
+// FlagUsage are the help lines of kubectl's flags, in this tool's words
+// (AddFlags binds clientcmd's).
+var FlagUsage = map[string]string{
+	"kubeconfig":               "kubeconfig file of the cluster (default $KUBECONFIG, then ~/.kube/config)",
+	"context":                  "kubeconfig context to use",
+	"user":                     "kubeconfig user to log in as",
+	"server":                   "address of the Kubernetes API server",
+	"token":                    "bearer token to log in with",
+	"as":                       "user to impersonate (RBAC must allow you to)",
+	"as-group":                 "group to impersonate (repeatable)",
+	"as-uid":                   "UID to impersonate",
+	"as-user-extra":            "user extra to impersonate, KEY=VALUE (repeatable)",
+	"certificate-authority":    "file of the certificate authority that signed the API server's certificate",
+	"client-certificate":       "file of a client certificate to log in with",
+	"client-key":               "file of the client certificate's key",
+	"insecure-skip-tls-verify": "do not check the API server's certificate (insecure)",
+	"tls-server-name":          "server name to check the API server's certificate against",
+	"request-timeout":          "how long to wait for each request to the cluster, such as 30s (0: no limit)",
+}
+
+// ClusterFlagCurrent is what --cluster alone stands for. It is also what
+// the help shows ("--cluster[=NAME]"), so a kubeconfig cluster named NAME
+// is chosen with --context, not --cluster=NAME.
+const ClusterFlagCurrent = "NAME"
+
+// ClusterFlag is --cluster[=NAME]: kubectl's --cluster NAME (the kubeconfig
+// cluster to use) and this tool's --cluster (read the cluster) in one flag.
+// Its value must follow an = sign: `--cluster prod` reads the current
+// context's cluster, prod being an argument.
+type ClusterFlag struct {
+	Given bool
+	Name  string
+}
+
+func (f *ClusterFlag) Set(s string) error {
+	f.Given = true
+	if s != ClusterFlagCurrent {
+		f.Name = s
+	}
+	return nil
+}
+
+func (f *ClusterFlag) String() string { return f.Name }
+
+// Type is empty, so that the help shows --cluster[=NAME].
+func (f *ClusterFlag) Type() string { return "" }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/output"
 )
 
 // cliDoc is docs/cli.md: every command's --help, from the command tree
@@ -75,10 +77,10 @@ func TestCLIDocIsCurrent(t *testing.T) {
 
 // compatibilityTable is the table docs/compatibility.md holds between its
 // markers: the facts of `evaluate version` that do not depend on the build.
-func compatibilityTable(v versionInfo) string {
+func compatibilityTable(v output.Version) string {
 	var b strings.Builder
 	b.WriteString("| | version |\n|---|---|\n")
-	for _, row := range versionRows(v)[1:] {
+	for _, row := range v.Rows()[1:] {
 		fmt.Fprintf(&b, "| %s | %s |\n", row[0], row[1])
 	}
 	return b.String()

@@ -57,7 +57,7 @@ func TestClusterFlags(t *testing.T) {
 			require.NoError(t, cmd.ParseFlags(c.args))
 			require.Equal(t, c.enabled, cl.enabled())
 			require.Equal(t, c.ns, cl.namespaceFlag())
-			require.Equal(t, c.name, cl.cluster.name)
+			require.Equal(t, c.name, cl.cluster.Name)
 		})
 	}
 	// A value of --cluster must follow an = sign.
@@ -66,7 +66,7 @@ func TestClusterFlags(t *testing.T) {
 	addClusterFlags(cmd, &cl)
 	require.NoError(t, cmd.ParseFlags([]string{"--cluster", "prod"}))
 	require.True(t, cl.enabled())
-	require.Equal(t, "", cl.cluster.name)
+	require.Equal(t, "", cl.cluster.Name)
 	require.Equal(t, []string{"prod"}, cmd.Flags().Args())
 }
 

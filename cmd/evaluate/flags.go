@@ -8,6 +8,7 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/runner"
 )
 
 // The flags that several commands share, declared once each: --engine for
@@ -25,7 +26,7 @@ func addEngineFlag(cmd *cobra.Command, name *string, def string) {
 // addReleaseFlag gives cmd --ome-version, the OME release whose rules it
 // applies (globalOptions.chosenRelease).
 func addReleaseFlag(cmd *cobra.Command, g *globalOptions) {
-	cmd.Flags().StringVar(&g.release, "ome-version", "", releaseFlagHelp("the OME release whose rules to apply"))
+	cmd.Flags().StringVar(&g.Release, "ome-version", "", releaseFlagHelp("the OME release whose rules to apply"))
 }
 
 // releaseFlagHelp is the help of a flag that names an OME release.
@@ -34,7 +35,7 @@ func releaseFlagHelp(what string) string {
 	if len(rs) == 0 {
 		return what
 	}
-	return fmt.Sprintf("%s: %s (default $%s, else %s, the newest)", what, strings.Join(rs, ", "), releaseEnv, rs[0])
+	return fmt.Sprintf("%s: %s (default $%s, else %s, the newest)", what, strings.Join(rs, ", "), runner.ReleaseEnv, rs[0])
 }
 
 // addFormatFlag gives cmd -o/--output, one of formats, text by default.

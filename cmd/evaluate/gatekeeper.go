@@ -8,10 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/cases"
-	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/gatekeeper"
 	"github.com/ome-policy/evaluator/engine/policyset"
-	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/runner"
 )
 
 func newGatekeeperCommand(g *globalOptions) *cobra.Command {
@@ -27,7 +26,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 		Example: exampleText("gatekeeper"),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			set, err := g.policies("")
+			set, err := g.For("")
 			if err != nil {
 				return badInput(err)
 			}
@@ -61,51 +60,24 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-// suiteInputs are the inputs of a bundle's tests: the selection cases of
-// --cases and the lint objects of --lint, with evaluate lint's findings;
-// without the flags, the project's own, which the binary carries, so that
-// a clone and any other folder make the same bundle.
+// suiteInputs are the inputs of a bundle's tests (runner.BundleInputs):
+// --cases and --lint when given, else the project's own.
 func suiteInputs(cmd *cobra.Command, set *policyset.Set, caseFiles, lint []string) (gatekeeper.Options, error) {
-	opts := gatekeeper.Options{Policies: set}
-	var err error
-	if cmd.Flags().Changed("cases") {
-		for _, f := range caseFiles {
-			c, err := cases.ReadCases(f)
-			if err != nil {
-				return opts, badInput(fmt.Errorf("--cases: %w", err))
-			}
-			opts.SelectionCases = append(opts.SelectionCases, cases.ForRelease(c, set.Release)...)
-		}
-	} else if opts.SelectionCases, err = gatekeeper.ProjectCases(set.Release); err != nil {
-		return opts, err
+	if !cmd.Flags().Changed("cases") {
+		caseFiles = nil
+	} else if caseFiles == nil {
+		caseFiles = []string{}
 	}
-	var objs []*objects.Object
-	if cmd.Flags().Changed("lint") {
-		if len(lint) > 0 {
-			if objs, err = objects.Load(lint, objects.LoadOptions{Lenient: true, Notices: cmd.ErrOrStderr()}); err != nil {
-				return opts, badInput(fmt.Errorf("--lint: %w", err))
-			}
-		}
-	} else if objs, err = gatekeeper.ProjectLintObjects(cmd.ErrOrStderr()); err != nil {
-		return opts, err
+	if !cmd.Flags().Changed("lint") {
+		lint = nil
+	} else if lint == nil {
+		lint = []string{}
 	}
-	opts.Lint, err = lintForSuite(set, objs)
-	return opts, err
-}
-
-// lintForSuite lints the models and runtimes of OMEVersionLint's suite
-// (the kinds the template reviews; lint's InferenceServices are left out),
-// each alone, on the Rego engine, whose policies the template carries.
-func lintForSuite(set *policyset.Set, objs []*objects.Object) ([]gatekeeper.ObjectFindings, error) {
-	objs = only(objs, func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
-	if len(objs) == 0 {
-		return nil, nil
-	}
-	linter, err := engine.NewLinter(engine.Rego, set)
+	opts, err := runner.BundleInputs(set, caseFiles, lint, cmd.ErrOrStderr())
 	if err != nil {
-		return nil, badInput(err)
+		return opts, badInput(err)
 	}
-	return gatekeeper.LintEach(linter, objs)
+	return opts, nil
 }
 
 func newGatekeeperSuiteCommand() *cobra.Command {

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ome-policy/evaluator/objects/synth"
 	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/objects/synth"
 )
 
 func newGenerateCommand(_ *globalOptions) *cobra.Command {

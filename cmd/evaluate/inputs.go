@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 )
@@ -91,90 +92,34 @@ func (in *inputOptions) sources() string {
 	return strings.Join(parts, ", ")
 }
 
-// read reads every input the flags name: the arguments and -f's files,
-// -m's (each must be a model), -r's (each must be a runtime), then with the
-// cluster flags the cluster's resources, whose copy of an object comes
-// after the files'. Each object goes to sink, or when sink is nil, into
-// the Input's Objects, which keep what kubectl apply would leave (see
-// finishRead). It prints the notices and gives back every problem, for
-// the command to report after its results; only a cluster that cannot be
-// read is an error.
-func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []live.Resource, lenient bool, sink func(*objects.Object)) (*objects.Input, error) {
-	input := &objects.Input{}
-	// What is read is held: the memory limit follows it as it grows (under
-	// a limit below what is live the collector runs without pause: 10,000
-	// runtimes took 6 s to read instead of 2.5).
-	read := 0
-	input.Visit = func(o *objects.Object) {
-		if read++; read%256 == 0 {
-			fitMemoryLimit()
-		}
-		if sink != nil {
-			sink(o)
-		} else {
-			input.Objects = append(input.Objects, o)
-		}
-	}
-	opts := objects.ReadOptions{Stdin: g.stdin, Lenient: lenient, ModelFolders: true, Recursive: in.recursive, Namespace: in.namespace()}
-	input.Read(in.paths, opts)
-	input.Read(in.files, opts)
-	for _, sorted := range []struct {
-		paths      []string
-		flag, sort string
-		want       func(*objects.Object) bool
-	}{
-		{in.models, "-m", "model", (*objects.Object).IsModel},
-		{in.runtimes, "-r", "runtime", (*objects.Object).IsRuntime},
-	} {
-		if len(sorted.paths) == 0 {
-			continue
-		}
-		n, wrong := 0, 0
-		part := &objects.Input{Visit: func(o *objects.Object) {
-			if !sorted.want(o) {
-				wrong++
-				input.Problems = append(input.Problems, &objects.InputError{File: o.File, Line: o.Line,
-					Msg: fmt.Sprintf("%s is not a %s; %s takes %ss (-f takes any mix)", o.Ref(), sorted.sort, sorted.flag, sorted.sort)})
-				return
-			}
-			n++
-			input.Take(o)
-		}}
-		opts.ModelFolders = sorted.flag == "-m"
-		part.Read(sorted.paths, opts)
-		input.Problems = append(input.Problems, part.Problems...)
-		input.Skipped = append(input.Skipped, part.Skipped...)
-		input.Unread = append(input.Unread, part.Unread...)
-		if n == 0 && wrong == 0 && len(part.Problems) == 0 {
-			msg := fmt.Sprintf("no %s found", sorted.sort)
-			if len(part.Unread) > 0 {
-				msg += " (the folders inside are read with -R)"
-			}
-			input.Problems = append(input.Problems, &objects.InputError{File: sorted.flag + " " + strings.Join(sorted.paths, " "), Msg: msg})
-		}
-	}
+// options are what the flags say to read (input.Options), with the
+// cluster's resources when the cluster is read; each notice goes to
+// standard error.
+func (in *inputOptions) options(g *globalOptions, cmd *cobra.Command, resources []live.Resource) input.Options {
+	o := input.Options{Paths: append(append([]string{}, in.paths...), in.files...), Models: in.models, Runtimes: in.runtimes,
+		Recursive: in.recursive, Namespace: in.namespace(), Stdin: g.stdin, ShowFile: in.showFile,
+		Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }}
 	if in.cluster.enabled() && len(resources) > 0 {
-		if err := in.cluster.readInto(cmd, resources, input, objects.ReadOptions{Lenient: lenient}); err != nil {
-			return nil, err
-		}
+		o.Cluster, o.Resources = &in.cluster, resources
 	}
-	if in.showFile != nil {
-		input.Rename(in.showFile)
-	}
-	finishRead(cmd, input)
-	return input, nil
+	return o
 }
 
-// finishRead ends the read of input, the same way for every command: of
-// the objects of one kind, namespace and name, the one read last replaces
-// the others, as on kubectl apply, so every command sees and counts the
-// same objects; then the notices (objects replaced, documents skipped,
-// folders left unread).
-func finishRead(cmd *cobra.Command, input *objects.Input) {
-	input.Done()
-	for _, note := range input.Notices() {
-		fmt.Fprintln(cmd.ErrOrStderr(), note)
+// read reads every input the flags name (input.Read): the arguments and
+// -f's files, -m's, -r's, then with the cluster flags the cluster's
+// resources. Each object goes to sink, or when sink is nil, into the
+// Input's Objects. What is read is held: the memory limit follows it as it
+// grows.
+func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []live.Resource, lenient bool, sink func(*objects.Object)) (*objects.Input, error) {
+	o := in.options(g, cmd, resources)
+	o.Lenient = lenient
+	o.Visit = sink
+	o.Count = func(read int) {
+		if read%256 == 0 {
+			fitMemoryLimit()
+		}
 	}
+	return input.Read(o)
 }
 
 // empty handles an input with none of the objects a command reads: a
@@ -192,12 +137,12 @@ func (in *inputOptions) empty(cmd *cobra.Command, what string) error {
 // nothingToTell ends a command whose input holds none of what it reads
 // (what): with the input's problems, exit 2; without, the notice of an
 // empty input (naming what, or "OME objects" when it held none at all).
-func (in *inputOptions) nothingToTell(cmd *cobra.Command, input *objects.Input, what string) error {
-	reportProblems(cmd, input.Problems)
-	if len(input.Problems) > 0 {
-		return exitAfter(input.Problems, false)
+func (in *inputOptions) nothingToTell(cmd *cobra.Command, got *objects.Input, what string) error {
+	reportProblems(cmd, got.Problems)
+	if len(got.Problems) > 0 {
+		return exitAfter(got.Problems, false)
 	}
-	if len(input.Objects) == 0 {
+	if len(got.Objects) == 0 {
 		what = "OME objects"
 	}
 	return in.empty(cmd, what)
@@ -216,42 +161,30 @@ func noteConfigParsing(cmd *cobra.Command, objs []*objects.Object) {
 // pick keeps the objects a command reads and says in one notice how many
 // of the others it leaves, by kind.
 func pick(cmd *cobra.Command, objs []*objects.Object, command, reads string, want func(*objects.Object) bool) []*objects.Object {
-	left := map[string]int{}
-	for _, o := range objs {
-		if !want(o) {
-			left[o.Kind]++
-		}
-	}
-	noteSkipped(cmd, command, reads, left)
-	return only(objs, want)
+	noteSkipped(cmd, command, reads, input.Others(objs, want))
+	return input.Only(objs, want)
 }
 
 // noteSkipped says in one notice how many OME objects of other kinds (left,
 // by kind) a command skipped; nothing when it skipped none.
 func noteSkipped(cmd *cobra.Command, command, reads string, left map[string]int) {
-	if len(left) == 0 {
-		return
+	if n := input.SkippedNotice(command, reads, left); n != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), n)
 	}
-	kinds := make([]string, 0, len(left))
-	n := 0
-	for k, c := range left {
-		kinds = append(kinds, fmt.Sprintf("%d %s", c, k))
-		n += c
-	}
-	sort.Strings(kinds)
-	fmt.Fprintf(cmd.ErrOrStderr(), "notice: %s reads %s; skipped %d other OME object(s) (%s)\n", command, reads, n, strings.Join(kinds, ", "))
 }
 
-// only keeps the objects for which want holds.
-func only(objs []*objects.Object, want func(*objects.Object) bool) []*objects.Object {
-	var out []*objects.Object
-	for _, o := range objs {
-		if want(o) {
-			out = append(out, o)
-		}
+// readClusterServices reads the cluster's InferenceServices into input
+// when the cluster is read and no file gave any, so that -f isvc.yaml
+// --cluster judges the file's InferenceServices against the cluster's
+// models and runtimes.
+func readClusterServices(in *inputOptions, read *objects.Input) error {
+	if !in.cluster.enabled() || slices.ContainsFunc(read.Objects, isService) {
+		return nil
 	}
-	return out
+	return in.cluster.ReadInto([]live.Resource{live.InferenceServices}, read, objects.ReadOptions{})
 }
+
+func isService(o *objects.Object) bool { return o.Kind == objects.KindInferenceService }
 
 // reportProblems writes each problem on standard error, after a command's
 // results; the command then exits 2.

@@ -21,7 +21,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 		Example: exampleText("kyverno"),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			set, err := g.policies("")
+			set, err := g.For("")
 			if err != nil {
 				return badInput(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/runner"
 )
 
 // lintOptions are lint's flags.
@@ -52,7 +53,7 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 // object as it is read, then the objects together, and writes the
 // findings with the input errors among them.
 func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
-	set, err := g.policies(o.engineName)
+	set, err := g.For(o.engineName)
 	if err != nil {
 		return badInput(err)
 	}
@@ -63,7 +64,7 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if o.listRules {
 		return output.WriteRules(cmd.OutOrStdout(), rules)
 	}
-	filter, err := engine.NewRuleFilter(rules, o.disable, o.enableOnly)
+	filter, err := runner.NewRuleFilter(rules, o.disable, o.enableOnly)
 	if err != nil {
 		return badInput(err)
 	}
@@ -81,11 +82,11 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	// What the rules about the objects together read is held until every
 	// object is read.
 	defer holdingData()()
-	run := engine.NewLintRun(linter, rules, filter, o.crossCheck)
+	run := runner.NewLintRun(linter, rules, filter, o.crossCheck)
 	p := newProgress(cmd, "linting", -1)
 	defer p.finish()
 	linted := 0
-	input, err := o.in.read(g, cmd, live.ModelsAndRuntimes, true, func(obj *objects.Object) {
+	got, err := o.in.read(g, cmd, live.ModelsAndRuntimes, true, func(obj *objects.Object) {
 		run.Object(obj)
 		linted++
 		p.set("linting", linted, -1)
@@ -97,7 +98,7 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return run.Err()
 	}
 	noteSkipped(cmd, "lint", "models, runtimes and InferenceServices", run.Others)
-	problems := append(input.Problems, run.Problems...)
+	problems := append(got.Problems, run.Problems...)
 	if len(run.Objects) == 0 && len(problems) == 0 {
 		what := "models, runtimes or InferenceServices"
 		if len(run.Others) == 0 {
@@ -112,7 +113,7 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	p.finish()
-	report := lintReport(run, rules, problems, o.failOnWarn)
+	report := runner.LintReport(run, rules, problems, o.failOnWarn)
 	report.OMEVersion = set.Release
 	if err := w.Write(report); err != nil {
 		return err
@@ -122,16 +123,4 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		fails = fails || report.Fails(f)
 	}
 	return exitAfter(problems, fails)
-}
-
-// lintReport is what a lint run found, with each input that could not be
-// read as an input-error finding, sorted by file, line and rule.
-func lintReport(run *engine.LintRun, rules []engine.Rule, problems []*objects.InputError, failOnWarn bool) output.LintReport {
-	report := output.LintReport{Findings: run.Findings, Objects: run.Objects, FailOnWarn: failOnWarn, Rules: rules}
-	for _, p := range problems {
-		report.Findings = append(report.Findings, engine.Finding{Rule: engine.RuleInputError, Severity: engine.SeverityError,
-			Field: p.Field, File: p.File, Line: p.Line, Message: p.Msg})
-	}
-	engine.SortFindings(report.Findings)
-	return report
 }

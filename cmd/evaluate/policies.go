@@ -2,16 +2,12 @@ package main
 
 import (
 	"fmt"
-	"slices"
-	"sort"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ome-policy/evaluator/builtins/cellib"
 	"github.com/ome-policy/evaluator/builtins/regolib"
 	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/output"
 )
 
 func newPoliciesCommand(g *globalOptions) *cobra.Command {
@@ -27,32 +23,14 @@ func newPoliciesCommand(g *globalOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
 			if functions {
-				return writeFunctions(cmd)
+				return output.WriteFunctions(out)
 			}
-			set, err := g.policies("")
+			set, err := g.For("")
 			if err != nil {
 				return badInput(err)
 			}
 			if len(args) == 0 && !all {
-				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-				changed := slices.ContainsFunc(set.Files, func(f policyset.File) bool { return len(f.Changes) > 0 })
-				if changed {
-					fmt.Fprintf(tw, "FILE\tENGINE\tROLE\tLINES\tCHANGED FOR %s BY\n", set.Release)
-				} else {
-					fmt.Fprintf(tw, "FILE\tENGINE\tROLE\tLINES\n")
-				}
-				for _, f := range set.Files {
-					role := "policy"
-					if f.Test {
-						role = "test"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%d", set.Where(f), f.Engine, role, strings.Count(f.Text, "\n"))
-					if changed {
-						fmt.Fprintf(tw, "\t%s", strings.Join(f.Changes, ", "))
-					}
-					fmt.Fprintln(tw)
-				}
-				return tw.Flush()
+				return output.WritePolicyList(out, set)
 			}
 			files := set.Files
 			if len(args) > 0 {
@@ -65,16 +43,7 @@ func newPoliciesCommand(g *globalOptions) *cobra.Command {
 					files = append(files, f)
 				}
 			}
-			for i, f := range files {
-				if len(files) > 1 {
-					if i > 0 {
-						fmt.Fprintln(out)
-					}
-					fmt.Fprintf(out, "# ---- %s ----\n", set.Where(f))
-				}
-				fmt.Fprint(out, f.Text)
-			}
-			return nil
+			return output.WritePolicySources(out, set, files)
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "print every policy source and test")
@@ -90,21 +59,6 @@ func findSource(set *policyset.Set, name string) (policyset.File, bool) {
 		}
 	}
 	return policyset.File{}, false
-}
-
-func writeFunctions(cmd *cobra.Command) error {
-	out := cmd.OutOrStdout()
-	fmt.Fprintln(out, "Rego builtins (declared in policies/capabilities.json):")
-	bs := regolib.Builtins()
-	sort.Slice(bs, func(i, j int) bool { return bs[i].Decl.Name < bs[j].Decl.Name })
-	for _, b := range bs {
-		fmt.Fprintf(out, "  %s%s\n      %s\n", b.Decl.Name, b.Decl.Decl.String(), b.Decl.Description)
-	}
-	fmt.Fprintln(out, "\nCEL library ome.version (see 'go doc github.com/ome-policy/evaluator/builtins/cellib.Library'):")
-	for _, sig := range cellib.Signatures() {
-		fmt.Fprintf(out, "  %s\n", sig)
-	}
-	return nil
 }
 
 func newCapabilitiesCommand(_ *globalOptions) *cobra.Command {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ome-policy/evaluator/runner"
 )
 
 // Every command that evaluates takes --ome-version: an unknown release is
@@ -52,13 +54,13 @@ func TestOMEVersionChoice(t *testing.T) {
 	}
 	require.Equal(t, "v1.2.2", release(t), "the newest by default")
 	require.Equal(t, "v0.1.4", release(t, "--ome-version", "0.1.4"))
-	t.Setenv(releaseEnv, "v0.1.5")
+	t.Setenv(runner.ReleaseEnv, "v0.1.5")
 	require.Equal(t, "v0.1.5", release(t), "$EVALUATE_OME_VERSION")
 	require.Equal(t, "v0.1.4", release(t, "--ome-version", "v0.1.4"), "the flag wins")
-	t.Setenv(releaseEnv, "v0.9")
+	t.Setenv(runner.ReleaseEnv, "v0.9")
 	r := evaluate(t, time.Minute, "", "match", "-m", exModels, "-r", exRuntimes)
 	require.Equal(t, exitBadInput, r.code)
-	require.Contains(t, r.stderr, releaseEnv+`: unknown OME release "v0.9"`)
+	require.Contains(t, r.stderr, runner.ReleaseEnv+`: unknown OME release "v0.9"`)
 }
 
 // everyRelease is a match case that holds on every release.
@@ -104,17 +106,17 @@ func TestTestOneRelease(t *testing.T) {
 		{"every release, one engine", "", []string{"--ome-version", "all", "--engine", "rego"}, "2 passed, 0 failed (4 runs: 3 releases)\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv(releaseEnv, tc.env)
+			t.Setenv(runner.ReleaseEnv, tc.env)
 			r := evaluate(t, time.Minute, "", append(append([]string{"test"}, tc.args...), file)...)
 			require.Equal(t, exitOK, r.code, r.stderr)
 			require.Equal(t, tc.stdout, r.stdout)
 			require.Equal(t, tc.notice, r.stderr)
 		})
 	}
-	t.Setenv(releaseEnv, "all")
+	t.Setenv(runner.ReleaseEnv, "all")
 	r := evaluate(t, time.Minute, "", "test", file)
 	require.Equal(t, exitBadInput, r.code, "all is test's --ome-version only")
-	require.Contains(t, r.stderr, releaseEnv+`: unknown OME release "all"`)
+	require.Contains(t, r.stderr, runner.ReleaseEnv+`: unknown OME release "all"`)
 }
 
 // A case written for some releases, run on another, fails with what the

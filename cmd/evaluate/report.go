@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/report"
@@ -70,24 +71,24 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if !o.in.given() {
 		return badInput(fmt.Errorf("give the models and runtimes: files, folders, -f, -m and -r, - or --cluster"))
 	}
-	input, err := o.in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
+	got, err := o.in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
 	if err != nil {
 		return err
 	}
-	if err := readClusterServices(cmd, &o.in, input); err != nil {
+	if err := readClusterServices(&o.in, got); err != nil {
 		return err
 	}
-	objs := input.Objects
-	ms, rs := only(objs, (*objects.Object).IsModel), only(objs, (*objects.Object).IsRuntime)
-	services := only(objs, func(o *objects.Object) bool { return o.Kind == objects.KindInferenceService })
+	objs := got.Objects
+	ms, rs := input.Only(objs, (*objects.Object).IsModel), input.Only(objs, (*objects.Object).IsRuntime)
+	services := input.Only(objs, isService)
 	if len(ms) == 0 || len(rs) == 0 {
-		reportProblems(cmd, input.Problems)
+		reportProblems(cmd, got.Problems)
 		return badInput(fmt.Errorf("%s: a report needs models and runtimes; found %d model(s) and %d runtime(s)", o.in.sources(), len(ms), len(rs)))
 	}
 	if err := objects.CheckTimestamps(objs); err != nil {
 		return badInput(err)
 	}
-	set, err := g.policies(o.engineName)
+	set, err := g.For(o.engineName)
 	if err != nil {
 		return badInput(err)
 	}
@@ -116,10 +117,10 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	notePage(cmd, o.out, page.Len(), sum, len(services))
-	reportProblems(cmd, input.Problems)
+	reportProblems(cmd, got.Problems)
 	// Once the page is written, what it shows is no failure: match and
 	// select are the commands that exit 1 on a refusal.
-	return exitAfter(input.Problems, false)
+	return exitAfter(got.Problems, false)
 }
 
 // writePage writes the page to --out's file, or to standard output for -
@@ -147,20 +148,4 @@ func notePage(cmd *cobra.Command, out string, size int, sum report.Summary, serv
 		fmt.Fprintf(cmd.ErrOrStderr(), ", %d of %d InferenceService(s) rejected", sum.Rejected, services)
 	}
 	fmt.Fprintln(cmd.ErrOrStderr())
-}
-
-// readClusterServices reads the cluster's InferenceServices into input
-// when the cluster is read and no file gave any, so that -f isvc.yaml
-// --cluster judges the file's InferenceServices against the cluster's
-// models and runtimes.
-func readClusterServices(cmd *cobra.Command, in *inputOptions, input *objects.Input) error {
-	if !in.cluster.enabled() {
-		return nil
-	}
-	for _, o := range input.Objects {
-		if o.Kind == objects.KindInferenceService {
-			return nil
-		}
-	}
-	return in.cluster.readInto(cmd, []live.Resource{live.InferenceServices}, input, objects.ReadOptions{})
 }

@@ -11,6 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/runner"
 )
 
 // TestVersion: the command, --version and -o json say the same; the
@@ -26,10 +29,10 @@ func TestVersion(t *testing.T) {
 
 	asJSON := evaluate(t, time.Minute, "", "version", "-o", "json")
 	require.Equal(t, 0, asJSON.code, asJSON.stderr)
-	var v versionInfo
+	var v output.Version
 	require.NoError(t, json.Unmarshal([]byte(asJSON.stdout), &v))
-	require.Equal(t, first, v.firstLine())
-	for _, row := range versionRows(v) {
+	require.Equal(t, first, v.FirstLine())
+	for _, row := range v.Rows() {
 		require.Contains(t, text.stdout, row[1], row[0])
 	}
 
@@ -91,12 +94,12 @@ func TestVCSRevision(t *testing.T) {
 		{"no vcs (-buildvcs=false)", []debug.BuildSetting{{Key: "GOOS", Value: "linux"}}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			require.Equal(t, c.want, vcsRevision(c.settings))
+			require.Equal(t, c.want, runner.VCSRevision(c.settings))
 		})
 	}
 	// Stamped values win over the build information.
 	version, revision = "v1.2.3", "0123abc"
 	t.Cleanup(func() { version, revision = "", "" })
 	v := buildVersion()
-	require.Equal(t, "evaluate v1.2.3 (revision 0123abc)", v.firstLine())
+	require.Equal(t, "evaluate v1.2.3 (revision 0123abc)", v.FirstLine())
 }

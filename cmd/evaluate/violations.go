@@ -6,10 +6,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/gatekeeper"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/runner"
 )
 
 func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
@@ -30,7 +30,7 @@ func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 					return err
 				}
 			}
-			set, err := g.policies(engineName)
+			set, err := g.For(engineName)
 			if err != nil {
 				return badInput(err)
 			}
@@ -46,30 +46,20 @@ func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 			// object at admission: one that a later object of the same
 			// name replaces too (the notice names it), as lint lints it.
 			var read []*objects.Object
-			input, err := in.read(g, cmd, live.ModelsAndRuntimes, true, func(o *objects.Object) { read = append(read, o) })
+			got, err := in.read(g, cmd, live.ModelsAndRuntimes, true, func(o *objects.Object) { read = append(read, o) })
 			if err != nil {
 				return err
 			}
 			objs := pick(cmd, read, "violations", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
-			report := make([]output.ObjectViolations, 0, len(objs))
-			refused := false
-			for _, o := range objs {
-				findings, err := engine.Lint(linter, []*objects.Object{o}, engine.LintOptions{})
-				if err != nil {
-					return err
-				}
-				v := gatekeeper.LintViolations(findings, o, severities...)
-				if v == nil {
-					v = []string{}
-				}
-				refused = refused || len(v) > 0
-				report = append(report, output.ObjectViolations{Object: objects.RefOf(o), File: o.File, Line: o.Line, Violations: v})
+			report, refused, err := runner.Violations(linter, objs, severities)
+			if err != nil {
+				return err
 			}
 			if err := output.WriteViolations(cmd.OutOrStdout(), format, report, severities); err != nil {
 				return err
 			}
-			reportProblems(cmd, input.Problems)
-			return exitAfter(input.Problems, refused)
+			reportProblems(cmd, got.Problems)
+			return exitAfter(got.Problems, refused)
 		},
 	}
 	addEngineFlag(cmd, &engineName, engine.CEL)

@@ -1,4 +1,4 @@
-package engine
+package runner
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/cases"
-	"github.com/ome-policy/evaluator/engine/cel"
+	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
 )
@@ -54,16 +54,7 @@ type CaseOutcome struct {
 	// Runs are the case on each engine apart (CEL and Rego for "both"),
 	// in order: what each gave and whether it is what the case expects.
 	// The case passes exactly when each of its runs does.
-	Runs []EngineRun
-}
-
-// EngineRun is a case on one engine: whether that engine gave what the
-// case expects, what it gave, and its error.
-type EngineRun struct {
-	Engine string
-	Passed bool
-	Got    any
-	Err    string
+	Runs []engine.EngineRun
 }
 
 // CaseRunner runs cases on the engines of one engine name: with "both", on
@@ -71,9 +62,9 @@ type EngineRun struct {
 // what it expects.
 type CaseRunner struct {
 	name      string
-	matchers  []Matcher
-	selectors []Selector
-	tester    *cel.PolicyTester
+	matchers  []engine.Matcher
+	selectors []engine.Selector
+	tester    *engine.PolicyTester
 }
 
 // NewCaseRunner compiles the policies of set for the named engine, and the
@@ -81,13 +72,13 @@ type CaseRunner struct {
 func NewCaseRunner(name string, set *policyset.Set) (*CaseRunner, error) {
 	r := &CaseRunner{name: name}
 	var err error
-	if r.matchers, err = Matchers(name, set); err != nil {
+	if r.matchers, err = engine.Matchers(name, set); err != nil {
 		return nil, err
 	}
-	if r.tester, err = cel.NewPolicyTester(set); err != nil {
+	if r.tester, err = engine.NewPolicyTester(set); err != nil {
 		return nil, err
 	}
-	if r.selectors, err = Selectors(name, set); err != nil {
+	if r.selectors, err = engine.Selectors(name, set); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -98,8 +89,8 @@ func (r *CaseRunner) Run(c *cases.Case) CaseOutcome {
 	switch {
 	case c.CELPolicy != "":
 		o := runPolicyCase(r.tester, c)
-		o.Engine = CEL
-		o.Runs = []EngineRun{{Engine: CEL, Passed: o.Passed, Got: o.Got, Err: o.Detail}}
+		o.Engine = engine.CEL
+		o.Runs = []engine.EngineRun{{Engine: engine.CEL, Passed: o.Passed, Got: o.Got, Err: o.Detail}}
 		return o
 	case c.InferenceService != nil:
 		o := runSelectionCase(r.selectors, c)
@@ -114,10 +105,10 @@ func (r *CaseRunner) Run(c *cases.Case) CaseOutcome {
 // runMatchCase runs a match case on each matcher (one per engine: with
 // "both", the CEL and the Rego matcher separately). It passes when every
 // engine gives the expected verdict; engines that disagree are named.
-func runMatchCase(matchers []Matcher, c *cases.Case) CaseOutcome {
+func runMatchCase(matchers []engine.Matcher, c *cases.Case) CaseOutcome {
 	want := MatchExpectation{Compatible: *c.Expect.Compatible, Reason: c.Expect.Reason}
 	out := CaseOutcome{Expected: want, Passed: true}
-	var first *Verdict
+	var first *engine.Verdict
 	var firstName string
 	var wrong, names []string // engines that gave an unexpected verdict; every engine
 	var failed string         // the first engine's error
@@ -125,7 +116,7 @@ func runMatchCase(matchers []Matcher, c *cases.Case) CaseOutcome {
 		names = append(names, m.Name())
 		v, err := m.Match(c.Model.Spec(), c.Runtime.Spec())
 		if err != nil {
-			out.Runs = append(out.Runs, EngineRun{Engine: m.Name(), Err: err.Error()})
+			out.Runs = append(out.Runs, engine.EngineRun{Engine: m.Name(), Err: err.Error()})
 			if failed == "" {
 				failed = fmt.Sprintf("%s: %v", m.Name(), err)
 			}
@@ -134,13 +125,13 @@ func runMatchCase(matchers []Matcher, c *cases.Case) CaseOutcome {
 		reason := v.Reason
 		got := MatchExpectation{Compatible: v.Compatible, Reason: &reason}
 		passed := v.Compatible == want.Compatible && (want.Reason == nil || *want.Reason == v.Reason)
-		out.Runs = append(out.Runs, EngineRun{Engine: m.Name(), Passed: passed, Got: got})
+		out.Runs = append(out.Runs, engine.EngineRun{Engine: m.Name(), Passed: passed, Got: got})
 		if first == nil {
 			first, firstName = &v, m.Name()
 			out.Got = got
 		} else if !reflect.DeepEqual(*first, v) {
 			out.Passed = false
-			out.Detail = fmt.Sprintf("engines disagree: %s says %s; %s says %s", firstName, Describe(*first), m.Name(), Describe(v))
+			out.Detail = fmt.Sprintf("engines disagree: %s says %s; %s says %s", firstName, engine.Describe(*first), m.Name(), engine.Describe(v))
 		}
 		if !passed {
 			out.Passed = false
@@ -161,7 +152,7 @@ func runMatchCase(matchers []Matcher, c *cases.Case) CaseOutcome {
 // (a reason it does not state). So a case passes exactly when each of its
 // runs does.
 func disagreed(out CaseOutcome) CaseOutcome {
-	if out.Passed || slices.ContainsFunc(out.Runs, func(r EngineRun) bool { return !r.Passed }) {
+	if out.Passed || slices.ContainsFunc(out.Runs, func(r engine.EngineRun) bool { return !r.Passed }) {
 		return out
 	}
 	for i := range out.Runs {
@@ -201,7 +192,7 @@ func joinNames(names []string) string {
 }
 
 // ExpectationOf turns a decision into what a selection case compares.
-func ExpectationOf(d Decision) SelectionExpectation {
+func ExpectationOf(d engine.Decision) SelectionExpectation {
 	got := SelectionExpectation{Admitted: d.Admitted}
 	if d.Selected != nil {
 		name := d.Selected.Name
@@ -217,11 +208,11 @@ func ExpectationOf(d Decision) SelectionExpectation {
 // runSelectionCase runs a selection case on each selector. It passes when
 // every engine gives the expected admitted, runtime and message (an absent
 // runtime or message expects none).
-func runSelectionCase(selectors []Selector, c *cases.Case) CaseOutcome {
+func runSelectionCase(selectors []engine.Selector, c *cases.Case) CaseOutcome {
 	want := SelectionExpectation{Admitted: *c.Expect.Admitted, Runtime: c.Expect.Runtime, Message: c.Expect.Message}
 	out := CaseOutcome{Expected: want, Passed: true}
 	cluster, _ := objects.Deduplicate(c.Objects)
-	var first *Decision
+	var first *engine.Decision
 	var firstName string
 	var wrong, names []string
 	var failed string // the first engine's error
@@ -229,7 +220,7 @@ func runSelectionCase(selectors []Selector, c *cases.Case) CaseOutcome {
 		names = append(names, s.Name())
 		d, err := s.Select(c.InferenceService, cluster)
 		if err != nil {
-			out.Runs = append(out.Runs, EngineRun{Engine: s.Name(), Err: err.Error()})
+			out.Runs = append(out.Runs, engine.EngineRun{Engine: s.Name(), Err: err.Error()})
 			if failed == "" {
 				failed = fmt.Sprintf("%s: %v", s.Name(), err)
 			}
@@ -237,7 +228,7 @@ func runSelectionCase(selectors []Selector, c *cases.Case) CaseOutcome {
 		}
 		got := ExpectationOf(d)
 		passed := reflect.DeepEqual(want, got)
-		out.Runs = append(out.Runs, EngineRun{Engine: s.Name(), Passed: passed, Got: got})
+		out.Runs = append(out.Runs, engine.EngineRun{Engine: s.Name(), Passed: passed, Got: got})
 		if first == nil {
 			first, firstName = &d, s.Name()
 			out.Got = got
@@ -262,7 +253,7 @@ func runSelectionCase(selectors []Selector, c *cases.Case) CaseOutcome {
 // runPolicyCase runs a CEL policy case: it passes when the policy's failing
 // validations give exactly the expected messages, in order, and each
 // expected variable has the expected value.
-func runPolicyCase(t *cel.PolicyTester, c *cases.Case) CaseOutcome {
+func runPolicyCase(t *engine.PolicyTester, c *cases.Case) CaseOutcome {
 	want := PolicyExpectation{Failures: *c.Expect.Failures, Variables: c.Expect.Variables}
 	out := CaseOutcome{Expected: want}
 	failures, values, err := t.Run(c.CELPolicy, c.Input, slices.Sorted(maps.Keys(c.Expect.Variables)))
@@ -273,35 +264,13 @@ func runPolicyCase(t *cel.PolicyTester, c *cases.Case) CaseOutcome {
 		out.Detail = err.Error()
 		return out
 	}
-	if len(c.Expect.Variables) > 0 && !reflect.DeepEqual(normaliseNumbers(c.Expect.Variables), values) {
+	if len(c.Expect.Variables) > 0 && !reflect.DeepEqual(cases.Int64s(c.Expect.Variables), values) {
 		out.Mismatch = true
 		return out
 	}
 	out.Passed = reflect.DeepEqual(want.Failures, failures)
 	out.Mismatch = !out.Passed
 	return out
-}
-
-// normaliseNumbers makes every integer of a case file's value an int64, as
-// the policy tester gives them.
-func normaliseNumbers(v any) any {
-	switch x := v.(type) {
-	case int:
-		return int64(x)
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = normaliseNumbers(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = normaliseNumbers(e)
-		}
-		return out
-	}
-	return v
 }
 
 // ReleaseOutcome is the outcome of a case on one OME release.

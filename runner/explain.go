@@ -1,0 +1,59 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/objects"
+)
+
+// ScopedPairs pairs every model with every runtime OME pairs it with
+// (objects.InScope); leftOut counts the pairs OME never considers.
+func ScopedPairs(ms, rs []*objects.Object) (pairs [][2]*objects.Object, leftOut int) {
+	for _, m := range ms {
+		for _, r := range rs {
+			if objects.InScope(m, r) {
+				pairs = append(pairs, [2]*objects.Object{m, r})
+			} else {
+				leftOut++
+			}
+		}
+	}
+	return pairs, leftOut
+}
+
+// Explain compiles the explain policies of set for the engine named and
+// explains each pair; refused says whether some pair is not compatible.
+func Explain(engineName string, set *policyset.Set, pairs [][2]*objects.Object) (es []engine.Explanation, refused bool, err error) {
+	x, err := engine.NewExplainer(engineName, set)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, p := range pairs {
+		m, r := p[0], p[1]
+		e, err := x.Explain(m, r)
+		if err != nil {
+			return nil, false, fmt.Errorf("model %s (%s) against runtime %s (%s): %w", m.Ref(), m.File, r.Ref(), r.File, err)
+		}
+		refused = refused || !e.Compatible
+		es = append(es, e)
+	}
+	return es, refused, nil
+}
+
+// MissingPair says why explain has no pair, of the models and runtimes
+// found (those named modelName and runtimeName, when given).
+func MissingPair(models, runtimes int, modelName, runtimeName string) string {
+	switch {
+	case models == 0 && modelName != "":
+		return fmt.Sprintf("no model named %q found", modelName)
+	case models == 0:
+		return "no model found (give one with -f or -m)"
+	case runtimes == 0 && runtimeName != "":
+		return fmt.Sprintf("no runtime named %q found", runtimeName)
+	case runtimes == 0:
+		return "no runtime found (give one with -f or -r)"
+	}
+	return "OME never pairs these models with these runtimes (a BaseModel and a ServingRuntime of another namespace)"
+}

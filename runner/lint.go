@@ -1,0 +1,240 @@
+package runner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/output"
+)
+
+// The lint run: which rules it reports (RuleFilter, and each object's own
+// ignore annotation), each object linted as it is read, then the rules
+// about the objects together, and the report lint writes.
+
+// RuleFilter says which rules a lint run reports: every rule but those
+// turned off, or only those turned on.
+type RuleFilter struct {
+	disabled, only map[string]bool
+}
+
+// NewRuleFilter turns --disable and --enable-only into a filter; a rule id
+// that is not among rules is an error, never silently ignored.
+func NewRuleFilter(rules []engine.Rule, disable, enableOnly []string) (RuleFilter, error) {
+	var f RuleFilter
+	var err error
+	if f.disabled, err = ruleSet(rules, disable, "--disable"); err != nil {
+		return f, err
+	}
+	if f.only, err = ruleSet(rules, enableOnly, "--enable-only"); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// Keep reports whether the filter keeps a finding of the rule, the object's
+// own ignored rules (IgnoredRules) aside.
+func (f RuleFilter) Keep(rule string, ignored map[string]bool) bool {
+	if rule == engine.RuleInputError {
+		return true
+	}
+	if len(f.only) > 0 && !f.only[rule] {
+		return false
+	}
+	return !f.disabled[rule] && !ignored[rule]
+}
+
+func ruleSet(rules []engine.Rule, ids []string, where string) (map[string]bool, error) {
+	known := map[string]bool{}
+	for _, r := range rules {
+		known[r.ID] = true
+	}
+	out := map[string]bool{}
+	for _, id := range ids {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			continue
+		}
+		if !known[id] {
+			return nil, fmt.Errorf("%s: unknown rule %q (evaluate lint --list-rules lists them)", where, id)
+		}
+		out[id] = true
+	}
+	return out, nil
+}
+
+// IgnoredRules reads the rules an object turns off for itself (the
+// annotation evaluate.ome.io/ignore). A rule id that is not among rules
+// is a problem that names the annotation; the known ones still apply.
+func IgnoredRules(o *objects.Object, rules []engine.Rule) (map[string]bool, *objects.InputError) {
+	meta, _ := o.Value["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	v, ok := annotations[engine.IgnoreAnnotation]
+	if !ok {
+		return nil, nil
+	}
+	field := objects.JoinPath("metadata.annotations", engine.IgnoreAnnotation)
+	s, isString := v.(string)
+	if !isString {
+		return nil, &objects.InputError{File: o.File, Line: o.LineOf(field), Field: field, Msg: "must be a string of rule ids separated by commas"}
+	}
+	known := map[string]bool{}
+	for _, r := range rules {
+		known[r.ID] = true
+	}
+	out := map[string]bool{}
+	var unknown []string
+	for _, id := range strings.Split(s, ",") {
+		id = strings.TrimSpace(id)
+		switch {
+		case id == "":
+		case known[id]:
+			out[id] = true
+		default:
+			unknown = append(unknown, strconv.Quote(id))
+		}
+	}
+	if len(unknown) > 0 {
+		return out, &objects.InputError{File: o.File, Line: o.LineOf(field), Field: field,
+			Msg: "unknown rule " + strings.Join(unknown, ", ") + " (evaluate lint --list-rules lists them)"}
+	}
+	return out, nil
+}
+
+// Linted says whether lint reads o: models, runtimes and InferenceServices
+// (of which the rules read the fields their CRD lacks and the deployment
+// modes).
+func Linted(o *objects.Object) bool {
+	return o.IsModel() || o.IsRuntime() || o.Kind == objects.KindInferenceService
+}
+
+// LintRun lints objects as they are read (Object: each alone), keeping of
+// each what the rules about the objects together read, then runs those
+// rules (Finish). It keeps the findings that its RuleFilter and each
+// object's own ignored rules (IgnoredRules) keep, so that a cluster's whole
+// dump is linted in memory that grows with what the set rules read.
+type LintRun struct {
+	linter     engine.Linter
+	rules      []engine.Rule
+	filter     RuleFilter
+	crossCheck bool
+	slimmer    *engine.Slimmer
+
+	// Findings are those kept so far, in the order they were found.
+	Findings []engine.Finding
+	// Objects are the models, runtimes and InferenceServices read, in
+	// input order.
+	Objects []engine.LintedObject
+	// Problems are the objects' ignore annotations that name unknown rules.
+	Problems []*objects.InputError
+	// Others counts the OME objects that lint does not read (Linted), by
+	// kind.
+	Others map[string]int
+
+	set     []engine.SetObject
+	ignored []map[string]bool // each object's evaluate.ome.io/ignore
+	err     error
+}
+
+// NewLintRun starts a lint run of l with the rules of the policies,
+// filtered; crossCheck also pairs every model with every runtime OME
+// pairs it with.
+func NewLintRun(l engine.Linter, rules []engine.Rule, filter RuleFilter, crossCheck bool) *LintRun {
+	return &LintRun{linter: l, rules: rules, filter: filter, crossCheck: crossCheck, slimmer: engine.NewSlimmer(crossCheck), Others: map[string]int{}}
+}
+
+// Object lints one object as it is read. After an error it does nothing;
+// Finish returns the error.
+func (r *LintRun) Object(o *objects.Object) {
+	if r.err != nil {
+		return
+	}
+	if !Linted(o) {
+		r.Others[o.Kind]++
+		return
+	}
+	ignored, problem := IgnoredRules(o, r.rules)
+	if problem != nil {
+		r.Problems = append(r.Problems, problem)
+	}
+	fs, err := r.linter.Object(o)
+	if err != nil {
+		r.err = err
+		return
+	}
+	r.keep(fs, ignored)
+	r.Objects = append(r.Objects, engine.LintedObject{Ref: objects.RefOf(o), File: o.File, Line: o.Line})
+	r.set = append(r.set, r.slimmer.ForSet(o))
+	r.ignored = append(r.ignored, ignored)
+}
+
+// Err is the error that stopped Object, if any.
+func (r *LintRun) Err() error { return r.err }
+
+// Finish runs the rules about the objects together. Those read what
+// kubectl apply would leave of the objects (objects.Applied): of the
+// objects of one kind, namespace and name, the last; but duplicate-name,
+// which names each object a later one replaces, reads them all.
+func (r *LintRun) Finish() error {
+	if r.err != nil {
+		return r.err
+	}
+	left := objects.Applied(len(r.Objects), func(i int) objects.Ref { return r.Objects[i].Ref })
+	applied := r.applied(left)
+	fs, err := r.linter.Set(applied, engine.LintOptions{CrossCheck: r.crossCheck})
+	if err != nil {
+		return err
+	}
+	if len(applied) < len(r.set) {
+		all, err := r.linter.Set(r.set, engine.LintOptions{})
+		if err != nil {
+			return err
+		}
+		for _, f := range all {
+			if f.Rule == engine.RuleDuplicateName {
+				fs = append(fs, f)
+			}
+		}
+	}
+	byObject := make(map[engine.LintedObject]map[string]bool, len(r.Objects))
+	for i, o := range r.Objects {
+		byObject[o] = r.ignored[i]
+	}
+	for _, f := range fs {
+		r.keep([]engine.Finding{f}, byObject[engine.LintedObject{Ref: f.Object, File: f.File, Line: f.ObjectLine}])
+	}
+	return nil
+}
+
+// applied is the objects of the set that left marks.
+func (r *LintRun) applied(left []bool) []engine.SetObject {
+	out := make([]engine.SetObject, 0, len(r.set))
+	for i, o := range r.set {
+		if left[i] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func (r *LintRun) keep(fs []engine.Finding, ignored map[string]bool) {
+	for _, f := range fs {
+		if r.filter.Keep(f.Rule, ignored) {
+			r.Findings = append(r.Findings, f)
+		}
+	}
+}
+
+// LintReport is what a lint run found, with each input that could not be
+// read as an input-error finding, sorted by file, line and rule.
+func LintReport(run *LintRun, rules []engine.Rule, problems []*objects.InputError, failOnWarn bool) output.LintReport {
+	report := output.LintReport{Findings: run.Findings, Objects: run.Objects, FailOnWarn: failOnWarn, Rules: rules}
+	for _, p := range problems {
+		report.Findings = append(report.Findings, engine.Finding{Rule: engine.RuleInputError, Severity: engine.SeverityError,
+			Field: p.Field, File: p.File, Line: p.Line, Message: p.Msg})
+	}
+	engine.SortFindings(report.Findings)
+	return report
+}

@@ -1,0 +1,179 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/ome-policy/evaluator/cases"
+	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/output"
+)
+
+// AllReleases, as the release of a test run, runs each case on every
+// release it holds for.
+const AllReleases = "all"
+
+// TestReleases are the OME releases a test run runs the cases on: the one
+// p chooses, or every one when p.Release is AllReleases.
+func TestReleases(p *Policies, set *policyset.Set) ([]string, error) {
+	if p.Release == AllReleases {
+		return set.Releases(), nil
+	}
+	r, err := p.Chosen(set)
+	if err != nil {
+		return nil, err
+	}
+	return []string{r}, nil
+}
+
+// LeftOut is a case file's cases that hold for none of the releases run.
+type LeftOut struct {
+	File     string
+	N, Of    int
+	Releases []string // the releases they hold for, newest first
+}
+
+// Notice says so, of run, the releases run.
+func (l LeftOut) Notice(run []string) string {
+	holds := strings.Join(l.Releases, ", ")
+	if n := len(l.Releases); n > 1 {
+		holds = strings.Join(l.Releases[:n-1], ", ") + " and " + l.Releases[n-1]
+	}
+	if l.N == l.Of {
+		return fmt.Sprintf("%s: no case holds for OME %s (its cases hold for %s)", l.File, strings.Join(run, ", "), holds)
+	}
+	they := "they hold"
+	if l.N == 1 {
+		they = "it holds"
+	}
+	return fmt.Sprintf("%s: %d of %d cases left out: %s only for OME %s", l.File, l.N, l.Of, they, holds)
+}
+
+// FindTests finds the case files and Rego tests of paths (files and
+// folders); none is an error.
+func FindTests(paths []string) (Tests, error) {
+	caseFiles, regoFiles, err := cases.FindTests(paths)
+	if err != nil {
+		return Tests{}, err
+	}
+	if len(caseFiles) == 0 && len(regoFiles) == 0 {
+		return Tests{}, fmt.Errorf("%s: no case files (a cases: list) or Rego tests (*_test.rego) found", strings.Join(paths, " "))
+	}
+	return Tests{paths: paths, CaseFiles: caseFiles, RegoFiles: regoFiles}, nil
+}
+
+// Tests are the tests of a run: case files, run on the engines of Engine
+// and on Releases, each case on each release it holds for (the OME
+// releases it names, else every one), and Rego unit tests, which test the
+// policy files as written: the newest release's. Step, when not nil, is
+// told how many files are done, of all.
+type Tests struct {
+	Set       *policyset.Set
+	Releases  []string
+	Engine    string
+	CaseFiles []string
+	RegoFiles []string
+	Step      func(done, total int)
+	paths     []string // as given to FindTests
+}
+
+// Run runs the tests. left says, of each case file, the cases that hold
+// for none of the releases. A run with no case at all is an error: the
+// case lists are empty, or no case holds for the releases.
+func (t Tests) Run() (report output.TestReport, left []LeftOut, err error) {
+	report, left, err = t.run()
+	switch {
+	case err != nil:
+	case len(report.Cases) == 0 && len(left) == 0:
+		err = fmt.Errorf("%s: no cases (the cases: lists are empty)", strings.Join(t.paths, " "))
+	case len(report.Cases) == 0:
+		err = fmt.Errorf("%s: no case holds for OME %s (each names the releases it holds for in omeVersions)", strings.Join(t.paths, " "), strings.Join(t.Releases, ", "))
+	}
+	return report, left, err
+}
+
+func (t Tests) run() (report output.TestReport, left []LeftOut, err error) {
+	total := len(t.CaseFiles) + len(t.RegoFiles)
+	step := func(done int) {
+		if t.Step != nil {
+			t.Step(done, total)
+		}
+	}
+	runs := NewReleaseRuns(t.Engine, t.Set)
+	for i, f := range t.CaseFiles {
+		step(i)
+		l, err := t.runFile(runs, f, &report)
+		if err != nil {
+			return report, left, err
+		}
+		if l.N > 0 {
+			left = append(left, l)
+		}
+	}
+	if len(t.RegoFiles) == 0 {
+		return report, left, nil
+	}
+	texts := map[string]string{}
+	for _, f := range t.RegoFiles {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return report, left, err
+		}
+		texts[f] = string(b)
+	}
+	step(len(t.CaseFiles))
+	results, err := engine.RunRegoTests(t.Set, texts)
+	if err != nil {
+		return report, left, err
+	}
+	for _, r := range results {
+		got := "pass"
+		if !r.Passed {
+			got = "fail"
+		}
+		report.Add(output.CaseReport{File: r.File, Line: r.Line, Name: r.Name, Results: []output.CaseResult{{
+			Engine: engine.Rego, OMEVersion: t.Set.Newest(), Passed: r.Passed, Expected: "pass", Got: got, Detail: r.Detail}}})
+	}
+	return report, left, nil
+}
+
+// runFile runs the cases of one file into report.
+func (t Tests) runFile(runs *ReleaseRuns, f string, report *output.TestReport) (LeftOut, error) {
+	list, err := cases.ReadCases(f)
+	if err != nil {
+		return LeftOut{}, err
+	}
+	if err := cases.CheckReleases(list, t.Set.Releases()); err != nil {
+		return LeftOut{}, err
+	}
+	l := LeftOut{File: f, Of: len(list)}
+	for i := range list {
+		c := &list[i]
+		outcomes, err := runs.Run(c, t.Releases)
+		if err != nil {
+			return l, err
+		}
+		if len(outcomes) == 0 {
+			l.N++
+			for _, r := range t.Set.Releases() {
+				if c.HoldsFor(r) && !slices.Contains(l.Releases, r) {
+					l.Releases = append(l.Releases, r)
+				}
+			}
+			continue
+		}
+		cr := output.CaseReport{File: f, Line: c.Line, Name: c.Name}
+		for _, o := range outcomes {
+			cr.Results = append(cr.Results, output.CaseResult{Engine: o.Engine, OMEVersion: o.Release, Passed: o.Passed,
+				Expected: o.Expected, Got: o.Got, Detail: o.Detail, Runs: o.Runs})
+		}
+		report.Add(cr)
+	}
+	slices.SortFunc(l.Releases, func(a, b string) int {
+		return slices.Index(t.Set.Releases(), a) - slices.Index(t.Set.Releases(), b)
+	})
+	return l, nil
+}
