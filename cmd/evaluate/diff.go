@@ -57,6 +57,8 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 		strings.Join(policyset.EmbeddedReleases(), ", "))
 	cmd.Flags().BoolVar(&o.showReasons, "show-reasons", false, "also list the verdicts that hold with another reason (text and markdown; json always lists them)")
 	addFormatFlag(cmd, &o.format, output.DiffFormats)
+	// Both sides' objects and verdicts are held the whole run.
+	useMemory(cmd, holdsBothSides)
 	return cmd
 }
 
@@ -69,8 +71,6 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	if o.toRelease != "" {
 		return o.upgrade(cmd, g, args)
 	}
-	// Both sides' objects and verdicts are held the whole run.
-	defer liftMemoryLimit()()
 	ready := runner.Compile(o.engineName, func() (*policyset.Set, error) { return g.For(o.engineName) }, runner.CompileMatch|runner.CompileSelect)
 	p := newProgress(cmd, "diff: reading", 2)
 	defer p.finish()
@@ -133,7 +133,6 @@ func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []strin
 	if err != nil {
 		return badInput(err)
 	}
-	defer liftMemoryLimit()()
 	up.Compile()
 	in := o.in
 	in.paths = args

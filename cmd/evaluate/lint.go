@@ -46,6 +46,9 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringSliceVar(&o.disable, "disable", nil, "turn these rules off (comma-separated or repeated)")
 	cmd.Flags().StringSliceVar(&o.enableOnly, "enable-only", nil, "report only these rules (comma-separated or repeated)")
 	cmd.MarkFlagsMutuallyExclusive("disable", "enable-only")
+	// What the rules about the objects together read is held until every
+	// object is read.
+	useMemory(cmd, holdsData)
 	return cmd
 }
 
@@ -79,9 +82,6 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	// What the rules about the objects together read is held until every
-	// object is read.
-	defer holdingData()()
 	run := runner.NewLintRun(linter, rules, filter, o.crossCheck)
 	p := newProgress(cmd, "linting", -1)
 	defer p.finish()

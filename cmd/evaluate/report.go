@@ -43,6 +43,9 @@ func newReportCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&o.out, "out", "", "the file to write (- for standard output; -o json writes there without it)")
 	cmd.Flags().StringVarP(&o.format, "output", "o", "html", "output format: "+strings.Join(reportFormats, ", "))
 	checkBeforeRun(cmd, func() error { return o.checkFormat(cmd) })
+	// A page's data is held whole until it is written (hundreds of MB for
+	// 300 x 700).
+	useMemory(cmd, holdsData)
 	return cmd
 }
 
@@ -92,9 +95,6 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	// A page's data is held whole until it is written (hundreds of MB for
-	// 300 x 700).
-	defer holdingData()()
 	write := report.Write
 	if o.format == "json" {
 		write = report.WriteJSON

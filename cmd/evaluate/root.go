@@ -42,11 +42,18 @@ type globalOptions struct {
 	runner.Policies
 	cpuProfile string
 	stdin      io.Reader
+	// restoreMemory puts back the collector's settings that the command
+	// run changed (memoryFor).
+	restoreMemory func()
 }
 
 // newRootCommand builds the command tree; tests run it in-process.
 func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	g := &globalOptions{stdin: stdin}
+	return newRoot(&globalOptions{stdin: stdin}, stdout, stderr)
+}
+
+func newRoot(g *globalOptions, stdout, stderr io.Writer) *cobra.Command {
+	stdin := g.stdin
 	root := &cobra.Command{
 		Use:           "evaluate",
 		Short:         "Check OME runtime selection with CEL and Rego policies",
@@ -61,7 +68,8 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&g.Dir, "policies", "", "load the policies from this folder (cel/*.yaml, rego/*.rego) instead of the built-in ones")
 	root.PersistentFlags().StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the run to this file (for 'go tool pprof')")
 	var profile *os.File
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		g.restoreMemory = memoryFor(cmd)
 		if g.cpuProfile == "" {
 			return nil
 		}
@@ -104,11 +112,15 @@ func stopProfile(f *os.File) {
 
 // run executes the command line and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCommand(stdin, stdout, stderr)
+	g := &globalOptions{stdin: stdin}
+	root := newRoot(g, stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
 	// A command that fails skips PersistentPostRun; stopping twice is harmless.
 	pprof.StopCPUProfile()
+	if g.restoreMemory != nil {
+		g.restoreMemory()
+	}
 	if err == nil {
 		return exitOK
 	}
