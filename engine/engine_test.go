@@ -138,7 +138,10 @@ func (g gen) model() map[string]any {
 	}
 	g.common(m)
 	if g.maybe(0.3) {
-		m["modelParameterSize"] = g.pick("7B", "8B", "3.21B", "500M", "1.5T", "huge")
+		// Sizes in other units than the bounds', near them, so that a wrong
+		// unit or a bound read as exclusive changes a verdict.
+		m["modelParameterSize"] = g.pick("7B", "8B", "3.21B", "500M", "1.5T", "huge",
+			"8000M", "8001M", "6999M", "0.5T", "1000B", "1001B", "7000000000", "NaN")
 	}
 	return m
 }
@@ -227,10 +230,10 @@ func (g gen) runtime(model map[string]any) map[string]any {
 	if g.maybe(0.3) {
 		rng := map[string]any{}
 		if g.maybe(0.9) {
-			rng["min"] = g.pick("1B", "7B", "500M")
+			rng["min"] = g.pick("1B", "7B", "500M", "7000M", "0.007T")
 		}
 		if g.maybe(0.9) {
-			rng["max"] = g.pick("8B", "70B", "1T")
+			rng["max"] = g.pick("8B", "70B", "1T", "1000B", "8000M")
 		}
 		r["modelSizeRange"] = rng
 	}
