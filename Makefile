@@ -37,9 +37,10 @@ install:
 # first (prereqs).
 test: prereqs vet fmt-check unit race gator-verify kyverno-verify e2e cases
 
-# What the tests need beyond Go and make (Chromium, git), checked before
-# anything else: installed with apt-get as root or with passwordless sudo,
-# otherwise a stop with the command to run (scripts/prereqs.sh).
+# What the tests need beyond Go and make (Chromium, git, a C compiler for
+# the race detector), checked before anything else: installed with apt-get
+# as root or with passwordless sudo, otherwise a stop with the command to
+# run (scripts/prereqs.sh).
 prereqs:
 	@$(SHELL) scripts/prereqs.sh
 
@@ -50,15 +51,12 @@ unit: prereqs
 	$(GO) test -count=1 -timeout 30m $(PKGS)
 
 # The workers of `evaluate match` share the prepared runtimes: under the race
-# detector, they only read them. The detector needs cgo (a C compiler);
-# where cgo is off, this says so and runs the test without it.
+# detector, they only read them. The detector needs cgo, so a C compiler:
+# scripts/prereqs.sh installs Debian's gcc when there is none, or stops with
+# the command to run; the test never runs without -race.
 race:
-	@if [ "$$($(GO) env CGO_ENABLED)" = 1 ]; then \
-		$(GO) test -count=1 -race -run '^TestWorkersShareThePreparedRuntimes$$' ./engine; \
-	else \
-		echo "race: cgo is off, so no race detector; running the test without it"; \
-		$(GO) test -count=1 -run '^TestWorkersShareThePreparedRuntimes$$' ./engine; \
-	fi
+	@$(SHELL) scripts/prereqs.sh race
+	CGO_ENABLED=1 $(GO) test -count=1 -race -run '^TestWorkersShareThePreparedRuntimes$$' ./engine
 
 # Rewrite docs/report.png, the README's screenshot of the catalog's report,
 # from the browser test that checks that report in headless Chromium.

@@ -19,9 +19,9 @@ import (
 	"github.com/ome-policy/evaluator/objects"
 )
 
-// Every match case of testdata/cases, on every engine of each OME release
-// it holds for, and on the plain-Go reference matcher for the newest: the
-// expected verdict and, where given, OME's reason.
+// Every match case of testdata/cases, on every engine and on the plain-Go
+// reference matcher, for each OME release it holds for: the expected
+// verdict and, where given, OME's reason.
 func TestCaseFilesOnEveryEngine(t *testing.T) {
 	forEachRelease(t, testCaseFilesOnEveryEngine)
 }

@@ -1,24 +1,44 @@
 #!/bin/sh
 # What `make test` needs beyond Go and make, checked before any long step:
 # Chromium (the report's browser tests run chromium, chromium-browser or
-# google-chrome from PATH, or $CHROMIUM) and git (a test of the CI workflows
-# runs it). What is missing is installed with Debian's apt-get when this
-# runs as root or with passwordless sudo; otherwise this stops at once with
-# the command to run.
+# google-chrome from PATH, or $CHROMIUM), git (a test of the CI workflows
+# runs it) and a C compiler (the race detector needs cgo, which calls
+# $CC, else `go env CC`). With the argument "race", only what `make race`
+# needs: the C compiler. What is missing is installed with Debian's apt-get
+# when this runs as root or with passwordless sudo; otherwise this stops at
+# once with the command to run.
 set -u
+
+target=${1:-test}
+
+# cc: the C compiler cgo calls, by its command's name.
+cc=${CC:-}
+if [ -z "$cc" ] && command -v go >/dev/null 2>&1; then
+	cc=$(go env CC 2>/dev/null)
+fi
+cc=${cc%% *}
+[ -n "$cc" ] || cc=gcc
 
 # missing: Debian's packages to install; elsewhere: what to install on
 # other systems.
 find_missing() {
 	missing= elsewhere=
-	if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 &&
-		! command -v chromium-browser >/dev/null 2>&1 && ! command -v google-chrome >/dev/null 2>&1; then
-		missing=chromium
-		elsewhere="Chromium or Google Chrome (Ubuntu: snap install chromium), or set CHROMIUM to its binary"
+	if [ "$target" != race ]; then
+		if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 &&
+			! command -v chromium-browser >/dev/null 2>&1 && ! command -v google-chrome >/dev/null 2>&1; then
+			missing=chromium
+			elsewhere="Chromium or Google Chrome (Ubuntu: snap install chromium), or set CHROMIUM to its binary"
+		fi
+		if ! command -v git >/dev/null 2>&1; then
+			missing="${missing:+$missing }git"
+			elsewhere="${elsewhere:+$elsewhere; and }git"
+		fi
 	fi
-	if ! command -v git >/dev/null 2>&1; then
-		missing="${missing:+$missing }git"
-		elsewhere="${elsewhere:+$elsewhere; and }git"
+	if ! command -v "$cc" >/dev/null 2>&1; then
+		# Debian's gcc only recommends the C library's headers, which cgo
+		# needs too.
+		missing="${missing:+$missing }gcc libc6-dev"
+		elsewhere="${elsewhere:+$elsewhere; and }a C compiler for the race detector ($cc, which cgo calls; or set CC to another)"
 	fi
 }
 
@@ -47,7 +67,7 @@ apt_get() {
 }
 
 if [ -z "$why" ]; then
-	echo "make test: installing $missing with apt-get${sudo:+ through sudo}"
+	echo "make $target: installing $missing with apt-get${sudo:+ through sudo}"
 	# shellcheck disable=SC2086 # $missing is a list of package names
 	if apt_get update -qq && apt_get install -y -qq $missing >/dev/null; then
 		find_missing
@@ -60,8 +80,8 @@ fi
 
 # The shell's own printf: the message needs nothing else on PATH.
 printf '%s\n' >&2 \
-	"make test: missing: $missing ($why)." \
-	"On Debian, run this as root, then make test again:" \
+	"make $target: missing: $missing ($why)." \
+	"On Debian, run this as root, then make $target again:" \
 	"  $cmd" \
 	"Elsewhere, install $elsewhere."
 exit 1

@@ -26,18 +26,19 @@ func makeEnv(vars ...string) []string {
 }
 
 // TestMakeChecksPrerequisitesFirst: `make -n` of each target that runs the
-// Go tests shows the prerequisite check (scripts/prereqs.sh) as its first
-// command, before the first long step.
+// Go tests shows the prerequisite check (scripts/prereqs.sh, for race only
+// its C compiler) as its first command, before the first long step.
 func TestMakeChecksPrerequisitesFirst(t *testing.T) {
 	atRepoRoot(t)
 	makeTool, err := exec.LookPath("make")
 	require.NoError(t, err, "the tests of the Makefile need make, as make test does")
 	for _, c := range []struct {
-		target, longStep string
+		target, longStep, check string
 	}{
-		{"test", "go vet "},
-		{"unit", "go test "},
-		{"screenshot", "go test "},
+		{"test", "go vet ", "/bin/sh scripts/prereqs.sh"},
+		{"unit", "go test ", "/bin/sh scripts/prereqs.sh"},
+		{"screenshot", "go test ", "/bin/sh scripts/prereqs.sh"},
+		{"race", "CGO_ENABLED=1 go test -count=1 -race ", "/bin/sh scripts/prereqs.sh race"},
 	} {
 		t.Run(c.target, func(t *testing.T) {
 			cmd := exec.Command(makeTool, "-n", c.target)
@@ -54,17 +55,22 @@ func TestMakeChecksPrerequisitesFirst(t *testing.T) {
 			}
 			require.NotEqual(t, -1, step, "make -n %s shows no %q\n%s", c.target, c.longStep, out)
 			require.Greater(t, step, 0)
-			require.Equal(t, "/bin/sh scripts/prereqs.sh", lines[0], "make -n %s: the first command\n%s", c.target, out)
+			require.Equal(t, c.check, lines[0], "make -n %s: the first command\n%s", c.target, out)
 		})
 	}
 }
 
+// raceRun is how make race runs go: with cgo, under the race detector.
+const raceRun = "1 test -count=1 -race -run ^TestWorkersShareThePreparedRuntimes$ ./engine"
+
 // TestMakePrereqs runs `make prereqs`, or `make test` where it must stop,
-// on a PATH of stand-ins alone: id says who runs it, sudo lets it through
-// or asks for a password, apt-get installs (writes the commands into the
-// PATH), fails, or is absent; and chromium, google-chrome and git are
-// there or not. Each stop comes within seconds, before go vet, and says
-// the command to run; apt-get runs only as root or through sudo.
+// and `make race`, on a PATH of stand-ins alone: id says who runs it, sudo
+// lets it through or asks for a password, apt-get installs (writes the
+// commands into the PATH), fails, or is absent; and chromium,
+// google-chrome, git, gcc and go are there or not. Each stop comes within
+// seconds, before go vet or go test, and says the command to run; apt-get
+// runs only as root or through sudo; make race runs the test under -race
+// or not at all.
 func TestMakePrereqs(t *testing.T) {
 	atRepoRoot(t)
 	makeTool, err := exec.LookPath("make")
@@ -79,65 +85,99 @@ func TestMakePrereqs(t *testing.T) {
 	const hint = "apt-get update && apt-get install -y "
 	for _, c := range []struct {
 		name     string
-		target   string   // make test when it must stop, make prereqs when it must pass
+		target   string   // make test when it must stop, make prereqs when it must pass; or make race
 		uid      string   // what id -u says
 		have     []string // commands on PATH before the check
 		chromium string   // $CHROMIUM
+		cgo      string   // $CGO_ENABLED
 		sudo     string   // "", "asks" (for a password), "lets"
 		aptGet   string   // "", "fails", "installs", "installs-nothing"
 		code     int
 		apt      []string // apt-get's invocations, with DEBIAN_FRONTEND
 		sudoArgs []string // sudo's invocations
+		goArgs   []string // go's invocations but go env, with CGO_ENABLED
 		say      []string // in the output
 	}{
-		{name: "all there, as a user", target: "prereqs", uid: "1000", have: []string{"chromium", "git"}, aptGet: "fails", sudo: "asks"},
-		{name: "chrome and git", target: "prereqs", uid: "1000", have: []string{"google-chrome", "git"}, aptGet: "fails"},
-		{name: "CHROMIUM set", target: "prereqs", uid: "1000", have: []string{"git"}, chromium: "/opt/chrome/chrome", aptGet: "fails"},
+		{name: "all there, as a user", target: "prereqs", uid: "1000", have: []string{"chromium", "git", "gcc"}, aptGet: "fails", sudo: "asks"},
+		{name: "chrome and git", target: "prereqs", uid: "1000", have: []string{"google-chrome", "git", "gcc"}, aptGet: "fails"},
+		{name: "CHROMIUM set", target: "prereqs", uid: "1000", have: []string{"git", "gcc"}, chromium: "/opt/chrome/chrome", aptGet: "fails"},
 		{
-			name: "root installs", target: "prereqs", uid: "0", have: []string{"git"}, aptGet: "installs",
+			name: "root installs", target: "prereqs", uid: "0", have: []string{"git", "gcc"}, aptGet: "installs",
 			apt: []string{"noninteractive update -qq", "noninteractive install -y -qq chromium"},
 			say: []string{"installing chromium with apt-get"},
 		},
 		{
-			name: "passwordless sudo installs both", target: "prereqs", uid: "1000", sudo: "lets", aptGet: "installs",
+			name: "passwordless sudo installs both", target: "prereqs", uid: "1000", have: []string{"gcc"}, sudo: "lets", aptGet: "installs",
 			apt:      []string{"noninteractive update -qq", "noninteractive install -y -qq chromium git"},
 			sudoArgs: []string{"-n true", "-n DEBIAN_FRONTEND=noninteractive apt-get update -qq", "-n DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium git"},
 			say:      []string{"installing chromium git with apt-get through sudo"},
 		},
 		{
-			name: "sudo asks for a password", target: "test", uid: "1000", have: []string{"git"}, sudo: "asks", aptGet: "installs", code: 2,
+			name: "passwordless sudo installs all three", target: "prereqs", uid: "1000", sudo: "lets", aptGet: "installs",
+			apt:      []string{"noninteractive update -qq", "noninteractive install -y -qq chromium git gcc libc6-dev"},
+			sudoArgs: []string{"-n true", "-n DEBIAN_FRONTEND=noninteractive apt-get update -qq", "-n DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium git gcc libc6-dev"},
+			say:      []string{"installing chromium git gcc libc6-dev with apt-get through sudo"},
+		},
+		{
+			name: "sudo asks for a password", target: "test", uid: "1000", have: []string{"git", "gcc"}, sudo: "asks", aptGet: "installs", code: 2,
 			sudoArgs: []string{"-n true"},
 			say:      []string{"missing: chromium (installing needs root or passwordless sudo)", hint + "chromium\n", "set CHROMIUM"},
 		},
 		{
-			name: "no sudo", target: "test", uid: "1000", have: []string{"chromium"}, aptGet: "installs", code: 2,
+			name: "no sudo", target: "test", uid: "1000", have: []string{"chromium", "gcc"}, aptGet: "installs", code: 2,
 			say: []string{"missing: git (installing needs root or passwordless sudo)", hint + "git\n", "Elsewhere, install git."},
 		},
 		{
 			name: "root, apt-get fails", target: "test", uid: "0", aptGet: "fails", code: 2,
 			apt: []string{"noninteractive update -qq"},
-			say: []string{"missing: chromium git (apt-get failed)", hint + "chromium git\n"},
+			say: []string{"missing: chromium git gcc libc6-dev (apt-get failed)", hint + "chromium git gcc libc6-dev\n", "a C compiler for the race detector (gcc, which cgo calls"},
 		},
 		{
-			name: "root, apt-get installs nothing", target: "test", uid: "0", have: []string{"git"}, aptGet: "installs-nothing", code: 2,
+			name: "root, apt-get installs nothing", target: "test", uid: "0", have: []string{"git", "gcc"}, aptGet: "installs-nothing", code: 2,
 			apt: []string{"noninteractive update -qq", "noninteractive install -y -qq chromium"},
 			say: []string{"missing: chromium (apt-get installed it, yet it is not on PATH)", hint + "chromium\n"},
 		},
 		{
-			name: "no apt-get", target: "test", uid: "0", have: []string{"git"}, code: 2,
+			name: "no apt-get", target: "test", uid: "0", have: []string{"git", "gcc"}, code: 2,
 			say: []string{"missing: chromium (this system has no apt-get)", hint + "chromium\n", "Chromium or Google Chrome"},
+		},
+		{
+			name: "race with a compiler", target: "race", uid: "1000", have: []string{"gcc", "go"}, aptGet: "fails",
+			goArgs: []string{raceRun},
+		},
+		{
+			name: "race with cgo turned off", target: "race", uid: "1000", have: []string{"gcc", "go"}, cgo: "0", aptGet: "fails",
+			goArgs: []string{raceRun},
+		},
+		{
+			name: "race, root installs a compiler", target: "race", uid: "0", have: []string{"go"}, aptGet: "installs",
+			apt:    []string{"noninteractive update -qq", "noninteractive install -y -qq gcc libc6-dev"},
+			goArgs: []string{raceRun},
+			say:    []string{"make race: installing gcc libc6-dev with apt-get"},
+		},
+		{
+			name: "race, no compiler, no sudo", target: "race", uid: "1000", have: []string{"go"}, cgo: "0", aptGet: "installs", code: 2,
+			say: []string{"make race: missing: gcc libc6-dev (installing needs root or passwordless sudo)", hint + "gcc libc6-dev\n", "then make race again"},
+		},
+		{
+			name: "race, no compiler, no apt-get", target: "race", uid: "0", have: []string{"go"}, code: 2,
+			say: []string{"make race: missing: gcc libc6-dev (this system has no apt-get)", "Elsewhere, install a C compiler for the race detector (gcc, which cgo calls; or set CC to another)."},
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			bin := filepath.Join(dir, "bin")
 			require.NoError(t, os.Mkdir(bin, 0o755))
-			aptLog, sudoLog := filepath.Join(dir, "apt-get.log"), filepath.Join(dir, "sudo.log")
+			aptLog, sudoLog, goLog := filepath.Join(dir, "apt-get.log"), filepath.Join(dir, "sudo.log"), filepath.Join(dir, "go.log")
 			standIn := func(name, body string) {
 				require.NoError(t, os.WriteFile(filepath.Join(bin, name), []byte("#!"+tools["sh"]+"\n"+body+"\n"), 0o755))
 			}
 			standIn("id", "echo "+c.uid)
 			for _, h := range c.have {
+				if h == "go" {
+					standIn(h, fmt.Sprintf("[ \"$1\" = env ] && { echo gcc; exit 0; }\necho \"$CGO_ENABLED $*\" >>%s", goLog))
+					continue
+				}
 				standIn(h, "exit 0")
 			}
 			switch c.sudo {
@@ -163,6 +203,9 @@ func TestMakePrereqs(t *testing.T) {
 			if c.chromium != "" {
 				cmd.Env = append(cmd.Env, "CHROMIUM="+c.chromium)
 			}
+			if c.cgo != "" {
+				cmd.Env = append(cmd.Env, "CGO_ENABLED="+c.cgo)
+			}
 			start := time.Now()
 			outBytes, err := cmd.CombinedOutput()
 			took := time.Since(start)
@@ -180,7 +223,7 @@ func TestMakePrereqs(t *testing.T) {
 			}
 			if c.code != 0 {
 				require.NotContains(t, out, "go vet", "make test went on past the check")
-			} else if len(c.apt) == 0 {
+			} else if len(c.apt) == 0 && c.target == "prereqs" {
 				require.Empty(t, out)
 			}
 			lines := func(file string) []string {
@@ -193,6 +236,7 @@ func TestMakePrereqs(t *testing.T) {
 			}
 			require.Equal(t, c.apt, lines(aptLog), "apt-get's runs")
 			require.Equal(t, c.sudoArgs, lines(sudoLog), "sudo's runs")
+			require.Equal(t, c.goArgs, lines(goLog), "go's runs")
 		})
 	}
 }

@@ -1,16 +1,62 @@
 // Package reference is a plain-Go OME matcher written straight from the
-// spec (sections 2-7 and the runtime-level checks of section 9). It is for
-// tests and benchmarks only: an independent oracle for the differential
-// tests, and the denominator the benchmarks measure the policy engines
-// against. The product never uses it; the rules it runs live in policies/.
+// spec (sections 2-7 and the runtime-level checks of section 9), for each
+// OME release the project states. It is for tests and benchmarks only: an
+// independent oracle for the differential tests, and the denominator the
+// benchmarks measure the policy engines against. The product never uses
+// it; the rules it runs live in policies/. It shares no code with the
+// product either, not even the meaning of versions and sizes (version.go),
+// so that the differential tests check the product's own.
 package reference
 
 import (
 	"sort"
 	"strings"
-
-	"github.com/ome-policy/evaluator/builtins"
 )
+
+// Release is what one OME release does in matching, where releases differ
+// (docs/ome-releases.md).
+type Release struct {
+	// Name is the release's tag, such as "v1.2.2".
+	Name string
+	// threeNumbers: versions are read only of exactly three numbers,
+	// without a "v" (before v0.1.5).
+	threeNumbers bool
+	// noPipelines: diffusion pipelines are not compared (before v0.1.5).
+	noPipelines bool
+	// labelOnly: the reason names the model's label alone, without the
+	// entries' differences (before v0.1.5).
+	labelOnly bool
+}
+
+// releases are the OME releases the reference states, the newest first.
+var releases = []Release{
+	{Name: "v1.2.2"},
+	{Name: "v0.1.5"},
+	{Name: "v0.1.4", threeNumbers: true, noPipelines: true, labelOnly: true},
+}
+
+// Releases names the OME releases the reference states, the newest first.
+func Releases() []string {
+	out := make([]string, len(releases))
+	for i, r := range releases {
+		out[i] = r.Name
+	}
+	return out
+}
+
+// ForRelease is the release named, or false when the reference does not
+// state it. "" names the newest.
+func ForRelease(name string) (Release, bool) {
+	if name == "" {
+		return releases[0], true
+	}
+	for _, r := range releases {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Release{}, false
+}
 
 // EntryResult is the verdict on one entry.
 type EntryResult struct {
@@ -47,33 +93,13 @@ func sub(m map[string]any, k string) (map[string]any, bool) {
 	return s, true
 }
 
-// VersionOK is spec 4.1: does the entry's operator and version accept the
-// model's version?
+// VersionOK is spec 4.1 on the newest release: does the entry's operator
+// and version accept the model's version?
 func VersionOK(op, entry, model string) bool {
-	e, err := builtins.Parse(entry)
-	if err != nil {
-		return false
-	}
-	m, err := builtins.Parse(model)
-	if err != nil {
-		return false
-	}
-	if e.HasSuffix() || m.HasSuffix() || op == "Equal" {
-		return builtins.Equal(e, m)
-	}
-	if e.Parts != m.Parts || e.V != m.V {
-		return false
-	}
-	switch op {
-	case "GreaterThan":
-		return builtins.Compare(e, m) > 0
-	case "GreaterThanOrEqual":
-		return builtins.Compare(e, m) >= 0
-	}
-	return builtins.Equal(e, m)
+	return releases[0].versionAccepts(op, entry, model)
 }
 
-func refVersionText(what string, entry, model map[string]any) string {
+func (r Release) versionText(what string, entry, model map[string]any) string {
 	ev, eok := str(entry, "version")
 	mv, mok := str(model, "version")
 	switch {
@@ -88,7 +114,7 @@ func refVersionText(what string, entry, model map[string]any) string {
 	if !ok {
 		op = "Equal"
 	}
-	if VersionOK(op, ev, mv) {
+	if r.versionAccepts(op, ev, mv) {
 		return ""
 	}
 	return what + " version mismatch (model=" + mv + ", runtime=" + ev + ")"
@@ -180,14 +206,16 @@ func refPipeline(model, entry map[string]any) string {
 	return ""
 }
 
-func refEntry(model, entry map[string]any) []string {
+func (r Release) entry(model, entry map[string]any) []string {
 	var diffs []string
 	add := func(d string) {
 		if d != "" {
 			diffs = append(diffs, d)
 		}
 	}
-	add(refPipeline(model, entry))
+	if !r.noPipelines {
+		add(refPipeline(model, entry))
+	}
 	add(refPair("architecture", "modelArchitecture", model, entry))
 	add(refPair("quantization", "quantization", model, entry))
 	mf, _ := sub(model, "modelFormat")
@@ -198,7 +226,7 @@ func refEntry(model, entry map[string]any) []string {
 		if mn != en {
 			add("format name mismatch (model=" + mn + ", runtime=" + en + ")")
 		} else {
-			add(refVersionText("format", ef, mf))
+			add(r.versionText("format", ef, mf))
 		}
 	}
 	mw, mok := sub(model, "modelFramework")
@@ -210,7 +238,7 @@ func refEntry(model, entry map[string]any) []string {
 		if mn != en {
 			add("framework name mismatch (model=" + mn + ", runtime=" + en + ")")
 		} else {
-			add(refVersionText("framework", ew, mw))
+			add(r.versionText("framework", ew, mw))
 		}
 	case eok:
 		en, _ := str(ew, "name")
@@ -252,8 +280,13 @@ func refLabel(model map[string]any) string {
 }
 
 // Match evaluates a model spec against a runtime spec (normalised values:
-// absent fields are absent, strings are strings).
+// absent fields are absent, strings are strings) on the newest release.
 func Match(model, runtime map[string]any) Verdict {
+	return releases[0].Match(model, runtime)
+}
+
+// Match evaluates a model spec against a runtime spec on release r.
+func (r Release) Match(model, runtime map[string]any) Verdict {
 	formats, _ := runtime["supportedModelFormats"].([]any)
 	v := Verdict{Entries: make([]EntryResult, 0, len(formats))}
 	matched := false
@@ -263,7 +296,7 @@ func Match(model, runtime map[string]any) Verdict {
 		if e == nil {
 			e = map[string]any{}
 		}
-		d := refEntry(model, e)
+		d := r.entry(model, e)
 		v.Entries = append(v.Entries, EntryResult{Index: i, Matched: len(d) == 0, Differences: d})
 		matched = matched || len(d) == 0
 		texts = append(texts, strings.Join(d, ", "))
@@ -277,7 +310,10 @@ func Match(model, runtime map[string]any) Verdict {
 		if len(texts) > 0 {
 			detail = strings.Join(texts, "; ")
 		}
-		v.Reason = "model format '" + refLabel(model) + "' not in supported formats: " + detail
+		v.Reason = "model format '" + refLabel(model) + "' not in supported formats"
+		if !r.labelOnly {
+			v.Reason += ": " + detail
+		}
 		return v
 	}
 	size, hasSize := str(model, "modelParameterSize")
@@ -285,7 +321,7 @@ func Match(model, runtime map[string]any) Verdict {
 	if hasSize && hasRange {
 		lo, hasLo := str(rng, "min")
 		hi, hasHi := str(rng, "max")
-		if (hasLo && builtins.CompareSizes(size, lo) < 0) || (hasHi && builtins.CompareSizes(size, hi) > 0) {
+		if outsideRange(size, lo, hasLo, hi, hasHi) {
 			v.Reason = "model size " + size + " is outside supported range [" + lo + ", " + hi + "]"
 			return v
 		}
