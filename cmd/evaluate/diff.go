@@ -12,6 +12,7 @@ import (
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/objects/crdschema"
 	"github.com/ome-policy/evaluator/output"
 )
 
@@ -324,7 +325,7 @@ func readCluster(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths [
 	// The API server fills in what OME's CRDs default: without it, a file
 	// that says what the cluster holds would differ from it.
 	for i, o := range applied {
-		if applied[i], err = objects.WithCRDDefaults(o, release); err != nil {
+		if applied[i], err = crdschema.WithDefaults(o, release); err != nil {
 			return nil, nil, nil, sides, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/objects/crdschema"
 	"github.com/ome-policy/evaluator/output"
 )
 
@@ -149,7 +150,7 @@ type unreadNotices struct {
 }
 
 func (n *unreadNotices) note(cmd *cobra.Command, isvc *objects.Object) error {
-	lacked, err := objects.LackedFields(isvc, n.set.Release)
+	lacked, err := crdschema.LackedFields(isvc, n.set.Release)
 	if err != nil {
 		return err
 	}
@@ -187,11 +188,11 @@ func hasDeploymentMode(isvc *objects.Object) bool {
 }
 
 // pruned are objs as the release's API server stores them, without the
-// fields their CRDs lack (objects.Pruned).
+// fields their CRDs lack (crdschema.Pruned).
 func pruned(release string, objs []*objects.Object) []*objects.Object {
 	out := make([]*objects.Object, len(objs))
 	for i, o := range objs {
-		p, _, err := objects.Pruned(o, release)
+		p, _, err := crdschema.Pruned(o, release)
 		if err != nil {
 			p = o
 		}
