@@ -14,6 +14,7 @@ import (
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/objects/crdschema"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/output/diffout"
 )
 
 // The values of diff's --fail-on.
@@ -57,7 +58,7 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&o.toRelease, "to-ome-version", "", "what an upgrade of OME does to the same objects: the release upgraded to (from --ome-version's): "+
 		strings.Join(policyset.EmbeddedReleases(), ", "))
 	cmd.Flags().BoolVar(&o.showReasons, "show-reasons", false, "also list the verdicts that hold with another reason (text and markdown; json always lists them)")
-	addFormatFlag(cmd, &o.format, output.DiffFormats)
+	addFormatFlag(cmd, &o.format, diffout.Formats)
 	return cmd
 }
 
@@ -105,8 +106,8 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 
 // write writes the report and the problems of the input, and ends as
 // --fail-on says.
-func (o *diffOptions) write(cmd *cobra.Command, report *diff.Report, sides output.DiffSides, problems []*objects.InputError) error {
-	w, err := output.NewDiffWriter(o.format, cmd.OutOrStdout())
+func (o *diffOptions) write(cmd *cobra.Command, report *diff.Report, sides diffout.Sides, problems []*objects.InputError) error {
+	w, err := diffout.NewWriter(o.format, cmd.OutOrStdout())
 	if err != nil {
 		return badInput(err)
 	}
@@ -177,7 +178,7 @@ func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []strin
 	}
 	p.finish()
 	what := in.sources()
-	sides := output.DiffSides{Old: what + " on OME " + from, New: what + " on OME " + to, OMEVersion: from, ToOMEVersion: to}
+	sides := diffout.Sides{Old: what + " on OME " + from, New: what + " on OME " + to, OMEVersion: from, ToOMEVersion: to}
 	return o.write(cmd, report, sides, input.Problems)
 }
 
@@ -204,7 +205,7 @@ func (o *diffOptions) checkSides(args []string) error {
 }
 
 // read reads OLD and NEW from where the flags say.
-func (o *diffOptions) read(cmd *cobra.Command, g *globalOptions, args []string) (old, new []*objects.Object, problems []*objects.InputError, sides output.DiffSides, err error) {
+func (o *diffOptions) read(cmd *cobra.Command, g *globalOptions, args []string) (old, new []*objects.Object, problems []*objects.InputError, sides diffout.Sides, err error) {
 	switch {
 	case o.base != "":
 		return readBase(g, cmd, &o.in, o.base, args)
@@ -281,7 +282,7 @@ func readSide(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths, fil
 }
 
 // readOldNew reads OLD and NEW.
-func readOldNew(g *globalOptions, cmd *cobra.Command, in *inputOptions, oldPath, newPath string) (old, new []*objects.Object, problems []*objects.InputError, sides output.DiffSides, err error) {
+func readOldNew(g *globalOptions, cmd *cobra.Command, in *inputOptions, oldPath, newPath string) (old, new []*objects.Object, problems []*objects.InputError, sides diffout.Sides, err error) {
 	o, err := readSide(g, cmd, in, []string{oldPath}, nil, nil)
 	if err != nil {
 		return nil, nil, nil, sides, err
@@ -291,14 +292,14 @@ func readOldNew(g *globalOptions, cmd *cobra.Command, in *inputOptions, oldPath,
 		return nil, nil, nil, sides, err
 	}
 	return o.Objects, n.Objects, append(o.Problems, n.Problems...),
-		output.DiffSides{Old: oldPath, New: newPath}, nil
+		diffout.Sides{Old: oldPath, New: newPath}, nil
 }
 
 // readCluster reads the cluster as OLD, and NEW as the cluster with the
 // files applied, as the API server would store them: the defaults of OME's
 // CRDs filled in; an object of the same kind, namespace and name replaced
 // (keeping the cluster's creationTimestamp), a new one added (created now).
-func readCluster(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths []string) (old, new []*objects.Object, problems []*objects.InputError, sides output.DiffSides, err error) {
+func readCluster(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths []string) (old, new []*objects.Object, problems []*objects.InputError, sides diffout.Sides, err error) {
 	live := &objects.Input{}
 	if err := in.cluster.readInto(cmd, liveDiffResources, live, objects.ReadOptions{}); err != nil {
 		return nil, nil, nil, sides, err
@@ -336,7 +337,7 @@ func readCluster(g *globalOptions, cmd *cobra.Command, in *inputOptions, paths [
 				o.File, o.Line, o.Ref(), o.Namespace, ns)
 		}
 	}
-	sides = output.DiffSides{Old: "the cluster", New: "the cluster with " + strings.Join(paths, ", ") + " applied"}
+	sides = diffout.Sides{Old: "the cluster", New: "the cluster with " + strings.Join(paths, ", ") + " applied"}
 	return old, new, append(live.Problems, files.Problems...), sides, nil
 }
 

@@ -10,14 +10,14 @@ import (
 
 	"github.com/ome-policy/evaluator/gitref"
 	"github.com/ome-policy/evaluator/objects"
-	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/output/diffout"
 )
 
 // readBase reads NEW from the paths as they are, and OLD from the same
 // paths as git has them at ref: each path is taken out of the repository
 // that holds it (gitref.Checkout) into a temporary folder and read there, its
 // objects' files named as the path, and its problems' as REF:PATH.
-func readBase(g *globalOptions, cmd *cobra.Command, in *inputOptions, ref string, args []string) (old, new []*objects.Object, problems []*objects.InputError, sides output.DiffSides, err error) {
+func readBase(g *globalOptions, cmd *cobra.Command, in *inputOptions, ref string, args []string) (old, new []*objects.Object, problems []*objects.InputError, sides diffout.Sides, err error) {
 	all := append(append([]string{}, args...), in.files...)
 	for _, p := range all {
 		if p == "-" {
@@ -82,5 +82,5 @@ func readBase(g *globalOptions, cmd *cobra.Command, in *inputOptions, ref string
 	}
 	label := strings.Join(all, " ")
 	return o.Objects, n.Objects, append(o.Problems, n.Problems...),
-		output.DiffSides{Old: ref + ":" + label, New: label}, nil
+		diffout.Sides{Old: ref + ":" + label, New: label}, nil
 }
