@@ -8,9 +8,9 @@ import (
 	"github.com/ome-policy/evaluator/objects"
 )
 
-// TestWithCRDDefaults: what OME's CRDs default is filled in where it is
+// TestWithDefaults: what OME's CRDs default is filled in where it is
 // missing, what is set stays, and the object read is not changed.
-func TestWithCRDDefaults(t *testing.T) {
+func TestWithDefaults(t *testing.T) {
 	in := &objects.Input{}
 	in.ReadData("rt.yaml", []byte(`apiVersion: ome.io/v1beta1
 kind: ClusterServingRuntime
