@@ -28,5 +28,5 @@ func NewExplainWriter(format string, w io.Writer, style Style, release string) (
 	case "yaml":
 		return &explainYAML{w: w, release: release}, nil
 	}
-	return nil, unknownFormat(format, ExplainFormats)
+	return nil, UnknownFormat(format, ExplainFormats)
 }

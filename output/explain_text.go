@@ -24,7 +24,7 @@ func (x *explainText) Write(es []engine.Explanation, _ []Problem) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s against %s\n", refText(e.Model), refText(e.Runtime))
+		fmt.Fprintf(&b, "%s against %s\n", RefText(e.Model), RefText(e.Runtime))
 		if e.Compatible {
 			fmt.Fprintf(&b, "  verdict: %s\n", x.style.verdict(true, "compatible"))
 		} else {

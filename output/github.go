@@ -33,7 +33,9 @@ func ghCommand(severity string) string {
 	return "notice"
 }
 
-func ghAnnotation(command, file string, line int, title, message string) string {
+// GitHubAnnotation is a workflow command (command: error, warning or
+// notice) that annotates a file's line (none when line is 0).
+func GitHubAnnotation(command, file string, line int, title, message string) string {
 	props := "file=" + ghProperty(file)
 	if line > 0 {
 		props += fmt.Sprintf(",line=%d", line)
@@ -48,12 +50,12 @@ func (l *lintGitHub) Write(r LintReport) error {
 	for _, f := range r.Findings {
 		title, message := f.Rule, f.Message
 		if f.Object.Kind != "" {
-			title += " (" + refText(f.Object) + ")"
+			title += " (" + RefText(f.Object) + ")"
 		}
 		if f.Field != "" {
 			message = f.Field + ": " + message
 		}
-		b.WriteString(ghAnnotation(ghCommand(f.Severity), f.File, f.Line, title, message))
+		b.WriteString(GitHubAnnotation(ghCommand(f.Severity), f.File, f.Line, title, message))
 	}
 	fmt.Fprintf(&b, "%d object(s): %d error(s), %d warning(s), %d info\n", len(r.Objects),
 		r.Count(engine.SeverityError), r.Count(engine.SeverityWarning), r.Count(engine.SeverityInfo))
@@ -70,7 +72,7 @@ func (t *testGitHub) Write(r TestReport) error {
 	}
 	var b strings.Builder
 	for _, f := range fs {
-		b.WriteString(ghAnnotation("error", f.Case.File, f.Case.Line, f.Case.Name+" "+f.Label, f.Text))
+		b.WriteString(GitHubAnnotation("error", f.Case.File, f.Case.Line, f.Case.Name+" "+f.Label, f.Text))
 	}
 	b.WriteString(r.Summary() + "\n")
 	_, err = io.WriteString(t.w, b.String())

@@ -73,7 +73,7 @@ func (l *lintJUnit) Write(r LintReport) error {
 		}
 	}
 	for _, o := range r.Objects {
-		c := junitCase{ClassName: o.File, Name: refText(o.Ref)}
+		c := junitCase{ClassName: o.File, Name: RefText(o.Ref)}
 		var failing, other []string
 		for _, f := range r.FindingsOf(o) {
 			if r.Fails(f) {

@@ -77,5 +77,5 @@ func NewLintWriter(format string, w io.Writer, style Style) (LintWriter, error) 
 	case "github":
 		return &lintGitHub{w: w}, nil
 	}
-	return nil, unknownFormat(format, LintFormats)
+	return nil, UnknownFormat(format, LintFormats)
 }

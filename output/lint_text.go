@@ -37,11 +37,11 @@ func findingLine(f engine.Finding, style Style) string {
 	if f.Field != "" {
 		field = f.Field + ": "
 	}
-	return fmt.Sprintf("%s: %s [%s] %s%s", fileLine(f.File, f.Line), style.severity(f.Severity), f.Rule, field, f.Message)
+	return fmt.Sprintf("%s: %s [%s] %s%s", FileLine(f.File, f.Line), style.severity(f.Severity), f.Rule, field, f.Message)
 }
 
-// fileLine is "file:line", or "file" when the line is unknown (0).
-func fileLine(file string, line int) string {
+// FileLine is "file:line", or "file" when the line is unknown (0).
+func FileLine(file string, line int) string {
 	if line <= 0 {
 		return file
 	}

@@ -50,7 +50,7 @@ func (m *matchGitHub) Model(model engine.Ref, results []engine.Result) error {
 	if o := m.where[model]; o != nil {
 		file, line = o.File, o.Line
 	}
-	_, err := io.WriteString(m.w, ghAnnotation("error", file, line, "no compatible runtime ("+refText(model)+")", message))
+	_, err := io.WriteString(m.w, GitHubAnnotation("error", file, line, "no compatible runtime ("+RefText(model)+")", message))
 	return err
 }
 
@@ -61,7 +61,7 @@ func (m *matchGitHub) End(s MatchSummary) error {
 		if p.Field != "" {
 			message = p.Field + ": " + message
 		}
-		b.WriteString(ghAnnotation("error", p.File, p.Line, "input-error", message))
+		b.WriteString(GitHubAnnotation("error", p.File, p.Line, "input-error", message))
 	}
 	fmt.Fprintf(&b, "%d model(s), %d with no compatible runtime", m.models, m.unserved)
 	if s.LeftOut > 0 {

@@ -21,7 +21,8 @@ type matchText struct {
 	unserved  int
 }
 
-func refText(r engine.Ref) string {
+// RefText names an object: "ClusterServingRuntime rt", "BaseModel ns/m".
+func RefText(r engine.Ref) string {
 	if r.Namespace != "" {
 		return r.Kind + " " + r.Namespace + "/" + r.Name
 	}
@@ -49,7 +50,7 @@ func (m *matchText) Model(model engine.Ref, results []engine.Result) error {
 		b.WriteString("\n")
 	}
 	m.models++
-	b.WriteString(refText(model) + "\n")
+	b.WriteString(RefText(model) + "\n")
 	if len(results) == 0 {
 		b.WriteString("  no runtime that OME pairs with it was given\n")
 	} else {

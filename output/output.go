@@ -1,6 +1,12 @@
-// Package output writes the results of evaluate's commands in each format
-// the user can ask for with -o. Each format lives in its own file behind the
-// same small interfaces, so adding one touches nothing else.
+// Package output writes the results of evaluate's commands in each format the
+// user can ask for with -o. Each format lives in its own file behind the
+// same small interfaces, so adding one touches nothing else. It writes
+// match, select, explain, lint, test, rules and violations; output/diffout
+// writes diff's report, with the helpers exported here (RefText, FileLine,
+// GitHubAnnotation, UnknownFormat).
+//
+// It imports engine (the answers' types) and objects, never report or
+// output/diffout, which read its documents and helpers.
 package output
 
 import (
@@ -179,7 +185,7 @@ func NewMatchWriter(format string, w io.Writer) (MatchWriter, error) {
 	case "github":
 		return &matchGitHub{w: w}, nil
 	}
-	return nil, unknownFormat(format, MatchFormats)
+	return nil, UnknownFormat(format, MatchFormats)
 }
 
 // NewTestWriter returns the writer for format.
@@ -198,10 +204,11 @@ func NewTestWriter(format string, w io.Writer) (TestWriter, error) {
 	case "github":
 		return &testGitHub{w: w}, nil
 	}
-	return nil, unknownFormat(format, TestFormats)
+	return nil, UnknownFormat(format, TestFormats)
 }
 
-func unknownFormat(format string, valid []string) error {
+// UnknownFormat is the error for an -o value that is not one of valid.
+func UnknownFormat(format string, valid []string) error {
 	v := append([]string(nil), valid...)
 	sort.Strings(v)
 	return fmt.Errorf("unknown output format %q (want one of: %s)", format, strings.Join(v, ", "))

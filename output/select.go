@@ -35,7 +35,7 @@ func NewSelectWriter(format string, w io.Writer, release string) (SelectWriter, 
 	case "yaml":
 		return &selectYAML{w: w, release: release}, nil
 	}
-	return nil, unknownFormat(format, SelectFormats)
+	return nil, UnknownFormat(format, SelectFormats)
 }
 
 type selectJSON struct {
@@ -98,11 +98,11 @@ func (s *selectText) Write(results []SelectResult, _ []Problem) error {
 			b.WriteString("\n")
 		}
 		d := r.Decision
-		line("%s", refText(r.InferenceService))
+		line("%s", RefText(r.InferenceService))
 		excludedShown := false
 		switch {
 		case d.Admitted && d.Selected != nil:
-			line("  ADMITTED: OME selects %s", refText(*d.Selected))
+			line("  ADMITTED: OME selects %s", RefText(*d.Selected))
 		case d.Admitted:
 			line("  ADMITTED: no runtime selection (no engine, a named runtime, or a runner image of its own)")
 		default:
@@ -115,7 +115,7 @@ func (s *selectText) Write(results []SelectResult, _ []Problem) error {
 			}
 		}
 		if d.Model != nil {
-			line("  model: %s", refText(*d.Model))
+			line("  model: %s", RefText(*d.Model))
 		}
 		if d.Selection {
 			line("  checked %d runtime(s): %d namespace-scoped, %d cluster-scoped",
@@ -123,7 +123,7 @@ func (s *selectText) Write(results []SelectResult, _ []Problem) error {
 			if len(d.Candidates) > 0 {
 				line("  candidates, best first:")
 				for j, c := range d.Candidates {
-					line("    %d. %s (score %d)", j+1, refText(c.Ref), c.Score)
+					line("    %d. %s (score %d)", j+1, RefText(c.Ref), c.Score)
 				}
 			}
 			if n := d.Checked.Namespaced + d.Checked.Cluster - len(d.Candidates) - len(d.Excluded); n > 0 {
@@ -186,9 +186,9 @@ func writeExcluded(line func(string, ...any), excluded []engine.Excluded) {
 			line("    and %d more (-o json lists all)", len(excluded)-i)
 			return
 		}
-		line("    %s: %s", refText(e.Ref), e.Reason)
+		line("    %s: %s", RefText(e.Ref), e.Reason)
 		if e.HiddenBy != nil {
-			line("      OME's message names %s once, with the reason of %s", e.Name, refText(*e.HiddenBy))
+			line("      OME's message names %s once, with the reason of %s", e.Name, RefText(*e.HiddenBy))
 		}
 	}
 }

@@ -20,7 +20,7 @@ func (t *testText) Write(r TestReport) error {
 		return err
 	}
 	for _, f := range fs {
-		if _, err := fmt.Fprintf(t.w, "FAIL %s: %s %s\n", fileLine(f.Case.File, f.Case.Line), f.Case.Name, f.Label); err != nil {
+		if _, err := fmt.Fprintf(t.w, "FAIL %s: %s %s\n", FileLine(f.Case.File, f.Case.Line), f.Case.Name, f.Label); err != nil {
 			return err
 		}
 		if _, err := io.WriteString(t.w, indent(f.Text, "  ")); err != nil {

@@ -45,5 +45,5 @@ func WriteViolations(w io.Writer, format string, objs []ObjectViolations, severi
 		_, err := fmt.Fprintf(w, "%d object(s), %d with violations (severities: %s)\n", len(objs), n, strings.Join(severities, ", "))
 		return err
 	}
-	return unknownFormat(format, ViolationsFormats)
+	return UnknownFormat(format, ViolationsFormats)
 }

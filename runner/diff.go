@@ -10,6 +10,7 @@ import (
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/objects/crdschema"
 )
 
 // LiveDiffResources are what diff reads of a cluster: every OME resource.
@@ -46,7 +47,7 @@ func ReadClusterChange(o input.Options, cluster LiveCluster, release string) (in
 	// The API server fills in what OME's CRDs default: without it, a file
 	// that says what the cluster holds would differ from it.
 	for i, a := range applied {
-		if applied[i], err = objects.WithCRDDefaults(a, release); err != nil {
+		if applied[i], err = crdschema.WithDefaults(a, release); err != nil {
 			return input.Sides{}, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/objects/crdschema"
 	"github.com/ome-policy/evaluator/output"
 )
 
@@ -49,7 +50,7 @@ func (s Selection) Select(services, cluster []*objects.Object) (results []output
 	unread := make([]bool, len(services)) // has lint something to say of it
 	var lint engine.Linter
 	for i, isvc := range services {
-		p, lacked, err := objects.Pruned(isvc, s.Set.Release)
+		p, lacked, err := crdschema.Pruned(isvc, s.Set.Release)
 		if err != nil {
 			return nil, false, err
 		}
@@ -114,11 +115,11 @@ func hasDeploymentMode(isvc *objects.Object) bool {
 }
 
 // pruned are objs as the release's API server stores them, without the
-// fields their CRDs lack (objects.Pruned).
+// fields their CRDs lack (crdschema.Pruned).
 func pruned(release string, objs []*objects.Object) []*objects.Object {
 	out := make([]*objects.Object, len(objs))
 	for i, o := range objs {
-		p, _, err := objects.Pruned(o, release)
+		p, _, err := crdschema.Pruned(o, release)
 		if err != nil {
 			p = o
 		}

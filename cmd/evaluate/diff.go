@@ -12,6 +12,7 @@ import (
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/output/diffout"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -56,7 +57,7 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&o.toRelease, "to-ome-version", "", "what an upgrade of OME does to the same objects: the release upgraded to (from --ome-version's): "+
 		strings.Join(policyset.EmbeddedReleases(), ", "))
 	cmd.Flags().BoolVar(&o.showReasons, "show-reasons", false, "also list the verdicts that hold with another reason (text and markdown; json always lists them)")
-	addFormatFlag(cmd, &o.format, output.DiffFormats)
+	addFormatFlag(cmd, &o.format, diffout.Formats)
 	// Both sides' objects and verdicts are held the whole run.
 	useMemory(cmd, holdsBothSides)
 	return cmd
@@ -98,14 +99,14 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 		return err
 	}
 	p.finish()
-	out := output.DiffSides{Old: sides.OldLabel, New: sides.NewLabel, OMEVersion: c.Release, ToOMEVersion: c.Release}
+	out := diffout.Sides{Old: sides.OldLabel, New: sides.NewLabel, OMEVersion: c.Release, ToOMEVersion: c.Release}
 	return o.write(cmd, report, out, sides.Problems)
 }
 
 // write writes the report and the problems of the input, and ends as
 // --fail-on says.
-func (o *diffOptions) write(cmd *cobra.Command, report *diff.Report, sides output.DiffSides, problems []*objects.InputError) error {
-	w, err := output.NewDiffWriter(o.format, cmd.OutOrStdout())
+func (o *diffOptions) write(cmd *cobra.Command, report *diff.Report, sides diffout.Sides, problems []*objects.InputError) error {
+	w, err := diffout.NewWriter(o.format, cmd.OutOrStdout())
 	if err != nil {
 		return badInput(err)
 	}
@@ -156,7 +157,7 @@ func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []strin
 	}
 	p.finish()
 	what := in.sources()
-	sides := output.DiffSides{Old: what + " on OME " + up.From, New: what + " on OME " + up.To, OMEVersion: up.From, ToOMEVersion: up.To}
+	sides := diffout.Sides{Old: what + " on OME " + up.From, New: what + " on OME " + up.To, OMEVersion: up.From, ToOMEVersion: up.To}
 	return o.write(cmd, report, sides, got.Problems)
 }
 

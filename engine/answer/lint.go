@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/objects/crdschema"
 )
 
 // Severities of lint findings, from the most to the least serious.
@@ -47,14 +48,14 @@ type RawFinding struct {
 
 // RuleCRDSchema is the lint rule for what OME's CRDs refuse. Unlike the
 // other rules it is no policy: it is the check the API server itself makes
-// before any admission policy sees an object (objects.SchemaErrors). Its
+// before any admission policy sees an object (crdschema.SchemaErrors). Its
 // messages are the API server's causes ("Required value", "Invalid value:
 // ..."), followed by crdSchemaSuffix.
 const RuleCRDSchema = "crd-schema"
 
 // RuleUnreadField is the lint rule for a field that the OME release's CRD
 // lacks and another release's has, which its API server drops on apply
-// (objects.LackedFields): derived from the CRDs, not a policy, so both
+// (crdschema.LackedFields): derived from the CRDs, not a policy, so both
 // engines give it alike. A policy may give a finding of the rule for such
 // a field itself, saying more of what OME does without it; the policy's
 // finding then stands for it.
@@ -253,7 +254,7 @@ func ObjectFindings(o *objects.Object, raw []RawFinding, release string) ([]Find
 			unread[f.Field] = true
 		}
 	}
-	lacked, err := objects.LackedFields(o, release)
+	lacked, err := crdschema.LackedFields(o, release)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +263,7 @@ func ObjectFindings(o *objects.Object, raw []RawFinding, release string) ([]Find
 			out = append(out, finding(o, RawFinding{Index: -1, Rule: RuleUnreadField, Severity: SeverityWarning, Field: l.Field, Message: l.Message()}))
 		}
 	}
-	errs, err := objects.SchemaErrors(o, release)
+	errs, err := crdschema.SchemaErrors(o, release)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package output
+package diffout
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/diff"
+	"github.com/ome-policy/evaluator/output"
 )
 
 // diffGitHub writes an annotation on each changed object that moves a
@@ -23,7 +24,7 @@ type ghNote struct {
 	messages []string
 }
 
-func (d *diffGitHub) Write(r *diff.Report, sides DiffSides) error {
+func (d *diffGitHub) Write(r *diff.Report, sides Sides) error {
 	var notes []*ghNote
 	byAt := map[diff.Position]*ghNote{}
 	add := func(at diff.Position, title string, level int, msg string) {
@@ -42,15 +43,15 @@ func (d *diffGitHub) Write(r *diff.Report, sides DiffSides) error {
 			level = 2
 		}
 		for _, g := range m.Gained {
-			msg := fmt.Sprintf("%s gains %s", refText(m.Model), refText(g.Runtime)) + ruleText(g.Rule)
+			msg := fmt.Sprintf("%s gains %s", output.RefText(m.Model), output.RefText(g.Runtime)) + ruleText(g.Rule)
 			if g.Change == "" {
-				add(m.Position, refText(m.Model), 0, msg)
+				add(m.Position, output.RefText(m.Model), 0, msg)
 			} else {
-				add(g.Position, refText(g.Runtime), 0, msg)
+				add(g.Position, output.RefText(g.Runtime), 0, msg)
 			}
 		}
 		for _, l := range m.Lost {
-			msg := fmt.Sprintf("%s loses %s", refText(m.Model), refText(l.Runtime))
+			msg := fmt.Sprintf("%s loses %s", output.RefText(m.Model), output.RefText(l.Runtime))
 			if l.Reason != "" {
 				msg += ": " + l.Reason
 			} else {
@@ -61,13 +62,13 @@ func (d *diffGitHub) Write(r *diff.Report, sides DiffSides) error {
 			}
 			msg += ruleText(l.Rule)
 			if l.Change == "" {
-				add(m.Position, refText(m.Model), level, msg)
+				add(m.Position, output.RefText(m.Model), level, msg)
 			} else {
-				add(l.Position, refText(l.Runtime), level, msg)
+				add(l.Position, output.RefText(l.Runtime), level, msg)
 			}
 		}
 		if m.NoRuntime && len(m.Lost) == 0 {
-			add(m.Position, refText(m.Model), level, fmt.Sprintf("%s: no runtime that OME pairs it with is compatible", refText(m.Model)))
+			add(m.Position, output.RefText(m.Model), level, fmt.Sprintf("%s: no runtime that OME pairs it with is compatible", output.RefText(m.Model)))
 		}
 	}
 	for _, sc := range r.InferenceServices {
@@ -78,15 +79,15 @@ func (d *diffGitHub) Write(r *diff.Report, sides DiffSides) error {
 		at, title := sc.Position, "InferenceService "+sc.InferenceService.Namespace+"/"+sc.InferenceService.Name
 		switch {
 		case sc.After != nil && sc.After.Runtime != nil:
-			at, title = sc.After.Position, refText(*sc.After.Runtime)
+			at, title = sc.After.Position, output.RefText(*sc.After.Runtime)
 		case sc.Before != nil && sc.Before.Runtime != nil:
-			at, title = sc.Before.Position, refText(*sc.Before.Runtime)
+			at, title = sc.Before.Position, output.RefText(*sc.Before.Runtime)
 		}
 		add(at, title, level, fmt.Sprintf("InferenceService %s/%s: %s", sc.InferenceService.Namespace, sc.InferenceService.Name, serviceText(sc))+ruleText(sc.Rule))
 	}
 	var b strings.Builder
 	for _, n := range notes {
-		b.WriteString(ghAnnotation([]string{"notice", "warning", "error"}[n.level], n.at.File, n.at.Line,
+		b.WriteString(output.GitHubAnnotation([]string{"notice", "warning", "error"}[n.level], n.at.File, n.at.Line,
 			"evaluate diff: "+n.title, strings.Join(n.messages, "\n")))
 	}
 	for _, p := range sides.Problems {
@@ -94,7 +95,7 @@ func (d *diffGitHub) Write(r *diff.Report, sides DiffSides) error {
 		if p.Field != "" {
 			msg = p.Field + ": " + msg
 		}
-		b.WriteString(ghAnnotation("error", p.File, p.Line, "evaluate diff: input", msg))
+		b.WriteString(output.GitHubAnnotation("error", p.File, p.Line, "evaluate diff: input", msg))
 	}
 	fmt.Fprintf(&b, "%s\n", countText(Summarize(r)))
 	_, err := io.WriteString(d.w, b.String())

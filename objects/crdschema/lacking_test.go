@@ -1,9 +1,11 @@
-package objects
+package crdschema
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // The fields a release's CRD lacks, from the CRDs: v0.1.5 and v0.1.4 have
@@ -11,8 +13,8 @@ import (
 // each entry), and v0.1.5 and v1.2.2 no minComputeCapability, which
 // v0.1.4 has.
 func TestLackedFields(t *testing.T) {
-	load := func(doc string) *Object {
-		objs, err := LoadData("test.yaml", []byte(doc), LoadOptions{Lenient: true})
+	load := func(doc string) *objects.Object {
+		objs, err := objects.LoadData("test.yaml", []byte(doc), objects.LoadOptions{Lenient: true})
 		require.NoError(t, err)
 		require.Len(t, objs, 1)
 		return objs[0]
@@ -23,7 +25,7 @@ func TestLackedFields(t *testing.T) {
 		"  supportedModelFormats:\n  - modelFormat: {name: diffusers}\n    modelFramework: {name: diffusers}\n  - modelFormat: {name: diffusers}\n    modelFramework: {name: diffusers}\n    diffusionPipeline: {className: FluxPipeline}\n")
 	for _, c := range []struct {
 		release string
-		o       *Object
+		o       *objects.Object
 		want    []string // field: message
 	}{
 		{"v1.2.2", isvc, nil},
@@ -71,7 +73,7 @@ func TestLackedFields(t *testing.T) {
 	_, err := LackedFields(isvc, "v9.9.9")
 	require.EqualError(t, err, `no CRDs of OME release "v9.9.9"`)
 	// A model made from a folder is not a document: nothing is dropped.
-	lacked, err := LackedFields(&Object{Kind: KindClusterBaseModel, FromFolder: true, Value: map[string]any{"spec": map[string]any{"diffusionPipeline": map[string]any{}}}}, "v0.1.4")
+	lacked, err := LackedFields(&objects.Object{Kind: objects.KindClusterBaseModel, FromFolder: true, Value: map[string]any{"spec": map[string]any{"diffusionPipeline": map[string]any{}}}}, "v0.1.4")
 	require.NoError(t, err)
 	require.Empty(t, lacked)
 }
@@ -79,7 +81,7 @@ func TestLackedFields(t *testing.T) {
 // Pruned keeps everything else: the other entries, their other fields, and
 // the runtime's name.
 func TestPrunedKeepsTheRest(t *testing.T) {
-	objs, err := LoadData("r.yaml", []byte("apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {name: r}\nspec:\n  supportedModelFormats:\n  - modelFormat: {name: diffusers}\n    modelFramework: {name: diffusers}\n    diffusionPipeline: {className: FluxPipeline}\n    autoSelect: true\n"), LoadOptions{Lenient: true})
+	objs, err := objects.LoadData("r.yaml", []byte("apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {name: r}\nspec:\n  supportedModelFormats:\n  - modelFormat: {name: diffusers}\n    modelFramework: {name: diffusers}\n    diffusionPipeline: {className: FluxPipeline}\n    autoSelect: true\n"), objects.LoadOptions{Lenient: true})
 	require.NoError(t, err)
 	p, _, err := Pruned(objs[0], "v0.1.4")
 	require.NoError(t, err)
@@ -98,7 +100,7 @@ func TestSplitSchemaPath(t *testing.T) {
 	require.Equal(t, []string{"spec", "a", "{}", "[]", "b"}, splitSchemaPath("spec.a{}[].b"))
 	table, err := lackingTable("v0.1.4")
 	require.NoError(t, err)
-	for _, lf := range table[KindClusterBaseModel] {
+	for _, lf := range table[objects.KindClusterBaseModel] {
 		require.NotEqual(t, []string{"spec", "diffusionPipeline", "className"}, lf.steps, "under spec.diffusionPipeline, which is lacked too")
 	}
 }

@@ -1,4 +1,4 @@
-package output
+package diffout
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/ome-policy/evaluator/diff"
+	"github.com/ome-policy/evaluator/output"
 )
 
 type diffJSON struct{ w io.Writer }
@@ -16,10 +17,10 @@ type diffJSON struct{ w io.Writer }
 // written an element at a time, so that a report of every pair of a
 // cluster (hundreds of megabytes of JSON) is never held whole in memory;
 // the bytes are those of json.MarshalIndent of the whole document.
-func (d *diffJSON) Write(r *diff.Report, sides DiffSides) error {
+func (d *diffJSON) Write(r *diff.Report, sides Sides) error {
 	problems := sides.Problems
 	if problems == nil {
-		problems = []Problem{}
+		problems = []output.Problem{}
 	}
 	w := bufio.NewWriterSize(d.w, 1<<16)
 	w.WriteString("{")

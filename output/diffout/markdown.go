@@ -1,4 +1,4 @@
-package output
+package diffout
 
 import (
 	"fmt"
@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/diff"
+	"github.com/ome-policy/evaluator/output"
 )
 
-// DiffMarker is the first line of -o markdown: a CI job that posts the
+// Marker is the first line of -o markdown: a CI job that posts the
 // report as a pull request's comment finds its earlier comment by it, and
 // edits that one.
-const DiffMarker = "<!-- evaluate diff -->"
+const Marker = "<!-- evaluate diff -->"
 
 // diffMarkdown writes a pull request's comment: a short summary table,
 // then the details in <details> blocks, the regressions' open.
@@ -22,12 +23,12 @@ func mdCell(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|", "\r", " ", "\n", " ").Replace(s)
 }
 
-func mdRef(r diff.ObjectChange) string { return "`" + mdCell(refText(r.Ref)) + "`" }
+func mdRef(r diff.ObjectChange) string { return "`" + mdCell(output.RefText(r.Ref)) + "`" }
 
-func (d *diffMarkdown) Write(r *diff.Report, sides DiffSides) error {
+func (d *diffMarkdown) Write(r *diff.Report, sides Sides) error {
 	var b strings.Builder
 	s := Summarize(r)
-	b.WriteString(DiffMarker + "\n")
+	b.WriteString(Marker + "\n")
 	fmt.Fprintf(&b, "### What this change does to OME's decisions\n\n`%s` → `%s`\n\n", mdCell(sides.Old), mdCell(sides.New))
 	switch {
 	case s.Regressions > 0:
@@ -88,12 +89,12 @@ func (d *diffMarkdown) Write(r *diff.Report, sides DiffSides) error {
 				if !which(m) {
 					continue
 				}
-				name := "`" + mdCell(refText(m.Model)) + "`"
+				name := "`" + mdCell(output.RefText(m.Model)) + "`"
 				if w := modelWord(m); w != "" {
 					name += " (" + w + ")"
 				}
 				row := func(verb string, rc diff.RuntimeChange, gained bool) {
-					fmt.Fprintf(&b, "| %s | %s | `%s` (%s) | %s |%s\n", name, verb, mdCell(refText(rc.Runtime)), runtimeWord(rc), cells(pairSides(rc, gained)), rule(rc.Rule))
+					fmt.Fprintf(&b, "| %s | %s | `%s` (%s) | %s |%s\n", name, verb, mdCell(output.RefText(rc.Runtime)), runtimeWord(rc), cells(pairSides(rc, gained)), rule(rc.Rule))
 					name = ""
 				}
 				if reworded {
@@ -145,7 +146,7 @@ func (d *diffMarkdown) Write(r *diff.Report, sides DiffSides) error {
 	if len(sides.Problems) > 0 {
 		details(true, "Input that could not be read", len(sides.Problems), func() {
 			for _, p := range sides.Problems {
-				fmt.Fprintf(&b, "- `%s`: %s\n", mdCell(fileLine(p.File, p.Line)), mdCell(strings.TrimPrefix(p.Field+": "+p.Message, ": ")))
+				fmt.Fprintf(&b, "- `%s`: %s\n", mdCell(output.FileLine(p.File, p.Line)), mdCell(strings.TrimPrefix(p.Field+": "+p.Message, ": ")))
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package objects
+package crdschema
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/ome-policy/evaluator/objects"
 )
 
 var crdDefaultSchemas sync.Map // release + "/" + kind -> func() (*spec.Schema, error)
@@ -17,13 +19,13 @@ func schemaOf(release, kind string) (*spec.Schema, error) {
 	return f.(func() (*spec.Schema, error))()
 }
 
-// WithCRDDefaults is o as the API server of an OME release stores it:
+// WithDefaults is o as the API server of an OME release stores it:
 // every field that o leaves out and OME's CRD gives a default (an entry's operator Equal and
 // weight 1, a port's protocol TCP, ...) set to that default, as the API
 // server does on create and apply. The result shares what it does not
 // change with o, which is left as it is; it is o itself when nothing is
 // missing, or when the kind has no CRD.
-func WithCRDDefaults(o *Object, release string) (*Object, error) {
+func WithDefaults(o *objects.Object, release string) (*objects.Object, error) {
 	s, err := schemaOf(release, o.Kind)
 	if s == nil || err != nil {
 		return o, err

@@ -1,4 +1,4 @@
-package objects
+package crdschema
 
 import (
 	"bytes"
@@ -17,17 +17,27 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
+
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // The CRD schemas are the openAPIV3Schema of OME's CRDs, release by release
-// (testdata/ome-crds, embedded as crdschema/<release>/<Kind>.json.gz by
-// `make crdschema`), checked with the validator the API server uses for
-// CRDs (kube-openapi's), so that a file can be told what the API server of
-// an OME release would refuse before any admission policy sees it. Lint
+// (testdata/ome-crds, embedded as <release>/<Kind>.json.gz by `make
+// crdschema`), checked with the validator the API server uses for CRDs
+// (kube-openapi's), so that a file can be told what the API server of an
+// OME release would refuse before any admission policy sees it. Lint
 // reports these as its crd-schema rule.
 
-//go:embed crdschema
+// crdSchemaFiles holds a folder per OME release, named for its tag (v1.2.2).
+//
+//go:embed v*
 var crdSchemaFiles embed.FS
+
+// hasRelease says whether crdSchemaFiles has the release's folder.
+func hasRelease(release string) bool {
+	_, err := fs.Stat(crdSchemaFiles, release)
+	return err == nil && release != "."
+}
 
 var crdValidators sync.Map // release + "/" + kind -> func() (*crdValidator, error)
 
@@ -101,10 +111,10 @@ func compiledCRD(release, kind string) (*crdValidator, error) {
 // crdSchema reads the kind's schema in an OME release (nil for a kind
 // without a CRD). A release without schemas is an error.
 func crdSchema(release, kind string) (*spec.Schema, error) {
-	if _, err := fs.Stat(crdSchemaFiles, "crdschema/"+release); err != nil {
+	if !hasRelease(release) {
 		return nil, fmt.Errorf("no CRDs of OME release %q", release)
 	}
-	gz, err := crdSchemaFiles.ReadFile("crdschema/" + release + "/" + kind + ".json.gz")
+	gz, err := crdSchemaFiles.ReadFile(release + "/" + kind + ".json.gz")
 	if err != nil {
 		return nil, nil // not an OME kind with a CRD: nothing to check
 	}
@@ -191,7 +201,7 @@ type SchemaError struct {
 // words each cause as the API server does. Models made from a folder are
 // not documents and have none; neither have kinds without a CRD. The
 // errors are in field order, then message order.
-func SchemaErrors(o *Object, release string) ([]SchemaError, error) {
+func SchemaErrors(o *objects.Object, release string) ([]SchemaError, error) {
 	if o.FromFolder {
 		return nil, nil
 	}

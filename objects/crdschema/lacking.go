@@ -1,21 +1,22 @@
-package objects
+package crdschema
 
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"sort"
 	"strings"
 	"sync"
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // Each OME release's CRDs lack some fields that another release's have:
 // v0.1.4's InferenceService has no spec.runtime.revision, v1.2.2's
 // runtimes no minComputeCapability. The API server of a release drops
 // (prunes) such a field on create and apply, so OME never reads it.
-// crdschema/<release>/lacking.json lists them by kind, derived from the
+// <release>/lacking.json lists them by kind, derived from the
 // CRDs by `make crdschema` (LackingPaths), each as its path in the schema
 // ("[]" for a list's items, "{}" for a map's values) with the releases
 // whose CRDs have it.
@@ -150,7 +151,7 @@ func preservesUnknown(s *spec.Schema) bool {
 }
 
 // LackingFile is the name of the list of lacking fields in each
-// release's folder of crdschema.
+// release's folder.
 const LackingFile = "lacking.json"
 
 var lackingTables sync.Map // release -> func() (map[string][]lackingField, error)
@@ -164,10 +165,10 @@ type lackingField struct {
 // lackingTable reads a release's lacking.json once.
 func lackingTable(release string) (map[string][]lackingField, error) {
 	f, _ := lackingTables.LoadOrStore(release, sync.OnceValues(func() (map[string][]lackingField, error) {
-		if _, err := fs.Stat(crdSchemaFiles, "crdschema/"+release); err != nil {
+		if !hasRelease(release) {
 			return nil, fmt.Errorf("no CRDs of OME release %q", release)
 		}
-		data, err := crdSchemaFiles.ReadFile("crdschema/" + release + "/" + LackingFile)
+		data, err := crdSchemaFiles.ReadFile(release + "/" + LackingFile)
 		if err != nil {
 			return nil, nil // no field lacking
 		}
@@ -210,7 +211,7 @@ func splitSchemaPath(p string) []string {
 // lacks and another release's CRD has, in field order: the API server of
 // that release drops them. Models made from a folder are not documents and
 // have none.
-func LackedFields(o *Object, release string) ([]LackedField, error) {
+func LackedFields(o *objects.Object, release string) ([]LackedField, error) {
 	if o.FromFolder {
 		return nil, nil
 	}
@@ -238,7 +239,7 @@ func walkSteps(v any, path string, steps []string, found func(string)) {
 	case "[]":
 		list, _ := v.([]any)
 		for i, e := range list {
-			walkSteps(e, IndexPath(path, i), steps[1:], found)
+			walkSteps(e, objects.IndexPath(path, i), steps[1:], found)
 		}
 	case "{}":
 		m, _ := v.(map[string]any)
@@ -248,12 +249,12 @@ func walkSteps(v any, path string, steps []string, found func(string)) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			walkSteps(m[k], JoinPath(path, k), steps[1:], found)
+			walkSteps(m[k], objects.JoinPath(path, k), steps[1:], found)
 		}
 	default:
 		m, _ := v.(map[string]any)
 		if e, ok := m[step]; ok {
-			walkSteps(e, JoinPath(path, step), steps[1:], found)
+			walkSteps(e, objects.JoinPath(path, step), steps[1:], found)
 		}
 	}
 }
@@ -262,7 +263,7 @@ func walkSteps(v any, path string, steps []string, found func(string)) {
 // fields that its kind's CRD there lacks (LackedFields), which it gives
 // too. The result shares what it does not change with o, which is left as
 // it is; it is o itself when nothing is lacked.
-func Pruned(o *Object, release string) (*Object, []LackedField, error) {
+func Pruned(o *objects.Object, release string) (*objects.Object, []LackedField, error) {
 	lacked, err := LackedFields(o, release)
 	if len(lacked) == 0 || err != nil {
 		return o, nil, err

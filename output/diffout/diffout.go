@@ -1,4 +1,12 @@
-package output
+// Package diffout writes the report of `evaluate diff` in each format the
+// user can ask for with -o (text, JSON, a pull request's markdown comment,
+// GitHub annotations), one file per format behind Writer.
+//
+// It owns the report's wording and its counts (Summarize). It imports diff
+// (the report) and output (Problem, and the small helpers every writer
+// shares: an object's name, file:line, GitHub's workflow commands, the
+// error for an unknown format); only cmd/evaluate imports it.
+package diffout
 
 import (
 	"fmt"
@@ -7,45 +15,46 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/diff"
+	"github.com/ome-policy/evaluator/output"
 )
 
-// DiffWriter writes the report of `evaluate diff`.
-type DiffWriter interface {
-	Write(r *diff.Report, s DiffSides) error
+// Writer writes the report of `evaluate diff`.
+type Writer interface {
+	Write(r *diff.Report, s Sides) error
 }
 
-// DiffSides names the two sides of a diff, and carries the inputs that
+// Sides names the two sides of a diff, and carries the inputs that
 // could not be read (the machine-readable formats carry them as entries).
-type DiffSides struct {
+type Sides struct {
 	Old string `json:"old"`
 	New string `json:"new"`
 	// OMEVersion is the OME release whose rules judged the old side;
 	// ToOMEVersion the new side's (the same, but for an upgrade).
-	OMEVersion   string    `json:"omeVersion"`
-	ToOMEVersion string    `json:"toOmeVersion"`
-	Problems     []Problem `json:"-"`
+	OMEVersion   string           `json:"omeVersion"`
+	ToOMEVersion string           `json:"toOmeVersion"`
+	Problems     []output.Problem `json:"-"`
 	// ShowReasons lists the verdicts that hold in other words (text and
 	// markdown; json always lists them).
 	ShowReasons bool `json:"-"`
 }
 
 // upgrade says whether the sides are two OME releases' rules.
-func (s DiffSides) upgrade() bool { return s.OMEVersion != s.ToOMEVersion }
+func (s Sides) upgrade() bool { return s.OMEVersion != s.ToOMEVersion }
 
 // labels name the two sides in a change's lines: the releases for an
 // upgrade, else "before" and "after".
-func (s DiffSides) labels() [2]string {
+func (s Sides) labels() [2]string {
 	if s.upgrade() {
 		return [2]string{s.OMEVersion, s.ToOMEVersion}
 	}
 	return [2]string{"before", "after"}
 }
 
-// DiffFormats lists the -o values of diff.
-var DiffFormats = []string{"text", "json", "markdown", "github"}
+// Formats lists the -o values of diff.
+var Formats = []string{"text", "json", "markdown", "github"}
 
-// NewDiffWriter returns the writer for format.
-func NewDiffWriter(format string, w io.Writer) (DiffWriter, error) {
+// NewWriter returns the writer for format.
+func NewWriter(format string, w io.Writer) (Writer, error) {
 	switch format {
 	case "text":
 		return &diffText{w: w}, nil
@@ -56,11 +65,11 @@ func NewDiffWriter(format string, w io.Writer) (DiffWriter, error) {
 	case "github":
 		return &diffGitHub{w: w}, nil
 	}
-	return nil, unknownFormat(format, DiffFormats)
+	return nil, output.UnknownFormat(format, Formats)
 }
 
-// DiffSummary counts what a diff found, as every format says it.
-type DiffSummary struct {
+// Summary counts what a diff found, as every format says it.
+type Summary struct {
 	Regressions int `json:"regressions"`
 	// VerdictChanges counts the models that gain or lose a runtime and the
 	// InferenceServices whose decision changed, regressions among them;
@@ -86,8 +95,8 @@ type DiffSummary struct {
 }
 
 // Summarize counts the report's entries.
-func Summarize(r *diff.Report) DiffSummary {
-	s := DiffSummary{Regressions: r.Regressions(), VerdictChanges: r.VerdictChanges(), ReasonChanges: r.ReasonChanges(),
+func Summarize(r *diff.Report) Summary {
+	s := Summary{Regressions: r.Regressions(), VerdictChanges: r.VerdictChanges(), ReasonChanges: r.ReasonChanges(),
 		Changes: r.Changes(), Unmoved: len(r.Unmoved)}
 	for _, m := range r.Models {
 		s.Reworded += len(m.Reworded)
@@ -146,7 +155,7 @@ func selectionText(s *diff.Selection) string {
 	case s == nil:
 		return "(not there)"
 	case s.Admitted && s.Runtime != nil:
-		return fmt.Sprintf("%s (score %d, %s scope)", refText(*s.Runtime), s.Score, s.Scope)
+		return fmt.Sprintf("%s (score %d, %s scope)", output.RefText(*s.Runtime), s.Score, s.Scope)
 	case s.Admitted:
 		return "admitted without selection"
 	}
@@ -247,7 +256,7 @@ func workText(w diff.Work) string {
 }
 
 // countText is "N regressions, M verdict changes, K reason changes".
-func countText(s DiffSummary) string {
+func countText(s Summary) string {
 	return strings.Join([]string{counted(s.Regressions, "regression"), counted(s.VerdictChanges, "verdict change"),
 		counted(s.ReasonChanges, "reason change")}, ", ")
 }

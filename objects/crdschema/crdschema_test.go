@@ -1,4 +1,4 @@
-package objects
+package crdschema
 
 import (
 	"bytes"
@@ -7,9 +7,11 @@ import (
 	"flag"
 	"io"
 	"io/fs"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,6 +20,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 
+	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies"
 )
 
@@ -38,7 +41,7 @@ func crdSchemas(t *testing.T) map[string]map[string][]byte {
 	files := map[string]string{} // base name -> path
 	out := map[string]map[string][]byte{}
 	for i, r := range list.Releases {
-		dir := "../testdata/ome-crds"
+		dir := "../../testdata/ome-crds"
 		if i > 0 {
 			dir = filepath.Join(dir, r.Name)
 		}
@@ -52,7 +55,7 @@ func crdSchemas(t *testing.T) map[string]map[string][]byte {
 			kind, schema := crdSchemaOf(t, f)
 			out[r.Name][kind] = schema
 		}
-		require.Contains(t, out[r.Name], KindClusterServingRuntime)
+		require.Contains(t, out[r.Name], objects.KindClusterServingRuntime)
 	}
 	return out
 }
@@ -91,26 +94,30 @@ func crdSchemaOf(t *testing.T, f string) (string, []byte) {
 	return "", nil
 }
 
-// TestCRDSchemasAreCurrent fails when objects/crdschema is not what
-// testdata/ome-crds gives; `make crdschema` (go test -update) rewrites it.
+// TestCRDSchemasAreCurrent fails when the release folders of
+// objects/crdschema are not what testdata/ome-crds gives; `make crdschema`
+// (go test -update) rewrites them.
 func TestCRDSchemasAreCurrent(t *testing.T) {
 	all := crdSchemas(t)
 	if *update {
-		require.NoError(t, os.RemoveAll("crdschema"))
+		for _, dir := range releaseFolders(t) {
+			require.NoError(t, os.RemoveAll(dir))
+		}
 	}
 	for release, kinds := range all {
-		lacking := filepath.Join("crdschema", release, LackingFile)
+		lacking := filepath.Join(release, LackingFile)
 		want := lackingJSON(t, all, release)
 		if *update {
 			require.NoError(t, os.MkdirAll(filepath.Dir(lacking), 0o755))
 			require.NoError(t, os.WriteFile(lacking, want, 0o644))
 		} else {
+			require.True(t, hasRelease(release), "crdschema/%s is not embedded (the folders embedded are v*)", release)
 			have, err := os.ReadFile(lacking)
 			require.NoError(t, err, "run make crdschema")
-			require.Equal(t, string(want), string(have), "%s is stale: run make crdschema", lacking)
+			require.Equal(t, string(want), string(have), "crdschema/%s is stale: run make crdschema", lacking)
 		}
 		for kind, want := range kinds {
-			path := filepath.Join("crdschema", release, kind+".json.gz")
+			path := filepath.Join(release, kind+".json.gz")
 			if *update {
 				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 				require.NoError(t, os.WriteFile(path, want, 0o644))
@@ -118,16 +125,18 @@ func TestCRDSchemasAreCurrent(t *testing.T) {
 			}
 			have, err := os.ReadFile(path)
 			require.NoError(t, err, "run make crdschema")
-			require.True(t, bytes.Equal(have, want), "%s is stale: run make crdschema", path)
+			require.True(t, bytes.Equal(have, want), "crdschema/%s is stale: run make crdschema", path)
 		}
 	}
 	var files []string
-	require.NoError(t, fs.WalkDir(os.DirFS("crdschema"), ".", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			files = append(files, p)
-		}
-		return err
-	}))
+	for _, dir := range releaseFolders(t) {
+		require.NoError(t, fs.WalkDir(os.DirFS("."), dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, p)
+			}
+			return err
+		}))
+	}
 	for _, f := range files {
 		release, kind := filepath.Dir(f), strings.TrimSuffix(filepath.Base(f), ".json.gz")
 		if filepath.Base(f) == LackingFile {
@@ -136,6 +145,21 @@ func TestCRDSchemasAreCurrent(t *testing.T) {
 		}
 		require.Contains(t, all[release], kind, "crdschema/%s is left from an earlier layout: run make crdschema", f)
 	}
+}
+
+// releaseFolders are the folders beside the package's Go files: one per
+// OME release.
+func releaseFolders(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(".")
+	require.NoError(t, err)
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }
 
 // lackingJSON is crdschema/<release>/lacking.json: the fields each kind's
@@ -175,7 +199,7 @@ func lackingJSON(t *testing.T, all map[string]map[string][]byte, release string)
 // diffusionPipeline, and only v1.2.2 pins a runtime revision.
 func TestCRDSchemasByRelease(t *testing.T) {
 	model := "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: m}\nspec:\n  storage: {storageUri: \"hf://a/b\"}\n  modelFormat: {name: s}\n  diffusionPipeline: {className: 5}\n"
-	o, err := LoadData("m.yaml", []byte(model), LoadOptions{Lenient: true})
+	o, err := objects.LoadData("m.yaml", []byte(model), objects.LoadOptions{Lenient: true})
 	require.NoError(t, err)
 	for release, want := range map[string]int{"v1.2.2": 1, "v0.1.5": 1, "v0.1.4": 0} {
 		errs, err := SchemaErrors(o[0], release)
@@ -183,17 +207,17 @@ func TestCRDSchemasByRelease(t *testing.T) {
 		require.Len(t, errs, want, "%s: %v", release, errs)
 	}
 	isvc := "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: s}\nspec:\n  runtime: {name: r, autoSync: false}\n"
-	o, err = LoadData("s.yaml", []byte(isvc), LoadOptions{Lenient: true})
+	o, err = objects.LoadData("s.yaml", []byte(isvc), objects.LoadOptions{Lenient: true})
 	require.NoError(t, err)
-	d, err := WithCRDDefaults(o[0], "v1.2.2")
+	d, err := WithDefaults(o[0], "v1.2.2")
 	require.NoError(t, err)
 	require.Equal(t, false, d.Spec()["runtime"].(map[string]any)["autoSync"])
-	o, err = LoadData("s.yaml", []byte("apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: s}\nspec:\n  runtime: {name: r}\n"), LoadOptions{Lenient: true})
+	o, err = objects.LoadData("s.yaml", []byte("apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: s}\nspec:\n  runtime: {name: r}\n"), objects.LoadOptions{Lenient: true})
 	require.NoError(t, err)
-	d, err = WithCRDDefaults(o[0], "v1.2.2")
+	d, err = WithDefaults(o[0], "v1.2.2")
 	require.NoError(t, err)
 	require.Equal(t, true, d.Spec()["runtime"].(map[string]any)["autoSync"])
-	d, err = WithCRDDefaults(o[0], "v0.1.5")
+	d, err = WithDefaults(o[0], "v0.1.5")
 	require.NoError(t, err)
 	require.NotContains(t, d.Spec()["runtime"], "autoSync")
 	_, err = SchemaErrors(o[0], "v9.9.9")
@@ -203,8 +227,8 @@ func TestCRDSchemasByRelease(t *testing.T) {
 var update = flag.Bool("update", false, "rewrite generated files (crdschema/*.json.gz)")
 
 func TestSchemaErrors(t *testing.T) {
-	load := func(doc string) *Object {
-		objs, err := LoadData("test.yaml", []byte(doc), LoadOptions{Lenient: true})
+	load := func(doc string) *objects.Object {
+		objs, err := objects.LoadData("test.yaml", []byte(doc), objects.LoadOptions{Lenient: true})
 		require.NoError(t, err)
 		require.Len(t, objs, 1)
 		return objs[0]
@@ -241,7 +265,7 @@ func TestSchemaErrors(t *testing.T) {
 		})
 	}
 	// A model made from a folder is not a document: nothing to check.
-	errs, err := SchemaErrors(&Object{Kind: KindClusterBaseModel, FromFolder: true, Value: map[string]any{}}, testRelease)
+	errs, err := SchemaErrors(&objects.Object{Kind: objects.KindClusterBaseModel, FromFolder: true, Value: map[string]any{}}, testRelease)
 	require.NoError(t, err)
 	require.Empty(t, errs)
 }
@@ -252,13 +276,13 @@ func TestSchemaErrors(t *testing.T) {
 // generated cluster and on those objects with values of the wrong type
 // put in at random.
 func TestSchemaErrorsAreTheWholeSchemas(t *testing.T) {
-	in := &Input{}
-	in.Read([]string{"../testdata/catalog", "../testdata/examples", "../testdata/lint", "../testdata/bad", "../testdata/gatekeeper",
-		"../testdata/namespaces", "../testdata/dump"}, ReadOptions{Lenient: true, ModelFolders: true, Recursive: true})
+	in := &objects.Input{}
+	in.Read([]string{"../../testdata/catalog", "../../testdata/examples", "../../testdata/lint", "../../testdata/bad", "../../testdata/gatekeeper",
+		"../../testdata/namespaces", "../../testdata/dump"}, objects.ReadOptions{Lenient: true, ModelFolders: true, Recursive: true})
 	objs := in.Objects
 	require.Greater(t, len(objs), 300)
 	validators := map[string]*validate.SchemaValidator{}
-	whole := func(o *Object) []SchemaError {
+	whole := func(o *objects.Object) []SchemaError {
 		v, ok := validators[o.Kind]
 		if !ok {
 			var err error
@@ -282,7 +306,7 @@ func TestSchemaErrorsAreTheWholeSchemas(t *testing.T) {
 	for round := 0; round < 2; round++ {
 		for _, o := range objs {
 			if round > 0 {
-				o = &Object{Kind: o.Kind, Name: o.Name, File: o.File, Line: o.Line, FromFolder: o.FromFolder, Value: mutate(r, deepCopy(o.Value).(map[string]any), wrong)}
+				o = &objects.Object{Kind: o.Kind, Name: o.Name, File: o.File, Line: o.Line, FromFolder: o.FromFolder, Value: mutate(r, deepCopy(o.Value).(map[string]any), wrong)}
 			}
 			want := whole(o)
 			got, err := SchemaErrors(o, testRelease)
@@ -328,7 +352,7 @@ func mutate(r *rand.Rand, v map[string]any, wrong []any) map[string]any {
 			if len(x) == 0 {
 				return v
 			}
-			keys := sortedMapKeys(x)
+			keys := slices.Sorted(maps.Keys(x))
 			k := keys[r.Intn(len(keys))]
 			if r.Intn(3) == 0 {
 				x[k] = wrong[r.Intn(len(wrong))]

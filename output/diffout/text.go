@@ -1,4 +1,4 @@
-package output
+package diffout
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/diff"
+	"github.com/ome-policy/evaluator/output"
 )
 
 // diffText writes the regressions first (models left with no runtime,
@@ -16,7 +17,7 @@ import (
 // decision, and the counts.
 type diffText struct{ w io.Writer }
 
-func (d *diffText) Write(r *diff.Report, sides DiffSides) error {
+func (d *diffText) Write(r *diff.Report, sides Sides) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s -> %s\n", sides.Old, sides.New)
 	labels := sides.labels()
@@ -34,7 +35,7 @@ func (d *diffText) Write(r *diff.Report, sides DiffSides) error {
 	}
 	runtimes := func(mark string, l []diff.RuntimeChange, gained bool) {
 		for _, rc := range l {
-			fmt.Fprintf(&b, "    %s %s (%s)\n", mark, refText(rc.Runtime), runtimeWord(rc))
+			fmt.Fprintf(&b, "    %s %s (%s)\n", mark, output.RefText(rc.Runtime), runtimeWord(rc))
 			both("        ", pairSides(rc, gained), rc.Rule)
 		}
 	}
@@ -44,7 +45,7 @@ func (d *diffText) Write(r *diff.Report, sides DiffSides) error {
 		}
 		fmt.Fprintf(&b, "\n%s:\n", title)
 		for _, m := range models {
-			fmt.Fprintf(&b, "  %s", refText(m.Model))
+			fmt.Fprintf(&b, "  %s", output.RefText(m.Model))
 			if w := modelWord(m); w != "" {
 				fmt.Fprintf(&b, " (%s)", w)
 			}
@@ -82,7 +83,7 @@ func (d *diffText) Write(r *diff.Report, sides DiffSides) error {
 				fmt.Fprintf(&b, "\n%s:\n", title)
 				first = false
 			}
-			fmt.Fprintf(&b, "  %s\n", refText(sc.InferenceService))
+			fmt.Fprintf(&b, "  %s\n", output.RefText(sc.InferenceService))
 			if sc.Change == diff.ServiceAdded {
 				fmt.Fprintf(&b, "    %s\n", serviceText(sc))
 				continue

@@ -1,15 +1,17 @@
-package objects
+package crdschema
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ome-policy/evaluator/objects"
 )
 
-// TestWithCRDDefaults: what OME's CRDs default is filled in where it is
+// TestWithDefaults: what OME's CRDs default is filled in where it is
 // missing, what is set stays, and the object read is not changed.
-func TestWithCRDDefaults(t *testing.T) {
-	in := &Input{}
+func TestWithDefaults(t *testing.T) {
+	in := &objects.Input{}
 	in.ReadData("rt.yaml", []byte(`apiVersion: ome.io/v1beta1
 kind: ClusterServingRuntime
 metadata:
@@ -21,10 +23,10 @@ spec:
   containers:
     - name: c
       ports: [{containerPort: 8080}]
-`), ReadOptions{})
+`), objects.ReadOptions{})
 	require.Empty(t, in.Problems)
 	o := in.Objects[0]
-	d, err := WithCRDDefaults(o, testRelease)
+	d, err := WithDefaults(o, testRelease)
 	require.NoError(t, err)
 	entry := d.Spec()["supportedModelFormats"].([]any)[0].(map[string]any)
 	require.Equal(t, map[string]any{"name": "safetensors", "version": "1.0.0", "operator": "Equal", "weight": int64(1)}, entry["modelFormat"])
@@ -34,12 +36,12 @@ spec:
 	// The object read is as it was.
 	require.NotContains(t, o.Spec()["supportedModelFormats"].([]any)[0].(map[string]any)["modelFormat"], "operator")
 	// Nothing missing: the same object.
-	again, err := WithCRDDefaults(d, testRelease)
+	again, err := WithDefaults(d, testRelease)
 	require.NoError(t, err)
 	require.Same(t, d, again)
 	// A kind without a CRD: the same object.
-	other := &Object{Kind: "Other", Value: map[string]any{}}
-	got, err := WithCRDDefaults(other, testRelease)
+	other := &objects.Object{Kind: "Other", Value: map[string]any{}}
+	got, err := WithDefaults(other, testRelease)
 	require.NoError(t, err)
 	require.Same(t, other, got)
 }
