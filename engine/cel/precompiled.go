@@ -26,7 +26,9 @@ import (
 // expressions, in the order compilePolicy compiles them (the variables,
 // then each validation's expression and message expression), each in
 // cel-go's own serialised form (the protobuf CheckedExpr of
-// cel.AstToCheckedExpr, read back as cel.CheckedExprToAst does).
+// cel.AstToCheckedExpr, read back as cel.CheckedExprToAst does). Nothing
+// here knows cel-go's AST: after a cel-go upgrade, TestPrecompiledCELIsCurrent
+// says whether the protobuf form changed, and `make celcache` rewrites it.
 //
 // The file is text: a first line that names the format
 // (precompiledMagic), a JSON index of the files and their documents, then
@@ -62,14 +64,18 @@ var precompiled = sync.OnceValue(func() *precompiledCache {
 // its text (fileKey) with its documents, and each document's name and key
 // (policyKey), in the order of the lines that follow.
 type cacheIndex struct {
-	Files []struct {
-		Key  string `json:"key"`
-		Docs []int  `json:"docs"`
-	} `json:"files"`
-	Docs []struct {
-		Name string `json:"name"`
-		Key  string `json:"key"`
-	} `json:"docs"`
+	Files []indexFile `json:"files"`
+	Docs  []indexDoc  `json:"docs"`
+}
+
+type indexFile struct {
+	Key  string `json:"key"`
+	Docs []int  `json:"docs"`
+}
+
+type indexDoc struct {
+	Name string `json:"name"`
+	Key  string `json:"key"`
 }
 
 // cacheBody is one document's line: its content, the lines of its parts
@@ -261,15 +267,9 @@ func Precompile(set *policyset.Set) ([]byte, error) {
 				bodies.Write(line)
 				bodies.WriteByte('\n')
 				docs = append(docs, len(idx.Docs))
-				idx.Docs = append(idx.Docs, struct {
-					Name string `json:"name"`
-					Key  string `json:"key"`
-				}{p.name, p.key})
+				idx.Docs = append(idx.Docs, indexDoc{Name: p.name, Key: p.key})
 			}
-			idx.Files = append(idx.Files, struct {
-				Key  string `json:"key"`
-				Docs []int  `json:"docs"`
-			}{fileKey(f.Text), docs})
+			idx.Files = append(idx.Files, indexFile{Key: fileKey(f.Text), Docs: docs})
 		}
 	}
 	head, err := json.Marshal(&idx)
