@@ -121,8 +121,9 @@ capabilities:
 	$(GO) test ./builtins/regolib -run TestCapabilitiesFileIsCurrent -update
 
 # Rewrite engine/cel/precompiled.bin, the embedded CEL policies' checked
-# expressions (a process then skips parsing them), after any change to
-# policies/cel or to the CEL builtins. A Go test fails when it is stale.
+# expressions in cel-go's protobuf form (a process then skips parsing
+# them), after any change to policies/cel, to the CEL builtins or to
+# cel-go's version. A Go test fails when it is stale.
 celcache:
 	$(GO) test ./engine/cel -run TestPrecompiledCELIsCurrent -update
 

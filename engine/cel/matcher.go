@@ -20,7 +20,6 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/ome-policy/evaluator/engine/answer"
-	"github.com/ome-policy/evaluator/engine/cel/checkedast"
 	"github.com/ome-policy/evaluator/engine/policyset"
 )
 
@@ -54,7 +53,7 @@ func compilePolicies(set *policyset.Set, names ...string) (*compiledPolicies, er
 
 // compileWith is compilePolicies with the given precompiled cache (nil:
 // compile every policy from its text).
-func compileWith(cache *checkedast.Cache, set *policyset.Set, names ...string) (*compiledPolicies, error) {
+func compileWith(cache *precompiledCache, set *policyset.Set, names ...string) (*compiledPolicies, error) {
 	if len(names) > 0 {
 		names = append(names, "entry", "runtime")
 	}

@@ -19,7 +19,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/builtins/cellib"
-	"github.com/ome-policy/evaluator/engine/cel/checkedast"
 )
 
 // policyDoc is one document of a CEL policy file.
@@ -128,8 +127,8 @@ func parsePolicies(where, text string, names []string, extra ...cel.EnvOption) (
 
 // parsePoliciesWith is parsePolicies with the given precompiled cache (nil:
 // compile every document from its text).
-func parsePoliciesWith(cache *checkedast.Cache, where, text string, names []string, extra ...cel.EnvOption) ([]*policy, error) {
-	if docs := cache.FileDocs(text); docs != nil {
+func parsePoliciesWith(cache *precompiledCache, where, text string, names []string, extra ...cel.EnvOption) ([]*policy, error) {
+	if docs := cache.fileDocs(text); docs != nil {
 		if out, ok := compileCached(where, docs, names, extra); ok {
 			return out, nil
 		}
@@ -173,7 +172,7 @@ func parsePoliciesWith(cache *checkedast.Cache, where, text string, names []stri
 				errs[i] = fmt.Errorf("%s:%d: policy %s: %w", where, d.node.Line, d.doc.Metadata.Name, err)
 				return
 			}
-			out[i], errs[i] = compilePolicy(where, from, key, cache.DocASTs(key), extra)
+			out[i], errs[i] = compilePolicy(where, from, key, cache.docASTs(key), extra)
 		})
 	}
 	wg.Wait()
@@ -191,10 +190,10 @@ func parsePoliciesWith(cache *checkedast.Cache, where, text string, names []stri
 // compileCached compiles the named documents of a file that the cache
 // holds whole, without reading its YAML; ok is false when a document
 // cannot be decoded (the file is then read as any other).
-func compileCached(where string, docs []*checkedast.Cached, names []string, extra []cel.EnvOption) ([]*policy, bool) {
-	var todo []*checkedast.Cached
+func compileCached(where string, docs []*cachedPolicy, names []string, extra []cel.EnvOption) ([]*policy, bool) {
+	var todo []*cachedPolicy
 	for _, d := range docs {
-		if len(names) == 0 || slices.Contains(names, d.Name) {
+		if len(names) == 0 || slices.Contains(names, d.name) {
 			todo = append(todo, d)
 		}
 	}
@@ -203,12 +202,12 @@ func compileCached(where string, docs []*checkedast.Cached, names []string, extr
 	var wg sync.WaitGroup
 	for i, d := range todo {
 		wg.Go(func() {
-			pd, err := d.Doc()
+			from, asts, err := d.load()
 			if err != nil {
 				errs[i] = err
 				return
 			}
-			out[i], errs[i] = compilePolicy(where, fromCache(pd), pd.Key, pd.ASTs, extra)
+			out[i], errs[i] = compilePolicy(where, from, d.key, asts, extra)
 		})
 	}
 	wg.Wait()

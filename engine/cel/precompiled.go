@@ -1,15 +1,21 @@
 package cel
 
 import (
+	"bytes"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
-	"github.com/ome-policy/evaluator/engine/cel/checkedast"
+	celast "github.com/google/cel-go/common/ast"
+	exprpb "google.golang.org/genproto/googleapis/api/expr/v1alpha1"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/ome-policy/evaluator/engine/policyset"
 )
 
@@ -18,28 +24,132 @@ import (
 // its embedded policies already compiled, made by `make celcache` and kept
 // current by TestPrecompiledCELIsCurrent: each document with its checked
 // expressions, in the order compilePolicy compiles them (the variables,
-// then each validation's expression and message expression), in the file
-// format of package checkedast.
+// then each validation's expression and message expression), each in
+// cel-go's own serialised form (the protobuf CheckedExpr of
+// cel.AstToCheckedExpr, read back as cel.CheckedExprToAst does). Nothing
+// here knows cel-go's AST: after a cel-go upgrade, TestPrecompiledCELIsCurrent
+// says whether the protobuf form changed, and `make celcache` rewrites it.
+//
+// The file is text: a first line that names the format
+// (precompiledMagic), a JSON index of the files and their documents, then
+// one JSON line per document, decoded only when a command runs that
+// document.
 //
 // A policy file whose text is exactly one the cache was made from (whatever
 // file or folder it was read from) is not read as YAML at all: its
-// documents come from the cache, and only those a command runs are decoded.
-// In any other file, a document whose content is exactly one of the cache's
-// takes its checked expressions from there; any other document is compiled
-// from its text.
+// documents come from the cache. In any other file, a document whose
+// content is exactly one of the cache's takes its checked expressions from
+// there; any other document is compiled from its text. A file that cannot
+// be read costs time, never a verdict: every policy is then compiled from
+// its text.
 
 //go:embed precompiled.bin
 var precompiledFile string
 
+// precompiledMagic is the file's first line; change it when the layout
+// changes, so that a file of the old layout is refused.
+const precompiledMagic = "OMECEL3\n"
+
 // precompiled is the embedded cache, read on first use (nil when it cannot
-// be read: every policy is then compiled from its text).
-var precompiled = sync.OnceValue(func() *checkedast.Cache {
-	c, err := checkedast.Decode(precompiledFile)
+// be read).
+var precompiled = sync.OnceValue(func() *precompiledCache {
+	c, err := decodePrecompiled(precompiledFile)
 	if err != nil {
 		return nil
 	}
 	return c
 })
+
+// cacheIndex is the file's second line: each policy file by the hash of
+// its text (fileKey) with its documents, and each document's name and key
+// (policyKey), in the order of the lines that follow.
+type cacheIndex struct {
+	Files []indexFile `json:"files"`
+	Docs  []indexDoc  `json:"docs"`
+}
+
+type indexFile struct {
+	Key  string `json:"key"`
+	Docs []int  `json:"docs"`
+}
+
+type indexDoc struct {
+	Name string `json:"name"`
+	Key  string `json:"key"`
+}
+
+// cacheBody is one document's line: its content, the lines of its parts
+// in the file it was read from, and its checked expressions.
+type cacheBody struct {
+	Doc             policyDoc `json:"doc"`
+	Line            int       `json:"line"`
+	VariableLines   []int     `json:"variableLines"`
+	ValidationLines []int     `json:"validationLines"`
+	Exprs           [][]byte  `json:"exprs"`
+
+	asts []*celast.AST // Exprs, read
+}
+
+// precompiledCache is a decoded file; each document's line stays encoded
+// until it is asked for.
+type precompiledCache struct {
+	files map[string][]*cachedPolicy
+	byKey map[string]*cachedPolicy
+}
+
+// cachedPolicy is one document of the cache.
+type cachedPolicy struct {
+	name, key string
+	body      func() (*cacheBody, error)
+}
+
+// load decodes the document (once) and gives what it was compiled from,
+// and its checked expressions.
+func (c *cachedPolicy) load() (*compiledFrom, []*celast.AST, error) {
+	b, err := c.body()
+	if err != nil {
+		return nil, nil, err
+	}
+	doc := b.Doc
+	return &compiledFrom{doc: &doc, line: b.Line, lines: policyLines{variables: b.VariableLines, validations: b.ValidationLines}}, b.asts, nil
+}
+
+// fileDocs returns the documents of the file with this text, in its order,
+// or nil (also on a nil cache).
+func (c *precompiledCache) fileDocs(text string) []*cachedPolicy {
+	if c == nil {
+		return nil
+	}
+	return c.files[fileKey(text)]
+}
+
+// lookup returns the document with key, or nil (also on a nil cache).
+func (c *precompiledCache) lookup(key string) *cachedPolicy {
+	if c == nil {
+		return nil
+	}
+	return c.byKey[key]
+}
+
+// docASTs returns the checked expressions of the document with key, or
+// nil when there are none or they cannot be read.
+func (c *precompiledCache) docASTs(key string) []*celast.AST {
+	d := c.lookup(key)
+	if d == nil {
+		return nil
+	}
+	b, err := d.body()
+	if err != nil {
+		return nil
+	}
+	return b.asts
+}
+
+// fileKey identifies a policy file by its text.
+func fileKey(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
 
 // policyKey identifies a policy document by everything that goes into
 // compiling it.
@@ -52,13 +162,80 @@ func policyKey(doc *policyDoc) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
+// decodePrecompiled reads the index of a file that Precompile wrote.
+func decodePrecompiled(file string) (*precompiledCache, error) {
+	rest, ok := strings.CutPrefix(file, precompiledMagic)
+	if !ok {
+		return nil, errors.New("precompiled CEL: not a file of this layout")
+	}
+	head, rest, ok := strings.Cut(rest, "\n")
+	if !ok {
+		return nil, errors.New("precompiled CEL: no index")
+	}
+	var idx cacheIndex
+	if err := json.Unmarshal([]byte(head), &idx); err != nil {
+		return nil, fmt.Errorf("precompiled CEL: %w", err)
+	}
+	c := &precompiledCache{files: map[string][]*cachedPolicy{}, byKey: map[string]*cachedPolicy{}}
+	docs := make([]*cachedPolicy, len(idx.Docs))
+	for i, d := range idx.Docs {
+		line, after, ok := strings.Cut(rest, "\n")
+		if !ok {
+			return nil, fmt.Errorf("precompiled CEL: policy %s is missing", d.Name)
+		}
+		rest = after
+		docs[i] = &cachedPolicy{name: d.Name, key: d.Key, body: sync.OnceValues(func() (*cacheBody, error) {
+			return decodeBody(d.Name, line)
+		})}
+		if _, dup := c.byKey[d.Key]; !dup {
+			c.byKey[d.Key] = docs[i]
+		}
+	}
+	if rest != "" {
+		return nil, errors.New("precompiled CEL: trailing bytes")
+	}
+	for _, f := range idx.Files {
+		for _, d := range f.Docs {
+			if d < 0 || d >= len(docs) {
+				return nil, errors.New("precompiled CEL: a file names a document it does not have")
+			}
+			c.files[f.Key] = append(c.files[f.Key], docs[d])
+		}
+	}
+	return c, nil
+}
+
+// decodeBody reads one document's line: its content, and its checked
+// expressions from their protobuf form.
+func decodeBody(name, line string) (*cacheBody, error) {
+	var b cacheBody
+	if err := json.Unmarshal([]byte(line), &b); err != nil {
+		return nil, fmt.Errorf("precompiled CEL: policy %s: %w", name, err)
+	}
+	b.asts = make([]*celast.AST, len(b.Exprs))
+	for i, e := range b.Exprs {
+		var pb exprpb.CheckedExpr
+		if err := proto.Unmarshal(e, &pb); err != nil {
+			return nil, fmt.Errorf("precompiled CEL: policy %s: %w", name, err)
+		}
+		a, err := celast.ToAST(&pb)
+		if err != nil {
+			return nil, fmt.Errorf("precompiled CEL: policy %s: %w", name, err)
+		}
+		b.asts[i] = a
+	}
+	b.Exprs = nil
+	return &b, nil
+}
+
 // Precompile compiles every CEL policy of set from its text, in every OME
 // release it states (set is the newest release's), and returns the file
 // that precompiled.bin holds for them: each file's text of each release
 // once. The output depends only on the policies, so it can be compared
 // with the committed file.
 func Precompile(set *policyset.Set) ([]byte, error) {
-	var files []checkedast.File
+	var idx cacheIndex
+	var bodies bytes.Buffer
 	seen := map[string]bool{}
 	for _, release := range set.Releases() {
 		rs, err := set.ForRelease(release)
@@ -81,68 +258,43 @@ func Precompile(set *policyset.Set) ([]byte, error) {
 				}
 			}
 			slices.SortFunc(ps, func(a, b *policy) int { return a.from.line - b.from.line })
-			file := checkedast.File{Text: f.Text}
+			var docs []int
 			for _, p := range ps {
-				file.Docs = append(file.Docs, cachedDoc(p))
+				line, err := encodeBody(p)
+				if err != nil {
+					return nil, fmt.Errorf("precompiling the CEL policies: policy %s: %w", p.name, err)
+				}
+				bodies.Write(line)
+				bodies.WriteByte('\n')
+				docs = append(docs, len(idx.Docs))
+				idx.Docs = append(idx.Docs, indexDoc{Name: p.name, Key: p.key})
 			}
-			files = append(files, file)
+			idx.Files = append(idx.Files, indexFile{Key: fileKey(f.Text), Docs: docs})
 		}
 	}
-	out, err := checkedast.Encode(files)
+	head, err := json.Marshal(&idx)
 	if err != nil {
-		return nil, fmt.Errorf("precompiling the CEL policies: %w", err)
+		return nil, err
 	}
-	return out, nil
+	out := append([]byte(precompiledMagic), head...)
+	out = append(out, '\n')
+	return append(out, bodies.Bytes()...), nil
 }
 
-// cachedDoc is a compiled policy as the cache holds it.
-func cachedDoc(p *policy) *checkedast.Doc {
-	d := p.from.doc
-	out := &checkedast.Doc{
-		Key: p.key, Name: p.name,
-		APIVersion: d.APIVersion, Kind: d.Kind, Evaluation: d.Spec.Evaluation, Inputs: d.Spec.Inputs,
-		Line: p.from.line, ASTs: p.checked,
-	}
-	for i, v := range d.Spec.Variables {
-		out.Variables = append(out.Variables, checkedast.Variable{Name: v.Name, Expression: v.Expression, Line: lineAt(p.from.lines.variables, i)})
-	}
-	for i, v := range d.Spec.Validations {
-		out.Validations = append(out.Validations, checkedast.Validation{Name: v.Name, Expression: v.Expression, Message: v.Message,
-			MessageExpression: v.MessageExpression, Line: lineAt(p.from.lines.validations, i)})
-	}
-	return out
-}
-
-func lineAt(lines []int, i int) int {
-	if i < len(lines) {
-		return lines[i]
-	}
-	return 0
-}
-
-// fromCache is the document a cached policy was compiled from; its lists
-// are nil when empty, as YAML leaves a list that is absent.
-func fromCache(d *checkedast.Doc) *compiledFrom {
-	doc := &policyDoc{APIVersion: d.APIVersion, Kind: d.Kind}
-	doc.Metadata.Name = d.Name
-	doc.Spec.Evaluation = d.Evaluation
-	doc.Spec.Inputs = d.Inputs
-	from := &compiledFrom{doc: doc, line: d.Line}
-	if len(d.Variables) > 0 {
-		doc.Spec.Variables = make([]policyVariable, len(d.Variables))
-		from.lines.variables = make([]int, len(d.Variables))
-		for i, v := range d.Variables {
-			doc.Spec.Variables[i] = policyVariable{Name: v.Name, Expression: v.Expression}
-			from.lines.variables[i] = v.Line
+// encodeBody is a compiled policy's line in the file.
+func encodeBody(p *policy) ([]byte, error) {
+	b := cacheBody{Doc: *p.from.doc, Line: p.from.line, VariableLines: p.from.lines.variables, ValidationLines: p.from.lines.validations}
+	opts := proto.MarshalOptions{Deterministic: true}
+	for _, a := range p.checked {
+		pb, err := celast.ToProto(a)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if len(d.Validations) > 0 {
-		doc.Spec.Validations = make([]policyValidation, len(d.Validations))
-		from.lines.validations = make([]int, len(d.Validations))
-		for i, v := range d.Validations {
-			doc.Spec.Validations[i] = policyValidation{Name: v.Name, Expression: v.Expression, Message: v.Message, MessageExpression: v.MessageExpression}
-			from.lines.validations[i] = v.Line
+		e, err := opts.Marshal(pb)
+		if err != nil {
+			return nil, err
 		}
+		b.Exprs = append(b.Exprs, e)
 	}
-	return from
+	return json.Marshal(&b)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/ome-policy/evaluator/engine/cel/checkedast"
 	"github.com/ome-policy/evaluator/engine/policyset"
 )
 
@@ -39,13 +38,13 @@ func TestPrecompiledCELIsUsed(t *testing.T) {
 	cache := precompiled()
 	require.NotNil(t, cache, "precompiled.bin does not load")
 	for _, f := range set.Sources(policyset.CEL, false) {
-		require.NotNil(t, cache.FileDocs(f.Text), "%s is not in the cache", f.Path)
+		require.NotNil(t, cache.fileDocs(f.Text), "%s is not in the cache", f.Path)
 	}
 	ps, err := compileAllPolicies(set)
 	require.NoError(t, err)
 	require.NotEmpty(t, ps.byName)
 	for name, p := range ps.byName {
-		require.NotNil(t, cache.DocASTs(p.key), "policy %s has no precompiled expressions", name)
+		require.NotNil(t, cache.docASTs(p.key), "policy %s has no precompiled expressions", name)
 		// Planned on first use, every program plans.
 		for i, prg := range p.vars {
 			_, err := prg.(*lazyProgram).program()
@@ -102,27 +101,27 @@ func TestPrecompiledCELByDocument(t *testing.T) {
 	require.NotEmpty(t, text)
 	edited := "# a comment the cache has not seen\n" + text
 	cache := precompiled()
-	require.Nil(t, cache.FileDocs(edited))
+	require.Nil(t, cache.fileDocs(edited))
 	ps, err := parsePolicies("edited.yaml", edited, nil)
 	require.NoError(t, err)
 	require.NotEmpty(t, ps)
 	for _, p := range ps {
-		require.NotNil(t, cache.DocASTs(p.key), "policy %s", p.name)
+		require.NotNil(t, cache.docASTs(p.key), "policy %s", p.name)
 		// Lines are those of the edited file.
 		require.Equal(t, p.from.line, cachedLine(t, cache, p.key)+1, "policy %s", p.name)
 	}
 }
 
-func cachedLine(t *testing.T, c *checkedast.Cache, key string) int {
-	d, err := c.Lookup(key).Doc()
+func cachedLine(t *testing.T, c *precompiledCache, key string) int {
+	from, _, err := c.lookup(key).load()
 	require.NoError(t, err)
-	return d.Line
+	return from.line
 }
 
 // A damaged file is not used.
 func TestPrecompiledCELDamaged(t *testing.T) {
-	for _, file := range []string{"", "OMECEL1\n", precompiledFile[:len(precompiledFile)/2], precompiledFile + "x"} {
-		if _, err := checkedast.Decode(file); err == nil {
+	for _, file := range []string{"", "OMECEL2\n", precompiledFile[:len(precompiledFile)/2], precompiledFile + "x"} {
+		if _, err := decodePrecompiled(file); err == nil {
 			t.Errorf("a file of %d bytes was read", len(file))
 		}
 	}
