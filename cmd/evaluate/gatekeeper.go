@@ -7,9 +7,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ome-policy/evaluator/admission"
+	"github.com/ome-policy/evaluator/admission/bundle"
+	"github.com/ome-policy/evaluator/admission/gatekeeper"
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/gatekeeper"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
 )
@@ -38,7 +40,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			b, err := gatekeeper.Generate(opts)
+			b, err := bundle.Generate(opts)
 			if err != nil {
 				return err
 			}
@@ -65,8 +67,8 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 // --cases and the lint objects of --lint, with evaluate lint's findings;
 // without the flags, the project's own, which the binary carries, so that
 // a clone and any other folder make the same bundle.
-func suiteInputs(cmd *cobra.Command, set *policyset.Set, caseFiles, lint []string) (gatekeeper.Options, error) {
-	opts := gatekeeper.Options{Policies: set}
+func suiteInputs(cmd *cobra.Command, set *policyset.Set, caseFiles, lint []string) (admission.Options, error) {
+	opts := admission.Options{Policies: set}
 	var err error
 	if cmd.Flags().Changed("cases") {
 		for _, f := range caseFiles {
@@ -76,7 +78,7 @@ func suiteInputs(cmd *cobra.Command, set *policyset.Set, caseFiles, lint []strin
 			}
 			opts.SelectionCases = append(opts.SelectionCases, cases.ForRelease(c, set.Release)...)
 		}
-	} else if opts.SelectionCases, err = gatekeeper.ProjectCases(set.Release); err != nil {
+	} else if opts.SelectionCases, err = admission.ProjectCases(set.Release); err != nil {
 		return opts, err
 	}
 	var objs []*objects.Object
@@ -86,7 +88,7 @@ func suiteInputs(cmd *cobra.Command, set *policyset.Set, caseFiles, lint []strin
 				return opts, badInput(fmt.Errorf("--lint: %w", err))
 			}
 		}
-	} else if objs, err = gatekeeper.ProjectLintObjects(cmd.ErrOrStderr()); err != nil {
+	} else if objs, err = admission.ProjectLintObjects(cmd.ErrOrStderr()); err != nil {
 		return opts, err
 	}
 	opts.Lint, err = lintForSuite(set, objs)
@@ -96,7 +98,7 @@ func suiteInputs(cmd *cobra.Command, set *policyset.Set, caseFiles, lint []strin
 // lintForSuite lints the models and runtimes of OMEVersionLint's suite
 // (the kinds the template reviews; lint's InferenceServices are left out),
 // each alone, on the Rego engine, whose policies the template carries.
-func lintForSuite(set *policyset.Set, objs []*objects.Object) ([]gatekeeper.ObjectFindings, error) {
+func lintForSuite(set *policyset.Set, objs []*objects.Object) ([]admission.ObjectFindings, error) {
 	objs = only(objs, func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
 	if len(objs) == 0 {
 		return nil, nil
@@ -105,7 +107,7 @@ func lintForSuite(set *policyset.Set, objs []*objects.Object) ([]gatekeeper.Obje
 	if err != nil {
 		return nil, badInput(err)
 	}
-	return gatekeeper.LintEach(linter, objs)
+	return admission.LintEach(linter, objs)
 }
 
 func newGatekeeperSuiteCommand() *cobra.Command {
@@ -151,7 +153,7 @@ func newGatekeeperSuiteCommand() *cobra.Command {
 // writeBundle writes b under dir, removing the files of the generated
 // folders (owned) that b no longer has. With check it writes nothing and
 // fails when anything would change.
-func writeBundle(cmd *cobra.Command, dir string, b gatekeeper.Bundle, owned []string, check bool) error {
+func writeBundle(cmd *cobra.Command, dir string, b admission.Bundle, owned []string, check bool) error {
 	stale, extra := b.Changes(dir, owned)
 	if check {
 		if len(stale)+len(extra) == 0 {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/gatekeeper"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
@@ -58,7 +58,7 @@ func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				v := gatekeeper.LintViolations(findings, o, severities...)
+				v := admission.LintViolations(findings, o, severities...)
 				if v == nil {
 					v = []string{}
 				}
