@@ -10,6 +10,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"gopkg.in/yaml.v3"
 
+	"github.com/ome-policy/evaluator/admission/rewrite"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/policyset"
 )
@@ -41,7 +42,7 @@ type Check struct {
 	// SrcLibs are more library modules of the template, under src/. The
 	// one of package lib.ome.given, if any, gives the policies their
 	// input: a policy's input.x is given.x in the template, for each rule
-	// x of it (see rewritePolicy).
+	// x of it (see rewrite.Policy).
 	SrcLibs []string
 	// Parameters is the openAPIV3Schema of the constraint's parameters.
 	Parameters *yaml.Node
@@ -151,15 +152,15 @@ func rerun(set *policyset.Set) string {
 // entry point of src/ with the policy packages it needs, rewritten to call
 // the stand-in, and the stand-in itself.
 func Checks(set *policyset.Set) ([]*Check, error) {
-	byPkg := map[string][]*policyModule{}
+	byPkg := map[string][]*rewrite.Module{}
 	changes := map[string][]string{} // by policySource
 	for _, f := range set.Sources(engine.Rego, false) {
-		pm, err := rewritePolicy(policySource(set, f), f.Text, nil)
+		pm, err := rewrite.Policy(policySource(set, f), f.Text, nil)
 		if err != nil {
 			return nil, err
 		}
-		byPkg[pm.pkg] = append(byPkg[pm.pkg], pm)
-		changes[pm.source] = changeSources(set, f)
+		byPkg[pm.Pkg] = append(byPkg[pm.Pkg], pm)
+		changes[pm.Source] = changeSources(set, f)
 	}
 	var out []*Check
 	for _, t := range checkDefs(set) {
@@ -204,26 +205,26 @@ func Checks(set *policyset.Set) ([]*Check, error) {
 			}
 			need[p] = true
 			for _, pm := range byPkg[p] {
-				queue = append(queue, pm.imports...)
+				queue = append(queue, pm.Imports...)
 			}
 		}
-		var mods []*policyModule
+		var mods []*rewrite.Module
 		for p := range need {
 			for _, pm := range byPkg[p] {
 				if givenRules != nil {
 					// Rewritten again, to read the template's given.
-					if pm, err = rewritePolicy(pm.source, pm.orig, givenRules); err != nil {
+					if pm, err = rewrite.Policy(pm.Source, pm.Orig, givenRules); err != nil {
 						return nil, err
 					}
 				}
 				mods = append(mods, pm)
 			}
 		}
-		sort.Slice(mods, func(i, j int) bool { return mods[i].source < mods[j].source })
+		sort.Slice(mods, func(i, j int) bool { return mods[i].Source < mods[j].Source })
 		for _, pm := range mods {
-			t.Sources = append(t.Sources, pm.source)
-			t.Sources = append(t.Sources, changes[pm.source]...)
-			t.Libs = append(t.Libs, LibModule{Path: pm.source, Text: libHeader(pm, changes[pm.source], t.rerun) + pm.text})
+			t.Sources = append(t.Sources, pm.Source)
+			t.Sources = append(t.Sources, changes[pm.Source]...)
+			t.Libs = append(t.Libs, LibModule{Path: pm.Source, Text: libHeader(pm, changes[pm.Source], t.rerun) + pm.Text})
 		}
 		t.Sources = append(t.Sources, "policies/gatekeeper/"+t.Entry)
 		for _, m := range srcLibs {
@@ -247,10 +248,6 @@ func Checks(set *policyset.Set) ([]*Check, error) {
 	return out, nil
 }
 
-// givenPackage is the package of the SrcLibs module that gives a
-// template's policies their input.
-const givenPackage = "lib.ome.given"
-
 // srcLib reads one of a template's SrcLibs: the module, its imports, and
 // when its package is lib.ome.given, the names of its rules (nil
 // otherwise).
@@ -264,7 +261,7 @@ func srcLib(p string) (*LibModule, map[string]bool, []*ast.Import, error) {
 		return nil, nil, nil, err
 	}
 	var rules map[string]bool
-	if strings.TrimPrefix(m.Package.Path.String(), "data.") == givenPackage {
+	if strings.TrimPrefix(m.Package.Path.String(), "data.") == rewrite.GivenPackage {
 		rules = map[string]bool{}
 		for _, r := range m.Rules {
 			rules[r.Head.Name.String()] = true
@@ -293,12 +290,12 @@ func checkCEL(set *policyset.Set, t *Check) (*CELBlock, error) {
 // libHeader heads a rewritten policy module: where it came from (with the
 // release changes applied to it), what the rewriting did, and what to run
 // after a change.
-func libHeader(pm *policyModule, changes []string, rerun string) string {
+func libHeader(pm *rewrite.Module, changes []string, rerun string) string {
 	given := ""
-	if pm.given {
-		given = " Where the source reads input.x, for a rule x of\n# the template's " + givenPackage + ", it reads given.x."
+	if pm.Given {
+		given = " Where the source reads input.x, for a rule x of\n# the template's " + rewrite.GivenPackage + ", it reads given.x."
 	}
-	source := pm.source
+	source := pm.Source
 	if len(changes) > 0 {
 		source += " with the changes of " + strings.Join(changes, " and ")
 	}
@@ -308,7 +305,7 @@ func libHeader(pm *policyModule, changes []string, rerun string) string {
 # of their plain-Rego stand-in (policies/gatekeeper/lib) through the
 # imports ome_version and ome_size.%s Do not edit: change the source and run
 # %s.
-`, libPrefix+pm.pkg, source, pm.pkg, libPrefix+pm.pkg, given, rerun)
+`, rewrite.LibPrefix+pm.Pkg, source, pm.Pkg, rewrite.LibPrefix+pm.Pkg, given, rerun)
 }
 
 // compileCheck compiles a template's entry module and libs as Gatekeeper
@@ -329,7 +326,7 @@ func compileCheck(t *Check) ([]*ast.Module, error) {
 		return nil, err
 	}
 	for i, l := range t.Libs {
-		if !strings.HasPrefix(strings.TrimPrefix(mustPackage(l.Text), "data."), libPrefix) {
+		if !strings.HasPrefix(strings.TrimPrefix(mustPackage(l.Text), "data."), rewrite.LibPrefix) {
 			return nil, fmt.Errorf("lib %s: Gatekeeper needs library packages under lib", l.Path)
 		}
 		if err := parse(fmt.Sprintf("lib_%d.rego", i), l.Text); err != nil {

@@ -12,6 +12,7 @@ import (
 // Generated YAML is built as yaml.Node trees, so that key order, block
 // styles and comments are the same on every run.
 
+// Str is a string scalar, literal when it spans lines.
 func Str(s string) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
 	if strings.Contains(s, "\n") {
@@ -28,7 +29,7 @@ func integer(i int) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: fmt.Sprint(i)}
 }
 
-// mapping builds a mapping from key, value pairs; a value may be a
+// Mapping builds a mapping from key, value pairs; a value may be a
 // *yaml.Node, a string, a bool, an int, a []string or nil (left out).
 func Mapping(kv ...any) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.MappingNode}
@@ -42,10 +43,12 @@ func Mapping(kv ...any) *yaml.Node {
 	return n
 }
 
+// Seq is a block sequence of the items.
 func Seq(items ...*yaml.Node) *yaml.Node {
 	return &yaml.Node{Kind: yaml.SequenceNode, Content: items}
 }
 
+// Strs is a flow sequence of strings.
 func Strs(items []string) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
 	for _, s := range items {
@@ -69,10 +72,10 @@ func node(v any) *yaml.Node {
 	case []string:
 		return Strs(x)
 	}
-	panic(fmt.Sprintf("gatekeeper: no YAML for %T", v))
+	panic(fmt.Sprintf("admission: no YAML for %T", v))
 }
 
-// value turns a decoded object (maps, lists, scalars) into a node with its
+// Value turns a decoded object (maps, lists, scalars) into a node with its
 // keys in a fixed order: apiVersion, kind, metadata, spec first, the rest
 // sorted.
 func Value(v any) *yaml.Node {
@@ -118,7 +121,7 @@ func Value(v any) *yaml.Node {
 	}
 }
 
-// document writes YAML documents, each with an optional head comment.
+// Document writes YAML documents, each with an optional head comment.
 func Document(docs ...*yaml.Node) []byte {
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
@@ -134,6 +137,7 @@ func Document(docs ...*yaml.Node) []byte {
 	return b.Bytes()
 }
 
+// WithComment sets n's head comment and returns n.
 func WithComment(n *yaml.Node, comment string) *yaml.Node {
 	n.HeadComment = comment
 	return n

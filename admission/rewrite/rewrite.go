@@ -1,4 +1,13 @@
-package admission
+// Package rewrite turns the project's Rego policy modules into library
+// modules that run without its Go builtins, as Gatekeeper's OPA runs
+// them: packages under lib., imports of data.lib.ome.*, the builtins'
+// calls turned into calls of their plain-Rego stand-in
+// (policies/gatekeeper/lib), and, for a check that gives its policies
+// their input, input.x read as given.x. admission compiles each check's
+// Rego of the modules it makes.
+//
+// It imports nothing of the module (OPA's ast only).
+package rewrite
 
 import (
 	"fmt"
@@ -11,17 +20,20 @@ import (
 
 // Gatekeeper accepts library code only in packages under lib, referred to
 // as data.lib...; the project's policies live in packages ome.*.
-const libPrefix = "lib."
+const LibPrefix = "lib."
 
-// policyModule is one Rego policy of the project, rewritten for a
-// template's libs.
-type policyModule struct {
-	source  string   // where it came from, for the header and messages
-	pkg     string   // its package before the rewrite: "ome.match"
-	imports []string // the ome.* packages it refers to: "ome.match"
-	text    string   // the rewritten module
-	given   bool     // it reads given.x where the source reads input.x
-	orig    string   // the module as written, to rewrite it again for a template's given
+// GivenPackage is the package of the module that gives a check's
+// policies their input.
+const GivenPackage = "lib.ome.given"
+
+// Module is one Rego policy of the project, rewritten for a check's libs.
+type Module struct {
+	Source  string   // where it came from, for the header and messages
+	Pkg     string   // its package before the rewrite: "ome.match"
+	Imports []string // the ome.* packages it refers to: "ome.match"
+	Text    string   // the rewritten module
+	Given   bool     // it reads given.x where the source reads input.x
+	Orig    string   // the module as written, to rewrite it again for a check's given
 }
 
 // The builtin namespaces and the import aliases their stand-ins get. An
@@ -33,7 +45,7 @@ var builtinNamespaces = []struct{ name, alias, pkg string }{
 	{"ome.go.", "ome_go.", "data.lib.ome.go"},
 }
 
-// rewritePolicy turns a policy module into a library module that runs
+// Policy turns a policy module into a library module that runs
 // without the Go builtins: the package ome.X becomes lib.ome.X, every
 // import of data.ome.X imports data.lib.ome.X, and every call of a builtin
 // ome.version.f, ome.size.f or ome.plan.f becomes a call of the stand-in
@@ -49,7 +61,7 @@ var builtinNamespaces = []struct{ name, alias, pkg string }{
 // a nested term such as the function of a call in an expression; so library
 // code names other library packages through imports only, and a policy that
 // refers to data.ome... outside an import is refused here.
-func rewritePolicy(source, text string, given map[string]bool) (*policyModule, error) {
+func Policy(source, text string, given map[string]bool) (*Module, error) {
 	mod, err := ast.ParseModuleWithOpts(source, text, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: false})
 	if err != nil {
 		return nil, err
@@ -60,7 +72,7 @@ func rewritePolicy(source, text string, given map[string]bool) (*policyModule, e
 	}
 	rw := &rewriter{
 		source: source, text: text, mod: mod, seen: map[int]bool{}, imports: map[string]bool{},
-		pm: &policyModule{source: source, pkg: pkg, orig: text},
+		pm: &Module{Source: source, Pkg: pkg, Orig: text},
 	}
 	for _, step := range []func() error{
 		func() error { return rw.packageAndImports(given) },
@@ -75,12 +87,12 @@ func rewritePolicy(source, text string, given map[string]bool) (*policyModule, e
 	return rw.result()
 }
 
-// rewriter holds rewritePolicy's edits of one module's text: each replaces
+// rewriter holds Policy's edits of one module's text: each replaces
 // old at an offset with new, and each offset is edited once.
 type rewriter struct {
 	source, text string
 	mod          *ast.Module
-	pm           *policyModule
+	pm           *Module
 	edits        []textEdit
 	seen         map[int]bool
 	imports      map[string]bool // the ome.X packages the module imports
@@ -117,7 +129,7 @@ func (rw *rewriter) packageAndImports(given map[string]bool) error {
 	if m == "" {
 		return fmt.Errorf("%s: cannot find the package clause", rw.source)
 	}
-	if err := rw.add(&ast.Location{Offset: pkgLoc.Offset + len(m), Row: pkgLoc.Row}, "ome.", libPrefix+"ome."); err != nil {
+	if err := rw.add(&ast.Location{Offset: pkgLoc.Offset + len(m), Row: pkgLoc.Row}, "ome.", LibPrefix+"ome."); err != nil {
 		return err
 	}
 	eol := strings.IndexByte(rw.text[pkgLoc.Offset:], '\n')
@@ -136,8 +148,8 @@ func (rw *rewriter) packageAndImports(given map[string]bool) error {
 		if err := rw.inputToGiven(given); err != nil {
 			return err
 		}
-		if rw.pm.given {
-			fmt.Fprintf(&imps, "import data.%s\n", givenPackage)
+		if rw.pm.Given {
+			fmt.Fprintf(&imps, "import data.%s\n", GivenPackage)
 		}
 	}
 	return rw.add(&ast.Location{Offset: pkgLoc.Offset + eol + 1, Row: pkgLoc.Row + 1}, "", imps.String())
@@ -156,13 +168,13 @@ func (rw *rewriter) inputToGiven(given map[string]bool) error {
 				return false
 			}
 			walkErr = rw.add(ref[0].Location, "input", "given")
-			rw.pm.given = true
+			rw.pm.Given = true
 			return false
 		})
 	}
 	ast.WalkVars(rw.mod, func(v ast.Var) bool {
-		if walkErr == nil && rw.pm.given && v == "given" {
-			walkErr = fmt.Errorf("%s: given is taken; the template's input (%s) needs it", rw.source, givenPackage)
+		if walkErr == nil && rw.pm.Given && v == "given" {
+			walkErr = fmt.Errorf("%s: given is taken; the template's input (%s) needs it", rw.source, GivenPackage)
 		}
 		return false
 	})
@@ -241,19 +253,19 @@ func (rw *rewriter) builtinCalls() error {
 
 // result makes the edits, from the last offset to the first, and checks
 // the module they give.
-func (rw *rewriter) result() (*policyModule, error) {
+func (rw *rewriter) result() (*Module, error) {
 	sort.Slice(rw.edits, func(i, j int) bool { return rw.edits[i].offset > rw.edits[j].offset })
 	out := rw.text
 	for _, e := range rw.edits {
 		out = out[:e.offset] + e.new + out[e.offset+len(e.old):]
 	}
 	for p := range rw.imports {
-		if p != rw.pm.pkg {
-			rw.pm.imports = append(rw.pm.imports, p)
+		if p != rw.pm.Pkg {
+			rw.pm.Imports = append(rw.pm.Imports, p)
 		}
 	}
-	sort.Strings(rw.pm.imports)
-	rw.pm.text = out
+	sort.Strings(rw.pm.Imports)
+	rw.pm.Text = out
 	return rw.pm, checkRewritten(rw.source, out)
 }
 

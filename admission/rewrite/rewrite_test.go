@@ -1,4 +1,4 @@
-package admission
+package rewrite
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRewritePolicy: what rewritePolicy makes of a policy module, with and
+// TestRewritePolicy: what Policy makes of a policy module, with and
 // without a template's given (lib.ome.given) rules.
 func TestRewritePolicy(t *testing.T) {
 	given := map[string]bool{"inferenceService": true, "objects": true}
@@ -76,20 +76,20 @@ func TestRewritePolicy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			pm, err := rewritePolicy("p.rego", c.in, c.given)
+			pm, err := Policy("p.rego", c.in, c.given)
 			if c.err != "" {
 				require.ErrorContains(t, err, c.err)
 				return
 			}
 			require.NoError(t, err)
-			lines := strings.Split(pm.text, "\n")
+			lines := strings.Split(pm.Text, "\n")
 			for _, w := range c.want {
-				require.Contains(t, lines, w, "rewritten:\n%s", pm.text)
+				require.Contains(t, lines, w, "rewritten:\n%s", pm.Text)
 			}
 			for _, n := range c.not {
-				require.NotContains(t, pm.text, n)
+				require.NotContains(t, pm.Text, n)
 			}
-			require.Equal(t, strings.Contains(pm.text, "import data.lib.ome.given"), pm.given)
+			require.Equal(t, strings.Contains(pm.Text, "import data.lib.ome.given"), pm.Given)
 		})
 	}
 }
