@@ -103,7 +103,7 @@ fuzz:
 # table marks it either way). BEFORE=REV measures that commit's Gatekeeper
 # templates beside, and writes no table.
 bench: gator
-	$(GO) test -run '^$$' -bench . -benchmem ./builtins/... ./engine/... ./objects ./output
+	$(GO) test -run '^$$' -bench . -benchmem ./builtins/... ./engine/... ./admission/... ./objects ./output
 	status=0; \
 	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/run.sh RUNS ONE_RUNS DATASETS RELEASES || status=1; \
 	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/doc.sh bench/gatekeeper.sh RUNS SIZES ONLY SELECTION_OBJECTS LINT_OBJECTS FLOOR || status=1; \
