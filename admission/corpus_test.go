@@ -24,7 +24,7 @@ const corpusSeed = 20240707
 func repoStrings(roots ...string) []string {
 	seen := map[string]bool{}
 	for _, root := range roots {
-		_ = filepath.WalkDir(filepath.Join("..", "..", root), func(p string, d fs.DirEntry, err error) error {
+		_ = filepath.WalkDir(filepath.Join("..", root), func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return nil
 			}

@@ -25,7 +25,7 @@ import (
 )
 
 // The repository root, from this package's folder.
-const root = "../.."
+const root = ".."
 
 func repoPath(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
 
