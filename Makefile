@@ -82,7 +82,7 @@ vet:
 fuzz:
 	$(GO) test ./builtins -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./objects -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./engine/gatekeeper -run '^$$' -fuzz '^FuzzStandIn$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./admission -run '^$$' -fuzz '^FuzzStandIn$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./output -run '^$$' -fuzz '^FuzzAppendJSONString$$' -fuzztime $(FUZZTIME)
 
 # The Go benchmarks of the hot paths (allocations reported), then the
@@ -101,7 +101,7 @@ fuzz:
 # table marks it either way). BEFORE=REV measures that commit's Gatekeeper
 # templates beside, and writes no table.
 bench: gator
-	$(GO) test -run '^$$' -bench . -benchmem ./builtins/... ./engine/... ./objects ./output
+	$(GO) test -run '^$$' -bench . -benchmem ./builtins/... ./engine/... ./admission/... ./objects ./output
 	status=0; \
 	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/run.sh RUNS ONE_RUNS DATASETS RELEASES || status=1; \
 	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/doc.sh bench/gatekeeper.sh RUNS SIZES ONLY SELECTION_OBJECTS LINT_OBJECTS FLOOR || status=1; \
@@ -191,7 +191,7 @@ kyverno:
 # The Kyverno bundle of every OME release on Kyverno's own CLI: kyverno test
 # on each lint policy's .kyverno-test (the lint objects of the gator
 # suites), and each lint policy applied to the InferenceServices of the
-# selection cases, which it must not refuse; then (engine/gatekeeper
+# selection cases, which it must not refuse; then (admission/kyverno
 # TestKyvernoCLIMessages) each lint refusal's message as kubectl-kyverno
 # apply gives it, which must be OMEVersionLint's, and kyverno test on the
 # selection policy's .kyverno-test (the selection cases of the gator suite,
@@ -222,7 +222,7 @@ kyverno-verify: build kyverno
 	done
 	@# kyverno test checks verdicts only: Kyverno's messages, byte for byte,
 	@# and the selection policy's Tests (kubectl-kyverno test -o json).
-	KYVERNO_CLI=$(abspath $(BIN))/kubectl-kyverno $(GO) test -count=1 ./engine/gatekeeper -run '^TestKyvernoCLIMessages$$'
+	KYVERNO_CLI=$(abspath $(BIN))/kubectl-kyverno $(GO) test -count=1 ./admission/kyverno -run '^TestKyvernoCLIMessages$$'
 
 # The local control plane's servers, built from their Go modules at the
 # pinned versions into bin/ and reused while they are those versions: etcd

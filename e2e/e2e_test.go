@@ -393,7 +393,7 @@ func runSelectionCases(t *testing.T, cases []selectionCase, release string, wait
 
 // runSelectionCasesBy is runSelectionCases with the refuser that answers
 // (admissionMatchesBy). Kyverno admits an InferenceService that its policy
-// leaves to Gatekeeper (gatekeeper.KyvernoLeaves); such a case counts as
+// leaves to Gatekeeper (admission.KyvernoLeaves); such a case counts as
 // left, not as a failure, when Kyverno admits what OME refuses.
 func runSelectionCasesBy(t *testing.T, cases []selectionCase, release string, wait time.Duration, by string) {
 	t.Helper()

@@ -9,8 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/e2e/cluster"
-	"github.com/ome-policy/evaluator/engine/gatekeeper"
 )
 
 // kyvernoPolicies are policies/kyverno, rendered by kustomize as `kubectl
@@ -115,12 +115,12 @@ func testKyverno(t *testing.T) {
 	runSelectionCasesBy(t, cases, "", 60*time.Second, "kyverno")
 }
 
-// kyvernoLeaves is gatekeeper.KyvernoLeaves of an InferenceService and
+// kyvernoLeaves is admission.KyvernoLeaves of an InferenceService and
 // the objects of its case as the API server keeps them.
 func kyvernoLeaves(isvc *unstructured.Unstructured, objs []*unstructured.Unstructured) bool {
 	values := make([]map[string]any, len(objs))
 	for i, o := range objs {
 		values[i] = o.Object
 	}
-	return gatekeeper.KyvernoLeaves(isvc.Object, values)
+	return admission.KyvernoLeaves(isvc.Object, values)
 }

@@ -15,7 +15,7 @@ import "embed"
 //go:embed cel rego capabilities.json lint-rules.yaml releases.yaml releases
 var FS embed.FS
 
-// Gatekeeper holds what the Gatekeeper generator (engine/gatekeeper) reads
+// Gatekeeper holds what the admission-bundle compiler (admission) reads
 // besides the policies: gatekeeper/lib/*.rego, the plain-Rego stand-in for
 // the Go builtins, and gatekeeper/src, the templates' entry points.
 //

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/gatekeeper"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
@@ -18,8 +18,8 @@ import (
 // lint, with evaluate lint's findings; where a list is nil, the project's
 // own, which the binary carries, so that a clone and any other folder make
 // the same bundle. Notices of reading the lint objects go to notices.
-func BundleInputs(set *policyset.Set, caseFiles, lint []string, notices io.Writer) (gatekeeper.Options, error) {
-	opts := gatekeeper.Options{Policies: set}
+func BundleInputs(set *policyset.Set, caseFiles, lint []string, notices io.Writer) (admission.Options, error) {
+	opts := admission.Options{Policies: set}
 	var err error
 	if caseFiles != nil {
 		for _, f := range caseFiles {
@@ -29,7 +29,7 @@ func BundleInputs(set *policyset.Set, caseFiles, lint []string, notices io.Write
 			}
 			opts.SelectionCases = append(opts.SelectionCases, cases.ForRelease(c, set.Release)...)
 		}
-	} else if opts.SelectionCases, err = gatekeeper.ProjectCases(set.Release); err != nil {
+	} else if opts.SelectionCases, err = admission.ProjectCases(set.Release); err != nil {
 		return opts, err
 	}
 	var objs []*objects.Object
@@ -39,7 +39,7 @@ func BundleInputs(set *policyset.Set, caseFiles, lint []string, notices io.Write
 				return opts, fmt.Errorf("--lint: %w", err)
 			}
 		}
-	} else if objs, err = gatekeeper.ProjectLintObjects(notices); err != nil {
+	} else if objs, err = admission.ProjectLintObjects(notices); err != nil {
 		return opts, err
 	}
 	opts.Lint, err = lintForSuite(set, objs)
@@ -49,7 +49,7 @@ func BundleInputs(set *policyset.Set, caseFiles, lint []string, notices io.Write
 // lintForSuite lints the models and runtimes of the lint policies' tests
 // (the kinds the template reviews; lint's InferenceServices are left out),
 // each alone, on the Rego engine, whose policies the template carries.
-func lintForSuite(set *policyset.Set, objs []*objects.Object) ([]gatekeeper.ObjectFindings, error) {
+func lintForSuite(set *policyset.Set, objs []*objects.Object) ([]admission.ObjectFindings, error) {
 	objs = input.Only(objs, isModelOrRuntime)
 	if len(objs) == 0 {
 		return nil, nil
@@ -58,7 +58,7 @@ func lintForSuite(set *policyset.Set, objs []*objects.Object) ([]gatekeeper.Obje
 	if err != nil {
 		return nil, err
 	}
-	return gatekeeper.LintEach(linter, objs)
+	return admission.LintEach(linter, objs)
 }
 
 func isModelOrRuntime(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() }
@@ -73,7 +73,7 @@ func Violations(linter engine.Linter, objs []*objects.Object, severities []strin
 		if err != nil {
 			return nil, false, err
 		}
-		v := gatekeeper.LintViolations(findings, o, severities...)
+		v := admission.LintViolations(findings, o, severities...)
 		if v == nil {
 			v = []string{}
 		}

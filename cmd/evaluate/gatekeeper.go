@@ -7,8 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ome-policy/evaluator/admission"
+	"github.com/ome-policy/evaluator/admission/bundle"
+	"github.com/ome-policy/evaluator/admission/gatekeeper"
 	"github.com/ome-policy/evaluator/cases"
-	"github.com/ome-policy/evaluator/engine/gatekeeper"
 	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/runner"
 )
@@ -37,7 +39,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			b, err := gatekeeper.Generate(opts)
+			b, err := bundle.Generate(opts)
 			if err != nil {
 				return err
 			}
@@ -62,7 +64,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 
 // suiteInputs are the inputs of a bundle's tests (runner.BundleInputs):
 // --cases and --lint when given, else the project's own.
-func suiteInputs(cmd *cobra.Command, set *policyset.Set, caseFiles, lint []string) (gatekeeper.Options, error) {
+func suiteInputs(cmd *cobra.Command, set *policyset.Set, caseFiles, lint []string) (admission.Options, error) {
 	if !cmd.Flags().Changed("cases") {
 		caseFiles = nil
 	} else if caseFiles == nil {
@@ -123,7 +125,7 @@ func newGatekeeperSuiteCommand() *cobra.Command {
 // writeBundle writes b under dir, removing the files of the generated
 // folders (owned) that b no longer has. With check it writes nothing and
 // fails when anything would change.
-func writeBundle(cmd *cobra.Command, dir string, b gatekeeper.Bundle, owned []string, check bool) error {
+func writeBundle(cmd *cobra.Command, dir string, b admission.Bundle, owned []string, check bool) error {
 	stale, extra := b.Changes(dir, owned)
 	if check {
 		if len(stale)+len(extra) == 0 {

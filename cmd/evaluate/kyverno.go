@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ome-policy/evaluator/engine/gatekeeper"
+	"github.com/ome-policy/evaluator/admission/kyverno"
 )
 
 func newKyvernoCommand(g *globalOptions) *cobra.Command {
@@ -35,12 +35,12 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			b, err := gatekeeper.GenerateKyverno(opts)
+			b, err := kyverno.Generate(opts)
 			if err != nil {
 				return err
 			}
-			owned := make([]string, len(gatekeeper.KyvernoSeverities))
-			for i, s := range gatekeeper.KyvernoSeverities {
+			owned := make([]string, len(kyverno.Severities))
+			for i, s := range kyverno.Severities {
 				owned[i] = "ome-version-lint-" + s.Severity
 			}
 			return writeBundle(cmd, out, b, owned, check)

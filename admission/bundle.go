@@ -1,0 +1,94 @@
+package admission
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+)
+
+// Bundle is a set of generated files: slash-separated path, relative to
+// the folder they are written to, and content.
+type Bundle map[string][]byte
+
+// Paths returns the bundle's paths in order.
+func (b Bundle) Paths() []string {
+	out := make([]string, 0, len(b))
+	for p := range b {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Changes says what writing b under dir would change: the files of b that
+// are missing there or differ (stale, slash-separated), and the files under
+// the folders owned (relative to dir) that b does not have (extra),
+// relative to dir, in order.
+func (b Bundle) Changes(dir string, owned []string) (stale, extra []string) {
+	for _, p := range b.Paths() {
+		have, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil || !bytes.Equal(have, b[p]) {
+			stale = append(stale, p)
+		}
+	}
+	for _, o := range owned {
+		root := filepath.Join(dir, o)
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			rel, _ := filepath.Rel(dir, p)
+			if _, ok := b[filepath.ToSlash(rel)]; !ok {
+				extra = append(extra, rel)
+			}
+			return nil
+		})
+	}
+	sort.Strings(extra)
+	return stale, extra
+}
+
+// Write writes the stale files of b under dir and removes the extra ones
+// (as Changes gives them).
+func (b Bundle) Write(dir string, stale, extra []string) error {
+	for _, p := range stale {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, b[p], 0o644); err != nil {
+			return err
+		}
+	}
+	for _, p := range extra {
+		full := filepath.Join(dir, p)
+		if err := os.Remove(full); err != nil {
+			return err
+		}
+		// A sample's folder holds only its object: remove the folders the
+		// removal empties, up to dir.
+		for d := filepath.Dir(full); d != filepath.Clean(dir); d = filepath.Dir(d) {
+			if os.Remove(d) != nil {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// Add puts the files of other into b, under prefix.
+func (b Bundle) Add(prefix string, other Bundle) {
+	for p, data := range other {
+		b[path.Join(prefix, p)] = data
+	}
+}
+
+// GroupVersion is the API group and version of OME's objects.
+const GroupVersion = "ome.io/v1beta1"
+
+// OMEKinds are the kinds selection reads from data.inventory; sync.yaml
+// syncs exactly these.
+var OMEKinds = []string{"BaseModel", "ClusterBaseModel", "ServingRuntime", "ClusterServingRuntime"}

@@ -1,0 +1,111 @@
+package bundle
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ome-policy/evaluator/admission"
+	"github.com/ome-policy/evaluator/admission/gatekeeper"
+	"github.com/ome-policy/evaluator/admission/kyverno"
+	"github.com/ome-policy/evaluator/cases"
+	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/policyset"
+)
+
+// The repository root, from this package's folder.
+const root = "../.."
+
+func repoPath(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
+
+// What `make gatekeeper` generates, with the same inputs: the project's
+// own, which the binary carries.
+func generated(t *testing.T) map[string]admission.Bundle {
+	t.Helper()
+	set, err := policyset.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := projectOptions(t, set)
+	bundles, err := Generate(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kyverno, err := kyverno.Generate(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample, err := cases.ReadCases(repoPath("testdata/cases/sample-selection.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite, err := gatekeeper.SelectionSuite("sample-selection", sample, "testdata/gatekeeper/sample-selection", "policies/gatekeeper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]admission.Bundle{"policies/gatekeeper": bundles.Gatekeeper, "testdata/gatekeeper/sample-selection": suite,
+		"policies/kubernetes": bundles.Native, "policies/kyverno": kyverno}
+}
+
+// projectOptions are the generators' inputs for set's release as the CLI
+// makes them from the project's own files, which the binary carries.
+func projectOptions(t *testing.T, set *policyset.Set) admission.Options {
+	t.Helper()
+	spec, err := admission.ProjectCases(set.Release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lint, err := admission.ProjectLintObjects(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The kinds the template reviews, as the CLI keeps them.
+	kept := lint[:0]
+	for _, o := range lint {
+		if o.IsModel() || o.IsRuntime() {
+			kept = append(kept, o)
+		}
+	}
+	linter, err := engine.NewLinter(engine.Rego, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	linted, err := admission.LintEach(linter, kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return admission.Options{Policies: set, SelectionCases: spec, Lint: linted}
+}
+
+// TestGeneratedFilesAreCurrent fails when a generated file was edited, or
+// the policies changed without `make gatekeeper`.
+func TestGeneratedFilesAreCurrent(t *testing.T) {
+	owned := map[string][]string{
+		"policies/gatekeeper":                  {"sync.yaml", "kustomization.yaml", "omeruntimeselection", "omeversionlint"},
+		"testdata/gatekeeper/sample-selection": {"suite.yaml", "cases"},
+		"policies/kubernetes":                  {"."},
+		"policies/kyverno":                     {"."},
+	}
+	for dir, b := range generated(t) {
+		for _, p := range b.Paths() {
+			have, err := os.ReadFile(repoPath(dir + "/" + p))
+			if err != nil || !bytes.Equal(have, b[p]) {
+				t.Errorf("%s/%s is not what `make gatekeeper` generates: run it, and do not edit generated files", dir, p)
+			}
+		}
+		for _, o := range owned[dir] {
+			_ = filepath.WalkDir(repoPath(dir+"/"+o), func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return nil
+				}
+				rel, _ := filepath.Rel(repoPath(dir), p)
+				if _, ok := b[filepath.ToSlash(rel)]; !ok {
+					t.Errorf("%s/%s is not generated any more: run `make gatekeeper`", dir, filepath.ToSlash(rel))
+				}
+				return nil
+			})
+		}
+	}
+}

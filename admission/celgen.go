@@ -1,0 +1,686 @@
+package admission
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Plain-CEL stand-ins for the ome CEL library, for Kubernetes' CEL as
+// Gatekeeper (and a ValidatingAdmissionPolicy) runs it: no ome functions,
+// no cel.bind and no math library, but regular expressions, the strings
+// library (split, substring, format, quote), lists.range, slice, flatten
+// and sort. A binding cel.bind(x, e, body) is written [e].map(x, body)[0].
+
+// celString writes s as a CEL string literal.
+func celString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '\\':
+			b.WriteString(`\\`)
+		case '"':
+			b.WriteString(`\"`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// uint64Pattern matches the decimal numbers without leading zeros that fit
+// in 64 bits: up to 19 digits, or 20 digits not above 18446744073709551615.
+func uint64Pattern() string {
+	const top = "18446744073709551615"
+	alts := []string{"0", "[1-9][0-9]{0,18}"}
+	for i := 1; i < len(top); i++ {
+		if d := top[i]; d > '0' {
+			alts = append(alts, fmt.Sprintf("%s[0-%c][0-9]{%d}", top[:i], d-1, len(top)-i-1))
+		}
+	}
+	alts = append(alts, top)
+	return "(?:" + strings.Join(alts, "|") + ")"
+}
+
+// VersionPattern is a regular expression that matches exactly the strings
+// that parse as OME versions (builtins/version.go): the text is split at
+// the first "+" (build), then the first "-" (pre-release), and what is left
+// holds one to three numbers and, after the third, dev parts.
+func VersionPattern() string {
+	n := uint64Pattern()
+	return `^v?(?:` + n + `|` + n + `\.` + n + `|` + n + `\.` + n + `\.` + n +
+		`(?:\.[^.+-]+)*(?:-[^.+]+(?:\.[^.+]+)*)?(?:\+[^.]+(?:\.[^.]+)*)?)$`
+}
+
+// celQuote is Go's %q (strconv.Quote) of the string held by the CEL
+// variable v: printable characters (letters, marks, numbers, punctuation,
+// symbols and the ASCII space) as they are, \ and " escaped, and every
+// other character as \a, \b, \f, \n, \r, \t, \v, or by its code point in
+// hexadecimal (\xHH below 0x20 and for 0x7f, else \uHHHH or \UHHHHHHHH).
+// The code point comes from the hexadecimal UTF-8 bytes that format's %x
+// gives.
+func celQuote(v string) string {
+	hex := `{"0": 0, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "a": 10, "b": 11, "c": 12, "d": 13, "e": 14, "f": 15}`
+	b := func(k int) string {
+		return fmt.Sprintf(`(__qm[__qh.substring(%d, %d)] * 16 + __qm[__qh.substring(%d, %d)])`, 2*k, 2*k+1, 2*k+1, 2*k+2)
+	}
+	codePoint := `["%x".format([__qc])].map(__qh, [` + hex + `].map(__qm, ` +
+		`__qh.size() == 2 ? ` + b(0) +
+		` : __qh.size() == 4 ? (` + b(0) + ` % 32) * 64 + ` + b(1) + ` % 64` +
+		` : __qh.size() == 6 ? (` + b(0) + ` % 16) * 4096 + (` + b(1) + ` % 64) * 64 + ` + b(2) + ` % 64` +
+		` : (` + b(0) + ` % 8) * 262144 + (` + b(1) + ` % 64) * 4096 + (` + b(2) + ` % 64) * 64 + ` + b(3) + ` % 64` +
+		`)[0])[0]`
+	pad := func(width int) string {
+		return fmt.Sprintf(`["%%x".format([__qn])].map(__qs, "00000000".substring(0, %d - __qs.size()) + __qs)[0]`, width)
+	}
+	esc := `__qc == "\\" ? "\\\\" : __qc == "\"" ? "\\\"" : ` +
+		`__qc.matches("^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]$") ? __qc : ` +
+		`__qc == "\a" ? "\\a" : __qc == "\b" ? "\\b" : __qc == "\f" ? "\\f" : __qc == "\n" ? "\\n" : ` +
+		`__qc == "\r" ? "\\r" : __qc == "\t" ? "\\t" : __qc == "\v" ? "\\v" : ` +
+		`[` + codePoint + `].map(__qn, __qn < 32 || __qn == 127 ? "\\x" + ` + pad(2) +
+		` : __qn < 65536 ? "\\u" + ` + pad(4) + ` : "\\U" + ` + pad(8) + `)[0]`
+	return `("\"" + lists.range(` + v + `.size()).map(__qi, ` + v + `.substring(__qi, __qi + 1)).map(__qc, ` + esc + `).join("") + "\"")`
+}
+
+// celNumberProblem is what the Go parser says of the i-th number (from 0)
+// of the list nums, or "".
+func celNumberProblem(i int) string {
+	hint := ""
+	if i > 0 {
+		hint = ` + " (a suffix may only follow the third number, after \".\", \"-\" or \"+\")"`
+	}
+	label := celString(fmt.Sprintf("number %d: ", i+1))
+	return fmt.Sprintf(`[__nums[%d]].map(__n, __n == "" ? %s + "a number is missing"`+
+		` : !__n.matches("^[0-9]+$") ? %s + %s + " is not a decimal number"%s`+
+		` : __n.size() > 1 && __n.startsWith("0") ? %s + "\"" + __n + "\" has a leading zero"`+
+		` : __n.size() > 20 || __n.size() == 20 && __n > "18446744073709551615" ? %s + "\"" + __n + "\" does not fit in 64 bits"`+
+		` : "")[0]`, i, label, label, celQuote("__n"), hint, label, label)
+}
+
+// celProblem is omeVersionProblem(x): why the string x does not parse, in
+// the Go parser's words, or "".
+func celProblem(x string) string {
+	return `[` + x + `].map(__v, __v == "" ? "the version is empty" : ` +
+		`[__v.startsWith("v") ? __v.substring(1) : __v].map(__rest, ` +
+		`[__rest.split("+")].map(__bp, ` +
+		`[__bp[0].split("-")].map(__mp, ` +
+		`[__mp[0].split(".")].map(__pieces, ` +
+		`[__pieces.size() > 3 ? __pieces.slice(0, 3) : __pieces].map(__nums, ` +
+		`[[` + celNumberProblem(0) + `, __nums.size() > 1 ? ` + celNumberProblem(1) + ` : "", __nums.size() > 2 ? ` + celNumberProblem(2) + ` : ""].filter(__p, __p != "")].map(__bad, ` +
+		`__bad.size() > 0 ? __bad[0]` +
+		` : (__bp.size() > 1 || __mp.size() > 1) && __nums.size() < 3 ? "a suffix may only follow the third number"` +
+		` : __pieces.size() > 3 && __pieces.slice(3, __pieces.size()).exists(__d, __d == "") ? "dev suffix: a part is empty"` +
+		` : __mp.size() > 1 && __mp.slice(1, __mp.size()).join("-").split(".").exists(__d, __d == "") ? "pre-release suffix: a part is empty"` +
+		` : __bp.size() > 1 && __bp.slice(1, __bp.size()).join("+").split(".").exists(__d, __d == "") ? "build suffix: a part is empty"` +
+		` : "")[0])[0])[0])[0])[0])[0])[0]`
+}
+
+// WellFormedVersionPattern matches the usual versions, a part of those that
+// parse: numbers of up to 19 digits (they fit in 64 bits) and suffixes of
+// letters and digits. At each choice the next character decides, so that
+// Go matches it in one pass, much faster than VersionPattern.
+func WellFormedVersionPattern() string {
+	n := `(?:0|[1-9][0-9]{0,18})`
+	part := `[0-9A-Za-z]+`
+	return `^v?` + n + `(?:\.` + n + `(?:\.` + n + `(?:\.` + part + `)*(?:-` + part + `(?:\.` + part + `)*)?(?:\+` + part + `(?:\.` + part + `)*)?)?)?$`
+}
+
+// celIsValid is isOmeVersion(x): the quick pattern first, VersionPattern
+// for the rest.
+func celIsValid(x string) string {
+	return `[` + x + `].map(__ov, type(__ov) == string && (__ov.matches(` + celString(WellFormedVersionPattern()) +
+		`) || __ov.matches(` + celString(VersionPattern()) + `)))[0]`
+}
+
+func celHasSuffix(x string) string {
+	return `[` + x + `].map(__ov, __ov.matches("^v?[0-9]+\\.[0-9]+\\.[0-9]+[-+.]"))[0]`
+}
+
+func celHasV(x string) string {
+	return `[` + x + `].map(__ov, __ov.startsWith("v"))[0]`
+}
+
+func celParts(x string) string {
+	return `[` + x + `].map(__ov, __ov.matches("^v?[0-9]+$") ? 1 : __ov.matches("^v?[0-9]+\\.[0-9]+$") ? 2 : 3)[0]`
+}
+
+// rewriteCEL replaces, in a CEL expression of the project's policies, the
+// calls of the ome library and cel.bind by their plain-CEL stand-ins. It
+// fails on any other ome function, and on math, which Gatekeeper's CEL
+// does not have.
+func rewriteCEL(expr string, inputs map[string]string) (string, error) {
+	return (&celRewriter{inputs: inputs}).rewrite(expr)
+}
+
+// celRewriter rewrites the project's CEL for another CEL environment.
+// inputs renames identifiers: a key is a name ("model") or a variable
+// ("variables.score"), and a path that starts with it ("model.spec") is
+// renamed too. calls are stand-ins for functions by name, given their
+// rewritten arguments; methods are stand-ins for methods (the receiver is
+// an identifier or a call), given the rewritten receiver and arguments.
+// With kyverno, cel.bind and math are kept (Kyverno's CEL has them), and
+// omeVersion values are written as maps (kyvernoVersion).
+type celRewriter struct {
+	inputs  map[string]string
+	calls   map[string]func(args []string) string
+	methods map[string]func(recv string, args []string) string
+	kyverno bool
+}
+
+// rename applies inputs to an identifier path.
+func (r *celRewriter) rename(name string) string {
+	best := ""
+	for k := range r.inputs {
+		if (name == k || strings.HasPrefix(name, k+".")) && len(k) > len(best) {
+			best = k
+		}
+	}
+	if best == "" {
+		return name
+	}
+	return r.inputs[best] + name[len(best):]
+}
+
+func (r *celRewriter) rewrite(expr string) (string, error) {
+	var out strings.Builder
+	for i := 0; i < len(expr); {
+		c := expr[i]
+		if c == '"' || c == '\'' {
+			end, err := skipString(expr, i)
+			if err != nil {
+				return "", err
+			}
+			out.WriteString(expr[i:end])
+			i = end
+			continue
+		}
+		// An identifier that does not select a field (.name, .?name).
+		if isIdentStart(c) && (i == 0 || !isIdentChar(expr[i-1]) && expr[i-1] != '.' && !strings.HasSuffix(expr[:i], ".?")) {
+			j := i
+			for j < len(expr) && (isIdentChar(expr[j]) || expr[j] == '.') {
+				j++
+			}
+			name := expr[i:j]
+			if j < len(expr) && expr[j] == '(' {
+				args, end, err := callArgs(expr, j)
+				if err != nil {
+					return "", err
+				}
+				rewritten := make([]string, len(args))
+				for k, a := range args {
+					if rewritten[k], err = r.rewrite(a); err != nil {
+						return "", err
+					}
+				}
+				if text, ok, err := r.call(name, args, rewritten, expr, &end); err != nil {
+					return "", err
+				} else if ok {
+					out.WriteString(text)
+					i = end
+					continue
+				}
+				if strings.HasPrefix(name, "ome") || !r.kyverno && (strings.HasPrefix(name, "math.") || name == "cel.bind") {
+					return "", fmt.Errorf("CEL for Gatekeeper: no plain-CEL stand-in for %s(...)", name)
+				}
+			}
+			out.WriteString(r.rename(name))
+			i = j
+			continue
+		}
+		out.WriteByte(c)
+		i++
+	}
+	return out.String(), nil
+}
+
+// call gives the stand-in of the call of name (args as written, and
+// rewritten); end, the index after the call, moves past a method that
+// follows it and is part of the stand-in.
+func (r *celRewriter) call(name string, args, rewritten []string, expr string, end *int) (string, bool, error) {
+	switch {
+	case name == "cel.bind" && len(args) == 3:
+		if r.kyverno {
+			return fmt.Sprintf("cel.bind(%s, %s, %s)", strings.TrimSpace(rewritten[0]), rewritten[1], rewritten[2]), true, nil
+		}
+		return fmt.Sprintf("[%s].map(%s, %s)[0]", rewritten[1], strings.TrimSpace(rewritten[0]), rewritten[2]), true, nil
+	case name == "isOmeVersion" && len(args) == 1:
+		return celIsValid(rewritten[0]), true, nil
+	case name == "omeVersionProblem" && len(args) == 1:
+		return celProblem(rewritten[0]), true, nil
+	case name == "omeVersion" && len(args) == 1 && r.kyverno:
+		return r.chain(kyvernoVersion(rewritten[0]), expr, end)
+	case name == "omeVersion" && len(args) == 1:
+		rest := expr[*end:]
+		switch {
+		case strings.HasPrefix(rest, ".hasSuffix()"):
+			*end += len(".hasSuffix()")
+			return celHasSuffix(rewritten[0]), true, nil
+		case strings.HasPrefix(rest, ".parts()"):
+			*end += len(".parts()")
+			return celParts(rewritten[0]), true, nil
+		case strings.HasPrefix(rest, ".hasV()"):
+			*end += len(".hasV()")
+			return celHasV(rewritten[0]), true, nil
+		}
+	}
+	if f, ok := r.calls[name]; ok {
+		return r.chain(f(rewritten), expr, end)
+	}
+	if dot := strings.LastIndexByte(name, '.'); dot > 0 {
+		if f, ok := r.methods[name[dot+1:]]; ok {
+			return f(r.rename(name[:dot]), rewritten), true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// chain is a stand-in followed by the methods of r that are called on it.
+func (r *celRewriter) chain(text, expr string, end *int) (string, bool, error) {
+	for *end < len(expr) && expr[*end] == '.' {
+		j := *end + 1
+		for j < len(expr) && isIdentChar(expr[j]) {
+			j++
+		}
+		f, ok := r.methods[expr[*end+1:j]]
+		if !ok || j == len(expr) || expr[j] != '(' {
+			break
+		}
+		args, after, err := callArgs(expr, j)
+		if err != nil {
+			return "", false, err
+		}
+		rewritten := make([]string, len(args))
+		for k, a := range args {
+			if rewritten[k], err = r.rewrite(a); err != nil {
+				return "", false, err
+			}
+		}
+		text, *end = f("("+text+")", rewritten), after
+	}
+	return text, true, nil
+}
+
+func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func isIdentChar(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
+
+// skipString returns the index after the string literal that starts at i
+// (single, double or triple quotes, with backslash escapes).
+func skipString(s string, i int) (int, error) {
+	q := s[i : i+1]
+	if strings.HasPrefix(s[i:], q+q+q) {
+		q = q + q + q
+	}
+	for j := i + len(q); j < len(s); j++ {
+		if s[j] == '\\' {
+			j++
+			continue
+		}
+		if strings.HasPrefix(s[j:], q) {
+			return j + len(q), nil
+		}
+	}
+	return 0, fmt.Errorf("CEL: unterminated string at %d", i)
+}
+
+// callArgs splits the arguments of the call whose "(" is at open, and
+// returns them with the index after the closing ")".
+func callArgs(s string, open int) ([]string, int, error) {
+	depth, start := 0, open+1
+	var args []string
+	for i := open; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\'':
+			end, err := skipString(s, i)
+			if err != nil {
+				return nil, 0, err
+			}
+			i = end
+			continue
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+			if depth == 0 {
+				if arg := s[start:i]; strings.TrimSpace(arg) != "" {
+					args = append(args, arg)
+				}
+				return args, i + 1, nil
+			}
+		case c == ',' && depth == 1:
+			args = append(args, s[start:i])
+			start = i + 1
+		}
+		i++
+	}
+	return nil, 0, fmt.Errorf("CEL: unbalanced call at %d", open)
+}
+
+var celVariableRef = regexp.MustCompile(`variables\.([A-Za-z_][A-Za-z0-9_]*)`)
+
+// CELVariable is one variable of a CEL policy.
+type CELVariable struct{ Name, Expression string }
+
+// neededVariables returns, in the policy's order, the variables that the
+// named ones refer to, directly or not, and themselves.
+func neededVariables(all []CELVariable, names ...string) []CELVariable {
+	index := map[string]CELVariable{}
+	for _, v := range all {
+		index[v.Name] = v
+	}
+	need := map[string]bool{}
+	var visit func(string)
+	visit = func(n string) {
+		v, ok := index[n]
+		if !ok || need[n] {
+			return
+		}
+		need[n] = true
+		for _, m := range celVariableRef.FindAllStringSubmatch(v.Expression, -1) {
+			visit(m[1])
+		}
+	}
+	for _, n := range names {
+		visit(n)
+	}
+	var out []CELVariable
+	for _, v := range all {
+		if need[v.Name] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// celSource is a template's CEL code as src/*.cel.yaml writes it.
+type celSource struct {
+	// Inputs are the inputs of the project's CEL policies that admission
+	// does not have, as variables: name and expression. They come first.
+	Inputs []CELVariable `yaml:"inputs"`
+	// Include names, per CEL policy of the project, the variables to take
+	// (with those they need).
+	Include   map[string][]string `yaml:"include"`
+	Slots     int                 `yaml:"slots"`
+	Variables []CELVariable       `yaml:"variables"`
+}
+
+// celPolicy is one CEL policy of the project, as policies/cel/*.yaml
+// holds it.
+type celPolicy struct {
+	Kind     string `yaml:"kind"`
+	Metadata struct {
+		Name string `yaml:"name"`
+	} `yaml:"metadata"`
+	Spec struct {
+		Variables   []CELVariable `yaml:"variables"`
+		Validations []CELRule     `yaml:"validations"`
+	} `yaml:"spec"`
+}
+
+// celCode builds the K8sNativeValidation source: the included variables of
+// the project's CEL policies in plain CEL, the template's own variables,
+// and one validation per violation slot.
+func celCode(src celSource, policies map[string]celPolicy) (*CELBlock, error) {
+	block := &CELBlock{}
+	renames := map[string]string{}
+	for _, in := range src.Inputs {
+		block.Variables = append(block.Variables, in)
+		renames[in.Name] = "variables." + in.Name
+	}
+	names := make([]string, 0, len(src.Include))
+	for n := range src.Include {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	// lint-object's variables first: the others may refer to them.
+	for _, n := range names {
+		p, ok := policies[n]
+		if !ok {
+			return nil, fmt.Errorf("CEL policy %s not found", n)
+		}
+		for _, v := range neededVariables(p.Spec.Variables, src.Include[n]...) {
+			expr, err := rewriteCEL(v.Expression, renames)
+			if err != nil {
+				return nil, fmt.Errorf("CEL policy %s, variable %s: %w", n, v.Name, err)
+			}
+			block.Variables = append(block.Variables, CELVariable{Name: v.Name, Expression: expr})
+		}
+	}
+	seen := map[string]bool{}
+	for _, v := range block.Variables {
+		seen[v.Name] = true
+	}
+	for _, v := range src.Variables {
+		if seen[v.Name] {
+			return nil, fmt.Errorf("CEL variable %s is defined twice", v.Name)
+		}
+		block.Variables = append(block.Variables, v)
+	}
+	for i, v := range block.Variables {
+		h, err := homogenize(v.Expression)
+		if err != nil {
+			return nil, fmt.Errorf("CEL variable %s: %w", v.Name, err)
+		}
+		block.Variables[i].Expression = h
+	}
+	n := src.Slots
+	if n < 1 {
+		return nil, fmt.Errorf("CEL: slots must be at least 1")
+	}
+	for i := 0; i < n-1; i++ {
+		block.Validations = append(block.Validations, CELValidation{
+			Expression:        fmt.Sprintf("variables.messages.size() <= %d", i),
+			MessageExpression: fmt.Sprintf("variables.messages[%d]", i),
+		})
+	}
+	block.Validations = append(block.Validations, CELValidation{
+		Expression: fmt.Sprintf("variables.messages.size() <= %d", n-1),
+		MessageExpression: fmt.Sprintf(`variables.messages.size() == %d ? variables.messages[%d] : %s + string(variables.messages.size() - %d) + %s`,
+			n, n-1, celString("[more-findings] object: "), n-1,
+			celString(fmt.Sprintf(" more lint findings; run evaluate lint on the object to see them all (first %d shown)", n-1))),
+	})
+	return block, nil
+}
+
+type CELValidation struct{ Expression, MessageExpression string }
+
+type CELBlock struct {
+	Variables   []CELVariable
+	Validations []CELValidation
+}
+
+// homogenize wraps every element of a list literal and every value of a
+// map literal in dyn(...): Kubernetes' CEL requires the elements of a
+// literal to have one type, and the project's policies mix strings, lists
+// and maps in them. Brackets that index are left alone.
+func homogenize(expr string) (string, error) {
+	var out strings.Builder
+	for i := 0; i < len(expr); {
+		c := expr[i]
+		switch {
+		case c == '"' || c == '\'':
+			end, err := skipString(expr, i)
+			if err != nil {
+				return "", err
+			}
+			out.WriteString(expr[i:end])
+			i = end
+		case c == '[' || c == '{' || c == '(':
+			elems, end, err := bracketElements(expr, i)
+			if err != nil {
+				return "", err
+			}
+			literal := c != '(' && !indexes(expr, i)
+			if c == '[' && literal && hasOptionalElement(elems) {
+				h, err := optionalList(elems)
+				if err != nil {
+					return "", err
+				}
+				out.WriteString(h)
+				i = end
+				continue
+			}
+			out.WriteByte(c)
+			for k, e := range elems {
+				if k > 0 {
+					out.WriteByte(',')
+				}
+				if c == '{' && literal {
+					colon := topLevelColon(e)
+					if colon < 0 {
+						return "", fmt.Errorf("CEL: map entry without a key: %q", e)
+					}
+					key, err := homogenize(e[:colon])
+					if err != nil {
+						return "", err
+					}
+					val, err := homogenize(e[colon+1:])
+					if err != nil {
+						return "", err
+					}
+					fmt.Fprintf(&out, "%s: dyn(%s)", key, strings.TrimSpace(val))
+					continue
+				}
+				h, err := homogenize(e)
+				if err != nil {
+					return "", err
+				}
+				if literal && strings.TrimSpace(h) != "" {
+					fmt.Fprintf(&out, "dyn(%s)", strings.TrimSpace(h))
+				} else {
+					out.WriteString(h)
+				}
+			}
+			out.WriteByte(expr[end-1])
+			i = end
+		default:
+			out.WriteByte(c)
+			i++
+		}
+	}
+	return out.String(), nil
+}
+
+func hasOptionalElement(elems []string) bool {
+	for _, e := range elems {
+		if strings.HasPrefix(strings.TrimSpace(e), "?") {
+			return true
+		}
+	}
+	return false
+}
+
+// optionalList writes a list literal with optional elements ([a, ?b]) as
+// lists joined, each optional element a list of its value or of nothing:
+// the homogeneity check of cel-go (v0.31) fails on an optional element
+// whose type is dyn, as a field of an object under admission is.
+func optionalList(elems []string) (string, error) {
+	var parts, plain []string
+	flush := func() {
+		if len(plain) > 0 {
+			parts = append(parts, "["+strings.Join(plain, ", ")+"]")
+			plain = nil
+		}
+	}
+	for _, e := range elems {
+		h, err := homogenize(e)
+		if err != nil {
+			return "", err
+		}
+		h = strings.TrimSpace(h)
+		if strings.HasPrefix(h, "?") {
+			flush()
+			parts = append(parts, "["+strings.TrimSpace(h[1:])+"].map(__o, __o.hasValue() ? [dyn(__o.value())] : [])[0]")
+			continue
+		}
+		plain = append(plain, "dyn("+h+")")
+	}
+	flush()
+	return "(" + strings.Join(parts, " + ") + ")", nil
+}
+
+// indexes reports whether the bracket at i follows an operand, so that it
+// indexes it (a[0], m[?k], f(x)[0]) or builds a message (T{...}).
+func indexes(s string, i int) bool {
+	j := i - 1
+	for j >= 0 && (s[j] == ' ' || s[j] == '\n' || s[j] == '\t') {
+		j--
+	}
+	if j < 0 {
+		return false
+	}
+	c := s[j]
+	return isIdentChar(c) || c == ')' || c == ']' || c == '}' || c == '"' || c == '\''
+}
+
+// bracketElements splits the bracket that opens at open into its top-level
+// comma-separated elements, and returns the index after its closing bracket.
+func bracketElements(s string, open int) ([]string, int, error) {
+	depth, start := 0, open+1
+	var elems []string
+	for i := open; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\'':
+			end, err := skipString(s, i)
+			if err != nil {
+				return nil, 0, err
+			}
+			i = end
+			continue
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+			if depth == 0 {
+				if e := s[start:i]; strings.TrimSpace(e) != "" || len(elems) > 0 {
+					elems = append(elems, e)
+				}
+				return elems, i + 1, nil
+			}
+		case c == ',' && depth == 1:
+			elems = append(elems, s[start:i])
+			start = i + 1
+		}
+		i++
+	}
+	return nil, 0, fmt.Errorf("CEL: unbalanced bracket at %d", open)
+}
+
+// topLevelColon is the index of the first ":" of a map entry outside
+// brackets and strings.
+func topLevelColon(e string) int {
+	depth := 0
+	for i := 0; i < len(e); {
+		c := e[i]
+		switch {
+		case c == '"' || c == '\'':
+			end, err := skipString(e, i)
+			if err != nil {
+				return -1
+			}
+			i = end
+			continue
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case c == ':' && depth == 0:
+			return i
+		}
+		i++
+	}
+	return -1
+}

@@ -1,0 +1,30 @@
+// Package gatekeeper writes the Gatekeeper bundle (policies/gatekeeper):
+// per check of admission, the ConstraintTemplate (templates.go) with its
+// sample constraints (samples.go) and its gator suite (suites.go), and
+// Gatekeeper's sync config with the kustomization that installs them
+// (kustomize.go).
+//
+// It imports admission (the checks, the suite inputs, the YAML helpers),
+// engine (the lint severities), engine/policyset and cases; no other
+// target.
+package gatekeeper
+
+import "github.com/ome-policy/evaluator/admission"
+
+// Generate makes the Gatekeeper bundle of opts' release from its checks,
+// relative to its folder (policies/gatekeeper): per template,
+// template.yaml, the sample constraints under samples/ with the objects
+// of the suite's cases, and suite.yaml for `gator verify`; sync.yaml and
+// kustomization.yaml.
+func Generate(opts admission.Options, checks []*admission.Check) (admission.Bundle, error) {
+	gk := templateFiles(checks)
+	gk.Add("", sampleConstraints(opts.Policies))
+	selection, err := selectionSuite(opts.SelectionCases, opts.Policies.Release)
+	if err != nil {
+		return nil, err
+	}
+	gk.Add("", selection)
+	gk.Add("", lintSuite(opts.Lint))
+	gk.Add("", installFiles())
+	return gk, nil
+}
