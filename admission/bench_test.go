@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // benchCluster is an InferenceService that asks OME to select a runtime

@@ -12,7 +12,7 @@ import (
 
 	"github.com/ome-policy/evaluator/admission/rewrite"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // The intermediate form of the bundles: the checks of a release, built

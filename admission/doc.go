@@ -14,7 +14,7 @@
 // SelectionCases); Bundle, the YAML node helpers and the kustomizations.
 //
 // It imports admission/rewrite, engine (the engine API, the lint
-// findings), engine/policyset, cases, objects, policies and the module's
+// findings), policies/policyset, cases, objects, policies and the module's
 // root package, never a target: the targets import it, and
 // admission/bundle generates them together.
 package admission

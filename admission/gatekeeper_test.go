@@ -18,10 +18,10 @@ import (
 
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	regoengine "github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/objects/synth"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // The repository root, from this package's folder.

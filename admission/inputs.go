@@ -9,8 +9,8 @@ import (
 
 	evaluator "github.com/ome-policy/evaluator"
 	"github.com/ome-policy/evaluator/cases"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // The project's own inputs of the suites, as the binary carries them

@@ -16,8 +16,8 @@ import (
 	"github.com/ome-policy/evaluator/builtins"
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // kyvernoCEL is an environment close to Kyverno's CEL for policies

@@ -18,7 +18,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/profiler"
 	"github.com/open-policy-agent/opa/v1/rego"
 
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // lintRuntime64 is bench/gatekeeper.sh's OMEVersionLint object: a

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/ome-policy/evaluator/cases"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/objects/synth"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // refusalPlanQuery asks OMERuntimeSelection's modules for the template's

@@ -21,8 +21,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects/synth"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // benchShape is bench/gatekeeper.sh's inventory: evaluate generate --shape

@@ -10,10 +10,10 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/ome-policy/evaluator/cases"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	regoengine "github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/objects/synth"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // planSpecs are model and runtime specs to hold selection's plan to the

@@ -1,7 +1,7 @@
 // Package cases reads case files: a top-level cases: list of match,
 // selection and CEL policy cases, each with what OME answers. It is data
 // only: it owns the case-file format and its errors (file, line, case,
-// field), and runs nothing. The engine runs the cases (engine.CaseRunner);
+// field), and runs nothing. runner runs the cases (runner.CaseRunner);
 // every object comes from the objects package.
 package cases
 

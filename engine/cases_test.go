@@ -7,7 +7,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	opa "github.com/open-policy-agent/opa/v1/rego"

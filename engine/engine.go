@@ -2,8 +2,9 @@
 // command uses (Matcher, Selector, Linter, Explainer and the answers they
 // give), the choice of engine by name (cel, rego, or both, which runs the
 // two and refuses to answer when they disagree), MatchObjects, which
-// evaluates every model against every runtime on all cores, in order, the
-// lint run (LintRun) and the runner of case files (CaseRunner).
+// evaluates every model against every runtime on all cores, in order, and
+// the policies' own tests (the CEL policy tester, the Rego unit tests). The
+// lint run and the runner of case files are runner's.
 //
 // The engines themselves live in engine/cel and engine/rego; each compiles
 // its language's policies and evaluates them. The answers' types live in
@@ -20,9 +21,9 @@ import (
 
 	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/engine/cel"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // Names of the engines.

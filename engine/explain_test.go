@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 
 	"github.com/stretchr/testify/require"
 

@@ -10,9 +10,9 @@ import (
 
 	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/engine/cel"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // Linter runs the lint policies: on each object alone (Object), then on

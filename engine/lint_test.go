@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 func testLinters(t testing.TB) map[string]Linter {

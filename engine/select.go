@@ -5,9 +5,9 @@ import (
 	"reflect"
 
 	"github.com/ome-policy/evaluator/engine/cel"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // Selector decides on one InferenceService given the cluster's models and

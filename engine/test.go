@@ -2,8 +2,8 @@ package engine
 
 import (
 	"github.com/ome-policy/evaluator/engine/cel"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/engine/rego"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // The policies' own tests, through the engine API: a CEL policy case runs

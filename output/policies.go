@@ -10,7 +10,7 @@ import (
 
 	"github.com/ome-policy/evaluator/builtins/cellib"
 	"github.com/ome-policy/evaluator/builtins/regolib"
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // WritePolicyList lists the policy files of set: path, engine, role and

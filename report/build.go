@@ -9,9 +9,9 @@ import (
 	"sync"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // Input is what a report is about.

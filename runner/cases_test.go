@@ -8,7 +8,7 @@ import (
 
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 func embeddedPolicies(t testing.TB) *policyset.Set {

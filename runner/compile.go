@@ -2,7 +2,7 @@ package runner
 
 import (
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // Parts are the engines Compile compiles.

@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/ome-policy/evaluator/diff"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/objects/crdschema"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // LiveDiffResources are what diff reads of a cluster: every OME resource.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // ScopedPairs pairs every model with every runtime OME pairs it with

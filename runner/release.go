@@ -6,8 +6,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/policies"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // ReleaseEnv names the OME release when Policies.Release is empty.

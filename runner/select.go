@@ -6,10 +6,10 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/answer"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/objects/crdschema"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // SplitServices puts the InferenceServices apart from the other objects.

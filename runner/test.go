@@ -8,8 +8,8 @@ import (
 
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // AllReleases, as the release of a test run, runs each case on every

@@ -4,8 +4,8 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // What the rules follow and what the end-to-end suite runs. A test keeps

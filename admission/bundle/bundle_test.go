@@ -12,7 +12,7 @@ import (
 	"github.com/ome-policy/evaluator/admission/kyverno"
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // The repository root, from this package's folder.

@@ -5,7 +5,7 @@
 // (kustomize.go).
 //
 // It imports admission (the checks, the suite inputs, the YAML helpers),
-// engine (the lint severities), engine/policyset and cases; no other
+// engine (the lint severities), policies/policyset and cases; no other
 // target.
 package gatekeeper
 

@@ -4,7 +4,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/admission"
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // The sample constraints, <template>/samples/<test>/constraint.yaml: each

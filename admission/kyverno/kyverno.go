@@ -5,7 +5,7 @@
 // .kyverno-test folder that `kyverno test` runs (selectiontests.go for the
 // selection policy's), and the RBAC and kustomization that install them.
 //
-// It imports admission, engine (the lint severities), engine/policyset,
+// It imports admission, engine (the lint severities), policies/policyset,
 // cases and objects; no other target.
 package kyverno
 
@@ -19,7 +19,7 @@ import (
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // The Kyverno bundle (policies/kyverno): OMEVersionLint's CEL code as

@@ -11,7 +11,7 @@ import (
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/admission/vap"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // decodeAll decodes every YAML document of data.

@@ -4,7 +4,7 @@
 // lint severity, with the kustomization that installs them.
 //
 // It imports admission, engine (the lint severities) and
-// engine/policyset; no other target.
+// policies/policyset; no other target.
 package vap
 
 import (
@@ -15,7 +15,7 @@ import (
 
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // NativeSeverities are the lint severities that get a ValidatingAdmissionPolicy

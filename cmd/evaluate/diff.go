@@ -8,11 +8,11 @@ import (
 
 	"github.com/ome-policy/evaluator/diff"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/output/diffout"
+	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/runner"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/ome-policy/evaluator/admission/bundle"
 	"github.com/ome-policy/evaluator/admission/gatekeeper"
 	"github.com/ome-policy/evaluator/cases"
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/runner"
 )
 

@@ -16,8 +16,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 var (

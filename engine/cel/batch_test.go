@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/ome-policy/evaluator/engine/answer"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects/synth"
+	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 )

@@ -16,7 +16,7 @@ import (
 	exprpb "google.golang.org/genproto/googleapis/api/expr/v1alpha1"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // Precompiled CEL: parsing and checking the CEL policies is most of what a

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 var update = flag.Bool("update", false, "rewrite generated files (precompiled.bin)")

@@ -23,7 +23,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/ome-policy/evaluator/builtins/regolib"
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // Modules parses the Rego sources of set (tests included when tests is

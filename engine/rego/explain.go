@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/ome-policy/evaluator/engine/answer"
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 )

@@ -11,7 +11,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/ome-policy/evaluator/engine/answer"
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // ResultsQuery is the rule the Rego engine evaluates: one verdict per runtime

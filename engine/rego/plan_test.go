@@ -9,8 +9,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ome-policy/evaluator/engine/policyset"
 	"github.com/ome-policy/evaluator/objects/synth"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // The evaluation plan (match_plan.rego's results) gives, for every runtime,

@@ -9,7 +9,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/tester"
 
 	"github.com/ome-policy/evaluator/builtins/regolib"
-	"github.com/ome-policy/evaluator/engine/policyset"
+	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 // TestResult is one Rego unit test (a test_ rule) and its outcome.

@@ -5,6 +5,7 @@
 // file came from, for messages. It compiles nothing: each engine takes its
 // files from a Set. Of the engines' languages it knows only how a
 // release's change replaces definitions by name (release.go, change.go).
+// It sits beside the sources it loads and imports only package policies.
 package policyset
 
 import (
