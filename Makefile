@@ -277,3 +277,29 @@ e2e: build tools $(BIN)/ome-cluster e2e-vet
 # Stops a running local cluster first: its pids are recorded under bin/.
 clean: cluster-down
 	rm -rf $(BIN)
+
+# --- Release (issue 67) ---
+# make release writes dist/ as a tag would publish it (tools/release, a
+# module of its own so that its tools leave the product's dependencies as
+# they are): for linux and darwin on amd64 and arm64 and windows on amd64
+# an archive of the stamped binary with LICENSE, NOTICE and README.md and
+# the binary's CycloneDX SBOM; the Gatekeeper, ValidatingAdmissionPolicy
+# and Kyverno bundles of each OME release, one archive each; the krew
+# manifest (evaluate.yaml); the release notes (CHANGELOG.md); and
+# checksums.txt. HEAD with a tag gives that version, anything else a
+# snapshot. It then checks the checksums, the host's binary's version and
+# the krew manifest on krew's validation.
+# release-check (in make test) builds the linux/amd64 snapshot alone and
+# checks the archive, checksums, SBOM, stamped version, bundles, the krew
+# manifest (validated, installed) and scripts/install.sh from it.
+.PHONY: release release-check
+release:
+	$(GO) -C tools/release run . -repo $(CURDIR) -dist $(CURDIR)/dist
+	cd dist && sha256sum --strict -c checksums.txt
+	$(GO) -C tools/release tool validate-krew-manifest -manifest $(CURDIR)/dist/evaluate.yaml -skip-install
+	dist/build/$$($(GO) env GOOS)_$$($(GO) env GOARCH)/evaluate version
+
+release-check:
+	cd tools/release && $(GO) vet . && $(GO) test -count=1 -timeout 20m .
+
+test: release-check

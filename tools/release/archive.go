@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -26,16 +27,27 @@ type archiveFile struct {
 // by root, with no name or date in the gzip header: the same files give the
 // same bytes.
 func writeTarGz(out string, files []archiveFile, modTime time.Time) error {
+	return writeTarFile(out, files, modTime, true)
+}
+
+// writeTar writes files into a tar, as writeTarGz does, uncompressed.
+func writeTar(out string, files []archiveFile, modTime time.Time) error {
+	return writeTarFile(out, files, modTime, false)
+}
+
+func writeTarFile(out string, files []archiveFile, modTime time.Time, compress bool) error {
 	f, err := os.Create(out)
 	if err != nil {
 		return err
 	}
-	gz, err := gzip.NewWriterLevel(f, gzip.BestCompression)
-	if err != nil {
-		f.Close()
-		return err
+	var w io.WriteCloser = nopCloser{f}
+	if compress {
+		if w, err = gzip.NewWriterLevel(f, gzip.BestCompression); err != nil {
+			f.Close()
+			return err
+		}
 	}
-	tw := tar.NewWriter(gz)
+	tw := tar.NewWriter(w)
 	dirs := map[string]bool{}
 	for _, file := range files {
 		// Folders first, as tar's own extraction expects them.
@@ -70,7 +82,7 @@ func writeTarGz(out string, files []archiveFile, modTime time.Time) error {
 		f.Close()
 		return err
 	}
-	if err := gz.Close(); err != nil {
+	if err := w.Close(); err != nil {
 		f.Close()
 		return err
 	}
@@ -130,4 +142,13 @@ func treeFiles(dir, root string) ([]archiveFile, error) {
 // children, comes before them.
 func sortedKeys(m map[string]bool) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// trimV is a version without its v, as the assets' names carry it.
+func trimV(version string) string {
+	return strings.TrimPrefix(version, "v")
 }

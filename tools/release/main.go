@@ -19,9 +19,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,11 +99,17 @@ func release(cfg config) (source, error) {
 	if err := os.MkdirAll(build, 0o755); err != nil {
 		return src, err
 	}
+	moduleCopy, err := sbomSource(repo)
+	if err != nil {
+		return src, err
+	}
+	defer os.RemoveAll(moduleCopy)
 	docs := []string{"LICENSE", "NOTICE", "README.md"}
 	var assets []string
 	var krewPlatforms []krewPlatform
 	host := runtime.GOOS + "/" + runtime.GOARCH
 	var hostBinary string
+	var images []imageBuild
 	for _, p := range cfg.Platforms {
 		goos, goarch, ok := strings.Cut(p, "/")
 		if !ok {
@@ -119,7 +127,10 @@ func release(cfg config) (source, error) {
 		if p == host {
 			hostBinary = bin
 		}
-		base := fmt.Sprintf("evaluate_%s_%s_%s", strings.TrimPrefix(src.Version, "v"), goos, goarch)
+		if goos == "linux" {
+			images = append(images, imageBuild{Arch: goarch, Binary: bin})
+		}
+		base := fmt.Sprintf("evaluate_%s_%s_%s", trimV(src.Version), goos, goarch)
 		files := []archiveFile{{Name: exe, Path: bin, Mode: 0o755}}
 		for _, d := range docs {
 			files = append(files, archiveFile{Name: d, Path: filepath.Join(repo, d), Mode: 0o644})
@@ -139,7 +150,7 @@ func release(cfg config) (source, error) {
 		krewPlatforms = append(krewPlatforms, krewPlatform{OS: goos, Arch: goarch, Archive: name, SHA256: sum, Bin: exe})
 		logf("sbom %s", p)
 		sbom := base + ".sbom.cdx.json"
-		if err := writeSBOM(repo, goos, goarch, src, filepath.Join(dist, sbom)); err != nil {
+		if err := writeSBOM(moduleCopy, goos, goarch, src, filepath.Join(dist, sbom)); err != nil {
 			return src, err
 		}
 		assets = append(assets, name, sbom)
@@ -158,6 +169,14 @@ func release(cfg config) (source, error) {
 		return src, err
 	}
 	assets = append(assets, bundles...)
+	if len(images) > 0 {
+		logf("image (OCI layout) of %d platform(s)", len(images))
+		name, err := writeImageAsset(dist, repo, images, src)
+		if err != nil {
+			return src, err
+		}
+		assets = append(assets, name)
+	}
 	manifest, err := krewManifest(src, krewPlatforms)
 	if err != nil {
 		return src, err
@@ -265,14 +284,17 @@ func checkVersion(bin string, src source) error {
 // the module graph of cmd/evaluate built for it (cyclonedx-gomod app, a
 // tool of this module). Its serial number follows from the file's name, and
 // it has no timestamp, so the same commit gives the same file.
-func writeSBOM(repo, goos, goarch string, src source, out string) error {
+// The module graph is read from a copy of the working tree (sbomSource):
+// cyclonedx-gomod opens the repository with go-git, which cannot read a git
+// worktree's HEAD.
+func writeSBOM(moduleCopy, goos, goarch string, src source, out string) error {
 	serial := sha256.Sum256([]byte(filepath.Base(out) + " " + src.Revision))
 	serial[6] = serial[6]&0x0f | 0x50 // a name-based UUID's version and variant
 	serial[8] = serial[8]&0x3f | 0x80
 	h := hex.EncodeToString(serial[:16])
 	uuid := fmt.Sprintf("urn:uuid:%s-%s-%s-%s-%s", h[0:8], h[8:12], h[12:16], h[16:20], h[20:32])
 	cmd := exec.Command(goCommand(), "tool", "cyclonedx-gomod", "app", "-json", "-licenses", "-notimestamp",
-		"-serial", uuid, "-main", "cmd/evaluate", "-output", out, repo)
+		"-serial", uuid, "-main", "cmd/evaluate", "-output", out, moduleCopy)
 	cmd.Dir = toolsDir()
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOFLAGS=-trimpath -buildvcs=false")
 	var stderr bytes.Buffer
@@ -281,6 +303,50 @@ func writeSBOM(repo, goos, goarch string, src source, out string) error {
 		return fmt.Errorf("cyclonedx-gomod for %s/%s: %v\n%s", goos, goarch, err, stderr.String())
 	}
 	return stampSBOM(out, src)
+}
+
+// sbomSource copies the working tree's files (tracked, and untracked ones
+// git does not ignore) into a new folder with one commit of them, the
+// repository that cyclonedx-gomod reads; remove it when done.
+func sbomSource(repo string) (string, error) {
+	list, err := git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "evaluate-sbom-")
+	if err != nil {
+		return "", err
+	}
+	for _, name := range strings.Split(list, "\x00") {
+		if name == "" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(repo, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted, not yet committed
+		}
+		if err == nil {
+			err = os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name), data, 0o644)
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			return "", err
+		}
+	}
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"add", "-A"},
+		{"-c", "user.name=release", "-c", "user.email=release@localhost", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "release"},
+	} {
+		if _, err := git(dir, args...); err != nil {
+			os.RemoveAll(dir)
+			return "", err
+		}
+	}
+	return dir, nil
 }
 
 // stampSBOM gives the SBOM's application (metadata.component) the
@@ -358,7 +424,7 @@ func writeBundles(bin, dist string, src source, logf func(string, ...any)) ([]st
 			os.RemoveAll(dir)
 			return nil, err
 		}
-		name := fmt.Sprintf("evaluate_%s_bundles_ome-%s.tar.gz", strings.TrimPrefix(src.Version, "v"), r)
+		name := fmt.Sprintf("evaluate_%s_bundles_ome-%s.tar.gz", trimV(src.Version), r)
 		err = writeTarGz(filepath.Join(dist, name), files, src.Time)
 		os.RemoveAll(dir)
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -208,6 +210,79 @@ func TestSnapshot(t *testing.T) {
 		}
 	})
 
+	t.Run("image", func(t *testing.T) {
+		// The OCI layout's linux/amd64 image, followed from index.json as
+		// a runtime follows it; its entrypoint, run from its layer.
+		layout := t.TempDir()
+		for _, f := range readTar(t, filepath.Join(dist, "evaluate_"+trimV(src.Version)+"_oci.tar"), false) {
+			if f.hdr.Typeflag != tar.TypeReg {
+				continue
+			}
+			p := filepath.Join(layout, filepath.FromSlash(f.hdr.Name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, f.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		blob := func(d descriptor) []byte {
+			t.Helper()
+			data, err := os.ReadFile(filepath.Join(layout, "blobs", "sha256", strings.TrimPrefix(d.Digest, "sha256:")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum := sha256.Sum256(data); "sha256:"+hex.EncodeToString(sum[:]) != d.Digest || int64(len(data)) != d.Size {
+				t.Fatalf("blob %s: its content's digest or size differs", d.Digest)
+			}
+			return data
+		}
+		var index struct{ Manifests []descriptor }
+		data, err := os.ReadFile(filepath.Join(layout, "index.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &index); err != nil || len(index.Manifests) != 1 {
+			t.Fatalf("index.json: %v, %d manifests (one per Linux build)", err, len(index.Manifests))
+		}
+		m := index.Manifests[0]
+		if m.Platform == nil || *m.Platform != (imagePlatform{Architecture: "amd64", OS: "linux"}) || m.Annotations["org.opencontainers.image.ref.name"] != src.Version {
+			t.Errorf("index.json's manifest: %+v", m)
+		}
+		var manifest struct {
+			Config descriptor
+			Layers []descriptor
+		}
+		if err := json.Unmarshal(blob(m), &manifest); err != nil || len(manifest.Layers) != 1 {
+			t.Fatalf("manifest: %v, %d layers", err, len(manifest.Layers))
+		}
+		var cfg imageConfig
+		if err := json.Unmarshal(blob(manifest.Config), &cfg); err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Config.Labels["org.opencontainers.image.revision"] != src.Revision || len(cfg.Config.Entrypoint) != 1 {
+			t.Errorf("config: %+v", cfg.Config)
+		}
+		layer := filepath.Join(t.TempDir(), "layer.tar.gz")
+		if err := os.WriteFile(layer, blob(manifest.Layers[0]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var entry []byte
+		for _, f := range readTarGz(t, layer) {
+			if "/"+f.hdr.Name == cfg.Config.Entrypoint[0] {
+				entry = f.data
+			}
+		}
+		if entry == nil {
+			t.Fatalf("the layer holds no %s", cfg.Config.Entrypoint[0])
+		}
+		bin := filepath.Join(t.TempDir(), "evaluate")
+		if err := os.WriteFile(bin, entry, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		checkBinary(t, bin, src)
+	})
+
 	t.Run("changelog", func(t *testing.T) {
 		data, err := os.ReadFile(filepath.Join(dist, "CHANGELOG.md"))
 		if err != nil {
@@ -328,16 +403,25 @@ type tarFile struct {
 
 func readTarGz(t *testing.T, path string) []tarFile {
 	t.Helper()
+	return readTar(t, path, true)
+}
+
+func readTar(t *testing.T, path string, gzipped bool) []tarFile {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
+	var r io.Reader = f
+	if gzipped {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = gz
 	}
-	tr := tar.NewReader(gz)
+	tr := tar.NewReader(r)
 	var files []tarFile
 	for {
 		hdr, err := tr.Next()
