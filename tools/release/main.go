@@ -4,7 +4,8 @@
 // dated at the commit's time), LICENSE, NOTICE and README.md, and a
 // CycloneDX SBOM of the binary from the Go module graph; the admission
 // bundles of every OME release the policies state, one archive per
-// release; the krew plugin manifest; release notes from the commit
+// release; a container image of the Linux binaries (an OCI layout, see
+// image.go); the krew plugin manifest; release notes from the commit
 // subjects; and checksums.txt (sha256) of every asset.
 //
 // HEAD with a tag (v*) and a clean tree gives that version; anything else
@@ -90,7 +91,10 @@ func release(cfg config) (source, error) {
 	if err != nil {
 		return src, err
 	}
-	logf := func(format string, args ...any) { fmt.Fprintf(cfg.Log, format+"\n", args...) }
+	start := time.Now()
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(cfg.Log, "%5.1fs "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
+	}
 	logf("release %s (revision %s) into %s", src.Version, src.Revision, dist)
 	if err := os.RemoveAll(dist); err != nil {
 		return src, err
