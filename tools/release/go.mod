@@ -8,6 +8,8 @@ tool (
 	sigs.k8s.io/krew/cmd/validate-krew-manifest
 )
 
+require sigs.k8s.io/yaml v1.2.0
+
 require (
 	dario.cat/mergo v1.0.0 // indirect
 	github.com/CycloneDX/cyclonedx-go v0.9.3 // indirect
@@ -70,5 +72,4 @@ require (
 	k8s.io/klog/v2 v2.8.0 // indirect
 	sigs.k8s.io/krew v0.4.3 // indirect
 	sigs.k8s.io/structured-merge-diff/v4 v4.1.2 // indirect
-	sigs.k8s.io/yaml v1.2.0 // indirect
 )

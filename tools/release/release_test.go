@@ -21,6 +21,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/yaml"
 )
 
 // TestSnapshot builds the release of HEAD for linux/amd64 alone, as `make
@@ -313,6 +315,18 @@ func TestSnapshot(t *testing.T) {
 			}
 			checkBinary(t, filepath.Join(dir, "evaluate"), src)
 		}
+		// The action: it installs, puts the folder on the PATH, and runs
+		// evaluate with the arguments given.
+		out := runAction(t, map[string]string{"version": src.Version, "base-url": srv.URL})
+		if !strings.Contains(out, "evaluate "+src.Version+" (revision "+src.Revision+")") {
+			t.Errorf("the action's install step printed:\n%s", out)
+		}
+		examples := mustAbs(t, "../../testdata/examples")
+		out = runAction(t, map[string]string{"version": src.Version, "base-url": "file://" + dist,
+			"args": "match -m '" + examples + "/models' -r \"" + examples + "/runtimes\" -o json"})
+		if !strings.Contains(out, `"omeVersion"`) {
+			t.Errorf("the action's evaluate step printed:\n%s", out)
+		}
 		// A checksum that does not match: nothing installed.
 		bad := t.TempDir()
 		for _, n := range []string{archive, "checksums.txt"} {
@@ -330,14 +344,114 @@ func TestSnapshot(t *testing.T) {
 		dir := t.TempDir()
 		cmd := exec.Command("bash", "../../scripts/install.sh", "--version", src.Version, "--base-url", "file://"+bad, "--dir", dir)
 		cmd.Env = append(os.Environ(), "EVALUATE_OS=linux", "EVALUATE_ARCH=amd64")
-		out, err := cmd.CombinedOutput()
-		if err == nil || !strings.Contains(string(out), "sha256") {
-			t.Errorf("install.sh of a changed archive: %v\n%s", err, out)
+		refused, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(refused), "sha256") {
+			t.Errorf("install.sh of a changed archive: %v\n%s", err, refused)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "evaluate")); err == nil {
 			t.Error("install.sh installed a changed archive")
 		}
 	})
+}
+
+// runAction runs action.yml's steps as a runner would on linux/amd64,
+// with the inputs given and the release's assets at baseURL; it returns
+// what the steps printed.
+func runAction(t *testing.T, inputs map[string]string) string {
+	t.Helper()
+	data, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action struct {
+		Inputs map[string]struct {
+			Default string `json:"default"`
+		} `json:"inputs"`
+		Runs struct {
+			Using string `json:"using"`
+			Steps []struct {
+				ID    string            `json:"id"`
+				If    string            `json:"if"`
+				Shell string            `json:"shell"`
+				Env   map[string]string `json:"env"`
+				Run   string            `json:"run"`
+			} `json:"steps"`
+		} `json:"runs"`
+	}
+	if err := yaml.Unmarshal(data, &action); err != nil {
+		t.Fatal(err)
+	}
+	if action.Runs.Using != "composite" {
+		t.Fatalf("action.yml runs %q", action.Runs.Using)
+	}
+	expr := map[string]string{
+		"runner.os == 'Windows' && 'windows' || runner.os == 'macOS' && 'darwin' || 'linux'": "linux",
+		"runner.arch == 'ARM64' && 'arm64' || 'amd64'":                                       "amd64",
+	}
+	for name, in := range action.Inputs {
+		v, ok := inputs[name]
+		if !ok {
+			v = in.Default
+		}
+		expr["inputs."+name] = v
+	}
+	work := t.TempDir()
+	ghPath, ghOutput := filepath.Join(work, "path"), filepath.Join(work, "output")
+	var out bytes.Buffer
+	exprRE := regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
+	eval := func(s string) string {
+		return exprRE.ReplaceAllStringFunc(s, func(m string) string {
+			e := exprRE.FindStringSubmatch(m)[1]
+			v, ok := expr[e]
+			if !ok {
+				t.Fatalf("action.yml: an expression this test does not know: %s", e)
+			}
+			return v
+		})
+	}
+	for _, step := range action.Runs.Steps {
+		if step.If == "inputs.args != ''" && expr["inputs.args"] == "" {
+			continue
+		} else if step.If != "" && step.If != "inputs.args != ''" {
+			t.Fatalf("action.yml: a condition this test does not know: %s", step.If)
+		}
+		if step.Shell != "bash" {
+			t.Fatalf("action.yml: step %q runs in %q", step.ID, step.Shell)
+		}
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step.Run)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "GITHUB_ACTION_PATH="+mustAbs(t, "../.."), "RUNNER_TEMP="+work,
+			"GITHUB_PATH="+ghPath, "GITHUB_OUTPUT="+ghOutput)
+		for k, v := range step.Env {
+			cmd.Env = append(cmd.Env, k+"="+eval(v))
+		}
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("action.yml step %q: %v\n%s", step.ID, err, out.String())
+		}
+		if step.ID != "" {
+			outputs, _ := os.ReadFile(ghOutput)
+			for _, line := range strings.Split(string(outputs), "\n") {
+				if k, v, ok := strings.Cut(line, "="); ok {
+					expr["steps."+step.ID+".outputs."+k] = v
+				}
+			}
+		}
+	}
+	path, _ := os.ReadFile(ghPath)
+	if want := filepath.Join(work, "evaluate-bin") + "\n"; string(path) != want {
+		t.Errorf("GITHUB_PATH: %q, want %q", path, want)
+	}
+	return out.String()
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }
 
 // checkBinary runs bin's version: the release's version and commit.
