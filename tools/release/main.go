@@ -297,9 +297,8 @@ func writeSBOM(moduleCopy, goos, goarch string, src source, out string) error {
 	serial[8] = serial[8]&0x3f | 0x80
 	h := hex.EncodeToString(serial[:16])
 	uuid := fmt.Sprintf("urn:uuid:%s-%s-%s-%s-%s", h[0:8], h[8:12], h[12:16], h[16:20], h[20:32])
-	cmd := exec.Command(goCommand(), "tool", "cyclonedx-gomod", "app", "-json", "-licenses", "-notimestamp",
+	cmd := exec.Command(filepath.Join(moduleCopy, ".git", "cyclonedx-gomod"), "app", "-json", "-licenses", "-notimestamp",
 		"-serial", uuid, "-main", "cmd/evaluate", "-output", out, moduleCopy)
-	cmd.Dir = toolsDir()
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOFLAGS=-trimpath -buildvcs=false")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -349,6 +348,16 @@ func sbomSource(repo string) (string, error) {
 			os.RemoveAll(dir)
 			return "", err
 		}
+	}
+	// cyclonedx-gomod (this module's tool) built for the host into the
+	// copy's .git: it runs with each platform's GOOS and GOARCH, which
+	// `go tool` would build it for.
+	build := exec.Command(goCommand(), "build", "-o", filepath.Join(dir, ".git", "cyclonedx-gomod"), "github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod")
+	build.Dir = toolsDir()
+	build.Env = append(os.Environ(), "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
+	if err := run(build); err != nil {
+		os.RemoveAll(dir)
+		return "", err
 	}
 	return dir, nil
 }
