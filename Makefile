@@ -30,12 +30,13 @@ install:
 
 # vet, formatting, Go tests (unit, golden, differential, CLI, and the
 # floors of docs/architecture.md held against the imports), the workers'
-# shared batch under the race detector, gator on every Gatekeeper suite, the
-# end-to-end checks on a local cluster, then every case file and Rego unit
+# shared batch under the race detector, the release's linux/amd64 snapshot
+# (release-check, at the end of this file), gator on every Gatekeeper suite,
+# the end-to-end checks on a local cluster, then every case file and Rego unit
 # test through the command a user types, on both engines. The last line is
 # the case runner's "N passed, M failed". Its prerequisites are checked
 # first (prereqs).
-test: prereqs vet fmt-check unit race gator-verify kyverno-verify e2e cases
+test: prereqs vet fmt-check unit race release-check gator-verify kyverno-verify e2e cases
 
 # What the tests need beyond Go and make (Chromium, git, a C compiler for
 # the race detector), checked before anything else: installed with apt-get
@@ -276,3 +277,38 @@ e2e: build tools $(BIN)/ome-cluster e2e-vet
 # Stops a running local cluster first: its pids are recorded under bin/.
 clean: cluster-down
 	rm -rf $(BIN)
+
+# --- Release (issue 67) ---
+# make release writes dist/ as a tag would publish it: HEAD with a tag (v*)
+# and a clean tree gives that version, anything else a snapshot. The
+# program is tools/release, a module of its own, so that its tools
+# (cyclonedx-gomod, krew) leave the product's dependencies as they are. For
+# linux and darwin on amd64 and arm64 and windows on amd64, an archive of
+# the binary (stamped with the version and commit, -trimpath, CGO_ENABLED=0,
+# dated at the commit) with LICENSE, NOTICE and README.md, and its CycloneDX
+# SBOM; the Gatekeeper, ValidatingAdmissionPolicy and Kyverno bundles of
+# each OME release, one archive each; the Linux images as an OCI layout;
+# the krew manifest (evaluate.yaml); the release notes (CHANGELOG.md); and
+# checksums.txt. Then sha256sum -c, the host's binary's version, the krew
+# manifest on krew's validation and krew install of each platform's archive.
+# release-check (in make test, before the cases, whose line stays last)
+# builds the linux/amd64 snapshot alone and checks the archive, checksums,
+# SBOM, stamped version, bundles, image, the krew manifest (validated,
+# installed), scripts/install.sh and action.yml from it.
+RELEASE_PLATFORMS := linux_amd64 linux_arm64 darwin_amd64 darwin_arm64 windows_amd64
+.PHONY: release release-check
+release:
+	$(GO) -C tools/release run . -repo $(CURDIR) -dist $(CURDIR)/dist
+	cd dist && sha256sum --strict -c checksums.txt
+	dist/build/$$($(GO) env GOOS)_$$($(GO) env GOARCH)/evaluate version
+	$(GO) -C tools/release tool validate-krew-manifest -manifest $(CURDIR)/dist/evaluate.yaml -skip-install
+	@for p in $(RELEASE_PLATFORMS); do \
+	  a=$$(cd dist && ls evaluate_*_$$p.tar.gz evaluate_*_$$p.zip 2>/dev/null); r=$$(mktemp -d); \
+	  KREW_ROOT=$$r KREW_OS=$${p%_*} KREW_ARCH=$${p#*_} $(GO) -C tools/release tool krew install \
+	    --manifest $(CURDIR)/dist/evaluate.yaml --archive $(CURDIR)/dist/$$a > $$r.log 2>&1 && test -e $$r/bin/kubectl-evaluate* \
+	    || { cat $$r.log; echo "krew install of $$a failed"; rm -rf $$r $$r.log; exit 1; }; \
+	  echo "krew install --archive $$a: ok"; rm -rf $$r $$r.log; \
+	done
+
+release-check:
+	cd tools/release && $(GO) vet . && $(GO) test -count=1 -timeout 20m .
