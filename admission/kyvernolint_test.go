@@ -185,7 +185,8 @@ func omeVersionLintRefuses(findings []engine.Finding, o *objects.Object, severit
 // Kyverno's, on every lint fixture: each object is refused with exactly
 // the messages that OMEVersionLint gives of `evaluate lint`'s findings on
 // it alone, on either engine, the first of which is Kyverno's, and
-// passes when there are none.
+// passes when there are none; and the policy's .kyverno-test, made of the
+// fixtures, expects what the policy gives.
 func TestKyvernoLintAgrees(t *testing.T) {
 	all, err := policyset.Embedded()
 	if err != nil {
@@ -198,15 +199,20 @@ func TestKyvernoLintAgrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := kyverno.Generate(admission.Options{Policies: set})
-			if err != nil {
-				t.Fatal(err)
-			}
 			linters := map[string]engine.Linter{}
 			for _, name := range []string{engine.CEL, engine.Rego} {
 				if linters[name], err = engine.NewLinter(name, set); err != nil {
 					t.Fatal(err)
 				}
+			}
+			// The bundle with the fixtures in its Tests, as the CLI lints them.
+			linted, err := admission.LintEach(linters[engine.Rego], fixtures)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := kyverno.Generate(admission.Options{Policies: set, Lint: linted})
+			if err != nil {
+				t.Fatal(err)
 			}
 			for _, s := range kyverno.Severities {
 				name := "ome-version-lint-" + s.Severity
@@ -238,11 +244,78 @@ func TestKyvernoLintAgrees(t *testing.T) {
 						}
 					}
 				}
+				kyvernoTestsAgree(t, b, name, policy)
 				if refused == 0 || refused == len(fixtures) {
 					t.Errorf("%s refuses %d of %d fixtures", name, refused, len(fixtures))
 				}
 				t.Logf("%s refuses %d of %d fixtures", name, refused, len(fixtures))
 			}
 		})
+	}
+}
+
+// kyvernoTestsAgree holds the .kyverno-test of a lint policy to what the
+// policy gives in process: each resource fails when the policy refuses
+// it, with its first message (Kyverno's) in the result's comment, and
+// passes otherwise.
+func kyvernoTestsAgree(t *testing.T, b admission.Bundle, name string, policy *kyvernoLintPolicy) {
+	t.Helper()
+	dir := path.Join(name, ".kyverno-test")
+	dec := yaml.NewDecoder(strings.NewReader(string(b[path.Join(dir, "kyverno-test.yaml")])))
+	n := 0
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err != nil {
+			break
+		}
+		var test struct {
+			Resources []string `yaml:"resources"`
+			Results   []struct {
+				Result string `yaml:"result"`
+			} `yaml:"results"`
+		}
+		if err := doc.Decode(&test); err != nil || len(test.Resources) != 1 {
+			t.Fatalf("%s: a Test of resources %v: %v", dir, test.Resources, err)
+		}
+		var results *yaml.Node
+		for i := 0; i+1 < len(doc.Content[0].Content); i += 2 {
+			if doc.Content[0].Content[i].Value == "results" {
+				results = doc.Content[0].Content[i+1]
+			}
+		}
+		var objs []map[string]any
+		rd := yaml.NewDecoder(strings.NewReader(string(b[path.Join(dir, test.Resources[0])])))
+		for {
+			var o map[string]any
+			if err := rd.Decode(&o); err != nil {
+				break
+			}
+			objs = append(objs, o)
+		}
+		if results == nil || len(objs) != len(test.Results) {
+			t.Fatalf("%s: %s: %d resources, %d results", dir, test.Resources[0], len(objs), len(test.Results))
+		}
+		for i, o := range objs {
+			n++
+			got, err := policy.review(admission.DeepCopy(o))
+			if err != nil {
+				t.Errorf("%s: %s #%d: %v", dir, test.Resources[0], i, err)
+				continue
+			}
+			want := "pass"
+			if len(got) > 0 {
+				want = "fail: # " + got[0]
+			}
+			have := test.Results[i].Result
+			if have == "fail" {
+				have += ": " + results.Content[i].HeadComment
+			}
+			if have != want {
+				t.Errorf("%s: %s #%d: the Test says %q; the policy gives %q", dir, test.Resources[0], i, have, want)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("%s: no result", dir)
 	}
 }
