@@ -82,7 +82,7 @@ func TestKyvernoStandIns(t *testing.T) {
 			fail("%q against %q = %v, %v; want %s", p[0], p[1], got, err, want)
 		}
 	}
-	unstated := 0
+	unstated, pairs := 0, 0
 	for _, p := range sizePairs(n, sizeCorpus(n)) {
 		if !utf8.ValidString(p[0]) || !utf8.ValidString(p[1]) {
 			continue
@@ -94,9 +94,14 @@ func TestKyvernoStandIns(t *testing.T) {
 		}
 		l := got.Value().([]ref.Val)
 		if l[3].Value() == true || l[4].Value() == true {
+			// What the stand-ins leave, KyvernoLeaves must say may be left.
+			if !KyvernoLeaves(map[string]any{"x": p[0], "y": p[1]}, nil) {
+				fail("sizes %q, %q: the stand-ins leave them to Gatekeeper; KyvernoLeaves does not", p[0], p[1])
+			}
 			unstated++
 			continue
 		}
+		pairs++
 		wantSize := builtins.SizeValue(p[0])
 		if g := l[0].Value().(float64); g != wantSize && !(math.IsNaN(g) && math.IsNaN(wantSize)) {
 			fail("omeSize(%q) = %v; want %v", p[0], g, wantSize)
@@ -111,8 +116,18 @@ func TestKyvernoStandIns(t *testing.T) {
 	if failures > 20 {
 		t.Errorf("... %d failures in all", failures)
 	}
-	t.Logf("%d size pairs left to Gatekeeper (a number beyond float64's range)", unstated)
+	t.Logf("%d size pairs left to Gatekeeper (a number beyond float64's range), %d checked", unstated, pairs)
+	// The corpus holds numbers beyond float64's range on purpose, but most
+	// of its pairs must be checked: a stand-in that left everything to
+	// Gatekeeper would check none.
+	if unstated*100 > (unstated+pairs)*kyvernoMaxUnstatedSizesPercent {
+		t.Errorf("%d of %d size pairs left to Gatekeeper: more than %d%%", unstated, unstated+pairs, kyvernoMaxUnstatedSizesPercent)
+	}
 }
+
+// kyvernoMaxUnstatedSizesPercent is how many of the size corpus's pairs,
+// in percent, the stand-ins may leave to Gatekeeper.
+const kyvernoMaxUnstatedSizesPercent = 25
 
 // kyvernoEval evaluates a selection policy as Kyverno does, on one
 // InferenceService with cluster as what resource.List finds: the first
@@ -306,10 +321,13 @@ func actOf(act map[string]any) map[string]any { return act }
 
 // TestKyvernoSelectionAgrees evaluates every release's selection policy,
 // in an environment close to Kyverno's, on that release's selection cases
-// (those of the Gatekeeper suites): each InferenceService is refused with
+// (those of the Gatekeeper suites, and OME's recorded answers of
+// testdata/cases/sample-selection.yaml): each InferenceService is refused with
 // the message evaluate select gives, byte for byte, or admitted when
 // evaluate admits it; an InferenceService refused by evaluate may be
-// admitted only when the policy says it cannot decide it (unstated).
+// admitted only when the policy says it cannot decide it (unstated), which
+// KyvernoLeavesCase must also say, on at most kyvernoMaxUnstatedCases
+// cases.
 func TestKyvernoSelectionAgrees(t *testing.T) {
 	all, err := policyset.Embedded()
 	if err != nil {
@@ -322,7 +340,18 @@ func TestKyvernoSelectionAgrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, left := 0, 0
+			// OME's recorded answers, which the Gatekeeper bundle runs as a
+			// suite of their own (testdata/gatekeeper/sample-selection).
+			sample, err := cases.ReadCases(recordedCaseFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recorded := cases.ForRelease(sample, r)
+			if len(recorded) == 0 && r == all.Newest() {
+				t.Fatalf("%s: no case for %s", recordedCaseFile, r)
+			}
+			list = append(list, recorded...)
+			n, left, marked := 0, 0, 0
 			for _, c := range list {
 				if c.InferenceService == nil {
 					continue
@@ -337,6 +366,14 @@ func TestKyvernoSelectionAgrees(t *testing.T) {
 					continue
 				}
 				n++
+				if unstated {
+					// What the policy leaves, KyvernoLeaves (by which the
+					// Tests leave the case out) must say may be left.
+					marked++
+					if !KyvernoLeavesCase(c) {
+						t.Errorf("%s:%d: %s: the policy leaves it to Gatekeeper; KyvernoLeavesCase does not", c.File, c.Line, c.Name)
+					}
+				}
 				wantMsg := ""
 				if !want.Admitted {
 					wantMsg = want.Message
@@ -352,7 +389,19 @@ func TestKyvernoSelectionAgrees(t *testing.T) {
 			if n == 0 {
 				t.Fatal("no selection case")
 			}
-			t.Logf("%d InferenceServices, %d left to Gatekeeper", n, left)
+			t.Logf("%d InferenceServices, %d marked unstated, %d refused by evaluate and left to Gatekeeper", n, marked, left)
+			if marked > kyvernoMaxUnstatedCases {
+				t.Errorf("%d of %d InferenceServices marked unstated (left to Gatekeeper): more than %d", marked, n, kyvernoMaxUnstatedCases)
+			}
 		})
 	}
 }
+
+// recordedCaseFile holds OME's recorded answers (the repository's root is
+// one folder up).
+const recordedCaseFile = "../testdata/cases/sample-selection.yaml"
+
+// kyvernoMaxUnstatedCases is how many of a release's selection cases the
+// Kyverno selection policy may leave to Gatekeeper: the cases of a KEDA
+// setting or a size it cannot decide, which are there on purpose.
+const kyvernoMaxUnstatedCases = 4
