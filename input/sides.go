@@ -20,11 +20,15 @@ type Sides struct {
 
 // side reads paths (with their folders) as one side, as o reads.
 func side(o Options, paths []string, showFile func(string) string) (*objects.Input, error) {
-	s := Options{Paths: paths, Recursive: o.Recursive, Namespace: o.Namespace, Stdin: o.Stdin, ShowFile: showFile, Notice: o.Notice}
+	s := Options{Paths: paths, Recursive: o.Recursive, Namespace: o.Namespace, Stdin: o.Stdin, ShowFile: showFile, Notice: o.Notice, FailOnEmpty: o.FailOnEmpty, UnreadIsProblem: o.UnreadIsProblem}
 	return Read(s)
 }
 
-// ReadOldNew reads OLD and NEW, each a path read as o reads.
+// ReadOldNew reads OLD and NEW, each a path read as o reads. A side from
+// which no object is read is a problem, as kubectl apply refuses a path
+// with no objects: a diff against nothing would say every object was
+// added or removed, and one of two folders whose objects sit in folders
+// inside them (without -R) would say nothing changed.
 func ReadOldNew(o Options, oldPath, newPath string) (Sides, error) {
 	old, err := side(o, []string{oldPath}, nil)
 	if err != nil {
@@ -33,6 +37,14 @@ func ReadOldNew(o Options, oldPath, newPath string) (Sides, error) {
 	new, err := side(o, []string{newPath}, nil)
 	if err != nil {
 		return Sides{}, err
+	}
+	for _, s := range []*objects.Input{old, new} {
+		if len(s.Problems) > 0 {
+			continue // they say why
+		}
+		for _, e := range s.Empty {
+			s.Problems = append(s.Problems, &objects.InputError{File: e.Path, Msg: e.Message()})
+		}
 	}
 	return Sides{Old: old.Objects, New: new.Objects, Problems: append(old.Problems, new.Problems...), OldLabel: oldPath, NewLabel: newPath}, nil
 }

@@ -49,6 +49,8 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 		RunE:    func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
 	}
 	addInputFlags(cmd, &o.in, false)
+	// A change in a folder that diff does not read would pass unseen.
+	o.in.unreadIsProblem = true
 	cmd.Flags().StringVar(&o.base, "base", "", "OLD is PATH... as git has it at this commit, branch or tag (NEW: PATH... now)")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", failOnRegressions, "exit 1 on: "+strings.Join(failOnChoices, ", "))
 	checkBeforeRun(cmd, func() error { return checkChoice("fail-on", o.failOn, failOnChoices) })

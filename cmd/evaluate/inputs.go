@@ -31,7 +31,10 @@ type inputOptions struct {
 	models      []string
 	runtimes    []string
 	failOnEmpty bool
-	cluster     clusterOptions
+	// unreadIsProblem makes a folder left unread for want of -R a problem
+	// (diff), not a notice.
+	unreadIsProblem bool
+	cluster         clusterOptions
 	// showFile, when not nil, names each file read as the user knows it
 	// (diff --base reads copies of the files).
 	showFile func(string) string
@@ -97,7 +100,7 @@ func (in *inputOptions) sources() string {
 // standard error.
 func (in *inputOptions) options(g *globalOptions, cmd *cobra.Command, resources []live.Resource) input.Options {
 	o := input.Options{Paths: append(append([]string{}, in.paths...), in.files...), Models: in.models, Runtimes: in.runtimes,
-		Recursive: in.recursive, Namespace: in.namespace(), Stdin: g.stdin, ShowFile: in.showFile,
+		Recursive: in.recursive, Namespace: in.namespace(), Stdin: g.stdin, ShowFile: in.showFile, FailOnEmpty: in.failOnEmpty, UnreadIsProblem: in.unreadIsProblem,
 		Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }}
 	if in.cluster.enabled() && len(resources) > 0 {
 		o.Cluster, o.Resources = &in.cluster, resources
