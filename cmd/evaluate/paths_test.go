@@ -132,7 +132,7 @@ func TestPathGivenAndNotReadIsNamed(t *testing.T) {
 
 // diff reads whole sides: a folder inside OLD or NEW left unread (no -R)
 // is a problem, exit 2, rather than a notice beside "No decision changed"
-// and exit 0; so is a side from which no object is read at all.
+// and exit 0.
 func TestDiffReadsWholeSides(t *testing.T) {
 	dir := t.TempDir()
 	old, new := filepath.Join(dir, "old"), filepath.Join(dir, "new")
@@ -153,10 +153,49 @@ func TestDiffReadsWholeSides(t *testing.T) {
 	require.Equal(t, 2, r.code, r.stderr)
 	require.Contains(t, r.stderr, "evaluate: "+at("testdata/diff/before/runtimes")+": a folder inside a folder given, not read: -R reads it\n")
 
-	// Nothing on one side is a problem too, not every object removed.
+	// Nothing on one side: a notice (every object of the other side is
+	// removed), or exit 2 with --fail-on-empty.
 	none := filepath.Join(dir, "none")
 	require.NoError(t, os.MkdirAll(none, 0o755))
 	r = evaluate(t, time.Minute, "", "diff", filepath.Join(old, "team"), none)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, "notice: "+none+": no OME object read from it\n", r.stderr)
+	r = evaluate(t, time.Minute, "", "diff", "--fail-on-empty", filepath.Join(old, "team"), none)
 	require.Equal(t, 2, r.code, r.stderr)
-	require.Equal(t, "evaluate: "+none+": no OME object read from it\n", r.stderr)
+	require.Equal(t, "evaluate: "+none+": no OME object read from it (--fail-on-empty)\n", r.stderr)
+}
+
+// Every command that reads objects takes -m and -r, models only and
+// runtimes only. diff takes them where it takes -f (--base, --cluster,
+// --to-ome-version); OLD and NEW are each a whole side, so -f, -m and -r
+// with them are refused, saying so.
+func TestEveryCommandTakesModelsAndRuntimes(t *testing.T) {
+	for _, command := range [][]string{{"match"}, {"select"}, {"explain"}, {"lint"}, {"report"}, {"diff"}, {"gatekeeper", "violations"}} {
+		r := evaluate(t, time.Minute, "", append(command, "--help")...)
+		require.Contains(t, r.stdout, "  -m, --models stringArray ", command)
+		require.Contains(t, r.stdout, "  -r, --runtimes stringArray ", command)
+	}
+	paths := evaluate(t, time.Minute, "", "gatekeeper", "violations", "--severities", "error,warning", exModels, exRuntimes)
+	apart := evaluate(t, time.Minute, "", "gatekeeper", "violations", "--severities", "error,warning", "-m", exModels, "-r", exRuntimes)
+	require.Equal(t, 1, apart.code, apart.stderr)
+	require.Equal(t, paths.stdout, apart.stdout)
+
+	upgrade := func(args ...string) result {
+		return evaluate(t, 2*time.Minute, "", append([]string{"diff", "--ome-version", "v0.1.5", "--to-ome-version", "v1.2.2"}, args...)...)
+	}
+	want := upgrade(at("testdata/examples/upgrade"))
+	require.Equal(t, 1, want.code, want.stderr)
+	models, runtimes, services := at("testdata/examples/upgrade/models.yaml"), at("testdata/examples/upgrade/runtimes.yaml"), at("testdata/examples/upgrade/inferenceservices.yaml")
+	got := upgrade("-m", models, "-r", runtimes, "-f", services)
+	require.Equal(t, 1, got.code, got.stderr)
+	label := strings.Join([]string{services, models, runtimes}, ", ")
+	require.Equal(t, want.stdout, strings.ReplaceAll(got.stdout, label, at("testdata/examples/upgrade")))
+
+	got = upgrade("-m", runtimes, "-f", services)
+	require.Equal(t, 2, got.code)
+	require.Contains(t, got.stderr, "is not a model; -m takes models (-f takes any mix)")
+
+	r := evaluate(t, time.Minute, "", "diff", "-m", exModels, diffBefore, diffBefore)
+	require.Equal(t, 2, r.code)
+	require.Equal(t, "evaluate: OLD and NEW are each a whole side: -f, -m and -r go with --base, --cluster and --to-ome-version\n", r.stderr)
 }
