@@ -272,7 +272,7 @@ func (in *Input) readPath(path string, opts ReadOptions) {
 		}
 		r = f
 	}
-	dr := &docReader{in: in, opts: opts, file: name}
+	dr := &docReader{in: in, opts: opts, file: name, stdin: path == "-"}
 	if err := dr.stream(r); err != nil {
 		in.problem(err)
 	}
@@ -323,6 +323,9 @@ type docReader struct {
 	in   *Input
 	opts ReadOptions
 	file string
+	// stdin is set for standard input, whose documents a Helm "# Source:"
+	// comment may name.
+	stdin bool
 }
 
 // stream reads the documents of rd one at a time, each cut before its
@@ -374,6 +377,13 @@ func (r *docReader) stream(rd io.Reader) error {
 }
 
 func (r *docReader) chunk(c docChunk) {
+	if r.stdin {
+		if src := helmSource(c.data); src != "" {
+			named := *r
+			named.file = src + fromStdin
+			r = &named
+		}
+	}
 	// Whatever the input, report a problem rather than crash.
 	defer func() {
 		if p := recover(); p != nil {
