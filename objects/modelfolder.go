@@ -257,3 +257,38 @@ func ConfigParsingNotice(o *Object) string {
 	return fmt.Sprintf("%s:%d: notice: %s has no %s; in a cluster OME fills it in from the model's files (unless annotated %s: \"true\"), so its verdicts there may differ from these",
 		o.File, o.Line, o.Ref(), strings.Join(empty, " or "), SkipConfigParsing)
 }
+
+// SizeNotice says, for a model read from a model folder, which has no
+// size, that the size ranges of the runtimes OME pairs it with are not
+// checked; "" when it has a size or none of those runtimes has a range.
+// OME estimates a model's size from its weights, which the folder's
+// config does not give.
+func SizeNotice(model *Object, runtimes []*Object) string {
+	if !model.FromFolder {
+		return ""
+	}
+	if _, sized := model.Spec()["modelParameterSize"]; sized {
+		return ""
+	}
+	var ranged []string
+	for _, r := range runtimes {
+		if !r.IsRuntime() || !InScope(model, r) {
+			continue
+		}
+		if _, ok := r.Spec()["modelSizeRange"].(map[string]any); ok {
+			ranged = append(ranged, r.Name)
+		}
+	}
+	if len(ranged) == 0 {
+		return ""
+	}
+	sort.Strings(ranged)
+	names := strings.Join(ranged, ", ")
+	if len(ranged) > 3 {
+		names = strings.Join(ranged[:3], ", ") + fmt.Sprintf(" and %d more", len(ranged)-3)
+	}
+	return fmt.Sprintf("%s: notice: %s has no size (OME estimates one from the model's weights, which a model folder's config does not give), "+
+		"so the modelSizeRange of %d runtime(s) (%s) is not checked and their verdicts and scores for it may differ in a cluster; "+
+		"a model in YAML with spec.modelParameterSize is checked",
+		FileLine(model.File, model.Line), model.Ref(), len(ranged), names)
+}

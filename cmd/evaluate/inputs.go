@@ -151,12 +151,16 @@ func (in *inputOptions) nothingToTell(cmd *cobra.Command, got *objects.Input, wh
 	return in.empty(cmd, what)
 }
 
-// noteConfigParsing says, for each model whose fields OME would fill in
-// from its files in a cluster, that its verdicts there may differ.
+// noteConfigParsing says, for each model of objs whose fields OME would
+// fill in from its files in a cluster, that its verdicts there may differ;
+// and for each model folder, which has no size, the runtimes of objs whose
+// size range is not checked for it.
 func noteConfigParsing(cmd *cobra.Command, objs []*objects.Object) {
 	for _, o := range objs {
-		if note := objects.ConfigParsingNotice(o); note != "" {
-			fmt.Fprintln(cmd.ErrOrStderr(), note)
+		for _, note := range []string{objects.ConfigParsingNotice(o), objects.SizeNotice(o, objs)} {
+			if note != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), note)
+			}
 		}
 	}
 }
