@@ -36,6 +36,34 @@ func NameNotice(o *Object) string {
 	return note
 }
 
+// BadName is an object whose name the API server refuses: its ref
+// (Kind/name) and its notice.
+type BadName struct {
+	Ref, Notice string
+}
+
+// BadNamesNotice says the names the API server refuses: the first in its
+// words, whose notice holds the rule; then the others in one line, by ref
+// (five of them, and how many more). "" when there are none.
+func BadNamesNotice(bad []BadName) string {
+	if len(bad) == 0 {
+		return ""
+	}
+	note := bad[0].Notice
+	if rest := bad[1:]; len(rest) > 0 {
+		refs := make([]string, 0, 5)
+		for _, b := range rest[:min(5, len(rest))] {
+			refs = append(refs, b.Ref)
+		}
+		list := strings.Join(refs, ", ")
+		if len(rest) > 5 {
+			list += fmt.Sprintf(" and %d more", len(rest)-5)
+		}
+		note += fmt.Sprintf("\nnotice: the API server refuses %d more name(s) that are not DNS-1123 subdomains: %s", len(rest), list)
+	}
+	return note
+}
+
 // plainName is the quick test that most names pass: lower case letters
 // and digits, with '-' and '.' inside.
 func plainName(name string) bool {

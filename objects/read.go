@@ -49,9 +49,9 @@ type Input struct {
 	// Empty are the paths given from which no object was read and that
 	// gave no problem either.
 	Empty []EmptyPath
-	// BadNames say each object whose name the API server refuses
-	// (NameNotice).
-	BadNames []string
+	// BadNames are the objects whose names the API server refuses, each
+	// with its notice (NameNotice).
+	BadNames []BadName
 	// Replaced are the objects that a later one of the same kind,
 	// namespace and name replaces, as kubectl apply would (Applied), in
 	// the order found. Done leaves only the later one in Objects; a Visit
@@ -177,7 +177,9 @@ func (in *Input) Notices() []string {
 	for _, l := range in.Links {
 		out = append(out, "notice: "+l)
 	}
-	out = append(out, in.BadNames...)
+	if n := BadNamesNotice(in.BadNames); n != "" {
+		out = append(out, n)
+	}
 	// When nothing at all was read, the command says so instead.
 	if in.taken > 0 {
 		for _, e := range in.Empty {
@@ -308,7 +310,7 @@ func (in *Input) take(o *Object) { in.Take(o) }
 func (in *Input) Take(o *Object) {
 	in.taken++
 	if n := NameNotice(o); n != "" {
-		in.BadNames = append(in.BadNames, n)
+		in.BadNames = append(in.BadNames, BadName{Ref: o.Ref(), Notice: n})
 	}
 	ref := RefOf(o)
 	if in.seen == nil {

@@ -153,15 +153,16 @@ func (in *inputOptions) nothingToTell(cmd *cobra.Command, got *objects.Input, wh
 
 // noteConfigParsing says, for each model of objs whose fields OME would
 // fill in from its files in a cluster, that its verdicts there may differ;
-// and for each model folder, which has no size, the runtimes of objs whose
-// size range is not checked for it.
+// and of the model folders, which have no size, that the size ranges of
+// the runtimes of objs are not checked for them.
 func noteConfigParsing(cmd *cobra.Command, objs []*objects.Object) {
 	for _, o := range objs {
-		for _, note := range []string{objects.ConfigParsingNotice(o), objects.SizeNotice(o, objs)} {
-			if note != "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), note)
-			}
+		if note := objects.ConfigParsingNotice(o); note != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), note)
 		}
+	}
+	if note := objects.SizeNotice(objs); note != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), note)
 	}
 }
 

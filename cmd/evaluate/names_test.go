@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,6 +36,12 @@ func TestNameTheAPIServerRefuses(t *testing.T) {
 	r := evaluate(t, time.Minute, runtime, "lint", "-")
 	require.Contains(t, r.stderr, "<stdin>:4: notice: the API server refuses ClusterServingRuntime/vLLM_Llama: "+apiRefusal("ClusterServingRuntime", "vLLM_Llama")+`; "vllm-llama" is a name it takes`+"\n")
 
+	// Many: the first in full, the others in one line.
+	r = evaluate(t, time.Minute, "", "match", "-m", at("testdata/catalog/models"), "-r", exRuntimes)
+	require.Contains(t, r.stderr, "notice: the API server refuses 57 more name(s) that are not DNS-1123 subdomains: ClusterBaseModel/bge_large, ClusterBaseModel/chatglm3_6b, "+
+		"ClusterBaseModel/clip_vision_model, ClusterBaseModel/command_r_35b, ClusterBaseModel/dbrx_132b and 52 more\n")
+	require.Equal(t, 1, strings.Count(r.stderr, "Invalid value"))
+
 	// Names it takes are not said.
 	r = evaluate(t, time.Minute, "", "lint", exRuntimes, exModels)
 	require.NotContains(t, r.stderr, "refuses")
@@ -47,8 +54,8 @@ func TestFolderModelWithoutSize(t *testing.T) {
 	dir := t.TempDir()
 	copyFiles(t, at("testdata/examples/model-folders/llama3_2_3b"), filepath.Join(dir, "llama-3b"))
 	model := filepath.Join(dir, "llama-3b", "config.json")
-	notice := model + ":1: notice: ClusterBaseModel/llama-3b has no size (OME estimates one from the model's weights, which a model folder's config does not give), " +
-		"so the modelSizeRange of 3 runtime(s) (srt-llama-3-2-3b-instruct, srt-mistral-7b-instruct, vllm-llama-3-2-3b-instruct) is not checked and their verdicts and scores for it may differ in a cluster; " +
+	notice := model + ":1: notice: ClusterBaseModel/llama-3b has no size: OME estimates one from the model's weights, which a model folder's config does not give, " +
+		"so the modelSizeRange of 3 runtime(s) (srt-llama-3-2-3b-instruct, srt-mistral-7b-instruct, vllm-llama-3-2-3b-instruct) is not checked here, and OME may decide otherwise in a cluster; " +
 		"a model in YAML with spec.modelParameterSize is checked\n"
 	r := evaluate(t, time.Minute, "", "match", "-m", dir, "-r", exRuntimes)
 	require.Equal(t, notice, r.stderr)
@@ -61,4 +68,12 @@ func TestFolderModelWithoutSize(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(unranged, "rt.yaml"), []byte("apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: any\nspec:\n  supportedModelFormats:\n    - modelFormat: {name: safetensors}\n      modelFramework: {name: transformers}\n"), 0o644))
 	r = evaluate(t, time.Minute, "", "match", "-m", dir, "-r", unranged)
 	require.Empty(t, r.stderr)
+
+	// Many model folders: one notice.
+	copyFiles(t, at("testdata/examples/model-folders/llama3_2_3b"), filepath.Join(dir, "llama-3b-again"))
+	copyFiles(t, at("testdata/examples/model-folders/llama3_2_3b"), filepath.Join(dir, "llama-3b-more"))
+	copyFiles(t, at("testdata/examples/model-folders/llama3_2_3b"), filepath.Join(dir, "llama-3b-most"))
+	r = evaluate(t, time.Minute, "", "match", "-m", dir, "-r", exRuntimes)
+	require.Equal(t, "notice: 4 model folders have no size (ClusterBaseModel/llama-3b, ClusterBaseModel/llama-3b-again, ClusterBaseModel/llama-3b-more and 1 more): OME estimates one", r.stderr[:strings.Index(r.stderr, " from")])
+	require.Equal(t, 1, strings.Count(r.stderr, "\n"))
 }
