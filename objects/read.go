@@ -44,7 +44,7 @@ type Input struct {
 	// Unread are folders inside folders that were not read (no -R).
 	Unread []string
 	// Links say each link to a folder that was not walked, as it leads to
-	// a folder already read (a loop).
+	// a folder already read (a loop, or a second way to it).
 	Links []string
 	// Empty are the paths given from which no object was read and that
 	// gave no problem either.
@@ -163,7 +163,9 @@ func (in *Input) UnreadNotice() string {
 
 // Notices are the lines that say what reading left out: each object
 // replaced by a later one, the documents skipped (one line), the folders
-// not read (one line).
+// not read (one line), each link to a folder not walked again, the names
+// the API server refuses, and, when some object was read, each path given
+// from which none was.
 func (in *Input) Notices() []string {
 	var out []string
 	for _, r := range in.Replaced {

@@ -48,7 +48,7 @@ func addInputFlags(cmd *cobra.Command, in *inputOptions, modelsAndRuntimes bool)
 	f := cmd.Flags()
 	f.StringArrayVarP(&in.files, "filename", "f", nil, "objects of any kind: "+pathRule)
 	f.BoolVarP(&in.recursive, "recursive", "R", false, "also read the folders inside the folders given (as arguments, -f, -m or -r)")
-	f.BoolVar(&in.failOnEmpty, "fail-on-empty", false, "exit 2 when the input holds no OME object (default: a notice, and exit 0)")
+	f.BoolVar(&in.failOnEmpty, "fail-on-empty", false, "exit 2 when the input, or a path given, holds no OME object (default: a notice, and exit 0)")
 	if modelsAndRuntimes {
 		f.StringArrayVarP(&in.models, "models", "m", nil, "models only: "+pathRule)
 		f.StringArrayVarP(&in.runtimes, "runtimes", "r", nil, "runtimes only: "+pathRule)
