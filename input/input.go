@@ -42,6 +42,14 @@ type Options struct {
 	Stdin     io.Reader
 	// Lenient keeps an object whose fields have the wrong types.
 	Lenient bool
+	// FailOnEmpty makes each path given from which nothing was read a
+	// problem, when other paths gave objects (else a notice names it);
+	// when nothing at all was read, the command says so.
+	FailOnEmpty bool
+	// UnreadIsProblem makes each folder left unread inside a folder given
+	// (no -R) a problem rather than a notice: diff compares whole sides,
+	// and a change in a folder it does not read would pass unseen.
+	UnreadIsProblem bool
 	// Cluster, when not nil, is read after the files: Resources of it.
 	Cluster   Cluster
 	Resources []live.Resource
@@ -103,6 +111,10 @@ func Read(o Options) (*objects.Input, error) {
 		in.Problems = append(in.Problems, part.Problems...)
 		in.Skipped = append(in.Skipped, part.Skipped...)
 		in.Unread = append(in.Unread, part.Unread...)
+		in.Links = append(in.Links, part.Links...)
+		if n > 0 {
+			in.Empty = append(in.Empty, part.Empty...)
+		}
 		if n == 0 && wrong == 0 && len(part.Problems) == 0 {
 			msg := fmt.Sprintf("no %s found", sorted.sort)
 			if len(part.Unread) > 0 {
@@ -118,6 +130,18 @@ func Read(o Options) (*objects.Input, error) {
 	}
 	if o.ShowFile != nil {
 		in.Rename(o.ShowFile)
+	}
+	if o.FailOnEmpty && in.Taken() > 0 {
+		for _, e := range in.Empty {
+			in.Problems = append(in.Problems, &objects.InputError{File: e.Path, Msg: e.Message() + " (--fail-on-empty)"})
+		}
+		in.Empty = nil
+	}
+	if o.UnreadIsProblem {
+		for _, u := range in.Unread {
+			in.Problems = append(in.Problems, &objects.InputError{File: u, Msg: "a folder inside a folder given, not read: -R reads it"})
+		}
+		in.Unread = nil
 	}
 	Finish(in, o.Notice)
 	return in, nil

@@ -257,3 +257,49 @@ func ConfigParsingNotice(o *Object) string {
 	return fmt.Sprintf("%s:%d: notice: %s has no %s; in a cluster OME fills it in from the model's files (unless annotated %s: \"true\"), so its verdicts there may differ from these",
 		o.File, o.Line, o.Ref(), strings.Join(empty, " or "), SkipConfigParsing)
 }
+
+// SizeNotice says, of the models of objs read from model folders, which
+// have no size, that the size ranges of the runtimes of objs are not
+// checked for them; "" when every such model has a size or no runtime has
+// a range. OME estimates a model's size from its weights, which a folder's
+// config does not give. A model folder is a ClusterBaseModel, which OME
+// pairs with every runtime, so the runtimes are the same for each.
+func SizeNotice(objs []*Object) string {
+	var unsized, ranged []string
+	var first *Object
+	for _, o := range objs {
+		switch {
+		case o.IsModel() && o.FromFolder:
+			if _, sized := o.Spec()["modelParameterSize"]; !sized {
+				if first == nil {
+					first = o
+				}
+				unsized = append(unsized, o.Ref())
+			}
+		case o.IsRuntime():
+			if _, ok := o.Spec()["modelSizeRange"].(map[string]any); ok {
+				ranged = append(ranged, o.Name)
+			}
+		}
+	}
+	if len(unsized) == 0 || len(ranged) == 0 {
+		return ""
+	}
+	what := FileLine(first.File, first.Line) + ": notice: " + first.Ref() + " has no size"
+	if len(unsized) > 1 {
+		what = fmt.Sprintf("notice: %d model folders have no size (%s)", len(unsized), someOf(unsized))
+	}
+	sort.Strings(ranged)
+	return fmt.Sprintf("%s: OME estimates one from the model's weights, which a model folder's config does not give, "+
+		"so the modelSizeRange of %d runtime(s) (%s) is not checked here, and OME may decide otherwise in a cluster; "+
+		"a model in YAML with spec.modelParameterSize is checked",
+		what, len(ranged), someOf(ranged))
+}
+
+// someOf lists the first three of names, and how many more there are.
+func someOf(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
+}

@@ -62,7 +62,7 @@ func (o *Object) Ref() string { return refText(RefOf(o)) }
 // that is absent borrows the line of its nearest present parent, so a
 // message about a missing field still points into the right block.
 func (o *Object) Where(field string) string {
-	s := fmt.Sprintf("%s:%d", o.File, o.LineOf(field))
+	s := FileLine(o.File, o.LineOf(field))
 	if field != "" {
 		s += ": " + field
 	}
@@ -159,8 +159,8 @@ type Replacement struct {
 
 // Notice says where the object is and where the one that replaces it is.
 func (r Replacement) Notice() string {
-	return fmt.Sprintf("%s:%d: notice: %s is given again at %s:%d; the later one replaces it, as on apply",
-		r.File, r.Line, refText(r.Ref), r.ByFile, r.ByLine)
+	return fmt.Sprintf("%s: notice: %s is given again at %s; the later one replaces it, as on apply",
+		FileLine(r.File, r.Line), refText(r.Ref), FileLine(r.ByFile, r.ByLine))
 }
 
 // refText names a Ref as Object.Ref does.
@@ -190,10 +190,7 @@ type InputError struct {
 // field parts are left out when unknown.
 func (e *InputError) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
+	b.WriteString(FileLine(e.File, e.Line))
 	if e.Case != "" {
 		fmt.Fprintf(&b, ": case %q", e.Case)
 	}

@@ -43,6 +43,15 @@ type Input struct {
 	Skipped  []Skipped
 	// Unread are folders inside folders that were not read (no -R).
 	Unread []string
+	// Links say each link to a folder that was not walked, as it leads to
+	// a folder already read (a loop, or a second way to it).
+	Links []string
+	// Empty are the paths given from which no object was read and that
+	// gave no problem either.
+	Empty []EmptyPath
+	// BadNames are the objects whose names the API server refuses, each
+	// with its notice (NameNotice).
+	BadNames []BadName
 	// Replaced are the objects that a later one of the same kind,
 	// namespace and name replaces, as kubectl apply would (Applied), in
 	// the order found. Done leaves only the later one in Objects; a Visit
@@ -52,8 +61,27 @@ type Input struct {
 	// caller can handle each object and let it go (lint of a large dump).
 	Visit func(*Object)
 
-	seen map[Ref]place // where each object read so far is
+	seen  map[Ref]place // where each object read so far is
+	taken int           // how many objects were read
 }
+
+// EmptyPath is a path given from which no object was read, and how many
+// folders inside it were left unread for want of -R.
+type EmptyPath struct {
+	Path   string
+	Unread int
+}
+
+// Message says what was not read from the path.
+func (e EmptyPath) Message() string {
+	if e.Unread > 0 {
+		return fmt.Sprintf("no OME object read from it; the %d folder(s) inside it are read with -R", e.Unread)
+	}
+	return "no OME object read from it"
+}
+
+// Taken is how many objects were read.
+func (in *Input) Taken() int { return in.taken }
 
 // place is where an object is: its file and line.
 type place struct {
@@ -135,7 +163,9 @@ func (in *Input) UnreadNotice() string {
 
 // Notices are the lines that say what reading left out: each object
 // replaced by a later one, the documents skipped (one line), the folders
-// not read (one line).
+// not read (one line), each link to a folder not walked again, the names
+// the API server refuses, and, when some object was read, each path given
+// from which none was.
 func (in *Input) Notices() []string {
 	var out []string
 	for _, r := range in.Replaced {
@@ -144,6 +174,18 @@ func (in *Input) Notices() []string {
 	for _, n := range []string{in.SkipNotice(), in.UnreadNotice()} {
 		if n != "" {
 			out = append(out, n)
+		}
+	}
+	for _, l := range in.Links {
+		out = append(out, "notice: "+l)
+	}
+	if n := BadNamesNotice(in.BadNames); n != "" {
+		out = append(out, n)
+	}
+	// When nothing at all was read, the command says so instead.
+	if in.taken > 0 {
+		for _, e := range in.Empty {
+			out = append(out, "notice: "+e.Path+": "+e.Message())
 		}
 	}
 	return out
@@ -164,6 +206,9 @@ func (in *Input) Rename(name func(file string) string) {
 	for i, u := range in.Unread {
 		in.Unread[i] = name(u)
 	}
+	for i := range in.Empty {
+		in.Empty[i].Path = name(in.Empty[i].Path)
+	}
 	for i := range in.Replaced {
 		r := &in.Replaced[i]
 		r.File, r.ByFile = name(r.File), name(r.ByFile)
@@ -183,23 +228,33 @@ func (in *Input) Done() {
 // "-" for standard input.
 func (in *Input) Read(paths []string, opts ReadOptions) {
 	for _, p := range paths {
-		items, unread, err := expandPath(p, opts.ModelFolders, opts.Recursive)
-		in.Unread = append(in.Unread, unread...)
-		if err != nil {
-			in.problem(err)
+		taken, problems, unread := in.taken, len(in.Problems), len(in.Unread)
+		in.readOne(p, opts)
+		if in.taken == taken && len(in.Problems) == problems {
+			in.Empty = append(in.Empty, EmptyPath{Path: p, Unread: len(in.Unread) - unread})
 		}
-		for _, it := range items {
-			if it.modelFolder {
-				o, err := ModelFromFolder(it.path)
-				if err != nil {
-					in.problem(err)
-					continue
-				}
-				in.take(o)
+	}
+}
+
+// readOne reads one path given.
+func (in *Input) readOne(p string, opts ReadOptions) {
+	x := expandPath(p, opts.ModelFolders, opts.Recursive)
+	in.Unread = append(in.Unread, x.unread...)
+	in.Links = append(in.Links, x.links...)
+	for _, err := range x.errs {
+		in.problem(err)
+	}
+	for _, it := range x.items {
+		if it.modelFolder {
+			o, err := ModelFromFolder(it.path)
+			if err != nil {
+				in.problem(err)
 				continue
 			}
-			in.readPath(it.path, opts)
+			in.take(o)
+			continue
 		}
+		in.readPath(it.path, opts)
 	}
 }
 
@@ -225,7 +280,7 @@ func (in *Input) readPath(path string, opts ReadOptions) {
 		}
 		r = f
 	}
-	dr := &docReader{in: in, opts: opts, file: name}
+	dr := &docReader{in: in, opts: opts, file: name, stdin: path == "-"}
 	if err := dr.stream(r); err != nil {
 		in.problem(err)
 	}
@@ -255,6 +310,10 @@ func (in *Input) take(o *Object) { in.Take(o) }
 // reads: noting the earlier one it replaces, if any, then handing it to
 // Visit or putting it in Objects.
 func (in *Input) Take(o *Object) {
+	in.taken++
+	if n := NameNotice(o); n != "" {
+		in.BadNames = append(in.BadNames, BadName{Ref: o.Ref(), Notice: n})
+	}
 	ref := RefOf(o)
 	if in.seen == nil {
 		in.seen = map[Ref]place{}
@@ -275,6 +334,9 @@ type docReader struct {
 	in   *Input
 	opts ReadOptions
 	file string
+	// stdin is set for standard input, whose documents a Helm "# Source:"
+	// comment may name.
+	stdin bool
 }
 
 // stream reads the documents of rd one at a time, each cut before its
@@ -326,6 +388,13 @@ func (r *docReader) stream(rd io.Reader) error {
 }
 
 func (r *docReader) chunk(c docChunk) {
+	if r.stdin {
+		if src := helmSource(c.data); src != "" {
+			named := *r
+			named.file = src + fromStdin
+			r = &named
+		}
+	}
 	// Whatever the input, report a problem rather than crash.
 	defer func() {
 		if p := recover(); p != nil {
@@ -492,55 +561,110 @@ func shiftLines(doc *yaml.Node, n int) {
 	walk(doc)
 }
 
+// expansion is what a path given turns into: what to read, the folders
+// inside it not read for want of -R, and the links to folders not walked
+// (each a notice).
+type expansion struct {
+	items  []inputItem
+	unread []string
+	links  []string
+	errs   []error
+}
+
 // expandPath turns a path into what to read: the file itself, or a
 // folder's *.yaml, *.yml and *.json files in lexical order, those of the
-// folders inside it too when recursive (else those folders are returned as
-// unread). With modelFolders, a folder that directly holds config.json or
+// folders inside it too when recursive (else those folders are unread).
+// With modelFolders, a folder that directly holds config.json or
 // model_index.json is a model folder, read as one model, and not searched.
-func expandPath(path string, modelFolders, recursive bool) (items []inputItem, unread []string, err error) {
+//
+// A link is read as what it points to, as kubectl reads a path (os.Stat):
+// a link to a folder is a folder, walked once; one that leads back to a
+// folder already walked (a loop, or a second way to the same folder) is
+// named in links and not walked again. Folders whose names start with ".."
+// are not walked: they are the kubelet's atomic-writer layout of a mounted
+// ConfigMap or Secret (..data and ..<timestamp>), whose files the folder
+// holds as links too.
+func expandPath(path string, modelFolders, recursive bool) expansion {
 	if path == "-" {
-		return []inputItem{{path: path}}, nil, nil
+		return expansion{items: []inputItem{{path: path}}}
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, pathError(path, err)
+		return expansion{errs: []error{pathError(path, err)}}
 	}
 	if !fi.IsDir() {
 		base := filepath.Base(path)
 		if modelFolders && (base == configFile || base == modelIndexFile) {
-			return []inputItem{{path: filepath.Dir(path), modelFolder: true}}, nil, nil
+			return expansion{items: []inputItem{{path: filepath.Dir(path), modelFolder: true}}}
 		}
-		return []inputItem{{path: path}}, nil, nil
+		return expansion{items: []inputItem{{path: path}}}
 	}
 	if modelFolders && IsModelFolder(path) {
-		return []inputItem{{path: path, modelFolder: true}}, nil, nil
+		return expansion{items: []inputItem{{path: path, modelFolder: true}}}
 	}
-	err = filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return pathError(p, err)
-		}
-		if d.IsDir() {
-			if p == path {
-				return nil
+	w := &walker{modelFolders: modelFolders, recursive: recursive, walked: map[string]string{}}
+	w.dir(filepath.Clean(path))
+	// Sort whole paths so the order is plain lexical order of what the user
+	// sees ("a" before "a-b.yaml" in a folder's listing).
+	sort.Slice(w.items, func(i, j int) bool { return w.items[i].path < w.items[j].path })
+	return w.expansion
+}
+
+// walker walks a folder given, following links.
+type walker struct {
+	expansion
+	modelFolders, recursive bool
+	// walked maps each folder walked, as the file system has it (links
+	// resolved), to the path it was walked by.
+	walked map[string]string
+}
+
+func (w *walker) dir(p string) {
+	target, err := filepath.EvalSymlinks(p)
+	if err == nil {
+		target, err = filepath.Abs(target)
+	}
+	if err != nil {
+		w.errs = append(w.errs, pathError(p, err))
+		return
+	}
+	if first, again := w.walked[target]; again {
+		w.links = append(w.links, fmt.Sprintf("%s leads to %s, a folder already read (a link loop, or a second way to it): not walked again", p, first))
+		return
+	}
+	w.walked[target] = p
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		w.errs = append(w.errs, pathError(p, err))
+		return
+	}
+	for _, e := range entries {
+		q := filepath.Join(p, e.Name())
+		isDir := e.IsDir()
+		if e.Type()&os.ModeSymlink != 0 {
+			fi, err := os.Stat(q)
+			if err != nil {
+				w.errs = append(w.errs, pathError(q, err))
+				continue
 			}
-			if modelFolders && IsModelFolder(p) {
-				items = append(items, inputItem{path: p, modelFolder: true})
-				return filepath.SkipDir
-			}
-			if !recursive {
-				unread = append(unread, p)
-				return filepath.SkipDir
-			}
-			return nil
+			isDir = fi.IsDir()
 		}
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".yaml", ".yml", ".json":
-			items = append(items, inputItem{path: p})
+		if !isDir {
+			switch strings.ToLower(filepath.Ext(q)) {
+			case ".yaml", ".yml", ".json":
+				w.items = append(w.items, inputItem{path: q})
+			}
+			continue
 		}
-		return nil
-	})
-	// WalkDir sorts per directory ("a" before "a-b.yaml"); sort whole paths so
-	// the order is plain lexical order of what the user sees.
-	sort.Slice(items, func(i, j int) bool { return items[i].path < items[j].path })
-	return items, unread, err
+		switch {
+		case strings.HasPrefix(e.Name(), ".."):
+			// A mounted ConfigMap's or Secret's own folders.
+		case w.modelFolders && IsModelFolder(q):
+			w.items = append(w.items, inputItem{path: q, modelFolder: true})
+		case !w.recursive:
+			w.unread = append(w.unread, q)
+		default:
+			w.dir(q)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -253,4 +254,28 @@ func TestReadReplaces(t *testing.T) {
 func TestApplied(t *testing.T) {
 	refs := []Ref{{"A", "", "x"}, {"A", "n", "x"}, {"B", "", "x"}, {"A", "", "x"}, {"A", "n", "x"}, {"A", "", "x"}}
 	require.Equal(t, []bool{false, false, true, false, true, true}, Applied(len(refs), func(i int) Ref { return refs[i] }))
+}
+
+// TestHelmSource: only a "# Source:" comment before a document's content
+// names its file, and only on standard input.
+func TestHelmSource(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"---\n# Source: chart/templates/rt.yaml\nkind: X\n", "chart/templates/rt.yaml"},
+		{"\n# a comment\n# Source:  chart/x.yaml \nkind: X\n", "chart/x.yaml"},
+		{"kind: X\n# Source: chart/late.yaml\n", ""},
+		{"---\nkind: X\n", ""},
+	} {
+		require.Equal(t, tc.want, helmSource([]byte(tc.doc)), tc.doc)
+	}
+	doc := "# Source: chart/rt.yaml\napiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: m}\nspec: {modelFormat: {name: safetensors}}\n"
+	in := &Input{}
+	in.Read([]string{"-"}, ReadOptions{Stdin: strings.NewReader(doc)})
+	require.Len(t, in.Objects, 1)
+	require.Equal(t, "chart/rt.yaml (stdin):2", in.Objects[0].File+":"+strconv.Itoa(in.Objects[0].Line))
+	require.Equal(t, "chart/rt.yaml (stdin:2)", FileLine(in.Objects[0].File, in.Objects[0].Line))
+	file := filepath.Join(t.TempDir(), "rendered.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(doc), 0o644))
+	in = &Input{}
+	in.Read([]string{file}, ReadOptions{})
+	require.Equal(t, file, in.Objects[0].File)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // GitHub Actions workflow commands: each finding or failing case becomes an
@@ -36,6 +37,12 @@ func ghCommand(severity string) string {
 // GitHubAnnotation is a workflow command (command: error, warning or
 // notice) that annotates a file's line (none when line is 0).
 func GitHubAnnotation(command, file string, line int, title, message string) string {
+	if path, ok := objects.SourcePath(file); ok {
+		// The file that a "# Source:" comment names, whose lines are not
+		// standard input's: the title says the place on standard input.
+		title += " at " + FileLine(file, line)
+		file, line = path, 0
+	}
 	props := "file=" + ghProperty(file)
 	if line > 0 {
 		props += fmt.Sprintf(",line=%d", line)

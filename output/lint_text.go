@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // lintText writes one line per finding, as compilers do:
@@ -40,10 +41,7 @@ func findingLine(f engine.Finding, style Style) string {
 	return fmt.Sprintf("%s: %s [%s] %s%s", FileLine(f.File, f.Line), style.severity(f.Severity), f.Rule, field, f.Message)
 }
 
-// FileLine is "file:line", or "file" when the line is unknown (0).
-func FileLine(file string, line int) string {
-	if line <= 0 {
-		return file
-	}
-	return fmt.Sprintf("%s:%d", file, line)
-}
+// FileLine is "file:line", or "file" when the line is unknown (0)
+// (objects.FileLine: "PATH (stdin:line)" for a document of standard input
+// that a "# Source:" comment names).
+func FileLine(file string, line int) string { return objects.FileLine(file, line) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the format
@@ -64,6 +65,9 @@ type sarifLocation struct {
 		Region *sarifRegion `json:"region,omitempty"`
 	} `json:"physicalLocation"`
 	LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
+	// Message says where a document of standard input is, when a
+	// "# Source:" comment names its file.
+	Message *sarifMessage `json:"message,omitempty"`
 }
 
 type sarifRegion struct {
@@ -107,6 +111,13 @@ func fileURI(path string) string {
 
 func sarifLocationAt(file string, line int) sarifLocation {
 	var l sarifLocation
+	if path, ok := objects.SourcePath(file); ok {
+		// The file that a "# Source:" comment names, whose lines are not
+		// standard input's: the place on standard input is said instead.
+		l.PhysicalLocation.ArtifactLocation.URI = fileURI(path)
+		l.Message = &sarifMessage{Text: FileLine(file, line)}
+		return l
+	}
 	l.PhysicalLocation.ArtifactLocation.URI = fileURI(file)
 	if line > 0 {
 		l.PhysicalLocation.Region = &sarifRegion{StartLine: line}

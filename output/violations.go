@@ -37,7 +37,7 @@ func WriteViolations(w io.Writer, format string, objs []ObjectViolations, severi
 				continue
 			}
 			n++
-			fmt.Fprintf(w, "%s:%d: %s:\n", o.File, o.Line, refPath(o.Object))
+			fmt.Fprintf(w, "%s: %s:\n", FileLine(o.File, o.Line), refPath(o.Object))
 			for _, m := range o.Violations {
 				fmt.Fprintf(w, "  %s\n", m)
 			}

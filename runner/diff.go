@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,7 +40,8 @@ func ReadClusterChange(o input.Options, cluster LiveCluster, release string) (in
 	}
 	input.Finish(liveIn, o.Notice)
 	ns := cluster.Namespace()
-	files, err := input.Read(input.Options{Paths: o.Paths, Recursive: o.Recursive, Namespace: ns, Stdin: o.Stdin, Notice: o.Notice})
+	files, err := input.Read(input.Options{Paths: o.Paths, Models: o.Models, Runtimes: o.Runtimes, Recursive: o.Recursive, Namespace: ns, Stdin: o.Stdin,
+		Notice: o.Notice, FailOnEmpty: o.FailOnEmpty, UnreadIsProblem: o.UnreadIsProblem})
 	if err != nil {
 		return input.Sides{}, err
 	}
@@ -59,7 +61,7 @@ func ReadClusterChange(o input.Options, cluster LiveCluster, release string) (in
 		}
 	}
 	return input.Sides{Old: old, New: new, Problems: append(liveIn.Problems, files.Problems...),
-		OldLabel: "the cluster", NewLabel: "the cluster with " + strings.Join(o.Paths, ", ") + " applied"}, nil
+		OldLabel: "the cluster", NewLabel: "the cluster with " + strings.Join(slices.Concat(o.Paths, o.Models, o.Runtimes), ", ") + " applied"}, nil
 }
 
 // Upgrade is an OME upgrade: the same objects judged by the rules of From

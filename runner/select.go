@@ -95,7 +95,7 @@ func (s Selection) noteUnread(lint engine.Linter, isvc *objects.Object) error {
 	}
 	for _, f := range fs {
 		if selectNotices[f.Rule] && s.Notice != nil {
-			s.Notice(fmt.Sprintf("%s:%d: notice: %s: %s: %s", f.File, f.Line, isvc.Ref(), f.Field, f.Message))
+			s.Notice(fmt.Sprintf("%s: notice: %s: %s: %s", objects.FileLine(f.File, f.Line), isvc.Ref(), f.Field, f.Message))
 		}
 	}
 	return nil

@@ -48,7 +48,9 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 		Example: exampleText("diff"),
 		RunE:    func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
 	}
-	addInputFlags(cmd, &o.in, false)
+	addInputFlags(cmd, &o.in, true)
+	// A change in a folder that diff does not read would pass unseen.
+	o.in.unreadIsProblem = true
 	cmd.Flags().StringVar(&o.base, "base", "", "OLD is PATH... as git has it at this commit, branch or tag (NEW: PATH... now)")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", failOnRegressions, "exit 1 on: "+strings.Join(failOnChoices, ", "))
 	checkBeforeRun(cmd, func() error { return checkChoice("fail-on", o.failOn, failOnChoices) })
@@ -163,7 +165,7 @@ func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []strin
 
 // checkSides refuses a command line that names no OLD and NEW.
 func (o *diffOptions) checkSides(args []string) error {
-	paths := len(args) + len(o.in.files)
+	paths := len(args) + len(o.in.files) + len(o.in.models) + len(o.in.runtimes)
 	switch inCluster := o.in.cluster.enabled(); {
 	case o.toRelease != "" && o.base != "":
 		return badInput(fmt.Errorf("--to-ome-version compares the same objects under two OME releases, --base two versions of the files: give one"))
@@ -177,8 +179,11 @@ func (o *diffOptions) checkSides(args []string) error {
 		if paths == 0 {
 			return badInput(fmt.Errorf("give the files of the change: PATH... or -f PATH"))
 		}
-	case len(args) != 2 || len(o.in.files) > 0:
+	case len(args) != 2:
 		return badInput(fmt.Errorf("give OLD and NEW, or --base REF PATH..., or --cluster -f PATH... (got %d argument(s))", len(args)))
+	case paths > len(args):
+		// Each of OLD and NEW is a whole side.
+		return badInput(fmt.Errorf("OLD and NEW are each a whole side: -f, -m and -r go with --base, --cluster and --to-ome-version"))
 	}
 	return nil
 }
@@ -189,7 +194,7 @@ func (o *diffOptions) read(cmd *cobra.Command, g *globalOptions, args []string) 
 	switch {
 	case o.base != "":
 		in.Paths = append(append([]string{}, args...), o.in.files...)
-		return input.ReadBase(in, o.base, in.Paths)
+		return input.ReadBase(in, o.base)
 	case o.in.cluster.enabled():
 		all, err := g.All()
 		if err != nil {

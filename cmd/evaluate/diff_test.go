@@ -418,6 +418,10 @@ func TestDiffBase(t *testing.T) {
 	r := evaluate(t, time.Minute, "", "diff", "--base", "HEAD", "deploy/runtimes", "-f", "deploy/models.yaml", "-f", "deploy/inferenceservices.yaml", "-o", "json")
 	require.Equal(t, 1, r.code, r.stderr)
 	checkDiff(t, r.stdout, sc.expect)
+	// And with -m and -r, each read at HEAD and now.
+	r = evaluate(t, time.Minute, "", "diff", "--base", "HEAD", "-r", "deploy/runtimes", "-m", "deploy/models.yaml", "-f", "deploy/inferenceservices.yaml", "-o", "json")
+	require.Equal(t, 1, r.code, r.stderr)
+	checkDiff(t, r.stdout, sc.expect)
 	r = evaluate(t, time.Minute, "", "diff", "-R", "--base", "HEAD", "deploy")
 	require.Contains(t, r.stdout, "HEAD:deploy -> deploy\n")
 

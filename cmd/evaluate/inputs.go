@@ -31,7 +31,10 @@ type inputOptions struct {
 	models      []string
 	runtimes    []string
 	failOnEmpty bool
-	cluster     clusterOptions
+	// unreadIsProblem makes a folder left unread for want of -R a problem
+	// (diff), not a notice.
+	unreadIsProblem bool
+	cluster         clusterOptions
 	// showFile, when not nil, names each file read as the user knows it
 	// (diff --base reads copies of the files).
 	showFile func(string) string
@@ -45,7 +48,7 @@ func addInputFlags(cmd *cobra.Command, in *inputOptions, modelsAndRuntimes bool)
 	f := cmd.Flags()
 	f.StringArrayVarP(&in.files, "filename", "f", nil, "objects of any kind: "+pathRule)
 	f.BoolVarP(&in.recursive, "recursive", "R", false, "also read the folders inside the folders given (as arguments, -f, -m or -r)")
-	f.BoolVar(&in.failOnEmpty, "fail-on-empty", false, "exit 2 when the input holds no OME object (default: a notice, and exit 0)")
+	f.BoolVar(&in.failOnEmpty, "fail-on-empty", false, "exit 2 when the input, or a path given, holds no OME object (default: a notice, and exit 0)")
 	if modelsAndRuntimes {
 		f.StringArrayVarP(&in.models, "models", "m", nil, "models only: "+pathRule)
 		f.StringArrayVarP(&in.runtimes, "runtimes", "r", nil, "runtimes only: "+pathRule)
@@ -97,7 +100,7 @@ func (in *inputOptions) sources() string {
 // standard error.
 func (in *inputOptions) options(g *globalOptions, cmd *cobra.Command, resources []live.Resource) input.Options {
 	o := input.Options{Paths: append(append([]string{}, in.paths...), in.files...), Models: in.models, Runtimes: in.runtimes,
-		Recursive: in.recursive, Namespace: in.namespace(), Stdin: g.stdin, ShowFile: in.showFile,
+		Recursive: in.recursive, Namespace: in.namespace(), Stdin: g.stdin, ShowFile: in.showFile, FailOnEmpty: in.failOnEmpty, UnreadIsProblem: in.unreadIsProblem,
 		Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }}
 	if in.cluster.enabled() && len(resources) > 0 {
 		o.Cluster, o.Resources = &in.cluster, resources
@@ -148,13 +151,18 @@ func (in *inputOptions) nothingToTell(cmd *cobra.Command, got *objects.Input, wh
 	return in.empty(cmd, what)
 }
 
-// noteConfigParsing says, for each model whose fields OME would fill in
-// from its files in a cluster, that its verdicts there may differ.
+// noteConfigParsing says, for each model of objs whose fields OME would
+// fill in from its files in a cluster, that its verdicts there may differ;
+// and of the model folders, which have no size, that the size ranges of
+// the runtimes of objs are not checked for them.
 func noteConfigParsing(cmd *cobra.Command, objs []*objects.Object) {
 	for _, o := range objs {
 		if note := objects.ConfigParsingNotice(o); note != "" {
 			fmt.Fprintln(cmd.ErrOrStderr(), note)
 		}
+	}
+	if note := objects.SizeNotice(objs); note != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), note)
 	}
 }
 

@@ -57,7 +57,7 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if len(ms) == 0 || len(rs) == 0 && len(got.Problems) > 0 {
 		return o.in.nothingToTell(cmd, got, "models")
 	}
-	noteConfigParsing(cmd, ms)
+	noteConfigParsing(cmd, objs)
 	// Matching reads values only: the positions of every field, kept for
 	// messages about bad input, are dropped, so that the heap the
 	// collector scans over and over is the engine's own.

@@ -65,7 +65,7 @@ func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 	addEngineFlag(cmd, &engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &format, output.ViolationsFormats)
-	addInputFlags(cmd, &in, false)
+	addInputFlags(cmd, &in, true)
 	cmd.Flags().StringSliceVar(&severities, "severities", []string{engine.SeverityError}, "the severities the constraint enforces (its parameters.severities)")
 	return cmd
 }
