@@ -55,6 +55,11 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	// Without models, or without runtimes because none could be read,
 	// there is nothing to tell.
 	if len(ms) == 0 || len(rs) == 0 && len(got.Problems) > 0 {
+		if machineReadable(o.format) {
+			if err := o.writeNone(cmd, <-ready, got.Problems); err != nil {
+				return err
+			}
+		}
 		return o.in.nothingToTell(cmd, got, "models")
 	}
 	noteConfigParsing(cmd, ms)
@@ -79,4 +84,20 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	reportProblems(cmd, got.Problems)
 	return exitAfter(got.Problems, unserved)
+}
+
+// writeNone writes the document of a run with no result: the input's
+// problems, if any, and nothing else.
+func (o *matchOptions) writeNone(cmd *cobra.Command, c runner.Compiled, problems []*objects.InputError) error {
+	if c.Err != nil {
+		return badInput(c.Err)
+	}
+	w, err := output.NewMatchWriter(o.format, cmd.OutOrStdout())
+	if err != nil {
+		return badInput(err)
+	}
+	if err := w.Begin(nil, nil); err != nil {
+		return err
+	}
+	return w.End(output.MatchSummary{OMEVersion: c.Release, Problems: output.Problems(problems)})
 }
