@@ -126,8 +126,15 @@ func (s *selectText) Write(results []SelectResult, _ []Problem) error {
 					line("    %d. %s (score %d)", j+1, RefText(c.Ref), c.Score)
 				}
 			}
-			if n := d.Checked.Namespaced + d.Checked.Cluster - len(d.Candidates) - len(d.Excluded); n > 0 {
-				line("  %d compatible runtime(s) not selectable: no entry with autoSelect: true, or a score of 0", n)
+			if len(d.Unselectable) > 0 {
+				line("  %d compatible runtime(s) not selectable:", len(d.Unselectable))
+				for j, u := range d.Unselectable {
+					if j == inlineExclusions {
+						line("    and %d more (-o json lists all)", len(d.Unselectable)-j)
+						break
+					}
+					line("    %s: %s", RefText(u.Ref), u.Reason)
+				}
 			}
 			if len(d.Excluded) > 0 && !excludedShown {
 				line("  excluded:")
