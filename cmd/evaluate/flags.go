@@ -45,9 +45,9 @@ func addFormatFlag(cmd *cobra.Command, format *string, formats []string) {
 }
 
 // machineReadable says whether an -o format is a document for a program
-// (every one but text): a command writes it even when it has nothing to
+// (every one but text and match's summary): a command writes it even when it has nothing to
 // put in it, so that whatever reads it can.
-func machineReadable(format string) bool { return format != "text" }
+func machineReadable(format string) bool { return format != "text" && format != "summary" }
 
 // addOutFlag gives cmd --out, the folder it writes to (def by default),
 // and for one release -o as its old short name, hidden, with a notice on
