@@ -22,7 +22,7 @@ type SelectWriter interface {
 }
 
 // SelectFormats lists the -o values of select.
-var SelectFormats = []string{"text", "json", "yaml"}
+var SelectFormats = []string{"text", "json", "yaml", "policyreport"}
 
 // NewSelectWriter returns the writer for format; release is the OME
 // release whose rules gave the decisions, which the documents name.
@@ -34,6 +34,8 @@ func NewSelectWriter(format string, w io.Writer, release string) (SelectWriter, 
 		return &selectJSON{w: w, release: release}, nil
 	case "yaml":
 		return &selectYAML{w: w, release: release}, nil
+	case "policyreport":
+		return &selectPolicyReport{w: w}, nil
 	}
 	return nil, UnknownFormat(format, SelectFormats)
 }
