@@ -169,7 +169,7 @@ type TestWriter interface {
 
 // Formats lists the -o values of each command.
 var (
-	MatchFormats = []string{"text", "summary", "json", "yaml", "github"}
+	MatchFormats = []string{"text", "json", "yaml", "github", "summary"}
 	TestFormats  = []string{"text", "json", "yaml", "sarif", "junit", "github"}
 )
 
