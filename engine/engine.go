@@ -51,6 +51,7 @@ type (
 	Decision         = answer.Decision
 	Candidate        = answer.Candidate
 	Excluded         = answer.Excluded
+	Unselectable     = answer.Unselectable
 	Checked          = answer.Checked
 )
 

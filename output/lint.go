@@ -59,7 +59,7 @@ type LintWriter interface {
 }
 
 // LintFormats lists the -o values of lint.
-var LintFormats = []string{"text", "json", "yaml", "sarif", "junit", "github"}
+var LintFormats = []string{"text", "json", "yaml", "sarif", "junit", "github", "policyreport"}
 
 // NewLintWriter returns the writer for format; style applies to text only.
 func NewLintWriter(format string, w io.Writer, style Style) (LintWriter, error) {
@@ -76,6 +76,8 @@ func NewLintWriter(format string, w io.Writer, style Style) (LintWriter, error) 
 		return &lintJUnit{w: w}, nil
 	case "github":
 		return &lintGitHub{w: w}, nil
+	case "policyreport":
+		return &lintPolicyReport{w: w}, nil
 	}
 	return nil, UnknownFormat(format, LintFormats)
 }

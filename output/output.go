@@ -169,7 +169,7 @@ type TestWriter interface {
 
 // Formats lists the -o values of each command.
 var (
-	MatchFormats = []string{"text", "json", "yaml", "github"}
+	MatchFormats = []string{"text", "json", "yaml", "github", "summary"}
 	TestFormats  = []string{"text", "json", "yaml", "sarif", "junit", "github"}
 )
 
@@ -184,6 +184,8 @@ func NewMatchWriter(format string, w io.Writer) (MatchWriter, error) {
 		return &matchYAML{w: w}, nil
 	case "github":
 		return &matchGitHub{w: w}, nil
+	case "summary":
+		return &matchSummary{w: w}, nil
 	}
 	return nil, UnknownFormat(format, MatchFormats)
 }

@@ -22,7 +22,7 @@ type SelectWriter interface {
 }
 
 // SelectFormats lists the -o values of select.
-var SelectFormats = []string{"text", "json", "yaml"}
+var SelectFormats = []string{"text", "json", "yaml", "policyreport"}
 
 // NewSelectWriter returns the writer for format; release is the OME
 // release whose rules gave the decisions, which the documents name.
@@ -34,6 +34,8 @@ func NewSelectWriter(format string, w io.Writer, release string) (SelectWriter, 
 		return &selectJSON{w: w, release: release}, nil
 	case "yaml":
 		return &selectYAML{w: w, release: release}, nil
+	case "policyreport":
+		return &selectPolicyReport{w: w}, nil
 	}
 	return nil, UnknownFormat(format, SelectFormats)
 }
@@ -126,8 +128,15 @@ func (s *selectText) Write(results []SelectResult, _ []Problem) error {
 					line("    %d. %s (score %d)", j+1, RefText(c.Ref), c.Score)
 				}
 			}
-			if n := d.Checked.Namespaced + d.Checked.Cluster - len(d.Candidates) - len(d.Excluded); n > 0 {
-				line("  %d compatible runtime(s) not selectable: no entry with autoSelect: true, or a score of 0", n)
+			if len(d.Unselectable) > 0 {
+				line("  %d compatible runtime(s) not selectable:", len(d.Unselectable))
+				for j, u := range d.Unselectable {
+					if j == inlineExclusions {
+						line("    and %d more (-o json lists all)", len(d.Unselectable)-j)
+						break
+					}
+					line("    %s: %s", RefText(u.Ref), u.Reason)
+				}
 			}
 			if len(d.Excluded) > 0 && !excludedShown {
 				line("  excluded:")

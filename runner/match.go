@@ -1,10 +1,33 @@
 package runner
 
 import (
+	"fmt"
+
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 )
+
+// The values of match's --only: the models that some runtime accepts, or
+// those that none does.
+const (
+	OnlyCompatible   = "compatible"
+	OnlyIncompatible = "incompatible"
+)
+
+// OnlyChoices are --only's values.
+var OnlyChoices = []string{OnlyCompatible, OnlyIncompatible}
+
+// MatchView is what match shows of its results: Only keeps the models of
+// one verdict ("" for all); when the writer shows what selection chooses
+// (output.SelectionWriter), Selector chooses it, for each model, as for an
+// InferenceService of the model's namespace (of Namespace for a
+// ClusterBaseModel) that names the model and no runtime.
+type MatchView struct {
+	Only      string
+	Selector  engine.Selector
+	Namespace string
+}
 
 // Matches matches every model against the runtimes OME pairs it with and
 // writes the results to w, each model's as soon as they are known, then
@@ -12,8 +35,22 @@ import (
 // are written (what the engine prepared is live then). unserved says
 // whether some model has no compatible runtime.
 func Matches(w output.MatchWriter, m engine.Matcher, release string, ms, rs []*objects.Object, problems []*objects.InputError, each func()) (unserved bool, err error) {
+	return MatchesIn(MatchView{}, w, m, release, ms, rs, problems, each)
+}
+
+// MatchesIn is Matches, showing what view says. unserved counts every
+// model matched, shown or not.
+func MatchesIn(view MatchView, w output.MatchWriter, m engine.Matcher, release string, ms, rs []*objects.Object, problems []*objects.InputError, each func()) (unserved bool, err error) {
 	if err := w.Begin(ms, rs); err != nil {
 		return false, err
+	}
+	sw, selecting := w.(output.SelectionWriter)
+	var byRef map[engine.Ref]*objects.Object
+	if selecting && view.Selector != nil {
+		byRef = make(map[engine.Ref]*objects.Object, len(rs))
+		for _, r := range rs {
+			byRef[objects.RefOf(r)] = r
+		}
 	}
 	leftOut, err := engine.MatchObjects(m, ms, rs, func(mo *objects.Object, results []engine.Result) error {
 		if each != nil {
@@ -24,10 +61,54 @@ func Matches(w output.MatchWriter, m engine.Matcher, release string, ms, rs []*o
 			served = served || r.Compatible
 		}
 		unserved = unserved || !served
-		return w.Model(objects.RefOf(mo), results)
+		switch {
+		case view.Only == OnlyCompatible && !served, view.Only == OnlyIncompatible && served:
+			return nil
+		case !selecting:
+			return w.Model(objects.RefOf(mo), results)
+		}
+		var selected *engine.Ref
+		if served && byRef != nil {
+			var err error
+			if selected, err = selectFor(view, mo, results, byRef); err != nil {
+				return err
+			}
+		}
+		return sw.ModelSelected(objects.RefOf(mo), results, selected)
 	})
 	if err != nil {
 		return false, err
 	}
 	return unserved, w.End(output.MatchSummary{OMEVersion: release, LeftOut: leftOut, Problems: output.Problems(problems)})
+}
+
+// selectFor is the runtime that OME's selection chooses for the model,
+// among those that accept it (the others are never chosen), or nil.
+func selectFor(view MatchView, mo *objects.Object, results []engine.Result, byRef map[engine.Ref]*objects.Object) (*engine.Ref, error) {
+	ns := mo.Namespace
+	if mo.Kind == objects.KindClusterBaseModel {
+		ns = view.Namespace
+	}
+	cluster := []*objects.Object{mo}
+	for _, r := range results {
+		ro := byRef[r.Runtime]
+		if !r.Compatible || ro == nil || ro.Kind == objects.KindServingRuntime && ro.Namespace != ns {
+			continue
+		}
+		cluster = append(cluster, ro)
+	}
+	isvc := &objects.Object{APIVersion: "ome.io/v1beta1", Kind: objects.KindInferenceService, Namespace: ns, Name: "summary",
+		Value: map[string]any{
+			"apiVersion": "ome.io/v1beta1", "kind": objects.KindInferenceService,
+			"metadata": map[string]any{"name": "summary", "namespace": ns},
+			"spec":     map[string]any{"model": map[string]any{"name": mo.Name}, "engine": map[string]any{}},
+		}}
+	d, err := view.Selector.Select(isvc, cluster)
+	if err != nil {
+		return nil, fmt.Errorf("%s: selection: %w", mo.Ref(), err)
+	}
+	if !d.Admitted {
+		return nil, nil
+	}
+	return d.Selected, nil
 }

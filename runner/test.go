@@ -60,10 +60,16 @@ func FindTests(paths []string) (Tests, error) {
 		return Tests{}, err
 	}
 	if len(caseFiles) == 0 && len(regoFiles) == 0 {
-		return Tests{}, fmt.Errorf("%s: no case files (a cases: list) or Rego tests (*_test.rego) found", strings.Join(paths, " "))
+		return Tests{}, &NoTests{fmt.Sprintf("%s: no case files (a cases: list) or Rego tests (*_test.rego) found", strings.Join(paths, " "))}
 	}
 	return Tests{paths: paths, CaseFiles: caseFiles, RegoFiles: regoFiles}, nil
 }
+
+// NoTests is the error of a run that finds no test to run: no case file
+// or Rego test, or only empty case lists.
+type NoTests struct{ msg string }
+
+func (e *NoTests) Error() string { return e.msg }
 
 // Tests are the tests of a run: case files, run on the engines of Engine
 // and on Releases, each case on each release it holds for (the OME
@@ -88,9 +94,9 @@ func (t Tests) Run() (report output.TestReport, left []LeftOut, err error) {
 	switch {
 	case err != nil:
 	case len(report.Cases) == 0 && len(left) == 0:
-		err = fmt.Errorf("%s: no cases (the cases: lists are empty)", strings.Join(t.paths, " "))
+		err = &NoTests{fmt.Sprintf("%s: no cases (the cases: lists are empty)", strings.Join(t.paths, " "))}
 	case len(report.Cases) == 0:
-		err = fmt.Errorf("%s: no case holds for OME %s (each names the releases it holds for in omeVersions)", strings.Join(t.paths, " "), strings.Join(t.Releases, ", "))
+		err = &NoTests{fmt.Sprintf("%s: no case holds for OME %s (each names the releases it holds for in omeVersions)", strings.Join(t.paths, " "), strings.Join(t.Releases, ", "))}
 	}
 	return report, left, err
 }

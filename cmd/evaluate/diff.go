@@ -85,6 +85,17 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	if len(sides.Old)+len(sides.New) == 0 {
 		in := o.in
 		in.paths = args
+		if machineReadable(o.format) {
+			c := <-ready
+			if c.Err != nil {
+				return badInput(c.Err)
+			}
+			p.finish()
+			out := diffout.Sides{Old: sides.OldLabel, New: sides.NewLabel, OMEVersion: c.Release, ToOMEVersion: c.Release}
+			if err := o.writeNone(cmd, out, sides.Problems); err != nil {
+				return err
+			}
+		}
 		return in.nothingToTell(cmd, &objects.Input{Problems: sides.Problems}, "OME objects")
 	}
 	for _, side := range [][]*objects.Object{sides.Old, sides.New} {
@@ -128,6 +139,18 @@ func (o *diffOptions) write(cmd *cobra.Command, report *diff.Report, sides diffo
 	return exitAfter(problems, fail)
 }
 
+// writeNone writes the report of a diff with no object on either side:
+// no change, and the input's problems.
+func (o *diffOptions) writeNone(cmd *cobra.Command, sides diffout.Sides, problems []*objects.InputError) error {
+	w, err := diffout.NewWriter(o.format, cmd.OutOrStdout())
+	if err != nil {
+		return badInput(err)
+	}
+	sides.Problems = output.Problems(problems)
+	sides.ShowReasons = o.showReasons
+	return w.Write(&diff.Report{Models: []diff.ModelChange{}, InferenceServices: []diff.ServiceChange{}, Unmoved: []diff.ObjectChange{}}, sides)
+}
+
 // upgrade says what an OME upgrade does to the same objects: the files
 // (with their folders) and -f's, or the cluster, judged by the rules of
 // --ome-version and of --to-ome-version.
@@ -147,6 +170,14 @@ func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []strin
 	}
 	objs := got.Objects
 	if len(objs) == 0 {
+		if machineReadable(o.format) {
+			p.finish()
+			what := in.sources()
+			sides := diffout.Sides{Old: what + " on OME " + up.From, New: what + " on OME " + up.To, OMEVersion: up.From, ToOMEVersion: up.To}
+			if err := o.writeNone(cmd, sides, got.Problems); err != nil {
+				return err
+			}
+		}
 		return in.nothingToTell(cmd, got, "OME objects")
 	}
 	if err := objects.CheckTimestamps(objs); err != nil {

@@ -44,6 +44,11 @@ func addFormatFlag(cmd *cobra.Command, format *string, formats []string) {
 	checkBeforeRun(cmd, func() error { return checkChoice("output", *format, formats) })
 }
 
+// machineReadable says whether an -o format is a document for a program
+// (every one but text and match's summary): a command writes it even when it has nothing to
+// put in it, so that whatever reads it can.
+func machineReadable(format string) bool { return format != "text" && format != "summary" }
+
 // addOutFlag gives cmd --out, the folder it writes to (def by default),
 // and for one release -o as its old short name, hidden, with a notice on
 // standard error: -o names an output format in the other commands.

@@ -104,6 +104,11 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		if len(run.Others) == 0 {
 			what = "OME objects"
 		}
+		if machineReadable(o.format) {
+			if err := w.Write(output.LintReport{OMEVersion: set.Release, Rules: rules, FailOnWarn: o.failOnWarn}); err != nil {
+				return err
+			}
+		}
 		return o.in.empty(cmd, what)
 	}
 	if o.crossCheck {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +21,8 @@ type matchOptions struct {
 	in         inputOptions
 	engineName string
 	format     string
+	modelNames []string
+	only       string
 }
 
 func newMatchCommand(g *globalOptions) *cobra.Command {
@@ -35,6 +39,14 @@ func newMatchCommand(g *globalOptions) *cobra.Command {
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &o.format, output.MatchFormats)
+	cmd.Flags().StringSliceVar(&o.modelNames, "model-name", nil, "match only the models of these names (comma-separated or repeated)")
+	cmd.Flags().StringVar(&o.only, "only", "", "show only the models that some runtime accepts or that none does: "+strings.Join(runner.OnlyChoices, ", "))
+	checkBeforeRun(cmd, func() error {
+		if o.only == "" {
+			return nil
+		}
+		return checkChoice("only", o.only, runner.OnlyChoices)
+	})
 	return cmd
 }
 
@@ -45,16 +57,32 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if !o.in.given() {
 		return badInput(fmt.Errorf("give the models and runtimes: files, folders, -f, -m and -r, - or --cluster"))
 	}
-	ready := runner.Compile(o.engineName, func() (*policyset.Set, error) { return g.For(o.engineName) }, runner.CompileMatch)
+	parts := runner.CompileMatch
+	if o.format == "summary" {
+		parts |= runner.CompileSelect
+	}
+	ready := runner.Compile(o.engineName, func() (*policyset.Set, error) { return g.For(o.engineName) }, parts)
 	got, err := o.in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
 	if err != nil {
 		return err
 	}
 	objs := pick(cmd, got.Objects, "match", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
 	ms, rs := input.Only(objs, (*objects.Object).IsModel), input.Only(objs, (*objects.Object).IsRuntime)
+	if len(o.modelNames) > 0 && len(ms) > 0 {
+		ms = input.Only(ms, func(m *objects.Object) bool { return slices.Contains(o.modelNames, m.Name) })
+		if len(ms) == 0 {
+			reportProblems(cmd, got.Problems)
+			return badInput(fmt.Errorf("no model named %s in %s", strings.Join(o.modelNames, " or "), o.in.sources()))
+		}
+	}
 	// Without models, or without runtimes because none could be read,
 	// there is nothing to tell.
 	if len(ms) == 0 || len(rs) == 0 && len(got.Problems) > 0 {
+		if machineReadable(o.format) {
+			if err := o.writeNone(cmd, <-ready, got.Problems); err != nil {
+				return err
+			}
+		}
 		return o.in.nothingToTell(cmd, got, "models")
 	}
 	noteConfigParsing(cmd, objs)
@@ -73,10 +101,27 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	unserved, err := runner.Matches(w, c.Matcher, c.Release, ms, rs, got.Problems, fitMemoryLimit)
+	view := runner.MatchView{Only: o.only, Selector: c.Selector, Namespace: o.in.namespace()}
+	unserved, err := runner.MatchesIn(view, w, c.Matcher, c.Release, ms, rs, got.Problems, fitMemoryLimit)
 	if err != nil {
 		return err
 	}
 	reportProblems(cmd, got.Problems)
 	return exitAfter(got.Problems, unserved)
+}
+
+// writeNone writes the document of a run with no result: the input's
+// problems, if any, and nothing else.
+func (o *matchOptions) writeNone(cmd *cobra.Command, c runner.Compiled, problems []*objects.InputError) error {
+	if c.Err != nil {
+		return badInput(c.Err)
+	}
+	w, err := output.NewMatchWriter(o.format, cmd.OutOrStdout())
+	if err != nil {
+		return badInput(err)
+	}
+	if err := w.Begin(nil, nil); err != nil {
+		return err
+	}
+	return w.End(output.MatchSummary{OMEVersion: c.Release, Problems: output.Problems(problems)})
 }

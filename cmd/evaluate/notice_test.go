@@ -9,8 +9,9 @@ import (
 )
 
 // TestNoticeNamesEveryOMEFile: each file taken from OME (its CRDs, catalog
-// runtimes and model configs) is named in NOTICE with its upstream path, and
-// NOTICE names no file that is gone.
+// runtimes and model configs) or from Kyverno (the PolicyReport CRDs) is
+// named in NOTICE with its upstream path, and NOTICE names no file that is
+// gone.
 func TestNoticeNamesEveryOMEFile(t *testing.T) {
 	data, err := os.ReadFile(at("NOTICE"))
 	if err != nil {
@@ -23,7 +24,7 @@ func TestNoticeNamesEveryOMEFile(t *testing.T) {
 			named["testdata/"+p] = true
 		}
 	}
-	for _, dir := range []string{"testdata/ome-crds", "testdata/catalog/runtimes", "testdata/catalog/models"} {
+	for _, dir := range []string{"testdata/ome-crds", "testdata/catalog/runtimes", "testdata/catalog/models", "testdata/policyreport"} {
 		err := filepath.WalkDir(at(dir), func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || d.Name() == "README.md" {
 				return err

@@ -57,6 +57,19 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	services, cluster := runner.SplitServices(got.Objects)
 	if len(services) == 0 {
+		if machineReadable(o.format) {
+			set, err := g.For(o.engineName)
+			if err != nil {
+				return badInput(err)
+			}
+			w, err := output.NewSelectWriter(o.format, cmd.OutOrStdout(), set.Release)
+			if err != nil {
+				return badInput(err)
+			}
+			if err := w.Write(nil, output.Problems(got.Problems)); err != nil {
+				return err
+			}
+		}
 		return o.in.nothingToTell(cmd, got, "InferenceServices")
 	}
 	if err := objects.CheckTimestamps(cluster); err != nil {

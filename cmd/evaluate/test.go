@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -26,9 +27,19 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
+			// A run with no test is an error, after an empty document.
+			noTests := func(err error) error {
+				var none *runner.NoTests
+				if errors.As(err, &none) && machineReadable(format) {
+					if err := w.Write(output.TestReport{}); err != nil {
+						return err
+					}
+				}
+				return badInput(err)
+			}
 			tests, err := runner.FindTests(args)
 			if err != nil {
-				return badInput(err)
+				return noTests(err)
 			}
 			set, err := g.All()
 			if err != nil {
@@ -44,7 +55,7 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 			report, leftOut, err := tests.Run()
 			p.finish()
 			if err != nil {
-				return badInput(err)
+				return noTests(err)
 			}
 			for _, l := range leftOut {
 				fmt.Fprintln(cmd.ErrOrStderr(), "notice: "+l.Notice(releases))

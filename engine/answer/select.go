@@ -23,6 +23,13 @@ type Excluded struct {
 	HiddenBy    *objects.Ref `json:"hiddenBy,omitempty" yaml:"hiddenBy,omitempty"`
 }
 
+// Unselectable is a runtime that is compatible but that selection never
+// chooses, with why: no entry with autoSelect: true, or a score of 0.
+type Unselectable struct {
+	objects.Ref `yaml:",inline"`
+	Reason      string `json:"reason" yaml:"reason"`
+}
+
 // Checked counts the runtimes selection looked at.
 type Checked struct {
 	Namespaced int `json:"namespaced" yaml:"namespaced"`
@@ -47,8 +54,11 @@ type Decision struct {
 	Model      *objects.Ref `json:"model" yaml:"model"`
 	Candidates []Candidate  `json:"candidates" yaml:"candidates"`
 	Excluded   []Excluded   `json:"excluded" yaml:"excluded"`
-	Checked    Checked      `json:"checked" yaml:"checked"`
-	Warnings   []string     `json:"warnings" yaml:"warnings"`
+	// Unselectable are the compatible runtimes that are not candidates,
+	// in the order OME checks them.
+	Unselectable []Unselectable `json:"unselectable" yaml:"unselectable"`
+	Checked      Checked        `json:"checked" yaml:"checked"`
+	Warnings     []string       `json:"warnings" yaml:"warnings"`
 }
 
 func ObjectValues(objs []*objects.Object) []any {
@@ -65,7 +75,7 @@ func DecisionFrom(d Decision, out map[string]any) (Decision, error) {
 	d.Selection, _ = out["selection"].(bool)
 	d.Check, _ = out["check"].(string)
 	d.Model = refFrom(out["model"])
-	d.Candidates, d.Excluded, d.Warnings = []Candidate{}, []Excluded{}, []string{}
+	d.Candidates, d.Excluded, d.Unselectable, d.Warnings = []Candidate{}, []Excluded{}, []Unselectable{}, []string{}
 	for _, w := range listOf(out["warnings"]) {
 		s, _ := w.(string)
 		d.Warnings = append(d.Warnings, s)
@@ -97,6 +107,15 @@ func DecisionFrom(d Decision, out map[string]any) (Decision, error) {
 		d.Excluded = append(d.Excluded, Excluded{Ref: *r, Reason: reason})
 	}
 	markHidden(d.Excluded)
+	for _, u := range listOf(out["unselectable"]) {
+		m, _ := u.(map[string]any)
+		r := refFrom(m)
+		if r == nil {
+			return d, fmt.Errorf("an unselectable runtime is not a reference: %v", u)
+		}
+		reason, _ := m["reason"].(string)
+		d.Unselectable = append(d.Unselectable, Unselectable{Ref: *r, Reason: reason})
+	}
 	counts, _ := out["checkedCounts"].(map[string]any)
 	d.Checked = Checked{Namespaced: int(toInt64(counts["namespaced"])), Cluster: int(toInt64(counts["cluster"]))}
 	return d, nil

@@ -56,6 +56,7 @@ func (s *Selector) Select(isvc *objects.Object, cluster []*objects.Object) (answ
 		"selected":      out["selected"],
 		"ranked":        answer.NumbersToInt(out["candidates"]),
 		"excluded":      out["excluded"],
+		"unselectable":  out["unselectable"],
 		"checkedCounts": answer.NumbersToInt(out["checked"]),
 	}
 	return answer.DecisionFrom(d, norm)

@@ -14,6 +14,7 @@
 #   model      the model the InferenceService refers to, when found
 #   candidates runtimes that could be chosen, best first: {kind, namespace, name, score}
 #   excluded   runtimes that are not compatible, in the order OME checks them: {kind, namespace, name, reason}
+#   unselectable runtimes that are compatible but never selected, in the order OME checks them: {kind, namespace, name, reason}
 #   checked    {namespaced, cluster}: how many runtimes were looked at
 #   warnings   what OME's controller would say of a runtime named in spec.runtime.name
 package ome.select
@@ -358,6 +359,28 @@ excluded_of(rs, kind) := [{"kind": kind, "namespace": ns, "name": name, "reason"
 
 checked := {"namespaced": count(namespaced_runtimes), "cluster": count(cluster_runtimes)}
 
+# The runtimes that are compatible but never candidates, in the order OME
+# checks them (as excluded), each with why (unselectable_reason).
+unselectable := array.concat(unselectable_of(namespaced_runtimes, "ServingRuntime"), unselectable_of(cluster_runtimes, "ClusterServingRuntime"))
+
+unselectable_of(rs, kind) := [{"kind": kind, "namespace": ns, "name": name, "reason": unselectable_reason(object.get(r, "spec", {}))} |
+	some [_, name, _, r, ns] in sort([[
+		age(object.get(r, ["metadata", "creationTimestamp"], null)), r.metadata.name, i,
+		r, object.get(r, ["metadata", "namespace"], ""),
+	] |
+		some i, r in rs
+		compatible(r)
+		unselectable_reason(object.get(r, "spec", {})) != ""
+	])
+]
+
+# Why a compatible runtime is not a candidate ("" when it is one).
+unselectable_reason(runtime_spec) := "no entry has autoSelect: true, so OME selects it only by spec.runtime.name" if {
+	not auto_selectable(runtime_spec)
+} else := "score 0: no entry that allows autoSelect agrees with the model's format and framework" if {
+	runtime_score(model_spec, runtime_spec) <= 0
+} else := ""
+
 # OME's message when selection finds no runtime, given how many runtimes
 # were checked and the excluded ones, in order.
 no_runtime_message(checked_runtimes, excluded_runtimes) := selection_refusal(concat("", [
@@ -423,6 +446,7 @@ result := object.union(decision, {
 	"candidates": candidates_out,
 	"excluded": excluded_out,
 	"checked": checked_out,
+	"unselectable": unselectable_out,
 	"warnings": warnings,
 	"model": model_out,
 })
@@ -432,6 +456,9 @@ candidates_out := ranked if decision.selection
 else := []
 
 excluded_out := excluded if decision.selection
+else := []
+
+unselectable_out := unselectable if decision.selection
 else := []
 
 checked_out := checked if decision.selection
