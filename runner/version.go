@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/output/about"
 	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
@@ -31,8 +31,8 @@ const (
 // information. A build without VCS information (such as
 // GOFLAGS=-buildvcs=false, or a copy of the source without .git) has the
 // revision "unknown"; a build inside the module has the version "devel".
-func BuildVersion(version, revision string) output.Version {
-	v := output.Version{
+func BuildVersion(version, revision string) about.Version {
+	v := about.Version{
 		Version:     version,
 		Revision:    revision,
 		Go:          runtime.Version(),

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/builtins/regolib"
-	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/output/about"
 	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
@@ -23,14 +23,14 @@ func newPoliciesCommand(g *globalOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
 			if functions {
-				return output.WriteFunctions(out)
+				return about.WriteFunctions(out)
 			}
 			set, err := g.For("")
 			if err != nil {
 				return badInput(err)
 			}
 			if len(args) == 0 && !all {
-				return output.WritePolicyList(out, set)
+				return about.WritePolicyList(out, set)
 			}
 			files := set.Files
 			if len(args) > 0 {
@@ -43,7 +43,7 @@ func newPoliciesCommand(g *globalOptions) *cobra.Command {
 					files = append(files, f)
 				}
 			}
-			return output.WritePolicySources(out, set, files)
+			return about.WritePolicySources(out, set, files)
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "print every policy source and test")

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/output/about"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -16,7 +16,7 @@ var (
 )
 
 // buildVersion is what `evaluate version` prints of this binary.
-func buildVersion() output.Version { return runner.BuildVersion(version, revision) }
+func buildVersion() about.Version { return runner.BuildVersion(version, revision) }
 
 func newVersionCommand() *cobra.Command {
 	var format string
@@ -27,7 +27,7 @@ func newVersionCommand() *cobra.Command {
 		Example: exampleText("version"),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return output.WriteVersion(cmd.OutOrStdout(), buildVersion(), format)
+			return about.WriteVersion(cmd.OutOrStdout(), buildVersion(), format)
 		},
 	}
 	addFormatFlag(cmd, &format, []string{"text", "json", "yaml"})

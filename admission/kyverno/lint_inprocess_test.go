@@ -1,4 +1,4 @@
-package admission_test
+package kyverno_test
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/ext"
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/admission"
@@ -26,8 +27,8 @@ import (
 // repository's root is one folder up).
 func lintFixtures(t *testing.T) []*objects.Object {
 	t.Helper()
-	roots := []string{"../testdata/gatekeeper/lint-objects.yaml"}
-	dirs, err := filepath.Glob("../testdata/lint/*")
+	roots := []string{"../../testdata/gatekeeper/lint-objects.yaml"}
+	dirs, err := filepath.Glob("../../testdata/lint/*")
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no lint fixture folder: %v", err)
 	}
@@ -83,7 +84,7 @@ func newKyvernoLintPolicy(t *testing.T, file string, data []byte) *kyvernoLintPo
 	for _, v := range doc.Spec.Variables {
 		opts = append(opts, cel.Variable("variables."+v.Name, cel.DynType))
 	}
-	env := admission.KyvernoCEL(t, opts...)
+	env := kyvernoCEL(t, opts...)
 	compile := func(what, expr string) cel.Program {
 		ast, iss := env.Compile(expr)
 		if iss.Err() != nil {
@@ -318,4 +319,22 @@ func kyvernoTestsAgree(t *testing.T, b admission.Bundle, name string, policy *ky
 	if n == 0 {
 		t.Errorf("%s: no result", dir)
 	}
+}
+
+// kyvernoCEL is a CEL environment close to Kyverno's (its pkg/cel/compiler:
+// homogeneous literals, optional types, the bindings, lists v3, math, sets,
+// strings v2 and regex extensions), with vars, as package admission's tests
+// build it for the selection policy.
+func kyvernoCEL(t testing.TB, vars ...cel.EnvOption) *cel.Env {
+	t.Helper()
+	opts := append([]cel.EnvOption{
+		cel.HomogeneousAggregateLiterals(), cel.EagerlyValidateDeclarations(true), cel.DefaultUTCTimeZone(true),
+		cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(), ext.Bindings(), ext.Encoders(),
+		ext.Lists(ext.ListsVersion(3)), ext.Math(), ext.Sets(), ext.Strings(ext.StringsVersion(2)), ext.Regex(ext.RegexVersion(1)),
+	}, vars...)
+	env, err := cel.NewEnv(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
 }
