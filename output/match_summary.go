@@ -72,10 +72,7 @@ func (m *matchSummary) End(s MatchSummary) error {
 	if m.models == 0 {
 		return nil
 	}
-	line := fmt.Sprintf("%d model(s), %d with no compatible runtime", m.models, m.unserved)
-	if s.LeftOut > 0 {
-		line += fmt.Sprintf("; %d pair(s) left out, which OME never considers (a BaseModel and a ServingRuntime of another namespace)", s.LeftOut)
-	}
+	line := matchTotals(m.models, m.unserved, s.LeftOut)
 	var b strings.Builder
 	b.WriteString("\n" + line + "\n")
 	_, err := io.WriteString(m.w, b.String())

@@ -78,13 +78,20 @@ func (m *matchText) End(s MatchSummary) error {
 	if m.models == 0 {
 		return nil
 	}
-	line := fmt.Sprintf("%d model(s), %d with no compatible runtime", m.models, m.unserved)
-	if s.LeftOut > 0 {
-		line += fmt.Sprintf("; %d pair(s) left out, which OME never considers (a BaseModel and a ServingRuntime of another namespace)", s.LeftOut)
-	}
+	line := matchTotals(m.models, m.unserved, s.LeftOut)
 	var b strings.Builder
 	b.WriteString("\n")
 	wrapTo(&b, line, m.lineWidth, 0)
 	_, err := io.WriteString(m.w, b.String())
 	return err
+}
+
+// matchTotals is the last line of match's text and summary: the models,
+// those with no compatible runtime, and the pairs OME never considers.
+func matchTotals(models, unserved, leftOut int) string {
+	line := fmt.Sprintf("%d model(s), %d with no compatible runtime", models, unserved)
+	if leftOut > 0 {
+		line += fmt.Sprintf("; %d pair(s) left out, which OME never considers (a BaseModel and a ServingRuntime of another namespace)", leftOut)
+	}
+	return line
 }
