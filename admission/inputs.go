@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -9,6 +10,7 @@ import (
 
 	evaluator "github.com/ome-policy/evaluator"
 	"github.com/ome-policy/evaluator/cases"
+	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 )
@@ -72,6 +74,60 @@ func ProjectLintObjects(notices io.Writer) ([]*objects.Object, error) {
 		}
 	}
 	return out, nil
+}
+
+// BundleInputs are the inputs of an admission bundle's tests, for the
+// policies of set: the selection cases of caseFiles and the lint objects of
+// lint, with evaluate lint's findings; where a list is nil, the project's
+// own, which the binary carries, so that a clone and any other folder make
+// the same bundle. Notices of reading the lint objects go to notices.
+func BundleInputs(set *policyset.Set, caseFiles, lint []string, notices io.Writer) (Options, error) {
+	opts := Options{Policies: set}
+	var err error
+	if caseFiles != nil {
+		for _, f := range caseFiles {
+			c, err := cases.ReadCases(f)
+			if err != nil {
+				return opts, fmt.Errorf("--cases: %w", err)
+			}
+			opts.SelectionCases = append(opts.SelectionCases, cases.ForRelease(c, set.Release)...)
+		}
+	} else if opts.SelectionCases, err = ProjectCases(set.Release); err != nil {
+		return opts, err
+	}
+	var objs []*objects.Object
+	if lint != nil {
+		if len(lint) > 0 {
+			if objs, err = objects.Load(lint, objects.LoadOptions{Lenient: true, Notices: notices}); err != nil {
+				return opts, fmt.Errorf("--lint: %w", err)
+			}
+		}
+	} else if objs, err = ProjectLintObjects(notices); err != nil {
+		return opts, err
+	}
+	opts.Lint, err = lintForSuite(set, objs)
+	return opts, err
+}
+
+// lintForSuite lints the models and runtimes of the lint policies' tests
+// (the kinds the template reviews; lint's InferenceServices are left out),
+// each alone, on the Rego engine, whose policies the template carries.
+func lintForSuite(set *policyset.Set, objs []*objects.Object) ([]ObjectFindings, error) {
+	kept := make([]*objects.Object, 0, len(objs))
+	for _, o := range objs {
+		if o.IsModel() || o.IsRuntime() {
+			kept = append(kept, o)
+		}
+	}
+	objs = kept
+	if len(objs) == 0 {
+		return nil, nil
+	}
+	linter, err := engine.NewLinter(engine.Rego, set)
+	if err != nil {
+		return nil, err
+	}
+	return LintEach(linter, objs)
 }
 
 // Options are the inputs of the bundles (admission/bundle.Generate,

@@ -11,7 +11,6 @@ import (
 	"github.com/ome-policy/evaluator/admission/gatekeeper"
 	"github.com/ome-policy/evaluator/admission/kyverno"
 	"github.com/ome-policy/evaluator/cases"
-	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
@@ -53,30 +52,11 @@ func generated(t *testing.T) map[string]admission.Bundle {
 // makes them from the project's own files, which the binary carries.
 func projectOptions(t *testing.T, set *policyset.Set) admission.Options {
 	t.Helper()
-	spec, err := admission.ProjectCases(set.Release)
+	opts, err := admission.BundleInputs(set, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lint, err := admission.ProjectLintObjects(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The kinds the template reviews, as the CLI keeps them.
-	kept := lint[:0]
-	for _, o := range lint {
-		if o.IsModel() || o.IsRuntime() {
-			kept = append(kept, o)
-		}
-	}
-	linter, err := engine.NewLinter(engine.Rego, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	linted, err := admission.LintEach(linter, kept)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return admission.Options{Policies: set, SelectionCases: spec, Lint: linted}
+	return opts
 }
 
 // TestGeneratedFilesAreCurrent fails when a generated file was edited, or

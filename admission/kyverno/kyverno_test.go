@@ -10,7 +10,6 @@ import (
 
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/admission/vap"
-	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
@@ -227,28 +226,9 @@ func kyvernoComment(t *testing.T, testFile []byte, key string, n int) string {
 // makes them from the project's own files, which the binary carries.
 func projectOptions(t *testing.T, set *policyset.Set) admission.Options {
 	t.Helper()
-	spec, err := admission.ProjectCases(set.Release)
+	opts, err := admission.BundleInputs(set, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lint, err := admission.ProjectLintObjects(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The kinds the template reviews, as the CLI keeps them.
-	kept := lint[:0]
-	for _, o := range lint {
-		if o.IsModel() || o.IsRuntime() {
-			kept = append(kept, o)
-		}
-	}
-	linter, err := engine.NewLinter(engine.Rego, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	linted, err := admission.LintEach(linter, kept)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return admission.Options{Policies: set, SelectionCases: spec, Lint: linted}
+	return opts
 }

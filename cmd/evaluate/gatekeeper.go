@@ -12,7 +12,6 @@ import (
 	"github.com/ome-policy/evaluator/admission/gatekeeper"
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/policies/policyset"
-	"github.com/ome-policy/evaluator/runner"
 )
 
 func newGatekeeperCommand(g *globalOptions) *cobra.Command {
@@ -62,7 +61,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-// suiteInputs are the inputs of a bundle's tests (runner.BundleInputs):
+// suiteInputs are the inputs of a bundle's tests (admission.BundleInputs):
 // --cases and --lint when given, else the project's own.
 func suiteInputs(cmd *cobra.Command, set *policyset.Set, caseFiles, lint []string) (admission.Options, error) {
 	if !cmd.Flags().Changed("cases") {
@@ -75,7 +74,7 @@ func suiteInputs(cmd *cobra.Command, set *policyset.Set, caseFiles, lint []strin
 	} else if lint == nil {
 		lint = []string{}
 	}
-	opts, err := runner.BundleInputs(set, caseFiles, lint, cmd.ErrOrStderr())
+	opts, err := admission.BundleInputs(set, caseFiles, lint, cmd.ErrOrStderr())
 	if err != nil {
 		return opts, badInput(err)
 	}
