@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/ext"
+
 	"github.com/ome-policy/evaluator/cases"
 )
 
@@ -181,4 +184,18 @@ func KyvernoLeavesCase(c cases.Case) bool {
 		objs[i] = o.Value
 	}
 	return KyvernoLeaves(c.InferenceService.Value, objs)
+}
+
+// KyvernoEnvOptions are the options of a CEL environment close to the one
+// Kyverno compiles ValidatingPolicies in (its pkg/cel/compiler:
+// homogeneous literals, optional types, the bindings, lists v3, math,
+// sets, strings v2 and regex extensions): the tests run the generated
+// Kyverno policies in it, in process. Kyverno's own engine is checked by
+// make kyverno-verify.
+func KyvernoEnvOptions() []cel.EnvOption {
+	return []cel.EnvOption{
+		cel.HomogeneousAggregateLiterals(), cel.EagerlyValidateDeclarations(true), cel.DefaultUTCTimeZone(true),
+		cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(), ext.Bindings(), ext.Encoders(),
+		ext.Lists(ext.ListsVersion(3)), ext.Math(), ext.Sets(), ext.Strings(ext.StringsVersion(2)), ext.Regex(ext.RegexVersion(1)),
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
-	"github.com/google/cel-go/ext"
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/builtins"
@@ -26,11 +25,7 @@ import (
 // vars. Kyverno's own engine is checked by make kyverno-verify.
 func kyvernoCEL(t testing.TB, vars ...cel.EnvOption) *cel.Env {
 	t.Helper()
-	opts := append([]cel.EnvOption{
-		cel.HomogeneousAggregateLiterals(), cel.EagerlyValidateDeclarations(true), cel.DefaultUTCTimeZone(true),
-		cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(), ext.Bindings(), ext.Encoders(),
-		ext.Lists(ext.ListsVersion(3)), ext.Math(), ext.Sets(), ext.Strings(ext.StringsVersion(2)), ext.Regex(ext.RegexVersion(1)),
-	}, vars...)
+	opts := append(KyvernoEnvOptions(), vars...)
 	env, err := cel.NewEnv(opts...)
 	if err != nil {
 		t.Fatal(err)
