@@ -19,12 +19,21 @@ repo=https://github.com/ome-policy/evaluator
 version=latest
 dir="${HOME:-.}/.local/bin"
 base=
+usage() { sed -n '2,15s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --version) version="$2"; shift 2 ;;
-    --dir) dir="$2"; shift 2 ;;
-    --base-url) base="$2"; shift 2 ;;
-    *) echo "install.sh: unknown argument $1" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    --version|--dir|--base-url)
+      if [ $# -lt 2 ] || [ -z "$2" ]; then
+        echo "install.sh: $1 needs a value (--help says what each takes)" >&2; exit 2
+      fi
+      case "$1" in
+        --version) version="$2" ;;
+        --dir) dir="$2" ;;
+        --base-url) base="$2" ;;
+      esac
+      shift 2 ;;
+    *) echo "install.sh: unknown argument $1 (--help says what it takes)" >&2; exit 2 ;;
   esac
 done
 if [ -z "$base" ]; then
@@ -58,7 +67,9 @@ if [ "$os" = windows ]; then ext=zip exe=evaluate.exe; fi
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-fetch() { curl -fsSL --retry 3 -o "$2" "$1"; }
+fetch() {
+  curl -fsSL --retry 3 -o "$2" "$1" || { echo "install.sh: cannot fetch $1 (is --version or --base-url right?)" >&2; exit 2; }
+}
 
 fetch "$base/checksums.txt" "$tmp/checksums.txt"
 # The archive's name carries the version: checksums.txt names it, so
