@@ -118,3 +118,120 @@ func (u *Upgrade) Report(objs []*objects.Object) (*diff.Report, error) {
 	return diff.Upgrade(diff.Engines{M: b.Matcher, S: b.Selector, X: b.Explainer, Release: u.From},
 		diff.Engines{M: a.Matcher, S: a.Selector, X: a.Explainer, Release: u.To}, objs)
 }
+
+// Diff is one run of evaluate diff: where its two sides come from, and
+// the rules that judge them. The sides are one of: the files Old and New;
+// In's files as git has them at Base (OLD) and now (NEW); Cluster (OLD)
+// and Cluster with In's files applied (NEW); or, with ToRelease, In's
+// objects judged under Policies' release (OLD) and ToRelease (NEW).
+type Diff struct {
+	Engine    string
+	Policies  *Policies
+	In        input.Options
+	Old, New  string
+	Base      string
+	Cluster   LiveCluster // nil: not read
+	ToRelease string
+	// Sources names In's objects, for the sides of an upgrade ("x.yaml on
+	// OME v0.1.5").
+	Sources string
+	// Comparing, when set, is called once both sides are read, as the
+	// comparing begins.
+	Comparing func()
+}
+
+// DiffResult is what a diff found.
+type DiffResult struct {
+	// Report is nil when neither side holds an OME object.
+	Report *diff.Report
+	// Old and New say what each side is; From and To are the OME
+	// releases whose rules judge them.
+	Old, New, From, To string
+	Problems           []*objects.InputError
+}
+
+// Run reads both sides while the policies compile, and says what the
+// change does.
+func (d *Diff) Run() (DiffResult, error) {
+	if d.ToRelease != "" {
+		return d.upgrade()
+	}
+	ready := Compile(d.Engine, func() (*policyset.Set, error) { return d.Policies.For(d.Engine) }, CompileMatch|CompileSelect)
+	sides, err := d.read()
+	if err != nil {
+		return DiffResult{}, err
+	}
+	r := DiffResult{Old: sides.OldLabel, New: sides.NewLabel, Problems: sides.Problems}
+	d.comparing()
+	if len(sides.Old)+len(sides.New) > 0 {
+		for _, side := range [][]*objects.Object{sides.Old, sides.New} {
+			if err := objects.CheckTimestamps(side); err != nil {
+				return r, err
+			}
+		}
+	}
+	c := <-ready
+	if c.Err != nil {
+		return r, c.Err
+	}
+	r.From, r.To = c.Release, c.Release
+	if len(sides.Old)+len(sides.New) == 0 {
+		return r, nil
+	}
+	r.Report, err = diff.Compute(c.Matcher, c.Selector, sides.Old, sides.New)
+	return r, err
+}
+
+// read reads OLD and NEW.
+func (d *Diff) read() (input.Sides, error) {
+	in := d.In
+	switch {
+	case d.Base != "":
+		return input.ReadBase(in, d.Base)
+	case d.Cluster != nil:
+		all, err := d.Policies.All()
+		if err != nil {
+			return input.Sides{}, err
+		}
+		release, err := d.Policies.Chosen(all)
+		if err != nil {
+			return input.Sides{}, err
+		}
+		return ReadClusterChange(in, d.Cluster, release)
+	}
+	return input.ReadOldNew(in, d.Old, d.New)
+}
+
+// upgrade judges In's objects, with the cluster's when it is read, under
+// both releases.
+func (d *Diff) upgrade() (DiffResult, error) {
+	up, err := NewUpgrade(d.Policies, d.ToRelease, d.Engine)
+	if err != nil {
+		return DiffResult{}, err
+	}
+	up.Compile()
+	in := d.In
+	if d.Cluster != nil {
+		in.Cluster, in.Resources = d.Cluster, LiveDiffResources
+	}
+	got, err := input.Read(in)
+	if err != nil {
+		return DiffResult{}, err
+	}
+	r := DiffResult{Old: d.Sources + " on OME " + up.From, New: d.Sources + " on OME " + up.To, From: up.From, To: up.To, Problems: got.Problems}
+	if len(got.Objects) == 0 {
+		return r, nil
+	}
+	if err := objects.CheckTimestamps(got.Objects); err != nil {
+		return r, err
+	}
+	d.comparing()
+	r.Report, err = up.Report(got.Objects)
+	return r, err
+}
+
+func (d *Diff) comparing() {
+	if d.Comparing != nil {
+		d.Comparing()
+	}
+}

@@ -3,8 +3,9 @@
 // compiled in the background while the objects are read (Compile), the
 // webhook's decision on InferenceServices (Select), the lint run (LintRun,
 // RuleFilter, the ignore annotation), the case files on the engines and
-// releases (CaseRunner, ReleaseRuns, RunTests), and the two sides of a diff
-// (ReadBase, ReadOldNew, ReadClusterChange).
+// releases (CaseRunner, ReleaseRuns, RunTests), a diff (Diff: its two
+// sides, a cluster's change, an OME upgrade), and how a run holds memory
+// (HoldData, LiftMemoryLimit, FitMemoryLimit).
 //
 // It owns no flag, no exit code and no printing: a command binds its flags
 // to these functions, prints what they give (notices come back through a

@@ -55,9 +55,9 @@ func TestClusterFlags(t *testing.T) {
 			cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
 			addClusterFlags(cmd, &cl)
 			require.NoError(t, cmd.ParseFlags(c.args))
-			require.Equal(t, c.enabled, cl.enabled())
-			require.Equal(t, c.ns, cl.namespaceFlag())
-			require.Equal(t, c.name, cl.cluster.Name)
+			require.Equal(t, c.enabled, cl.Enabled())
+			require.Equal(t, c.ns, cl.NamespaceFlag())
+			require.Equal(t, c.name, cl.Cluster.Name)
 		})
 	}
 	// A value of --cluster must follow an = sign.
@@ -65,8 +65,8 @@ func TestClusterFlags(t *testing.T) {
 	cmd := &cobra.Command{Use: "x"}
 	addClusterFlags(cmd, &cl)
 	require.NoError(t, cmd.ParseFlags([]string{"--cluster", "prod"}))
-	require.True(t, cl.enabled())
-	require.Equal(t, "", cl.cluster.Name)
+	require.True(t, cl.Enabled())
+	require.Equal(t, "", cl.Cluster.Name)
 	require.Equal(t, []string{"prod"}, cmd.Flags().Args())
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ome-policy/evaluator/diff"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/output/diffout"
@@ -65,139 +64,69 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-// run reads both sides while the policies compile, works out what the
-// change does and writes it, then the problems of the input.
+// run reads both sides while the policies compile (runner.Diff), works
+// out what the change does and writes it, then the problems of the input.
 func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
 	if err := o.checkSides(args); err != nil {
 		return err
 	}
-	if o.toRelease != "" {
-		return o.upgrade(cmd, g, args)
+	in := o.in
+	in.paths = args
+	d := runner.Diff{Engine: o.engineName, Policies: &g.Policies, In: o.in.options(g, cmd, nil), Base: o.base, ToRelease: o.toRelease, Sources: in.sources()}
+	switch {
+	case o.toRelease != "" || o.base != "" || o.in.cluster.Enabled():
+		d.In.Paths = append(append([]string{}, args...), o.in.files...)
+	default:
+		d.Old, d.New = args[0], args[1]
 	}
-	ready := runner.Compile(o.engineName, func() (*policyset.Set, error) { return g.For(o.engineName) }, runner.CompileMatch|runner.CompileSelect)
+	if o.in.cluster.Enabled() && o.base == "" {
+		d.Cluster = &o.in.cluster
+	}
 	p := newProgress(cmd, "diff: reading", 2)
-	defer p.finish()
-	sides, err := o.read(cmd, g, args)
+	defer p.Finish()
+	d.Comparing = func() { p.Set("diff: comparing", 1, 2) }
+	r, err := d.Run()
 	if err != nil {
 		return badInput(err)
 	}
-	p.set("diff: comparing", 1, 2)
-	if len(sides.Old)+len(sides.New) == 0 {
-		in := o.in
-		in.paths = args
+	p.Finish()
+	if r.Report == nil {
 		if machineReadable(o.format) {
-			c := <-ready
-			if c.Err != nil {
-				return badInput(c.Err)
-			}
-			p.finish()
-			out := diffout.Sides{Old: sides.OldLabel, New: sides.NewLabel, OMEVersion: c.Release, ToOMEVersion: c.Release}
-			if err := o.writeNone(cmd, out, sides.Problems); err != nil {
+			none := &diff.Report{Models: []diff.ModelChange{}, InferenceServices: []diff.ServiceChange{}, Unmoved: []diff.ObjectChange{}}
+			if err := o.write(cmd, none, r); err != nil {
 				return err
 			}
 		}
-		return in.nothingToTell(cmd, &objects.Input{Problems: sides.Problems}, "OME objects")
+		return in.nothingToTell(cmd, &objects.Input{Problems: r.Problems}, "OME objects")
 	}
-	for _, side := range [][]*objects.Object{sides.Old, sides.New} {
-		if err := objects.CheckTimestamps(side); err != nil {
-			return badInput(err)
-		}
-	}
-	c := <-ready
-	if c.Err != nil {
-		return badInput(c.Err)
-	}
-	report, err := diff.Compute(c.Matcher, c.Selector, sides.Old, sides.New)
-	if err != nil {
+	if err := o.write(cmd, r.Report, r); err != nil {
 		return err
 	}
-	p.finish()
-	out := diffout.Sides{Old: sides.OldLabel, New: sides.NewLabel, OMEVersion: c.Release, ToOMEVersion: c.Release}
-	return o.write(cmd, report, out, sides.Problems)
-}
-
-// write writes the report and the problems of the input, and ends as
-// --fail-on says.
-func (o *diffOptions) write(cmd *cobra.Command, report *diff.Report, sides diffout.Sides, problems []*objects.InputError) error {
-	w, err := diffout.NewWriter(o.format, cmd.OutOrStdout())
-	if err != nil {
-		return badInput(err)
-	}
-	sides.Problems = output.Problems(problems)
-	sides.ShowReasons = o.showReasons
-	if err := w.Write(report, sides); err != nil {
-		return err
-	}
-	reportProblems(cmd, problems)
+	reportProblems(cmd, r.Problems)
 	fail := false
 	switch o.failOn {
 	case failOnRegressions:
-		fail = report.Regressions() > 0
+		fail = r.Report.Regressions() > 0
 	case failOnChanges:
-		fail = report.Changes() > 0
+		fail = r.Report.Changes() > 0
 	}
-	return exitAfter(problems, fail)
+	return exitAfter(r.Problems, fail)
 }
 
-// writeNone writes the report of a diff with no object on either side:
-// no change, and the input's problems.
-func (o *diffOptions) writeNone(cmd *cobra.Command, sides diffout.Sides, problems []*objects.InputError) error {
+// write writes report, of the sides of r.
+func (o *diffOptions) write(cmd *cobra.Command, report *diff.Report, r runner.DiffResult) error {
 	w, err := diffout.NewWriter(o.format, cmd.OutOrStdout())
 	if err != nil {
 		return badInput(err)
 	}
-	sides.Problems = output.Problems(problems)
-	sides.ShowReasons = o.showReasons
-	return w.Write(&diff.Report{Models: []diff.ModelChange{}, InferenceServices: []diff.ServiceChange{}, Unmoved: []diff.ObjectChange{}}, sides)
-}
-
-// upgrade says what an OME upgrade does to the same objects: the files
-// (with their folders) and -f's, or the cluster, judged by the rules of
-// --ome-version and of --to-ome-version.
-func (o *diffOptions) upgrade(cmd *cobra.Command, g *globalOptions, args []string) error {
-	up, err := runner.NewUpgrade(&g.Policies, o.toRelease, o.engineName)
-	if err != nil {
-		return badInput(err)
-	}
-	up.Compile()
-	in := o.in
-	in.paths = args
-	p := newProgress(cmd, "diff: reading", 2)
-	defer p.finish()
-	got, err := in.read(g, cmd, runner.LiveDiffResources, false, nil)
-	if err != nil {
-		return err
-	}
-	objs := got.Objects
-	if len(objs) == 0 {
-		if machineReadable(o.format) {
-			p.finish()
-			what := in.sources()
-			sides := diffout.Sides{Old: what + " on OME " + up.From, New: what + " on OME " + up.To, OMEVersion: up.From, ToOMEVersion: up.To}
-			if err := o.writeNone(cmd, sides, got.Problems); err != nil {
-				return err
-			}
-		}
-		return in.nothingToTell(cmd, got, "OME objects")
-	}
-	if err := objects.CheckTimestamps(objs); err != nil {
-		return badInput(err)
-	}
-	p.set("diff: comparing", 1, 2)
-	report, err := up.Report(objs)
-	if err != nil {
-		return err
-	}
-	p.finish()
-	what := in.sources()
-	sides := diffout.Sides{Old: what + " on OME " + up.From, New: what + " on OME " + up.To, OMEVersion: up.From, ToOMEVersion: up.To}
-	return o.write(cmd, report, sides, got.Problems)
+	return w.Write(report, diffout.Sides{Old: r.Old, New: r.New, OMEVersion: r.From, ToOMEVersion: r.To,
+		Problems: output.Problems(r.Problems), ShowReasons: o.showReasons})
 }
 
 // checkSides refuses a command line that names no OLD and NEW.
 func (o *diffOptions) checkSides(args []string) error {
 	paths := len(args) + len(o.in.files) + len(o.in.models) + len(o.in.runtimes)
-	switch inCluster := o.in.cluster.enabled(); {
+	switch inCluster := o.in.cluster.Enabled(); {
 	case o.toRelease != "" && o.base != "":
 		return badInput(fmt.Errorf("--to-ome-version compares the same objects under two OME releases, --base two versions of the files: give one"))
 	case o.toRelease != "":
@@ -217,26 +146,4 @@ func (o *diffOptions) checkSides(args []string) error {
 		return badInput(fmt.Errorf("OLD and NEW are each a whole side: -f, -m and -r go with --base, --cluster and --to-ome-version"))
 	}
 	return nil
-}
-
-// read reads OLD and NEW from where the flags say.
-func (o *diffOptions) read(cmd *cobra.Command, g *globalOptions, args []string) (input.Sides, error) {
-	in := o.in.options(g, cmd, nil)
-	switch {
-	case o.base != "":
-		in.Paths = append(append([]string{}, args...), o.in.files...)
-		return input.ReadBase(in, o.base)
-	case o.in.cluster.enabled():
-		all, err := g.All()
-		if err != nil {
-			return input.Sides{}, err
-		}
-		release, err := g.Chosen(all)
-		if err != nil {
-			return input.Sides{}, err
-		}
-		in.Paths = append(append([]string{}, args...), o.in.files...)
-		return runner.ReadClusterChange(in, &o.in.cluster, release)
-	}
-	return input.ReadOldNew(in, args[0], args[1])
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/runner"
 )
 
 // inputOptions are the flags that say what a command reads, declared once
@@ -71,13 +72,13 @@ func takePathArgs(cmd *cobra.Command, in *inputOptions) {
 
 // given says whether any input was named at all.
 func (in *inputOptions) given() bool {
-	return len(in.files)+len(in.paths)+len(in.models)+len(in.runtimes) > 0 || in.cluster.enabled()
+	return len(in.files)+len(in.paths)+len(in.models)+len(in.runtimes) > 0 || in.cluster.Enabled()
 }
 
 // namespace is the namespace of the objects of the files that give none:
 // -n's, else "default", where kubectl apply would put them.
 func (in *inputOptions) namespace() string {
-	if ns := in.cluster.namespaceFlag(); ns != "" {
+	if ns := in.cluster.NamespaceFlag(); ns != "" {
 		return ns
 	}
 	return "default"
@@ -89,7 +90,7 @@ func (in *inputOptions) sources() string {
 	for _, p := range [][]string{in.paths, in.files, in.models, in.runtimes} {
 		parts = append(parts, p...)
 	}
-	if in.cluster.enabled() {
+	if in.cluster.Enabled() {
 		parts = append(parts, "the cluster")
 	}
 	return strings.Join(parts, ", ")
@@ -102,7 +103,7 @@ func (in *inputOptions) options(g *globalOptions, cmd *cobra.Command, resources 
 	o := input.Options{Paths: append(append([]string{}, in.paths...), in.files...), Models: in.models, Runtimes: in.runtimes,
 		Recursive: in.recursive, Namespace: in.namespace(), Stdin: g.stdin, ShowFile: in.showFile, FailOnEmpty: in.failOnEmpty, UnreadIsProblem: in.unreadIsProblem,
 		Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }}
-	if in.cluster.enabled() && len(resources) > 0 {
+	if in.cluster.Enabled() && len(resources) > 0 {
 		o.Cluster, o.Resources = &in.cluster, resources
 	}
 	return o
@@ -119,7 +120,7 @@ func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []l
 	o.Visit = sink
 	o.Count = func(read int) {
 		if read%256 == 0 {
-			fitMemoryLimit()
+			runner.FitMemoryLimit()
 		}
 	}
 	return input.Read(o)
@@ -186,7 +187,7 @@ func noteSkipped(cmd *cobra.Command, command, reads string, left map[string]int)
 // --cluster judges the file's InferenceServices against the cluster's
 // models and runtimes.
 func readClusterServices(in *inputOptions, read *objects.Input) error {
-	if !in.cluster.enabled() || slices.ContainsFunc(read.Objects, isService) {
+	if !in.cluster.Enabled() || slices.ContainsFunc(read.Objects, isService) {
 		return nil
 	}
 	return in.cluster.ReadInto([]live.Resource{live.InferenceServices}, read, objects.ReadOptions{})

@@ -84,12 +84,12 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	run := runner.NewLintRun(linter, rules, filter, o.crossCheck)
 	p := newProgress(cmd, "linting", -1)
-	defer p.finish()
+	defer p.Finish()
 	linted := 0
 	got, err := o.in.read(g, cmd, live.ModelsAndRuntimes, true, func(obj *objects.Object) {
 		run.Object(obj)
 		linted++
-		p.set("linting", linted, -1)
+		p.Set("linting", linted, -1)
 	})
 	if err != nil {
 		return err
@@ -112,12 +112,12 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return o.in.empty(cmd, what)
 	}
 	if o.crossCheck {
-		p.set("cross-checking", 0, -1)
+		p.Set("cross-checking", 0, -1)
 	}
 	if err := run.Finish(); err != nil {
 		return err
 	}
-	p.finish()
+	p.Finish()
 	report := runner.LintReport(run, rules, problems, o.failOnWarn)
 	report.OMEVersion = set.Release
 	if err := w.Write(report); err != nil {

@@ -96,13 +96,13 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if c.Err != nil {
 		return badInput(c.Err)
 	}
-	fitMemoryLimit()
+	runner.FitMemoryLimit()
 	w, err := output.NewMatchWriter(o.format, cmd.OutOrStdout())
 	if err != nil {
 		return badInput(err)
 	}
 	view := runner.MatchView{Only: o.only, Selector: c.Selector, Namespace: o.in.namespace()}
-	unserved, err := runner.MatchesIn(view, w, c.Matcher, c.Release, ms, rs, got.Problems, fitMemoryLimit)
+	unserved, err := runner.MatchesIn(view, w, c.Matcher, c.Release, ms, rs, got.Problems, runner.FitMemoryLimit)
 	if err != nil {
 		return err
 	}

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"math"
-	"os"
-	"runtime/debug"
-	"runtime/metrics"
-
 	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/runner"
 )
 
 // How a command holds memory is said once, where the command is made
 // (useMemory), and set up in one place, before it runs (memoryFor, called
 // by the root command): a command streams under main's limit by default,
-// the limit following what is read as it grows (fitMemoryLimit, in the
+// the limit following what is read as it grows (runner.FitMemoryLimit, in the
 // reading of the input and between match's models); lint and report hold
 // what they read (holdsData); diff holds both sides (holdsBothSides).
 const (
@@ -34,60 +31,9 @@ func useMemory(cmd *cobra.Command, use string) {
 func memoryFor(cmd *cobra.Command) (restore func()) {
 	switch cmd.Annotations[memoryAnnotation] {
 	case holdsData:
-		return holdingData()
+		return runner.HoldData()
 	case holdsBothSides:
-		return liftMemoryLimit()
+		return runner.LiftMemoryLimit()
 	}
 	return func() {}
-}
-
-// holdingData sets the collector for a command whose live data grows with
-// its input (report's page, lint's objects), unlike the streaming commands
-// that main's limit is for: under it the collector would run without
-// pause. No memory limit, and the heap may grow to twice what is live, not
-// four times (as fast, with less memory). GOMEMLIMIT and GOGC still
-// decide. It returns what puts the settings back.
-func holdingData() (restore func()) {
-	restoreLimit, percent := liftMemoryLimit(), -1
-	if _, set := os.LookupEnv("GOGC"); !set {
-		percent = debug.SetGCPercent(100)
-	}
-	return func() {
-		restoreLimit()
-		if percent != -1 {
-			debug.SetGCPercent(percent)
-		}
-	}
-}
-
-// liftMemoryLimit lifts main's memory limit and keeps its GOGC, for diff:
-// it holds both sides' objects and verdicts, and collections must stay few
-// (under GOGC=100 a diff of every runtime took 2.1 times one match, over
-// its target of 2; under main's GOGC, 1.65 times). GOMEMLIMIT still decides.
-// It returns what puts the limit back.
-func liftMemoryLimit() (restore func()) {
-	limit := debug.SetMemoryLimit(-1)
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		debug.SetMemoryLimit(math.MaxInt64)
-	}
-	return func() { debug.SetMemoryLimit(limit) }
-}
-
-// fitMemoryLimit raises main's soft memory limit to twice what is live,
-// as the inputs are read and once they are, when they alone come near
-// it: under a limit below what is live the collector runs without pause
-// (a match of 300 models against 11,200 runtimes took four times as long).
-// GOMEMLIMIT still decides.
-func fitMemoryLimit() {
-	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
-		return
-	}
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(live)
-	if live[0].Value.Kind() != metrics.KindUint64 {
-		return
-	}
-	if limit := 2 * int64(live[0].Value.Uint64()); limit > debug.SetMemoryLimit(-1) {
-		debug.SetMemoryLimit(limit)
-	}
 }

@@ -105,11 +105,11 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	p := newProgress(cmd, "matching", len(ms))
 	if p != nil {
-		in.Progress = p.set
+		in.Progress = p.Set
 	}
 	var page bytes.Buffer
 	sum, err := write(&page, in)
-	p.finish()
+	p.Finish()
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := objects.CheckTimestamps(cluster); err != nil {
 		return badInput(err)
 	}
-	fitMemoryLimit()
+	runner.FitMemoryLimit()
 	noteConfigParsing(cmd, cluster)
 	set, err := g.For(o.engineName)
 	if err != nil {

@@ -51,9 +51,9 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 			}
 			p := newProgress(cmd, "testing", len(tests.CaseFiles)+len(tests.RegoFiles))
 			tests.Set, tests.Releases, tests.Engine = set, releases, engineName
-			tests.Step = func(done, total int) { p.set("testing", done, total) }
+			tests.Step = func(done, total int) { p.Set("testing", done, total) }
 			report, leftOut, err := tests.Run()
-			p.finish()
+			p.Finish()
 			if err != nil {
 				return noTests(err)
 			}

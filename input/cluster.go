@@ -1,0 +1,109 @@
+package input
+
+import (
+	"context"
+	"io"
+
+	"github.com/ome-policy/evaluator/live"
+	"github.com/ome-policy/evaluator/objects"
+)
+
+// ClusterSource is the cluster a command reads, as kubectl's flags name
+// it: the connection (live.Flags, bound by live.Flags.AddFlags), -A, and
+// --cluster[=NAME]. It is read only when asked for (Enabled), and nothing
+// is read from a kubeconfig before the first ReadInto; one client serves
+// every read of a run (match reads its models and its runtimes apart).
+type ClusterSource struct {
+	Flags   live.Flags
+	Cluster live.ClusterFlag
+	All     bool // -A: the namespaced objects of every namespace
+	// Changed says whether a flag was given on the command line (the
+	// flag set's Changed); nil when none was.
+	Changed func(name string) bool
+	// Context is the context of the requests (nil: context.Background).
+	Context context.Context
+	// Warnings gets the API server's warnings (nil: dropped).
+	Warnings io.Writer
+	// Reading, when set, is called as a read starts; it returns what is
+	// told how many objects the read has brought, after each page, and
+	// what is called once the read is over.
+	Reading func() (progress func(read int), done func())
+
+	client *live.Client
+	told   func(read int) // the progress of the read under way
+}
+
+// Enabled says whether the cluster is read: --cluster, or any flag of
+// live.ImpliesCluster.
+func (c *ClusterSource) Enabled() bool {
+	if c.Cluster.Given {
+		return true
+	}
+	if c.Changed == nil {
+		return false
+	}
+	for _, name := range live.ImpliesCluster {
+		if c.Changed(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// NamespaceFlag is the value of -n, "" when it is not given. It reads no
+// kubeconfig: the context's namespace is known only once the cluster is
+// read.
+func (c *ClusterSource) NamespaceFlag() string {
+	return c.Flags.Overrides.Context.Namespace
+}
+
+// ReadInto reads the resources from the cluster into in, after what the
+// files gave, so that on the same kind, namespace and name the cluster's
+// copy is the later one (Cluster).
+func (c *ClusterSource) ReadInto(resources []live.Resource, in *objects.Input, opts objects.ReadOptions) error {
+	done := func() {}
+	c.told = func(int) {}
+	if c.Reading != nil {
+		c.told, done = c.Reading()
+	}
+	if err := c.connect(); err != nil {
+		done()
+		return err
+	}
+	ctx := c.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	lists, err := c.client.Fetch(ctx, resources)
+	done()
+	if err != nil {
+		return err
+	}
+	for _, l := range lists {
+		in.ReadData(l.Name, l.Data, opts)
+	}
+	return nil
+}
+
+// Namespace is the namespace the cluster is read in (-n, else the
+// context's), once ReadInto has read it.
+func (c *ClusterSource) Namespace() string { return c.client.Namespace() }
+
+// AllNamespaces says whether -A reads every namespace.
+func (c *ClusterSource) AllNamespaces() bool { return c.All }
+
+// connect makes the client on the first read.
+func (c *ClusterSource) connect() error {
+	if c.client != nil {
+		return nil
+	}
+	c.Flags.Overrides.Context.Cluster = c.Cluster.Name
+	o := live.Options{AllNamespaces: c.All, Warnings: c.Warnings}
+	o.Progress = func(_ string, read int) { c.told(read) }
+	client, err := live.Connect(c.Flags, o)
+	if err != nil {
+		return err
+	}
+	c.client = client
+	return nil
+}
