@@ -2,6 +2,8 @@ package admission
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -77,6 +79,32 @@ func (b Bundle) Write(dir string, stale, extra []string) error {
 		}
 	}
 	return nil
+}
+
+// Sync brings dir to b (Changes, then Write) and says on w how many files
+// it wrote and removed. With check it writes nothing: it says on w that
+// dir is current, or which files are stale and which are not generated,
+// and current is false.
+func (b Bundle) Sync(dir string, owned []string, check bool, w io.Writer) (current bool, err error) {
+	stale, extra := b.Changes(dir, owned)
+	if !check {
+		if err := b.Write(dir, stale, extra); err != nil {
+			return false, err
+		}
+		_, err := fmt.Fprintf(w, "%s: %d files, %d written, %d removed\n", dir, len(b), len(stale), len(extra))
+		return true, err
+	}
+	if len(stale)+len(extra) == 0 {
+		_, err := fmt.Fprintf(w, "%s: %d files, all current\n", dir, len(b))
+		return true, err
+	}
+	for _, p := range stale {
+		fmt.Fprintf(w, "stale: %s\n", filepath.Join(dir, p))
+	}
+	for _, p := range extra {
+		fmt.Fprintf(w, "not generated: %s\n", filepath.Join(dir, p))
+	}
+	return false, nil
 }
 
 // Add puts the files of other into b, under prefix.

@@ -85,13 +85,11 @@ func BundleInputs(set *policyset.Set, caseFiles, lint []string, notices io.Write
 	opts := Options{Policies: set}
 	var err error
 	if caseFiles != nil {
-		for _, f := range caseFiles {
-			c, err := cases.ReadCases(f)
-			if err != nil {
-				return opts, fmt.Errorf("--cases: %w", err)
-			}
-			opts.SelectionCases = append(opts.SelectionCases, cases.ForRelease(c, set.Release)...)
+		c, err := cases.ReadAll(caseFiles)
+		if err != nil {
+			return opts, fmt.Errorf("--cases: %w", err)
 		}
+		opts.SelectionCases = cases.ForRelease(c, set.Release)
 	} else if opts.SelectionCases, err = ProjectCases(set.Release); err != nil {
 		return opts, err
 	}

@@ -86,6 +86,19 @@ func sortOf(kind string) string {
 	return "an inference service"
 }
 
+// ReadAll reads the case files of paths (ReadCases), in order.
+func ReadAll(paths []string) ([]Case, error) {
+	var all []Case
+	for _, p := range paths {
+		c, err := ReadCases(p)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, c...)
+	}
+	return all, nil
+}
+
 // ReadCases reads a case file (YAML or JSON): a top-level `cases:` list (in
 // each document, when there are several). Every malformed case is an
 // InputError naming the file, the line and, when known, the case.

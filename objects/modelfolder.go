@@ -228,6 +228,24 @@ func componentPair(v any) (map[string]any, bool) {
 // from its files.
 const SkipConfigParsing = "ome.oracle.com/skip-config-parsing"
 
+// Notices are the notices of objs before OME's rules judge them: each
+// model whose fields OME would fill in from its files in a cluster, so
+// that its verdicts there may differ (ConfigParsingNotice), and the model
+// folders, which have no size, when a runtime of objs has a size range
+// (SizeNotice).
+func Notices(objs []*Object) []string {
+	var out []string
+	for _, o := range objs {
+		if note := ConfigParsingNotice(o); note != "" {
+			out = append(out, note)
+		}
+	}
+	if note := SizeNotice(objs); note != "" {
+		out = append(out, note)
+	}
+	return out
+}
+
 // ConfigParsingNotice returns a notice for a model read from YAML whose
 // format or framework is empty and which OME will therefore fill in from
 // the model's files (spec section 8), or "" when there is nothing to say.

@@ -22,6 +22,16 @@ type LintReport struct {
 	Rules []engine.Rule `json:"-" yaml:"-"`
 }
 
+// AnyFails reports whether some finding fails the run (Fails).
+func (r LintReport) AnyFails() bool {
+	for _, f := range r.Findings {
+		if r.Fails(f) {
+			return true
+		}
+	}
+	return false
+}
+
 // Fails reports whether a finding fails the run: an error, or a warning
 // with --fail-on-warn.
 func (r LintReport) Fails(f engine.Finding) bool {

@@ -50,6 +50,17 @@ type Summary struct {
 	DataBytes        int // size of the embedded data (gzip + base64)
 }
 
+// Says is what a page of size bytes, written to where, holds (services:
+// the InferenceServices it was given), in one line.
+func (s Summary) Says(where string, size, services int) string {
+	line := fmt.Sprintf("wrote %s (%d bytes): %d model(s) x %d runtime(s), %d compatible pair(s), %d model(s) with no compatible runtime",
+		where, size, s.Models, s.Runtimes, s.Compatible, s.Unserved)
+	if services > 0 {
+		line += fmt.Sprintf(", %d of %d InferenceService(s) rejected", s.Rejected, services)
+	}
+	return line
+}
+
 // ObjectInfo is what the page says of a model or runtime besides the
 // commands' JSON: where it was read, and the names the filter looks at.
 type ObjectInfo struct {

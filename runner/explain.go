@@ -42,6 +42,27 @@ func Explain(engineName string, set *policyset.Set, pairs [][2]*objects.Object) 
 	return es, refused, nil
 }
 
+// ExplainPairs are the pairs explain explains of objs: each model named
+// modelName with each runtime named runtimeName (every one, for ""), as
+// OME pairs them (ScopedPairs); leftOut counts the pairs OME never
+// considers; when there is no pair, why says why (MissingPair).
+func ExplainPairs(objs []*objects.Object, modelName, runtimeName string) (pairs [][2]*objects.Object, leftOut int, why string) {
+	named := func(is func(*objects.Object) bool, name string) []*objects.Object {
+		var out []*objects.Object
+		for _, o := range objs {
+			if is(o) && (name == "" || o.Name == name) {
+				out = append(out, o)
+			}
+		}
+		return out
+	}
+	ms, rs := named((*objects.Object).IsModel, modelName), named((*objects.Object).IsRuntime, runtimeName)
+	if pairs, leftOut = ScopedPairs(ms, rs); len(pairs) == 0 {
+		why = MissingPair(len(ms), len(rs), modelName, runtimeName)
+	}
+	return pairs, leftOut, why
+}
+
 // MissingPair says why explain has no pair, of the models and runtimes
 // found (those named modelName and runtimeName, when given).
 func MissingPair(models, runtimes int, modelName, runtimeName string) string {

@@ -39,8 +39,17 @@ type Selection struct {
 // release's API server stores them, without the fields their CRDs lack:
 // each object is pruned once, and of each InferenceService the lint rules
 // about what the release does not read are said in a notice. rejected says
-// whether any was rejected.
+// whether any was rejected. The objects of cluster are checked first
+// (their creation times), and their notices said (objects.Notices).
 func (s Selection) Select(services, cluster []*objects.Object) (results []output.SelectResult, rejected bool, err error) {
+	if err := objects.CheckTimestamps(cluster); err != nil {
+		return nil, false, err
+	}
+	for _, n := range objects.Notices(cluster) {
+		if s.Notice != nil {
+			s.Notice(n)
+		}
+	}
 	sel, err := engine.NewSelector(s.Engine, s.Set)
 	if err != nil {
 		return nil, false, err

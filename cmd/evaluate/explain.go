@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
@@ -54,15 +53,12 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	objs := pick(cmd, got.Objects, "explain", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
-	ms := named(input.Only(objs, (*objects.Object).IsModel), o.modelName)
-	rs := named(input.Only(objs, (*objects.Object).IsRuntime), o.runtimeName)
-	pairs, leftOut := runner.ScopedPairs(ms, rs)
+	pairs, leftOut, why := runner.ExplainPairs(objs, o.modelName, o.runtimeName)
 	if leftOut > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "notice: %d pair(s) left out, which OME never considers (a BaseModel and a ServingRuntime of another namespace)\n", leftOut)
 	}
 	if len(pairs) == 0 {
 		reportProblems(cmd, got.Problems)
-		why := runner.MissingPair(len(ms), len(rs), o.modelName, o.runtimeName)
 		if len(got.Problems) > 0 {
 			why += " (evaluate lint on the files tells every problem of each object)"
 		}
@@ -104,12 +100,4 @@ func (o *explainOptions) writeNone(cmd *cobra.Command, g *globalOptions, problem
 		return badInput(err)
 	}
 	return w.Write(nil, output.Problems(problems))
-}
-
-// named keeps the objects named name (all of them when name is "").
-func named(objs []*objects.Object, name string) []*objects.Object {
-	if name == "" {
-		return objs
-	}
-	return input.Only(objs, func(o *objects.Object) bool { return o.Name == name })
 }

@@ -96,13 +96,9 @@ func newGatekeeperSuiteCommand() *cobra.Command {
 			if out == "" {
 				return badInput(fmt.Errorf("--out is required"))
 			}
-			var all []cases.Case
-			for _, a := range args {
-				c, err := cases.ReadCases(a)
-				if err != nil {
-					return badInput(err)
-				}
-				all = append(all, c...)
+			all, err := cases.ReadAll(args)
+			if err != nil {
+				return badInput(err)
 			}
 			if name == "" {
 				name = filepath.Base(out)
@@ -125,24 +121,10 @@ func newGatekeeperSuiteCommand() *cobra.Command {
 // folders (owned) that b no longer has. With check it writes nothing and
 // fails when anything would change.
 func writeBundle(cmd *cobra.Command, dir string, b admission.Bundle, owned []string, check bool) error {
-	stale, extra := b.Changes(dir, owned)
-	if check {
-		if len(stale)+len(extra) == 0 {
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d files, all current\n", dir, len(b))
-			return nil
-		}
-		for _, p := range stale {
-			fmt.Fprintf(cmd.OutOrStdout(), "stale: %s\n", filepath.Join(dir, p))
-		}
-		for _, p := range extra {
-			fmt.Fprintf(cmd.OutOrStdout(), "not generated: %s\n", filepath.Join(dir, p))
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "%s is not current: run %s without --check\n", dir, strings.TrimSuffix(cmd.CommandPath(), " --check"))
-		return &silentExit{code: exitFindings}
-	}
-	if err := b.Write(dir, stale, extra); err != nil {
+	current, err := b.Sync(dir, owned, check, cmd.OutOrStdout())
+	if err != nil || current {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s: %d files, %d written, %d removed\n", dir, len(b), len(stale), len(extra))
-	return nil
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s is not current: run %s without --check\n", dir, strings.TrimSuffix(cmd.CommandPath(), " --check"))
+	return &silentExit{code: exitFindings}
 }

@@ -152,18 +152,10 @@ func (in *inputOptions) nothingToTell(cmd *cobra.Command, got *objects.Input, wh
 	return in.empty(cmd, what)
 }
 
-// noteConfigParsing says, for each model of objs whose fields OME would
-// fill in from its files in a cluster, that its verdicts there may differ;
-// and of the model folders, which have no size, that the size ranges of
-// the runtimes of objs are not checked for them.
+// noteConfigParsing writes objects.Notices of objs on standard error.
 func noteConfigParsing(cmd *cobra.Command, objs []*objects.Object) {
-	for _, o := range objs {
-		if note := objects.ConfigParsingNotice(o); note != "" {
-			fmt.Fprintln(cmd.ErrOrStderr(), note)
-		}
-	}
-	if note := objects.SizeNotice(objs); note != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), note)
+	for _, n := range objects.Notices(objs) {
+		fmt.Fprintln(cmd.ErrOrStderr(), n)
 	}
 }
 

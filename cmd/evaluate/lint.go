@@ -123,9 +123,5 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := w.Write(report); err != nil {
 		return err
 	}
-	fails := false
-	for _, f := range report.Findings {
-		fails = fails || report.Fails(f)
-	}
-	return exitAfter(problems, fails)
+	return exitAfter(problems, report.AnyFails())
 }

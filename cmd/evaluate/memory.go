@@ -8,7 +8,7 @@ import (
 
 // How a command holds memory is said once, where the command is made
 // (useMemory), and set up in one place, before it runs (memoryFor, called
-// by the root command): a command streams under main's limit by default,
+// by the root command): a command streams under runner.Streaming's limit by default,
 // the limit following what is read as it grows (runner.FitMemoryLimit, in the
 // reading of the input and between match's models); lint and report hold
 // what they read (holdsData); diff holds both sides (holdsBothSides).

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ome-policy/evaluator/builtins/regolib"
 	"github.com/ome-policy/evaluator/output/about"
-	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
 func newPoliciesCommand(g *globalOptions) *cobra.Command {
@@ -36,7 +35,7 @@ func newPoliciesCommand(g *globalOptions) *cobra.Command {
 			if len(args) > 0 {
 				files = nil
 				for _, a := range args {
-					f, ok := findSource(set, a)
+					f, ok := set.Find(a)
 					if !ok {
 						return badInput(fmt.Errorf("no policy file %q in %s (see 'evaluate policies')", a, set.Origin))
 					}
@@ -50,15 +49,6 @@ func newPoliciesCommand(g *globalOptions) *cobra.Command {
 	addReleaseFlag(cmd, g)
 	cmd.Flags().BoolVar(&functions, "functions", false, "list the Go builtins the policies can call")
 	return cmd
-}
-
-func findSource(set *policyset.Set, name string) (policyset.File, bool) {
-	for _, f := range set.Files {
-		if f.Path == name || set.Where(f) == name {
-			return f, true
-		}
-	}
-	return policyset.File{}, false
 }
 
 func newCapabilitiesCommand(_ *globalOptions) *cobra.Command {

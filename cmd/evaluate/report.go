@@ -116,7 +116,11 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := o.writePage(cmd, page.Bytes()); err != nil {
 		return err
 	}
-	notePage(cmd, o.out, page.Len(), sum, len(services))
+	where := o.out
+	if where == "-" || where == "" {
+		where = "standard output"
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), sum.Says(where, page.Len(), len(services)))
 	reportProblems(cmd, got.Problems)
 	// Once the page is written, what it shows is no failure: match and
 	// select are the commands that exit 1 on a refusal.
@@ -134,18 +138,4 @@ func (o *reportOptions) writePage(cmd *cobra.Command, page []byte) error {
 		return badInput(fmt.Errorf("--out: %w", err))
 	}
 	return nil
-}
-
-// notePage says on standard error where the page went and what it holds.
-func notePage(cmd *cobra.Command, out string, size int, sum report.Summary, services int) {
-	where := out
-	if out == "-" || out == "" {
-		where = "standard output"
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (%d bytes): %d model(s) x %d runtime(s), %d compatible pair(s), %d model(s) with no compatible runtime",
-		where, size, sum.Models, sum.Runtimes, sum.Compatible, sum.Unserved)
-	if services > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), ", %d of %d InferenceService(s) rejected", sum.Rejected, services)
-	}
-	fmt.Fprintln(cmd.ErrOrStderr())
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -143,10 +144,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // checkChoice rejects a flag value outside its list.
 func checkChoice(flag, value string, valid []string) error {
-	for _, v := range valid {
-		if v == value {
-			return nil
-		}
+	if slices.Contains(valid, value) {
+		return nil
 	}
 	return badInput(fmt.Errorf("--%s: %q is not one of %s", flag, value, strings.Join(valid, ", ")))
 }

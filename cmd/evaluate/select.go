@@ -7,7 +7,6 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/live"
-	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/runner"
 )
@@ -72,11 +71,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		}
 		return o.in.nothingToTell(cmd, got, "InferenceServices")
 	}
-	if err := objects.CheckTimestamps(cluster); err != nil {
-		return badInput(err)
-	}
 	runner.FitMemoryLimit()
-	noteConfigParsing(cmd, cluster)
 	set, err := g.For(o.engineName)
 	if err != nil {
 		return badInput(err)

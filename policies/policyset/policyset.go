@@ -155,6 +155,17 @@ func (s *Set) Sources(engine string, tests bool) []File {
 	return out
 }
 
+// Find is the policy file named name: its path in the set, or where it
+// came from (Where).
+func (s *Set) Find(name string) (File, bool) {
+	for _, f := range s.Files {
+		if f.Path == name || s.Where(f) == name {
+			return f, true
+		}
+	}
+	return File{}, false
+}
+
 // Where says where a policy file came from, for messages.
 func (s *Set) Where(f File) string { return s.where(f.Path) }
 
