@@ -3,6 +3,7 @@ package input
 import (
 	"context"
 	"io"
+	"slices"
 
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
@@ -57,6 +58,15 @@ func (c *ClusterSource) NamespaceFlag() string {
 	return c.Flags.Overrides.Context.Namespace
 }
 
+// FilesNamespace is the namespace of the objects of the files that give
+// none: -n's, else "default", where kubectl apply would put them.
+func (c *ClusterSource) FilesNamespace() string {
+	if ns := c.NamespaceFlag(); ns != "" {
+		return ns
+	}
+	return "default"
+}
+
 // ReadInto reads the resources from the cluster into in, after what the
 // files gave, so that on the same kind, namespace and name the cluster's
 // copy is the later one (Cluster).
@@ -83,6 +93,17 @@ func (c *ClusterSource) ReadInto(resources []live.Resource, in *objects.Input, o
 		in.ReadData(l.Name, l.Data, opts)
 	}
 	return nil
+}
+
+// AddServices reads the cluster's InferenceServices into in when the
+// cluster is read and in holds none, so that -f isvc.yaml --cluster
+// judges the file's InferenceServices against the cluster's models and
+// runtimes.
+func (c *ClusterSource) AddServices(in *objects.Input) error {
+	if !c.Enabled() || slices.ContainsFunc(in.Objects, (*objects.Object).IsService) {
+		return nil
+	}
+	return c.ReadInto([]live.Resource{live.InferenceServices}, in, objects.ReadOptions{})
 }
 
 // Namespace is the namespace the cluster is read in (-n, else the

@@ -55,6 +55,9 @@ func (o *Object) IsRuntime() bool {
 	return o.Kind == KindServingRuntime || o.Kind == KindClusterServingRuntime
 }
 
+// IsService says whether o is an InferenceService.
+func (o *Object) IsService() bool { return o.Kind == KindInferenceService }
+
 // Ref names the object: "Kind/name" or, when namespaced, "Kind/namespace/name".
 func (o *Object) Ref() string { return refText(RefOf(o)) }
 

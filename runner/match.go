@@ -2,6 +2,8 @@ package runner
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
@@ -27,6 +29,25 @@ type MatchView struct {
 	Only      string
 	Selector  engine.Selector
 	Namespace string
+}
+
+// NamedModels keeps the models of ms named one of names (every one when
+// no name is given); when ms has models and none of them is named so, an
+// error says which names were looked for.
+func NamedModels(ms []*objects.Object, names []string) ([]*objects.Object, error) {
+	if len(names) == 0 || len(ms) == 0 {
+		return ms, nil
+	}
+	var kept []*objects.Object
+	for _, m := range ms {
+		if slices.Contains(names, m.Name) {
+			kept = append(kept, m)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("no model named %s", strings.Join(names, " or "))
+	}
+	return kept, nil
 }
 
 // Matches matches every model against the runtimes OME pairs it with and

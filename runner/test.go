@@ -65,6 +65,22 @@ func FindTests(paths []string) (Tests, error) {
 	return Tests{paths: paths, CaseFiles: caseFiles, RegoFiles: regoFiles}, nil
 }
 
+// NewTests are the tests of paths (FindTests), on the engine named, with
+// every release's policies of p and the releases that p runs them on
+// (TestReleases).
+func NewTests(p *Policies, paths []string, engineName string) (Tests, error) {
+	t, err := FindTests(paths)
+	if err != nil {
+		return t, err
+	}
+	if t.Set, err = p.All(); err != nil {
+		return t, err
+	}
+	t.Releases, err = TestReleases(p, t.Set)
+	t.Engine = engineName
+	return t, err
+}
+
 // NoTests is the error of a run that finds no test to run: no case file
 // or Rego test, or only empty case lists.
 type NoTests struct{ msg string }

@@ -71,15 +71,11 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 		return err
 	}
 	in := o.in
-	in.paths = args
-	d := runner.Diff{Engine: o.engineName, Policies: &g.Policies, In: o.in.options(g, cmd, nil), Base: o.base, ToRelease: o.toRelease, Sources: in.sources()}
-	switch {
-	case o.toRelease != "" || o.base != "" || o.in.cluster.Enabled():
-		d.In.Paths = append(append([]string{}, args...), o.in.files...)
-	default:
+	in.paths = args // OLD and NEW, or the files of the change
+	d := runner.Diff{Engine: o.engineName, Policies: &g.Policies, In: in.options(g, cmd, nil), Base: o.base, ToRelease: o.toRelease, Sources: in.sources()}
+	if o.toRelease == "" && o.base == "" && !in.cluster.Enabled() {
 		d.Old, d.New = args[0], args[1]
-	}
-	if o.in.cluster.Enabled() && o.base == "" {
+	} else if in.cluster.Enabled() && o.base == "" {
 		d.Cluster = &o.in.cluster
 	}
 	p := newProgress(cmd, "diff: reading", 2)

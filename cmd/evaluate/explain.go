@@ -63,7 +63,11 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions) error {
 			why += " (evaluate lint on the files tells every problem of each object)"
 		}
 		if machineReadable(o.format) {
-			if err := o.writeNone(cmd, g, got.Problems); err != nil {
+			set, err := g.For(o.engineName)
+			if err != nil {
+				return badInput(err)
+			}
+			if err := output.WriteNoExplanations(o.format, cmd.OutOrStdout(), set.Release, got.Problems); err != nil {
 				return err
 			}
 		}
@@ -86,18 +90,4 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	reportProblems(cmd, got.Problems)
 	return exitAfter(got.Problems, refused)
-}
-
-// writeNone writes the document of a run with nothing to explain: the
-// input's problems, if any.
-func (o *explainOptions) writeNone(cmd *cobra.Command, g *globalOptions, problems []*objects.InputError) error {
-	set, err := g.For(o.engineName)
-	if err != nil {
-		return badInput(err)
-	}
-	w, err := output.NewExplainWriter(o.format, cmd.OutOrStdout(), output.Style{}, set.Release)
-	if err != nil {
-		return badInput(err)
-	}
-	return w.Write(nil, output.Problems(problems))
 }

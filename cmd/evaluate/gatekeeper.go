@@ -62,18 +62,9 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 }
 
 // suiteInputs are the inputs of a bundle's tests (admission.BundleInputs):
-// --cases and --lint when given, else the project's own.
+// --cases and --lint when given (--cases= gives an empty list: none), else
+// (nil, their default) the project's own.
 func suiteInputs(cmd *cobra.Command, set *policyset.Set, caseFiles, lint []string) (admission.Options, error) {
-	if !cmd.Flags().Changed("cases") {
-		caseFiles = nil
-	} else if caseFiles == nil {
-		caseFiles = []string{}
-	}
-	if !cmd.Flags().Changed("lint") {
-		lint = nil
-	} else if lint == nil {
-		lint = []string{}
-	}
 	opts, err := admission.BundleInputs(set, caseFiles, lint, cmd.ErrOrStderr())
 	if err != nil {
 		return opts, badInput(err)

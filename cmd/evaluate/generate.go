@@ -32,19 +32,12 @@ func newGenerateCommand(_ *globalOptions) *cobra.Command {
 			if err != nil {
 				return badInput(fmt.Errorf("--shape: %w", err))
 			}
-			for _, o := range []struct {
-				flag string
-				into *int
-				min  int
-			}{{"architectures", &shape.Architectures, 1}, {"versions", &shape.Versions, 1}, {"formats", &shape.Formats, 1}} {
-				if !cmd.Flags().Changed(o.flag) {
-					continue
+			for _, dim := range synth.Dimensions {
+				if n, _ := cmd.Flags().GetInt(dim); cmd.Flags().Changed(dim) {
+					if err := shape.Set(dim, n); err != nil {
+						return badInput(fmt.Errorf("--%w", err))
+					}
 				}
-				n, _ := cmd.Flags().GetInt(o.flag)
-				if n < o.min {
-					return badInput(fmt.Errorf("--%s must be at least %d, got %d", o.flag, o.min, n))
-				}
-				*o.into = n
 			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return badInput(err)

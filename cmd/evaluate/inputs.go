@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -75,15 +74,6 @@ func (in *inputOptions) given() bool {
 	return len(in.files)+len(in.paths)+len(in.models)+len(in.runtimes) > 0 || in.cluster.Enabled()
 }
 
-// namespace is the namespace of the objects of the files that give none:
-// -n's, else "default", where kubectl apply would put them.
-func (in *inputOptions) namespace() string {
-	if ns := in.cluster.NamespaceFlag(); ns != "" {
-		return ns
-	}
-	return "default"
-}
-
 // sources names where objects were looked for, for notices.
 func (in *inputOptions) sources() string {
 	var parts []string
@@ -101,7 +91,7 @@ func (in *inputOptions) sources() string {
 // standard error.
 func (in *inputOptions) options(g *globalOptions, cmd *cobra.Command, resources []live.Resource) input.Options {
 	o := input.Options{Paths: append(append([]string{}, in.paths...), in.files...), Models: in.models, Runtimes: in.runtimes,
-		Recursive: in.recursive, Namespace: in.namespace(), Stdin: g.stdin, ShowFile: in.showFile, FailOnEmpty: in.failOnEmpty, UnreadIsProblem: in.unreadIsProblem,
+		Recursive: in.recursive, Namespace: in.cluster.FilesNamespace(), Stdin: g.stdin, ShowFile: in.showFile, FailOnEmpty: in.failOnEmpty, UnreadIsProblem: in.unreadIsProblem,
 		Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }}
 	if in.cluster.Enabled() && len(resources) > 0 {
 		o.Cluster, o.Resources = &in.cluster, resources
@@ -173,19 +163,6 @@ func noteSkipped(cmd *cobra.Command, command, reads string, left map[string]int)
 		fmt.Fprintln(cmd.ErrOrStderr(), n)
 	}
 }
-
-// readClusterServices reads the cluster's InferenceServices into input
-// when the cluster is read and no file gave any, so that -f isvc.yaml
-// --cluster judges the file's InferenceServices against the cluster's
-// models and runtimes.
-func readClusterServices(in *inputOptions, read *objects.Input) error {
-	if !in.cluster.Enabled() || slices.ContainsFunc(read.Objects, isService) {
-		return nil
-	}
-	return in.cluster.ReadInto([]live.Resource{live.InferenceServices}, read, objects.ReadOptions{})
-}
-
-func isService(o *objects.Object) bool { return o.Kind == objects.KindInferenceService }
 
 // reportProblems writes each problem on standard error, after a command's
 // results; the command then exits 2.

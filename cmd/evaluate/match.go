@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -68,18 +67,19 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	objs := pick(cmd, got.Objects, "match", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
 	ms, rs := input.Only(objs, (*objects.Object).IsModel), input.Only(objs, (*objects.Object).IsRuntime)
-	if len(o.modelNames) > 0 && len(ms) > 0 {
-		ms = input.Only(ms, func(m *objects.Object) bool { return slices.Contains(o.modelNames, m.Name) })
-		if len(ms) == 0 {
-			reportProblems(cmd, got.Problems)
-			return badInput(fmt.Errorf("no model named %s in %s", strings.Join(o.modelNames, " or "), o.in.sources()))
-		}
+	if ms, err = runner.NamedModels(ms, o.modelNames); err != nil {
+		reportProblems(cmd, got.Problems)
+		return badInput(fmt.Errorf("%w in %s", err, o.in.sources()))
 	}
 	// Without models, or without runtimes because none could be read,
 	// there is nothing to tell.
 	if len(ms) == 0 || len(rs) == 0 && len(got.Problems) > 0 {
 		if machineReadable(o.format) {
-			if err := o.writeNone(cmd, <-ready, got.Problems); err != nil {
+			c := <-ready
+			if c.Err != nil {
+				return badInput(c.Err)
+			}
+			if err := output.WriteNoMatches(o.format, cmd.OutOrStdout(), c.Release, got.Problems); err != nil {
 				return err
 			}
 		}
@@ -101,27 +101,11 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	view := runner.MatchView{Only: o.only, Selector: c.Selector, Namespace: o.in.namespace()}
+	view := runner.MatchView{Only: o.only, Selector: c.Selector, Namespace: o.in.cluster.FilesNamespace()}
 	unserved, err := runner.MatchesIn(view, w, c.Matcher, c.Release, ms, rs, got.Problems, runner.FitMemoryLimit)
 	if err != nil {
 		return err
 	}
 	reportProblems(cmd, got.Problems)
 	return exitAfter(got.Problems, unserved)
-}
-
-// writeNone writes the document of a run with no result: the input's
-// problems, if any, and nothing else.
-func (o *matchOptions) writeNone(cmd *cobra.Command, c runner.Compiled, problems []*objects.InputError) error {
-	if c.Err != nil {
-		return badInput(c.Err)
-	}
-	w, err := output.NewMatchWriter(o.format, cmd.OutOrStdout())
-	if err != nil {
-		return badInput(err)
-	}
-	if err := w.Begin(nil, nil); err != nil {
-		return err
-	}
-	return w.End(output.MatchSummary{OMEVersion: c.Release, Problems: output.Problems(problems)})
 }

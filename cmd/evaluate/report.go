@@ -78,12 +78,12 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := readClusterServices(&o.in, got); err != nil {
+	if err := o.in.cluster.AddServices(got); err != nil {
 		return err
 	}
 	objs := got.Objects
 	ms, rs := input.Only(objs, (*objects.Object).IsModel), input.Only(objs, (*objects.Object).IsRuntime)
-	services := input.Only(objs, isService)
+	services := input.Only(objs, (*objects.Object).IsService)
 	if len(ms) == 0 || len(rs) == 0 {
 		reportProblems(cmd, got.Problems)
 		return badInput(fmt.Errorf("%s: a report needs models and runtimes; found %d model(s) and %d runtime(s)", o.in.sources(), len(ms), len(rs)))
@@ -99,14 +99,8 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if o.format == "json" {
 		write = report.WriteJSON
 	}
-	in := report.Input{
-		Models: ms, Runtimes: rs, Services: services,
-		Engine: o.engineName, Policies: set,
-	}
 	p := newProgress(cmd, "matching", len(ms))
-	if p != nil {
-		in.Progress = p.Set
-	}
+	in := report.Input{Models: ms, Runtimes: rs, Services: services, Engine: o.engineName, Policies: set, Progress: p.Set}
 	var page bytes.Buffer
 	sum, err := write(&page, in)
 	p.Finish()

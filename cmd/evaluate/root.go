@@ -89,14 +89,14 @@ func newRoot(g *globalOptions, stdout, stderr io.Writer) *cobra.Command {
 		newPoliciesCommand(g),
 		newCapabilitiesCommand(g),
 		newGenerateCommand(g),
+		newLintCommand(g),
+		newExplainCommand(g),
+		newGatekeeperCommand(g),
+		newKyvernoCommand(g),
+		newReportCommand(g),
+		newDiffCommand(g),
+		newVersionCommand(),
 	)
-	root.AddCommand(newLintCommand(g))
-	root.AddCommand(newExplainCommand(g))
-	root.AddCommand(newGatekeeperCommand(g))
-	root.AddCommand(newKyvernoCommand(g))
-	root.AddCommand(newReportCommand(g))
-	root.AddCommand(newDiffCommand(g))
-	root.AddCommand(newVersionCommand())
 	root.Version = buildVersion().FirstLine()
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.Flags().Bool("version", false, "print the version (the first line of 'evaluate version') and exit")

@@ -51,31 +51,23 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := readClusterServices(&o.in, got); err != nil {
+	if err := o.in.cluster.AddServices(got); err != nil {
 		return err
+	}
+	set, err := g.For(o.engineName)
+	if err != nil {
+		return badInput(err)
 	}
 	services, cluster := runner.SplitServices(got.Objects)
 	if len(services) == 0 {
 		if machineReadable(o.format) {
-			set, err := g.For(o.engineName)
-			if err != nil {
-				return badInput(err)
-			}
-			w, err := output.NewSelectWriter(o.format, cmd.OutOrStdout(), set.Release)
-			if err != nil {
-				return badInput(err)
-			}
-			if err := w.Write(nil, output.Problems(got.Problems)); err != nil {
+			if err := output.WriteNoSelections(o.format, cmd.OutOrStdout(), set.Release, got.Problems); err != nil {
 				return err
 			}
 		}
 		return o.in.nothingToTell(cmd, got, "InferenceServices")
 	}
 	runner.FitMemoryLimit()
-	set, err := g.For(o.engineName)
-	if err != nil {
-		return badInput(err)
-	}
 	sel := runner.Selection{Engine: o.engineName, Set: set, Strict: o.strict, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }}
 	results, rejected, err := sel.Select(services, cluster)
 	if err != nil {

@@ -37,20 +37,11 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 				}
 				return badInput(err)
 			}
-			tests, err := runner.FindTests(args)
+			tests, err := runner.NewTests(&g.Policies, args, engineName)
 			if err != nil {
 				return noTests(err)
 			}
-			set, err := g.All()
-			if err != nil {
-				return badInput(err)
-			}
-			releases, err := runner.TestReleases(&g.Policies, set)
-			if err != nil {
-				return badInput(err)
-			}
 			p := newProgress(cmd, "testing", len(tests.CaseFiles)+len(tests.RegoFiles))
-			tests.Set, tests.Releases, tests.Engine = set, releases, engineName
 			tests.Step = func(done, total int) { p.Set("testing", done, total) }
 			report, leftOut, err := tests.Run()
 			p.Finish()
@@ -58,7 +49,7 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 				return noTests(err)
 			}
 			for _, l := range leftOut {
-				fmt.Fprintln(cmd.ErrOrStderr(), "notice: "+l.Notice(releases))
+				fmt.Fprintln(cmd.ErrOrStderr(), "notice: "+l.Notice(tests.Releases))
 			}
 			if err := w.Write(report); err != nil {
 				return err

@@ -39,6 +39,22 @@ var (
 // Shapes lists the named shapes in that order.
 var Shapes = []Shape{Few, OME, Many}
 
+// Dimensions are what of a shape Set can change.
+var Dimensions = []string{"architectures", "versions", "formats"}
+
+// Set sets one dimension of s (Dimensions) to n, at least 1.
+func (s *Shape) Set(dimension string, n int) error {
+	into := map[string]*int{"architectures": &s.Architectures, "versions": &s.Versions, "formats": &s.Formats}[dimension]
+	switch {
+	case into == nil:
+		return fmt.Errorf("%s is none of %s", dimension, strings.Join(Dimensions, ", "))
+	case n < 1:
+		return fmt.Errorf("%s must be at least 1, got %d", dimension, n)
+	}
+	*into = n
+	return nil
+}
+
 // ShapeNamed returns the shape of Shapes called name.
 func ShapeNamed(name string) (Shape, error) {
 	names := make([]string, len(Shapes))
