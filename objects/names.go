@@ -37,9 +37,9 @@ func NameNotice(o *Object) string {
 }
 
 // BadName is an object whose name the API server refuses: its ref
-// (Kind/name) and its notice.
+// (Kind/name), its notice, and the file the notice names first.
 type BadName struct {
-	Ref, Notice string
+	Ref, Notice, File string
 }
 
 // BadNamesNotice says the names the API server refuses: the first in its

@@ -213,6 +213,13 @@ func (in *Input) Rename(name func(file string) string) {
 		r := &in.Replaced[i]
 		r.File, r.ByFile = name(r.File), name(r.ByFile)
 	}
+	for i := range in.BadNames {
+		b := &in.BadNames[i]
+		if rest, ok := strings.CutPrefix(b.Notice, b.File+":"); ok {
+			b.File = name(b.File)
+			b.Notice = b.File + ":" + rest
+		}
+	}
 }
 
 // Done ends a read of several paths and sources: of the objects of one
@@ -312,7 +319,7 @@ func (in *Input) take(o *Object) { in.Take(o) }
 func (in *Input) Take(o *Object) {
 	in.taken++
 	if n := NameNotice(o); n != "" {
-		in.BadNames = append(in.BadNames, BadName{Ref: o.Ref(), Notice: n})
+		in.BadNames = append(in.BadNames, BadName{Ref: o.Ref(), Notice: n, File: o.File})
 	}
 	ref := RefOf(o)
 	if in.seen == nil {

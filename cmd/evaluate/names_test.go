@@ -27,9 +27,14 @@ func TestNameTheAPIServerRefuses(t *testing.T) {
 		{"match", "-m", at("testdata/examples/model-folders"), "-r", exRuntimes},
 		{"lint", "-m", at("testdata/examples/model-folders")},
 		{"explain", "-m", at("testdata/examples/model-folders"), "-r", exRuntimes},
+		// diff --base reads copies of the files, named as the user gave them.
+		{"diff", "--base", "HEAD", at("testdata/examples/model-folders")},
 	} {
 		r := evaluate(t, time.Minute, "", args...)
 		require.Contains(t, r.stderr, folderNotice, args)
+		// Both sides of the diff name the file so.
+		require.Equal(t, map[bool]int{true: 2, false: 1}[args[0] == "diff"], strings.Count(r.stderr, "refuses"), args)
+		require.Equal(t, strings.Count(r.stderr, "refuses"), strings.Count(r.stderr, folderNotice), args)
 	}
 
 	runtime := "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: vLLM_Llama\nspec:\n  supportedModelFormats:\n    - modelFormat: {name: safetensors}\n"
