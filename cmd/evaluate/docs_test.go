@@ -439,3 +439,32 @@ func checkLinks(t *testing.T, file, text string) {
 		}
 	}
 }
+
+// docs/policies.md names every builtin that `evaluate policies --functions`
+// lists: the Rego builtins and the CEL library's functions.
+func TestPoliciesDocNamesEveryBuiltin(t *testing.T) {
+	doc, err := os.ReadFile(at("docs/policies.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := evaluate(t, time.Minute, "", "policies", "--functions")
+	n := 0
+	for _, line := range strings.Split(r.stdout, "\n") {
+		var name string
+		switch {
+		case strings.HasPrefix(line, "  ome."):
+			name, _, _ = strings.Cut(strings.TrimSpace(line), "(")
+		case strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "    ") && strings.Contains(line, " -> "):
+			name = strings.TrimSpace(line) // a CEL overload, written whole
+		default:
+			continue
+		}
+		n++
+		if !bytes.Contains(doc, []byte("`"+name)) {
+			t.Errorf("docs/policies.md does not name %s", name)
+		}
+	}
+	if n < 20 {
+		t.Fatalf("read %d builtins from policies --functions; the test no longer reads its output", n)
+	}
+}
