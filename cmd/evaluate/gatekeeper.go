@@ -52,7 +52,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 		},
 	}
 	addOutFlag(cmd, &out, "policies/gatekeeper", "folder to write the bundle to")
-	cmd.Flags().StringSliceVar(&caseFiles, "cases", nil, "selection case files for OMERuntimeSelection's suite (default: the project's own, which evaluate carries; --cases= for none)")
+	cmd.Flags().StringSliceVar(&caseFiles, "cases", nil, "selection case files for OMERuntimeSelection's suite (default: the project's own, which evaluate carries; --cases= for none: the suite then holds only the test of the template's validateNamedRuntime parameter)")
 	cmd.Flags().StringSliceVar(&lint, "lint", nil, "files and folders of models and runtimes for OMEVersionLint's suite (default: the project's own, which evaluate carries; --lint= for none)")
 	cmd.Flags().StringVar(&native, "native-out", "policies/kubernetes", "folder to write the ValidatingAdmissionPolicies for clusters without Gatekeeper to (empty: none)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
