@@ -8,6 +8,7 @@ import (
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/rules"
 )
 
 // The lint run: which rules it reports (RuleFilter, and each object's own
@@ -132,6 +133,9 @@ type LintRun struct {
 	// Others counts the OME objects that lint does not read (Linted), by
 	// kind.
 	Others map[string]int
+	// Own are a team's own rules (OwnRules), run on each object read
+	// beside OME's, in their own language whatever the engine; nil: none.
+	Own *rules.Set
 
 	set     []engine.SetObject
 	ignored []map[string]bool // each object's evaluate.ome.io/ignore
@@ -165,6 +169,9 @@ func (r *LintRun) Object(o *objects.Object) {
 		return
 	}
 	r.keep(fs, ignored)
+	own, problems := r.Own.Check(o)
+	r.keep(own, ignored)
+	r.Problems = append(r.Problems, problems...)
 	r.Objects = append(r.Objects, engine.LintedObject{Ref: objects.RefOf(o), File: o.File, Line: o.Line})
 	r.set = append(r.set, r.slimmer.ForSet(o))
 	r.ignored = append(r.ignored, ignored)

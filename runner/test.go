@@ -10,6 +10,7 @@ import (
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/rules"
 )
 
 // AllReleases, as the release of a test run, runs each case on every
@@ -67,14 +68,31 @@ func FindTests(paths []string) (Tests, error) {
 
 // NewTests are the tests of paths (FindTests), on the engine named, with
 // every release's policies of p and the releases that p runs them on
-// (TestReleases).
-func NewTests(p *Policies, paths []string, engineName string) (Tests, error) {
+// (TestReleases). A team's own rules (rulePaths, as --rules gives them)
+// are loaded beside OME's policies, so that their unit tests can test
+// them; with no paths, the tests are those of rulePaths.
+func NewTests(p *Policies, paths []string, engineName string, rulePaths []string) (Tests, error) {
+	if len(paths) == 0 {
+		paths = rulePaths
+	}
 	t, err := FindTests(paths)
 	if err != nil {
 		return t, err
 	}
 	if t.Set, err = p.All(); err != nil {
 		return t, err
+	}
+	if len(rulePaths) == 0 {
+		t.Unloaded = rules.RegoSources(paths)
+	}
+	if len(rulePaths) > 0 {
+		ome, err := engine.LintRules(t.Set)
+		if err != nil {
+			return t, err
+		}
+		if t.Own, err = OwnRules(rulePaths, ome); err != nil {
+			return t, err
+		}
 	}
 	t.Releases, err = TestReleases(p, t.Set)
 	t.Engine = engineName
@@ -99,7 +117,13 @@ type Tests struct {
 	CaseFiles []string
 	RegoFiles []string
 	Step      func(done, total int)
-	paths     []string // as given to FindTests
+	// Own are a team's own rules, whose Rego the Rego tests may import.
+	Own *rules.Set
+	// Unloaded are the Rego files of paths that are no tests, when there
+	// are no rules of a team's own: the rules the tests probably test,
+	// which only --rules loads.
+	Unloaded []string
+	paths    []string // as given to FindTests
 }
 
 // Run runs the tests. left says, of each case file, the cases that hold
@@ -139,6 +163,11 @@ func (t Tests) run() (report output.TestReport, left []LeftOut, err error) {
 		return report, left, nil
 	}
 	texts := map[string]string{}
+	if t.Own != nil {
+		for f, text := range t.Own.Modules {
+			texts[f] = text
+		}
+	}
 	for _, f := range t.RegoFiles {
 		b, err := os.ReadFile(f)
 		if err != nil {

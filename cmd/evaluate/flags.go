@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/rules"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -83,4 +85,25 @@ func checkBeforeRun(cmd *cobra.Command, check func() error) {
 		}
 		return check()
 	}
+}
+
+// addRulesFlag gives cmd --rules, a team's own rules run beside OME's
+// (runner.OwnRules), what they do told in the flag's help.
+func addRulesFlag(cmd *cobra.Command, paths *[]string, what string) {
+	cmd.Flags().StringArrayVar(paths, "rules", nil, "a team's own rules, beside OME's: a folder or file of Rego (conftest's deny and warn) and ValidatingAdmissionPolicies (repeatable); "+what)
+}
+
+// ownRules reads the rules of --rules beside ome; their problems are said
+// each on its own line, with file and line, and end the run (exit 2).
+func ownRules(cmd *cobra.Command, paths []string, ome []engine.Rule) (*rules.Set, error) {
+	own, err := runner.OwnRules(paths, ome)
+	var probs rules.Problems
+	if errors.As(err, &probs) {
+		reportProblems(cmd, probs)
+		return nil, &silentExit{code: exitBadInput}
+	}
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return own, nil
 }

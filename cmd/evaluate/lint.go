@@ -23,6 +23,7 @@ type lintOptions struct {
 	listRules  bool
 	disable    []string
 	enableOnly []string
+	rules      []string
 }
 
 func newLintCommand(g *globalOptions) *cobra.Command {
@@ -45,6 +46,7 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&o.listRules, "list-rules", false, "list the rules: id, severity and what each finds")
 	cmd.Flags().StringSliceVar(&o.disable, "disable", nil, "turn these rules off (comma-separated or repeated)")
 	cmd.Flags().StringSliceVar(&o.enableOnly, "enable-only", nil, "report only these rules (comma-separated or repeated)")
+	addRulesFlag(cmd, &o.rules, "their findings are reported, filtered and ignored as OME's are")
 	cmd.MarkFlagsMutuallyExclusive("disable", "enable-only")
 	// What the rules about the objects together read is held until every
 	// object is read.
@@ -64,6 +66,11 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
+	own, err := ownRules(cmd, o.rules, rules)
+	if err != nil {
+		return err
+	}
+	rules = runner.WithOwnRules(rules, own)
 	if o.listRules {
 		return output.WriteRules(cmd.OutOrStdout(), rules)
 	}
@@ -83,6 +90,7 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return badInput(err)
 	}
 	run := runner.NewLintRun(linter, rules, filter, o.crossCheck)
+	run.Own = own
 	p := newProgress(cmd, "linting", -1)
 	defer p.Finish()
 	linted := 0

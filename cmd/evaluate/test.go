@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/rules"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -15,14 +17,17 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 	var (
 		engineName string
 		format     string
+		rulePaths  []string
 	)
 	cmd := &cobra.Command{
-		Use:     "test PATH...",
+		Use:     "test [PATH...]",
 		Short:   "Run case files and Rego unit tests",
 		Long:    helpText("test"),
 		Example: exampleText("test"),
-		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && len(rulePaths) == 0 {
+				return badInput(fmt.Errorf("give the case files and Rego tests to run (files or folders), or --rules"))
+			}
 			w, err := output.NewTestWriter(format, cmd.OutOrStdout())
 			if err != nil {
 				return badInput(err)
@@ -37,7 +42,12 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 				}
 				return badInput(err)
 			}
-			tests, err := runner.NewTests(&g.Policies, args, engineName)
+			tests, err := runner.NewTests(&g.Policies, args, engineName, rulePaths)
+			var probs rules.Problems
+			if errors.As(err, &probs) {
+				reportProblems(cmd, probs)
+				return &silentExit{code: exitBadInput}
+			}
 			if err != nil {
 				return noTests(err)
 			}
@@ -54,6 +64,9 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 			if err := w.Write(report); err != nil {
 				return err
 			}
+			if report.Failed > 0 && len(tests.Unloaded) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "notice: %s: Rego that is no test, which the tests cannot see: load a team's rules with --rules\n", strings.Join(tests.Unloaded, ", "))
+			}
 			if report.Failed > 0 {
 				return &silentExit{code: exitFindings}
 			}
@@ -64,5 +77,6 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&g.Release, "ome-version", "", releaseFlagHelp("the OME release to run the cases on")+
 		"; "+runner.AllReleases+" runs each case on every release it holds for")
 	addFormatFlag(cmd, &format, output.TestFormats)
+	addRulesFlag(cmd, &rulePaths, "their Rego is loaded beside OME's, so that their unit tests (*_test.rego) test them; without PATH, their own tests run")
 	return cmd
 }

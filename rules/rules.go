@@ -1,0 +1,275 @@
+// Package rules holds a team's own rules, beside OME's: read from the
+// paths of --rules, checked, and run on each object in the language they
+// are written in, whatever engine runs OME's rules.
+//
+// Two languages, as teams already write them:
+//
+//   - Rego as conftest writes it (rego.go): any package whose deny, warn
+//     or violation rules (or deny_*, warn_*, violation_*) are partial
+//     sets of messages, each a string or an object with msg and an
+//     optional field; input is the object under review; every ome.*
+//     builtin may be called. Files named *_test.rego are the rules' unit
+//     tests (TestFiles), which evaluate test runs.
+//   - CEL as a Kubernetes ValidatingAdmissionPolicy (vap.go), of
+//     admissionregistration.k8s.io/v1: its matchConstraints select the
+//     kinds, its validations judge object, and the ome CEL library may be
+//     called; a ValidatingAdmissionPolicyBinding beside it sets the
+//     severity (Deny: an error, Warn: a warning, Audit: an info; no
+//     binding: an error).
+//
+// A rule's id is its Rego package path or its policy's name. This package
+// imports the builtins' adapters and objects, nothing of the engines.
+package rules
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ome-policy/evaluator/engine/answer"
+	"github.com/ome-policy/evaluator/objects"
+)
+
+// Languages of a rule.
+const (
+	Rego = "rego"
+	CEL  = "cel"
+)
+
+// Severities a rule gives.
+const (
+	Error   = "error"
+	Warning = "warning"
+	Info    = "info"
+)
+
+// Rule is one of a team's rules.
+type Rule struct {
+	ID       string // the Rego package path, or the policy's name
+	Language string // Rego or CEL
+	File     string // where it is written
+	Line     int
+	// Severities are those its findings may have, most severe first.
+	Severities []string
+	// Description is the Rego package's METADATA title or description, or
+	// the policy's first validation message; else empty.
+	Description string
+}
+
+// Severity is the rule's severities as lint lists them ("error, warning").
+func (r Rule) Severity() string { return strings.Join(r.Severities, ", ") }
+
+// Set is the rules of the paths given to Load.
+type Set struct {
+	// Rules are every rule, by id.
+	Rules []Rule
+	// TestFiles are the Rego unit tests found (*_test.rego), sorted.
+	TestFiles []string
+	// CaseFiles are the YAML files of the paths that hold case lists.
+	CaseFiles []string
+	// Modules are the Rego sources (path -> text), tests included, which
+	// the unit tests run against.
+	Modules map[string]string
+
+	rego *regoRules
+	cel  []*vapRule
+}
+
+// Problems are the errors of a set of rules: each names its file and line.
+type Problems []*objects.InputError
+
+func (p Problems) Error() string {
+	lines := make([]string, len(p))
+	for i, e := range p {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Load reads the rules of paths (files or folders, read recursively). A
+// folder's files other than *.rego, *.yaml, *.yml and *.json are not
+// rules and are skipped; every file named is read. Everything wrong is
+// returned at once as Problems, each with its file and line: a rule that
+// does not compile is never left out as if absent. reserved are ids that
+// a rule may not take (OME's own rules').
+func Load(paths []string, reserved []string) (*Set, error) {
+	var files []string
+	var probs Problems
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			probs = append(probs, &objects.InputError{File: p, Msg: "no such file or folder"})
+			continue
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		n := len(files)
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if path != p && strings.HasPrefix(d.Name(), ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			switch filepath.Ext(path) {
+			case ".rego", ".yaml", ".yml", ".json":
+				files = append(files, path)
+			}
+			return nil
+		})
+		if err != nil {
+			probs = append(probs, &objects.InputError{File: p, Msg: err.Error()})
+		}
+		if len(files) == n && err == nil {
+			probs = append(probs, &objects.InputError{File: p, Msg: "no rules here: no .rego file and no ValidatingAdmissionPolicy"})
+		}
+	}
+	s := &Set{Modules: map[string]string{}}
+	var regoFiles []string
+	var docs []vapDocument
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			probs = append(probs, &objects.InputError{File: f, Msg: err.Error()})
+			continue
+		}
+		if filepath.Ext(f) == ".rego" {
+			s.Modules[f] = string(data)
+			if strings.HasSuffix(f, "_test.rego") {
+				s.TestFiles = append(s.TestFiles, f)
+			} else {
+				regoFiles = append(regoFiles, f)
+			}
+			continue
+		}
+		d, isCases, err := readDocuments(f, data)
+		if err != nil {
+			probs = append(probs, asProblems(err)...)
+		}
+		if isCases {
+			s.CaseFiles = append(s.CaseFiles, f)
+		}
+		docs = append(docs, d...)
+	}
+	rr, err := loadRego(s.Modules, regoFiles)
+	if err != nil {
+		probs = append(probs, asProblems(err)...)
+	}
+	s.rego = rr
+	vaps, err := loadVAPs(docs)
+	if err != nil {
+		probs = append(probs, asProblems(err)...)
+	}
+	s.cel = vaps
+	if rr != nil {
+		s.Rules = append(s.Rules, rr.rules()...)
+	}
+	for _, v := range vaps {
+		s.Rules = append(s.Rules, v.rule)
+	}
+	probs = append(probs, checkIDs(s.Rules, reserved)...)
+	sort.Strings(s.TestFiles)
+	sort.Strings(s.CaseFiles)
+	sort.Slice(s.Rules, func(i, j int) bool { return s.Rules[i].ID < s.Rules[j].ID })
+	if len(probs) > 0 {
+		sortProblems(probs)
+		return nil, probs
+	}
+	return s, nil
+}
+
+// RegoSources are the Rego files of paths (files and folders) that are no
+// unit tests (*_test.rego), sorted.
+func RegoSources(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		_ = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && filepath.Ext(path) == ".rego" && !strings.HasSuffix(path, "_test.rego") {
+				out = append(out, path)
+			}
+			return nil
+		})
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkIDs names each id that two rules take, or that OME's rules take.
+func checkIDs(rules []Rule, reserved []string) Problems {
+	var probs Problems
+	first := map[string]Rule{}
+	for _, r := range rules {
+		if slices.Contains(reserved, r.ID) {
+			probs = append(probs, &objects.InputError{File: r.File, Line: r.Line,
+				Msg: fmt.Sprintf("rule %s takes the id of one of OME's rules (evaluate lint --list-rules lists them): rename it", r.ID)})
+			continue
+		}
+		if f, seen := first[r.ID]; seen {
+			probs = append(probs, &objects.InputError{File: r.File, Line: r.Line,
+				Msg: fmt.Sprintf("rule %s is also written at %s: a rule's id names one rule", r.ID, objects.FileLine(f.File, f.Line))})
+			continue
+		}
+		first[r.ID] = r
+	}
+	return probs
+}
+
+func asProblems(err error) Problems {
+	switch e := err.(type) {
+	case Problems:
+		return e
+	case *objects.InputError:
+		return Problems{e}
+	}
+	return Problems{{Msg: err.Error()}}
+}
+
+func sortProblems(p Problems) {
+	sort.SliceStable(p, func(i, j int) bool {
+		if p[i].File != p[j].File {
+			return p[i].File < p[j].File
+		}
+		return p[i].Line < p[j].Line
+	})
+}
+
+// Len is how many rules the set holds; a nil set holds none.
+func (s *Set) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.Rules)
+}
+
+// Check runs every rule on one object and returns its findings, in rule
+// order. A rule that gives something else than its language allows (a
+// Rego message that is neither a string nor an object with msg) is a
+// problem naming the rule; the other rules still run.
+func (s *Set) Check(o *objects.Object) ([]answer.Finding, Problems) {
+	if s == nil {
+		return nil, nil
+	}
+	var out []answer.Finding
+	var probs Problems
+	add := func(rule, severity, field, msg string) {
+		out = append(out, answer.Finding{Rule: rule, Severity: severity, Object: objects.RefOf(o), Field: field,
+			File: o.File, Line: o.LineOf(field), Message: msg, ObjectLine: o.Line})
+	}
+	if s.rego != nil {
+		probs = append(probs, s.rego.check(o, add)...)
+	}
+	for _, v := range s.cel {
+		probs = append(probs, v.check(o, add)...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Rule < out[j].Rule })
+	return out, probs
+}

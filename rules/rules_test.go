@@ -1,0 +1,246 @@
+package rules
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ome-policy/evaluator/objects"
+)
+
+const example = "../examples/company-rules"
+
+// object reads the one object of a YAML text, as file.yaml.
+func object(t *testing.T, text string) *objects.Object {
+	t.Helper()
+	objs, err := objects.LoadData("file.yaml", []byte(text), objects.LoadOptions{})
+	require.NoError(t, err)
+	require.Len(t, objs, 1)
+	return objs[0]
+}
+
+// write writes files (name -> text) into a new folder.
+func write(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	return dir
+}
+
+func TestLoadTheExample(t *testing.T) {
+	s, err := Load([]string{example}, nil)
+	require.NoError(t, err)
+	var got []string
+	for _, r := range s.Rules {
+		got = append(got, r.ID+" "+r.Language+" "+r.Severity()+" "+filepath.Base(r.File))
+	}
+	assert.Equal(t, []string{
+		"company-autoselect-pins-framework cel warning autoselect-pins-framework.yaml",
+		"company.runtime_size_range rego error runtime-size-range.rego",
+		"company.transformers_floor rego error transformers-floor.rego",
+	}, got)
+	assert.Len(t, s.TestFiles, 2)
+	assert.Len(t, s.Modules, 4)
+}
+
+const runtimeDoc = `apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: srt
+  labels: {team: a}
+spec:
+  supportedModelFormats:
+  - modelFramework: {name: transformers, version: "4.36.0.dev0"}
+    autoSelect: true
+`
+
+func TestCheckGivesEachRulesFindings(t *testing.T) {
+	s, err := Load([]string{example}, nil)
+	require.NoError(t, err)
+	fs, probs := s.Check(object(t, runtimeDoc))
+	require.Empty(t, probs)
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Rule+" "+f.Severity+" "+f.Field+" "+f.Message)
+	}
+	assert.Equal(t, []string{
+		"company-autoselect-pins-framework warning  srt: an entry with autoSelect pins a plain framework version, not \"4.36.0.dev0\"",
+		"company.runtime_size_range error spec ClusterServingRuntime srt declares no modelSizeRange: say which model sizes it serves",
+		"company.transformers_floor error spec.supportedModelFormats[0].modelFramework.version srt accepts transformers 4.36.0.dev0, older than the company's floor 4.40",
+	}, got)
+	for _, f := range fs {
+		assert.Equal(t, "file.yaml", f.File)
+		assert.Equal(t, "ClusterServingRuntime", f.Object.Kind)
+	}
+	assert.Equal(t, 8, fs[2].Line, "the line of the field named")
+	assert.Equal(t, 6, fs[1].Line)
+	assert.Equal(t, 1, fs[0].Line, "a policy names no field: the object's line")
+}
+
+// vap is a ValidatingAdmissionPolicy of the given spec lines (indented
+// by two) named p.
+func vap(spec string) string {
+	return "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: p\nspec:\n" + spec
+}
+
+const runtimesOnly = `  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["ome.io"], apiVersions: ["*"], operations: ["CREATE"], resources: ["clusterservingruntimes"]}
+`
+
+func TestPolicies(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  []string // severity and message of each finding on runtimeDoc
+	}{
+		{"message", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'false', message: no}\n")},
+			[]string{"error no"}},
+		{"passes", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'object.metadata.name == \"srt\"', message: no}\n")},
+			nil},
+		{"no message: the expression", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: '1 > 2'}\n")},
+			[]string{"error failed expression: 1 > 2"}},
+		{"messageExpression", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'false', message: m, messageExpression: 'object.metadata.name + \" is out\"'}\n")},
+			[]string{"error srt is out"}},
+		{"empty messageExpression: the message", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'false', message: m, messageExpression: '\"\"'}\n")},
+			[]string{"error m"}},
+		{"the ome library", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'omeVersion(object.spec.supportedModelFormats[0].modelFramework.version).compareTo(omeVersion(\"4.40\")) >= 0', message: old}\n")},
+			[]string{"error old"}},
+		{"an error fails closed", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'object.spec.nothing == 1', message: m}\n")},
+			[]string{"error expression 'object.spec.nothing == 1' resulted in error: no such key: nothing"}},
+		{"an error with failurePolicy Ignore", map[string]string{"p.yaml": vap(runtimesOnly + "  failurePolicy: Ignore\n  validations:\n  - {expression: 'object.spec.nothing == 1', message: m}\n")},
+			nil},
+		{"variables", map[string]string{"p.yaml": vap(runtimesOnly + "  variables:\n  - {name: n, expression: 'object.metadata.name'}\n  validations:\n  - {expression: 'variables.n != \"srt\"', message: m}\n")},
+			[]string{"error m"}},
+		{"matchConditions that hold", map[string]string{"p.yaml": vap(runtimesOnly + "  matchConditions:\n  - {name: a, expression: 'object.metadata.labels.team == \"a\"'}\n  validations:\n  - {expression: 'false', message: m}\n")},
+			[]string{"error m"}},
+		{"matchConditions that do not", map[string]string{"p.yaml": vap(runtimesOnly + "  matchConditions:\n  - {name: a, expression: 'object.metadata.labels.team == \"b\"'}\n  validations:\n  - {expression: 'false', message: m}\n")},
+			nil},
+		{"another kind", map[string]string{"p.yaml": vap(strings.Replace(runtimesOnly, "clusterservingruntimes", "basemodels", 1) + "  validations:\n  - {expression: 'false', message: m}\n")},
+			nil},
+		{"every resource, excluding none", map[string]string{"p.yaml": vap("  matchConstraints:\n    resourceRules:\n    - {apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: ['*']}\n  validations:\n  - {expression: 'false', message: m}\n")},
+			[]string{"error m"}},
+		{"excluded", map[string]string{"p.yaml": vap(runtimesOnly + "    excludeResourceRules:\n    - {apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: ['*'], resourceNames: [srt]}\n  validations:\n  - {expression: 'false', message: m}\n")},
+			nil},
+		{"a DELETE rule", map[string]string{"p.yaml": vap("  matchConstraints:\n    resourceRules:\n    - {apiGroups: ['*'], apiVersions: ['*'], operations: ['DELETE'], resources: ['*']}\n    - {apiGroups: ['*'], apiVersions: ['*'], operations: ['CREATE'], resources: ['basemodels']}\n  validations:\n  - {expression: 'false', message: m}\n")},
+			nil},
+		{"namespaced scope", map[string]string{"p.yaml": vap("  matchConstraints:\n    resourceRules:\n    - {apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: ['*'], scope: Namespaced}\n  validations:\n  - {expression: 'false', message: m}\n")},
+			nil},
+		{"objectSelector that matches", map[string]string{"p.yaml": vap(runtimesOnly + "    objectSelector:\n      matchExpressions: [{key: team, operator: In, values: [a, b]}]\n  validations:\n  - {expression: 'false', message: m}\n")},
+			[]string{"error m"}},
+		{"objectSelector that does not", map[string]string{"p.yaml": vap(runtimesOnly + "    objectSelector:\n      matchLabels: {team: b}\n  validations:\n  - {expression: 'false', message: m}\n")},
+			nil},
+		{"a Warn binding", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'false', message: m}\n"),
+			"b.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec: {policyName: p, validationActions: [Warn]}\n"},
+			[]string{"warning m"}},
+		{"an Audit binding", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'false', message: m}\n"),
+			"b.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec: {policyName: p, validationActions: [Audit]}\n"},
+			[]string{"info m"}},
+		{"Deny and Warn", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'false', message: m}\n"),
+			"b.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec: {policyName: p, validationActions: [Warn, Deny]}\n"},
+			[]string{"error m"}},
+		{"conftest's warn and deny_ sets", map[string]string{"a.rego": "package a\n\nwarn contains \"w\" if true\n\ndeny_size contains {\"msg\": \"d\"} if true\n"},
+			[]string{"error d", "warning w"}},
+		{"Gatekeeper's violation", map[string]string{"a.rego": "package a\n\nviolation contains {\"msg\": \"v\", \"details\": {}} if true\n"},
+			[]string{"error v"}},
+		{"a library package is no rule", map[string]string{"lib.rego": "package lib\n\nname(o) := o.metadata.name\n",
+			"a.rego": "package a\n\nimport data.lib\n\ndeny contains lib.name(input) if true\n"},
+			[]string{"error srt"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Load([]string{write(t, tc.files)}, nil)
+			require.NoError(t, err)
+			fs, probs := s.Check(object(t, runtimeDoc))
+			require.Empty(t, probs)
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.Severity+" "+f.Message)
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestBadRulesAreNamed: every rule that cannot run is a problem with its
+// file and line, all of them at once; none is left out as if absent.
+func TestBadRulesAreNamed(t *testing.T) {
+	binding := "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec: {policyName: %s, validationActions: [%s]}\n"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"a Rego syntax error", map[string]string{"a.rego": "package a\n\ndeny contains msg if {\n  msg :=\n}\n"},
+			[]string{"a.rego:5: unexpected } token"}},
+		{"an unknown builtin", map[string]string{"a.rego": "package a\n\ndeny contains msg if {\n  msg := ome.version.nope(input.x)\n}\n"},
+			[]string{"a.rego:4: undefined function ome.version.nope"}},
+		{"a deny that is not a set", map[string]string{"a.rego": "package a\n\ndeny := \"x\"\n"},
+			[]string{"a.rego:3: deny must be a set of messages: write `deny contains msg if { ... }`"}},
+		{"a warn that is a boolean", map[string]string{"a.rego": "package a\n\nwarn if true\n"},
+			[]string{"a.rego:3: warn must be a set of messages: write `warn contains msg if { ... }`"}},
+		{"CEL that does not compile", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'object.spec.find(\"a\")'}\n")},
+			[]string{"p.yaml:10: spec.validations[0].expression: does not compile: undeclared reference to 'find' (in container '') (column 17)"}},
+		{"CEL that is no boolean", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: '1'}\n")},
+			[]string{"p.yaml:10: spec.validations[0].expression: must give a bool, not a int"}},
+		{"no validations", map[string]string{"p.yaml": vap(runtimesOnly)},
+			[]string{"p.yaml:5: spec.validations: a rule's policy needs validations: they are what it checks"}},
+		{"no OME kind", map[string]string{"p.yaml": vap("  matchConstraints:\n    resourceRules:\n    - {apiGroups: [apps], apiVersions: ['*'], operations: ['*'], resources: [deployments]}\n  validations:\n  - {expression: 'true'}\n")},
+			[]string{"p.yaml:7: spec.matchConstraints.resourceRules: selects none of the kinds evaluate reads (basemodels, clusterbasemodels, servingruntimes, clusterservingruntimes, inferenceservices of ome.io, on CREATE or UPDATE)"}},
+		{"a namespaceSelector", map[string]string{"p.yaml": vap(runtimesOnly + "    namespaceSelector: {matchLabels: {env: prod}}\n  validations:\n  - {expression: 'true'}\n")},
+			[]string{"p.yaml:9: spec.matchConstraints.namespaceSelector: a namespaceSelector reads the labels of Namespaces, which evaluate does not read: select by the object (objectSelector, or a matchCondition on object.metadata.namespace)"}},
+		{"parameters", map[string]string{"p.yaml": vap(runtimesOnly + "  paramKind: {apiVersion: v1, kind: ConfigMap}\n  validations:\n  - {expression: 'true'}\n")},
+			[]string{"p.yaml:9: spec.paramKind: parameters are not supported: write the values into the policy"}},
+		{"a binding of no policy", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'true'}\n"), "b.yaml": strings.ReplaceAll(binding, "%s", "x")},
+			[]string{"b.yaml:4: spec.validationActions[0]: a string (\"x\") is not a validation action (Deny, Warn or Audit)"}},
+		{"a binding of another policy", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'true'}\n"), "b.yaml": fmt.Sprintf(binding, "x", "Deny")},
+			[]string{"b.yaml:4: spec.policyName: no ValidatingAdmissionPolicy \"x\" among the rules"}},
+		{"a beta policy", map[string]string{"p.yaml": strings.Replace(vap(runtimesOnly+"  validations:\n  - {expression: 'true'}\n"), "/v1", "/v1beta1", 1)},
+			[]string{"p.yaml:1: apiVersion: ValidatingAdmissionPolicy of \"admissionregistration.k8s.io/v1beta1\": write it as admissionregistration.k8s.io/v1"}},
+		{"another kind", map[string]string{"c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"},
+			[]string{"c.yaml:1: kind: not a rule: ConfigMap (a rules folder holds Rego files, ValidatingAdmissionPolicies with their bindings, and case lists)"}},
+		{"an id twice", map[string]string{"a.rego": "package p\n\ndeny contains \"a\" if true\n", "p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'true'}\n"),
+			"q.yaml": strings.Replace(vap(runtimesOnly+"  validations:\n  - {expression: 'true'}\n"), "name: p", "name: p.x", 1), "b.rego": "package p.x\n\ndeny contains \"b\" if true\n"},
+			[]string{"p.yaml:1: rule p is also written at a.rego:1: a rule's id names one rule", "q.yaml:1: rule p.x is also written at b.rego:1: a rule's id names one rule"}},
+		{"OME's id", map[string]string{"p.yaml": strings.Replace(vap(runtimesOnly+"  validations:\n  - {expression: 'true'}\n"), "name: p", "name: crd-schema", 1)},
+			[]string{"p.yaml:1: rule crd-schema takes the id of one of OME's rules (evaluate lint --list-rules lists them): rename it"}},
+		{"every problem at once", map[string]string{"a.rego": "package a\n\ndeny := 1\n", "z.rego": "package z\n\nwarn if {\n", "p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: '1'}\n")},
+			[]string{"a.rego:3: deny must be a set of messages: write `deny contains msg if { ... }`", "p.yaml:10: spec.validations[0].expression: must give a bool, not a int", "z.rego:4: unexpected eof token"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := write(t, tc.files)
+			_, err := Load([]string{dir}, []string{"crd-schema"})
+			var probs Problems
+			require.ErrorAs(t, err, &probs)
+			var got []string
+			for _, p := range probs {
+				got = append(got, strings.ReplaceAll(p.Error(), dir+string(filepath.Separator), ""))
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestARuleThatGivesNoMessageIsAProblem(t *testing.T) {
+	s, err := Load([]string{write(t, map[string]string{"a.rego": "package a\n\ndeny contains 3 if true\n\ndeny contains \"fine\" if true\n"})}, nil)
+	require.NoError(t, err)
+	fs, probs := s.Check(object(t, runtimeDoc))
+	require.Len(t, fs, 1, "the other messages still count")
+	require.Len(t, probs, 1)
+	assert.Contains(t, probs[0].Error(), "a.rego:1: rule a: deny holds something else than a message (a string, or an object with msg and an optional field), for ClusterServingRuntime/srt")
+}
+
+func TestLoadNamesWhatIsNotThere(t *testing.T) {
+	_, err := Load([]string{"no-such-folder", write(t, map[string]string{"notes.txt": "x"})}, nil)
+	var probs Problems
+	require.ErrorAs(t, err, &probs)
+	require.Len(t, probs, 2)
+	assert.Contains(t, probs[0].Error(), ": no rules here: no .rego file and no ValidatingAdmissionPolicy")
+	assert.Equal(t, "no-such-folder: no such file or folder", probs[1].Error())
+}

@@ -1,0 +1,422 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/ext"
+	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/builtins/cellib"
+	"github.com/ome-policy/evaluator/objects"
+)
+
+// The kinds of a rules folder's YAML.
+const (
+	admissionGroup = "admissionregistration.k8s.io"
+	admissionV1    = admissionGroup + "/v1"
+	kindPolicy     = "ValidatingAdmissionPolicy"
+	kindBinding    = "ValidatingAdmissionPolicyBinding"
+)
+
+// vapDocument is one policy or binding as read, with the line of each
+// field.
+type vapDocument struct {
+	file  string
+	line  int
+	kind  string
+	value map[string]any
+	pos   map[string]objects.Pos
+}
+
+func (d vapDocument) where(field string) *objects.InputError {
+	return &objects.InputError{File: d.file, Line: objects.LineAt(d.pos, field, d.line), Field: field}
+}
+
+func (d vapDocument) problem(field, format string, args ...any) *objects.InputError {
+	p := d.where(field)
+	p.Msg = fmt.Sprintf(format, args...)
+	return p
+}
+
+// readDocuments reads the policies and bindings of one YAML or JSON file.
+// A file of case lists (a cases: key) is no rule (isCases), nor is a
+// Kustomization; any other document is a problem, so that nothing in a
+// rules folder is silently taken for something it is not.
+func readDocuments(file string, data []byte) (docs []vapDocument, isCases bool, err error) {
+	var probs Problems
+	err = objects.EachDocument(file, data, func(n *yaml.Node) error {
+		v, pos, err := objects.DecodeValue(file, n, "")
+		if err != nil {
+			return err
+		}
+		if v == nil {
+			return nil
+		}
+		line := 1
+		if len(n.Content) > 0 {
+			line = n.Content[0].Line
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			probs = append(probs, &objects.InputError{File: file, Line: line, Msg: "not a rule: a document of a rules folder is a ValidatingAdmissionPolicy, a binding, or a case list"})
+			return nil
+		}
+		kind, _ := m["kind"].(string)
+		apiVersion, _ := m["apiVersion"].(string)
+		switch {
+		case kind == "" && m["cases"] != nil:
+			isCases = true
+		case kind == "Kustomization":
+		case kind == kindPolicy || kind == kindBinding:
+			if apiVersion != admissionV1 {
+				probs = append(probs, &objects.InputError{File: file, Line: objects.LineAt(pos, "apiVersion", line), Field: "apiVersion",
+					Msg: fmt.Sprintf("%s of %q: write it as %s", kind, apiVersion, admissionV1)})
+				return nil
+			}
+			docs = append(docs, vapDocument{file: file, line: line, kind: kind, value: m, pos: pos})
+		default:
+			if kind == "" {
+				kind = "a document without a kind"
+			}
+			probs = append(probs, &objects.InputError{File: file, Line: line, Field: "kind",
+				Msg: fmt.Sprintf("not a rule: %s (a rules folder holds Rego files, ValidatingAdmissionPolicies with their bindings, and case lists)", kind)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if len(probs) > 0 {
+		return docs, isCases, probs
+	}
+	return docs, isCases, nil
+}
+
+// vapRule is one ValidatingAdmissionPolicy, compiled.
+type vapRule struct {
+	rule       Rule
+	match      resourceMatch
+	conditions []namedProgram
+	variables  []namedProgram
+	checks     []validation
+	failOpen   bool // failurePolicy: Ignore
+}
+
+type namedProgram struct {
+	name, expression string
+	prg              cel.Program
+}
+
+type validation struct {
+	expression, message string
+	messageExpr         cel.Program // nil without a messageExpression
+	prg                 cel.Program
+}
+
+// vapEnv is the CEL environment of a policy's expressions: Kubernetes'
+// variables for a ValidatingAdmissionPolicy (object, oldObject, request,
+// params, namespaceObject, variables), the cel-go libraries Kubernetes
+// v1.35 offers, and the ome library. Kubernetes' own libraries (regex
+// find, quantity, URLs, IP and CIDR, format, semver, authorizer) are not
+// here: an expression that calls them does not compile, and says so.
+func vapEnv() (*cel.Env, error) {
+	return cel.NewEnv(
+		cel.HomogeneousAggregateLiterals(), cel.EagerlyValidateDeclarations(true), cel.DefaultUTCTimeZone(true),
+		cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(),
+		ext.Strings(ext.StringsVersion(2)), ext.Sets(), ext.TwoVarComprehensions(), ext.Lists(ext.ListsVersion(3)),
+		cellib.Library(),
+		cel.Variable("object", cel.DynType), cel.Variable("oldObject", cel.DynType),
+		cel.Variable("request", cel.DynType), cel.Variable("params", cel.DynType),
+		cel.Variable("namespaceObject", cel.DynType),
+		cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)),
+	)
+}
+
+// loadVAPs compiles the policies of docs and gives each the severity its
+// bindings give it.
+func loadVAPs(docs []vapDocument) ([]*vapRule, error) {
+	if len(docs) == 0 {
+		return nil, nil
+	}
+	env, err := vapEnv()
+	if err != nil {
+		return nil, err
+	}
+	var probs Problems
+	byName := map[string]*vapRule{}
+	var out []*vapRule
+	for _, d := range docs {
+		if d.kind != kindPolicy {
+			continue
+		}
+		v, ps := compileVAP(env, d)
+		probs = append(probs, ps...)
+		if v == nil {
+			continue
+		}
+		if _, twice := byName[v.rule.ID]; !twice {
+			byName[v.rule.ID] = v
+		}
+		out = append(out, v)
+	}
+	actions := map[string][]string{}
+	for _, d := range docs {
+		if d.kind != kindBinding {
+			continue
+		}
+		name, acts, ps := readBinding(d)
+		probs = append(probs, ps...)
+		if name == "" || len(ps) > 0 {
+			continue
+		}
+		if _, known := byName[name]; !known {
+			probs = append(probs, d.problem("spec.policyName", "no ValidatingAdmissionPolicy %q among the rules", name))
+			continue
+		}
+		actions[name] = append(actions[name], acts...)
+	}
+	for _, v := range out {
+		v.rule.Severities = severities(actions[v.rule.ID])
+	}
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	return out, nil
+}
+
+// severities are the severities of a policy's findings by its bindings'
+// validationActions: Deny an error, Warn a warning, Audit an info; no
+// binding, an error.
+func severities(actions []string) []string {
+	switch {
+	case len(actions) == 0 || slices.Contains(actions, "Deny"):
+		return []string{Error}
+	case slices.Contains(actions, "Warn"):
+		return []string{Warning}
+	}
+	return []string{Info}
+}
+
+func readBinding(d vapDocument) (string, []string, Problems) {
+	var probs Problems
+	spec, _ := d.value["spec"].(map[string]any)
+	name, _ := spec["policyName"].(string)
+	if name == "" {
+		probs = append(probs, d.problem("spec.policyName", "a binding names its ValidatingAdmissionPolicy"))
+	}
+	if spec["paramRef"] != nil {
+		probs = append(probs, d.problem("spec.paramRef", "parameters are not supported: write the values into the policy"))
+	}
+	if mr, _ := spec["matchResources"].(map[string]any); len(mr) > 0 {
+		probs = append(probs, d.problem("spec.matchResources", "a binding's matchResources is not supported: scope the policy's matchConstraints instead"))
+	}
+	list, _ := spec["validationActions"].([]any)
+	if len(list) == 0 {
+		probs = append(probs, d.problem("spec.validationActions", "a binding needs validationActions (Deny, Warn or Audit)"))
+	}
+	var acts []string
+	for i, a := range list {
+		s, _ := a.(string)
+		switch s {
+		case "Deny", "Warn", "Audit":
+			acts = append(acts, s)
+		default:
+			probs = append(probs, d.problem(objects.IndexPath("spec.validationActions", i), "%s is not a validation action (Deny, Warn or Audit)", objects.DescribeValue(a, "")))
+		}
+	}
+	return name, acts, probs
+}
+
+// compileVAP compiles one policy; nil with the problems when it does not.
+func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
+	var probs Problems
+	meta, _ := d.value["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	if name == "" {
+		return nil, Problems{d.problem("metadata.name", "a ValidatingAdmissionPolicy needs a name: it is the rule's id")}
+	}
+	spec, _ := d.value["spec"].(map[string]any)
+	v := &vapRule{rule: Rule{ID: name, Language: CEL, File: d.file, Line: d.line}}
+	if spec["paramKind"] != nil {
+		probs = append(probs, d.problem("spec.paramKind", "parameters are not supported: write the values into the policy"))
+	}
+	switch fp, _ := spec["failurePolicy"].(string); fp {
+	case "", "Fail":
+	case "Ignore":
+		v.failOpen = true
+	default:
+		probs = append(probs, d.problem("spec.failurePolicy", "%q is not a failure policy (Fail or Ignore)", fp))
+	}
+	m, ps := readMatch(d)
+	probs = append(probs, ps...)
+	v.match = m
+	compile := func(field, expr string, want *cel.Type) cel.Program {
+		if strings.TrimSpace(expr) == "" {
+			probs = append(probs, d.problem(field, "an expression is required"))
+			return nil
+		}
+		ast, iss := env.Compile(expr)
+		if iss.Err() != nil {
+			for _, e := range iss.Errors() {
+				at := fmt.Sprintf("column %d", e.Location.Column()+1)
+				if strings.Contains(expr, "\n") {
+					at = fmt.Sprintf("line %d, column %d of the expression", e.Location.Line(), e.Location.Column()+1)
+				}
+				probs = append(probs, d.problem(field, "does not compile: %s (%s)", e.Message, at))
+			}
+			return nil
+		}
+		if t := ast.OutputType(); want != nil && !t.IsExactType(want) && !t.IsExactType(cel.DynType) {
+			probs = append(probs, d.problem(field, "must give a %s, not a %s", want, t))
+			return nil
+		}
+		prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
+		if err != nil {
+			probs = append(probs, d.problem(field, "%s", err))
+			return nil
+		}
+		return prg
+	}
+	for i, c := range listOf(spec, "matchConditions") {
+		field := objects.IndexPath("spec.matchConditions", i)
+		n, _ := c["name"].(string)
+		v.conditions = append(v.conditions, namedProgram{name: n, expression: str(c, "expression"), prg: compile(field+".expression", str(c, "expression"), cel.BoolType)})
+	}
+	for i, c := range listOf(spec, "variables") {
+		field := objects.IndexPath("spec.variables", i)
+		n, _ := c["name"].(string)
+		if n == "" {
+			probs = append(probs, d.problem(field+".name", "a variable needs a name"))
+		}
+		v.variables = append(v.variables, namedProgram{name: n, expression: str(c, "expression"), prg: compile(field+".expression", str(c, "expression"), nil)})
+	}
+	checks := listOf(spec, "validations")
+	if len(checks) == 0 {
+		probs = append(probs, d.problem("spec.validations", "a rule's policy needs validations: they are what it checks"))
+	}
+	for i, c := range checks {
+		field := objects.IndexPath("spec.validations", i)
+		val := validation{expression: str(c, "expression"), message: str(c, "message"), prg: compile(field+".expression", str(c, "expression"), cel.BoolType)}
+		if _, given := c["messageExpression"]; given {
+			val.messageExpr = compile(field+".messageExpression", str(c, "messageExpression"), cel.StringType)
+		}
+		v.checks = append(v.checks, val)
+		if v.rule.Description == "" {
+			v.rule.Description = val.message
+		}
+	}
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	return v, nil
+}
+
+func listOf(m map[string]any, key string) []map[string]any {
+	list, _ := m[key].([]any)
+	out := make([]map[string]any, 0, len(list))
+	for _, x := range list {
+		e, _ := x.(map[string]any)
+		out = append(out, e)
+	}
+	return out
+}
+
+func str(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// check runs the policy on o, as the API server would on its creation.
+func (v *vapRule) check(o *objects.Object, add func(rule, severity, field, msg string)) Problems {
+	if !v.match.matches(o) {
+		return nil
+	}
+	severity := v.rule.Severities[0]
+	fail := func(msg string) {
+		if !v.failOpen {
+			add(v.rule.ID, severity, "", msg)
+		}
+	}
+	ns := any(nil)
+	vars := map[string]any{}
+	act := map[string]any{
+		"object": o.Value, "oldObject": nil, "params": nil, "namespaceObject": ns, "variables": vars,
+		"request": map[string]any{
+			"operation": "CREATE", "name": o.Name, "namespace": o.Namespace,
+			"kind":     map[string]any{"group": groupOf(o), "version": versionOf(o), "kind": o.Kind},
+			"resource": map[string]any{"group": groupOf(o), "version": versionOf(o), "resource": resourceOf(o.Kind)},
+		},
+	}
+	for _, c := range v.conditions {
+		out, _, err := c.prg.Eval(act)
+		if err != nil {
+			fail(fmt.Sprintf("matchCondition %q resulted in error: %v", c.name, err))
+			return nil
+		}
+		if out != types.True {
+			return nil
+		}
+	}
+	for _, x := range v.variables {
+		// A variable that fails is left out: an expression that reads it
+		// fails in turn, naming it.
+		if out, _, err := x.prg.Eval(act); err == nil {
+			vars[x.name] = out
+		}
+	}
+	for _, c := range v.checks {
+		out, _, err := c.prg.Eval(act)
+		switch {
+		case err != nil:
+			fail(fmt.Sprintf("expression '%s' resulted in error: %v", c.expression, err))
+		case out == types.False:
+			add(v.rule.ID, severity, "", c.messageFor(act))
+		case out != types.True:
+			fail(fmt.Sprintf("expression '%s' gave %v, not a boolean", c.expression, out))
+		}
+	}
+	return nil
+}
+
+// messageFor is a failed validation's message, as the API server gives
+// it: its messageExpression's string when that gives one (not empty, on
+// one line), else its message, else the expression that failed.
+func (c validation) messageFor(act map[string]any) string {
+	if c.messageExpr != nil {
+		if out, _, err := c.messageExpr.Eval(act); err == nil {
+			if s, ok := out.Value().(string); ok && strings.TrimSpace(s) != "" && !strings.ContainsAny(s, "\r\n") {
+				return s
+			}
+		}
+	}
+	if c.message != "" {
+		return c.message
+	}
+	return "failed expression: " + c.expression
+}
+
+func groupOf(o *objects.Object) string {
+	g, _, _ := strings.Cut(apiVersionOf(o), "/")
+	return g
+}
+
+func versionOf(o *objects.Object) string {
+	_, v, _ := strings.Cut(apiVersionOf(o), "/")
+	return v
+}
+
+// apiVersionOf is o's apiVersion (a model read from a folder has none of
+// its own: it is OME's).
+func apiVersionOf(o *objects.Object) string {
+	if o.APIVersion != "" {
+		return o.APIVersion
+	}
+	return objects.APIVersion
+}
+
+// resourceOf is the resource (plural) of one of OME's kinds.
+func resourceOf(kind string) string { return strings.ToLower(kind) + "s" }
