@@ -176,6 +176,16 @@ type celRewriter struct {
 	calls   map[string]func(args []string) string
 	methods map[string]func(recv string, args []string) string
 	kyverno bool
+	// guard makes omeVersion(x) fail, as the library does, on a string
+	// that is no OME version: the project's policies ask isOmeVersion
+	// first, a team's rules may not.
+	guard bool
+}
+
+// guardVersion is body (of the variable __gv holding x) when x is an OME
+// version, else an error, as omeVersion(x) fails on it.
+func guardVersion(x string, body string) string {
+	return "[" + x + "].map(__gv, " + celIsValid("__gv") + " ? dyn(" + body + `) : dyn(int("not an OME version: " + __gv)))[0]`
 }
 
 // rename applies inputs to an identifier path.
@@ -231,7 +241,7 @@ func (r *celRewriter) rewrite(expr string) (string, error) {
 					continue
 				}
 				if strings.HasPrefix(name, "ome") || !r.kyverno && (strings.HasPrefix(name, "math.") || name == "cel.bind") {
-					return "", fmt.Errorf("CEL for Gatekeeper: no plain-CEL stand-in for %s(...)", name)
+					return "", &noStandIn{name}
 				}
 			}
 			out.WriteString(r.rename(name))
@@ -258,20 +268,27 @@ func (r *celRewriter) call(name string, args, rewritten []string, expr string, e
 		return celIsValid(rewritten[0]), true, nil
 	case name == "omeVersionProblem" && len(args) == 1:
 		return celProblem(rewritten[0]), true, nil
+	case name == "omeVersion" && len(args) == 1 && r.kyverno && r.guard:
+		return r.chain(guardVersion(rewritten[0], kyvernoVersion("__gv")), expr, end)
 	case name == "omeVersion" && len(args) == 1 && r.kyverno:
 		return r.chain(kyvernoVersion(rewritten[0]), expr, end)
 	case name == "omeVersion" && len(args) == 1:
 		rest := expr[*end:]
-		switch {
-		case strings.HasPrefix(rest, ".hasSuffix()"):
-			*end += len(".hasSuffix()")
-			return celHasSuffix(rewritten[0]), true, nil
-		case strings.HasPrefix(rest, ".parts()"):
-			*end += len(".parts()")
-			return celParts(rewritten[0]), true, nil
-		case strings.HasPrefix(rest, ".hasV()"):
-			*end += len(".hasV()")
-			return celHasV(rewritten[0]), true, nil
+		for _, m := range []struct {
+			call    string
+			standIn func(string) string
+		}{{".hasSuffix()", celHasSuffix}, {".parts()", celParts}, {".hasV()", celHasV}} {
+			if !strings.HasPrefix(rest, m.call) {
+				continue
+			}
+			*end += len(m.call)
+			if r.guard {
+				return guardVersion(rewritten[0], m.standIn("__gv")), true, nil
+			}
+			return m.standIn(rewritten[0]), true, nil
+		}
+		if m := regexp.MustCompile(`^\.([A-Za-z_][A-Za-z0-9_]*)\(`).FindStringSubmatch(rest); m != nil {
+			return "", false, &noStandIn{"omeVersion(...)." + m[1]}
 		}
 	}
 	if f, ok := r.calls[name]; ok {
@@ -309,6 +326,13 @@ func (r *celRewriter) chain(text, expr string, end *int) (string, bool, error) {
 		text, *end = f("("+text+")", rewritten), after
 	}
 	return text, true, nil
+}
+
+// noStandIn is a call that the target's CEL has no stand-in for.
+type noStandIn struct{ name string }
+
+func (e *noStandIn) Error() string {
+	return fmt.Sprintf("CEL for Gatekeeper: no plain-CEL stand-in for %s(...)", e.name)
 }
 
 func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

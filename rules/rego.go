@@ -16,8 +16,9 @@ import (
 // regoRules are the Rego rules of a set, compiled together and asked for
 // by one prepared query: every rule's sets, in order.
 type regoRules struct {
-	list  []regoRule
-	query rego.PreparedEvalQuery
+	list      []regoRule
+	libraries []string
+	query     rego.PreparedEvalQuery
 }
 
 // regoRule is one package's sets of messages.
@@ -65,6 +66,7 @@ func loadRego(mods map[string]string, files []string) (*regoRules, error) {
 	}
 	byID := map[string]*regoRule{}
 	var ids []string
+	packageFiles := map[string][]string{}
 	sort.Strings(files)
 	for _, f := range files {
 		m := parsed[f]
@@ -72,6 +74,7 @@ func loadRego(mods map[string]string, files []string) (*regoRules, error) {
 			continue
 		}
 		id := strings.TrimPrefix(m.Package.Path.String(), "data.")
+		packageFiles[id] = append(packageFiles[id], f)
 		for _, r := range m.Rules {
 			name := r.Head.Ref()[0].Value.String()
 			if len(r.Head.Ref()) > 1 || setSeverity(name) == "" {
@@ -106,16 +109,24 @@ func loadRego(mods map[string]string, files []string) (*regoRules, error) {
 	if len(probs) > 0 {
 		return nil, probs
 	}
+	out := &regoRules{}
+	for id, fs := range packageFiles {
+		if byID[id] == nil {
+			out.libraries = append(out.libraries, fs...)
+		}
+	}
+	sort.Strings(out.libraries)
 	if len(ids) == 0 {
-		return nil, nil
+		return out, nil
 	}
 	sort.Strings(ids)
-	out := &regoRules{}
 	var terms []string
 	for _, id := range ids {
 		rr := byID[id]
+		rr.rule.Files = packageFiles[id]
 		sort.Slice(rr.sets, func(i, j int) bool { return rr.sets[i].name < rr.sets[j].name })
 		for _, s := range rr.sets {
+			rr.rule.Sets = append(rr.rule.Sets, s.name)
 			rr.rule.Severities = addSeverity(rr.rule.Severities, s.severity)
 			pkg := ast.MustParseRef("data." + id)
 			terms = append(terms, pkg.Append(ast.StringTerm(s.name)).String())
@@ -201,6 +212,9 @@ func regoProblems(file string, err error) Problems {
 }
 
 func (rr *regoRules) rules() []Rule {
+	if rr == nil {
+		return nil
+	}
 	out := make([]Rule, len(rr.list))
 	for i, r := range rr.list {
 		out[i] = r.rule
@@ -210,6 +224,9 @@ func (rr *regoRules) rules() []Rule {
 
 // check asks every Rego rule about o, input being the object.
 func (rr *regoRules) check(o *objects.Object, add func(rule, severity, field, msg string)) Problems {
+	if len(rr.list) == 0 {
+		return nil
+	}
 	input, err := ast.InterfaceToValue(o.Value)
 	if err != nil {
 		return Problems{{File: o.File, Line: o.Line, Msg: err.Error()}}

@@ -58,7 +58,20 @@ type Rule struct {
 	// Description is the Rego package's METADATA title or description, or
 	// the policy's first validation message; else empty.
 	Description string
+
+	// Sets are a Rego rule's sets of messages (deny, warn_x...), sorted.
+	Sets []string
+	// Files are the files of a Rego rule's package, sorted.
+	Files []string
+	// Policy is a policy's document as written; Bindings are its bindings.
+	Policy   map[string]any
+	Bindings []map[string]any
 }
+
+// SetSeverity is the severity of the messages of a Rego rule's set, by
+// its name: deny and violation (and deny_x, violation_x) errors, warn
+// warnings; "" for a rule of another name.
+func SetSeverity(name string) string { return setSeverity(name) }
 
 // Severity is the rule's severities as lint lists them ("error, warning").
 func (r Rule) Severity() string { return strings.Join(r.Severities, ", ") }
@@ -74,6 +87,9 @@ type Set struct {
 	// Modules are the Rego sources (path -> text), tests included, which
 	// the unit tests run against.
 	Modules map[string]string
+	// Libraries are the Rego files that are no rule and no test (packages
+	// with no set of messages, which rules import), sorted.
+	Libraries []string
 
 	rego *regoRules
 	cel  []*vapRule
@@ -165,6 +181,9 @@ func Load(paths []string, reserved []string) (*Set, error) {
 		probs = append(probs, asProblems(err)...)
 	}
 	s.rego = rr
+	if rr != nil {
+		s.Libraries = rr.libraries
+	}
 	vaps, err := loadVAPs(docs)
 	if err != nil {
 		probs = append(probs, asProblems(err)...)

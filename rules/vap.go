@@ -182,6 +182,14 @@ func loadVAPs(docs []vapDocument) ([]*vapRule, error) {
 	for _, v := range out {
 		v.rule.Severities = severities(actions[v.rule.ID])
 	}
+	for _, d := range docs {
+		if d.kind == kindBinding {
+			spec, _ := d.value["spec"].(map[string]any)
+			if v := byName[str(spec, "policyName")]; v != nil {
+				v.rule.Bindings = append(v.rule.Bindings, d.value)
+			}
+		}
+	}
 	if len(probs) > 0 {
 		return nil, probs
 	}
@@ -240,7 +248,7 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 		return nil, Problems{d.problem("metadata.name", "a ValidatingAdmissionPolicy needs a name: it is the rule's id")}
 	}
 	spec, _ := d.value["spec"].(map[string]any)
-	v := &vapRule{rule: Rule{ID: name, Language: CEL, File: d.file, Line: d.line}}
+	v := &vapRule{rule: Rule{ID: name, Language: CEL, File: d.file, Line: d.line, Policy: d.value}}
 	if spec["paramKind"] != nil {
 		probs = append(probs, d.problem("spec.paramKind", "parameters are not supported: write the values into the policy"))
 	}

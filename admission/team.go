@@ -1,0 +1,300 @@
+package admission
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/ext"
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ome-policy/evaluator/admission/rewrite"
+	"github.com/ome-policy/evaluator/rules"
+)
+
+// A team's own rules (package rules) in the bundles: each goes to every
+// target that can hold it, or the bundle is refused, naming the rule, the
+// target and why (Refusal), unless the user leaves the rule out on
+// purpose. A Rego rule becomes a Gatekeeper check of its own (TeamCheck);
+// a ValidatingAdmissionPolicy is rewritten for each CEL target
+// (TeamPolicy).
+
+// The targets a team's rule can go to, as refusals name them.
+const (
+	TargetGatekeeper = "the Gatekeeper bundle"
+	TargetNative     = "the ValidatingAdmissionPolicies (--native-out)"
+	TargetKyverno    = "the Kyverno bundle"
+)
+
+// Refusal is a team's rule that a bundle cannot hold.
+type Refusal struct {
+	Rule   rules.Rule
+	Target string
+	Reason string
+}
+
+func (r *Refusal) Error() string {
+	return fmt.Sprintf("%s:%d: rule %s cannot go into %s: %s", r.Rule.File, r.Rule.Line, r.Rule.ID, r.Target, r.Reason)
+}
+
+// Refusals are every rule a bundle cannot hold.
+type Refusals []*Refusal
+
+func (rs Refusals) Error() string {
+	lines := make([]string, len(rs))
+	for i, r := range rs {
+		lines[i] = r.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TeamKind is the constraint kind of a team's rule in Gatekeeper: its id
+// in CamelCase ("company.transformers_floor": CompanyTransformersFloor).
+func TeamKind(id string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range id {
+		switch {
+		case r == '.' || r == '_' || r == '-':
+			up = true
+		case up:
+			b.WriteRune(unicode.ToUpper(r))
+			up = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// TeamConstraintName is the name of a team's rule's constraint (and of its
+// native policy): its id with . and _ as -.
+func TeamConstraintName(id string) string {
+	return strings.NewReplacer(".", "-", "_", "-").Replace(strings.ToLower(id))
+}
+
+// TeamCheck is a team's Rego rule as a Gatekeeper check: its package's
+// module rewritten (rewrite.TeamRule) with Gatekeeper's violation added
+// (rewrite.TeamViolation), the libraries under lib that it imports, and
+// the stand-in library when it calls the builtins. Its constraint's one
+// parameter, warn, picks the warn sets' messages rather than the others'.
+func TeamCheck(r rules.Rule, own *rules.Set, release, generator string) (*Check, error) {
+	refuse := func(format string, args ...any) error {
+		return &Refusal{Rule: r, Target: TargetGatekeeper, Reason: fmt.Sprintf(format, args...)}
+	}
+	if len(r.Files) != 1 {
+		return nil, refuse("its package is written in %d files (%s), and a template holds one: put it in one file", len(r.Files), strings.Join(r.Files, ", "))
+	}
+	main, err := rewrite.TeamRule(r.Files[0], own.Modules[r.Files[0]])
+	if err != nil {
+		return nil, refuse("%v", err)
+	}
+	sets := map[string]bool{}
+	for _, s := range r.Sets {
+		sets[s] = rules.SetSeverity(s) == rules.Warning
+	}
+	c := &Check{
+		Name:        strings.ToLower(TeamKind(r.ID)),
+		Kind:        TeamKind(r.ID),
+		Title:       r.ID,
+		Release:     release,
+		Description: teamDescription(r),
+		Parameters: Mapping("type", "object", "properties", Mapping("warn", Mapping(
+			"type", "boolean", "default", false,
+			"description", "Report the messages of the rule's warn sets rather than those of its deny and violation sets.",
+		))),
+		Generator: generator,
+		Rego:      main.Text + rewrite.TeamViolation(sets),
+		Sources:   append([]string(nil), r.Files...),
+	}
+	standins := slices.Clone(main.Standins)
+	libs, err := teamLibraries(own, main.Text)
+	if err != nil {
+		return nil, refuse("%v", err)
+	}
+	for _, l := range libs {
+		c.Libs = append(c.Libs, LibModule{Path: l.Source, Text: l.Text})
+		c.Sources = append(c.Sources, l.Source)
+		standins = append(standins, l.Standins...)
+	}
+	if len(standins) > 0 {
+		for _, l := range Lib() {
+			c.Libs = append(c.Libs, l)
+			c.Sources = append(c.Sources, "policies/gatekeeper/"+l.Path)
+		}
+	}
+	if err := compileTeamCheck(c); err != nil {
+		return nil, refuse("%v", err)
+	}
+	return c, nil
+}
+
+func teamDescription(r rules.Rule) string {
+	d := "A team's own rule, " + r.ID + ", from " + strings.Join(r.Files, ", ") + "."
+	if r.Description != "" {
+		d = strings.TrimSuffix(r.Description, ".") + ". " + d
+	}
+	return d
+}
+
+// teamLibraries are the team's library modules (packages under lib) that
+// text imports, and those they import, rewritten; a library the team does
+// not have is an error.
+func teamLibraries(own *rules.Set, text string) ([]*rewrite.TeamModule, error) {
+	byPkg := map[string][]string{}
+	for _, f := range own.Libraries {
+		m, err := ast.ParseModuleWithOpts(f, own.Modules[f], ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, err
+		}
+		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
+		byPkg[pkg] = append(byPkg[pkg], f)
+	}
+	var out []*rewrite.TeamModule
+	done := map[string]bool{}
+	queue := []string{text}
+	for len(queue) > 0 {
+		t := queue[0]
+		queue = queue[1:]
+		m, err := ast.ParseModuleWithOpts("", t, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, err
+		}
+		for _, imp := range m.Imports {
+			ref, ok := imp.Path.Value.(ast.Ref)
+			if !ok || !ref[0].Equal(ast.DefaultRootDocument) {
+				continue
+			}
+			pkg := strings.TrimPrefix(ref.String(), "data.")
+			if !strings.HasPrefix(pkg, "lib.") || strings.HasPrefix(pkg, "lib.ome.") || done[pkg] {
+				continue
+			}
+			done[pkg] = true
+			files := byPkg[pkg]
+			if len(files) == 0 {
+				return nil, fmt.Errorf("imports data.%s, which no file of the rules holds", pkg)
+			}
+			for _, f := range files {
+				lm, err := rewrite.TeamRule(f, own.Modules[f])
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, lm)
+				queue = append(queue, lm.Text)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Source < out[j].Source })
+	return out, nil
+}
+
+// compileTeamCheck compiles a team's check as Gatekeeper's OPA would: its
+// Rego and its libraries, with no builtin of the project.
+func compileTeamCheck(c *Check) error {
+	mods := map[string]*ast.Module{}
+	m, err := ast.ParseModuleWithOpts(c.Name+".rego", c.Rego, ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return fmt.Errorf("the template's Rego does not parse: %w", err)
+	}
+	mods[c.Name+".rego"] = m
+	for _, l := range c.Libs {
+		lm, err := ast.ParseModuleWithOpts(l.Path, l.Text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return err
+		}
+		mods[l.Path] = lm
+	}
+	comp := ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1)
+	if comp.Compile(mods); comp.Failed() {
+		return fmt.Errorf("the template's Rego does not compile without the Go builtins: %v", comp.Errors)
+	}
+	c.modules = nil
+	for _, p := range slices.Sorted(func(yield func(string) bool) {
+		for p := range mods {
+			if !yield(p) {
+				return
+			}
+		}
+	}) {
+		c.modules = append(c.modules, comp.Modules[p])
+	}
+	return nil
+}
+
+// TeamPolicy is a team's ValidatingAdmissionPolicy with its expressions
+// rewritten for a CEL target without the ome library: plain CEL (a
+// ValidatingAdmissionPolicy, Gatekeeper) or, with kyverno, Kyverno's CEL.
+// A call that has no stand-in there refuses the rule for target.
+func TeamPolicy(r rules.Rule, target string, kyverno bool) (map[string]any, error) {
+	p := DeepCopy(r.Policy)
+	spec, _ := p["spec"].(map[string]any)
+	env, err := teamEnv(kyverno)
+	if err != nil {
+		return nil, err
+	}
+	rw := &celRewriter{calls: teamCalls, guard: true}
+	if kyverno {
+		rw = &celRewriter{calls: teamCalls, methods: kyvernoVersionMethods, kyverno: true, guard: true}
+	}
+	for _, key := range []string{"matchConditions", "variables", "validations"} {
+		list, _ := spec[key].([]any)
+		for i, x := range list {
+			e, _ := x.(map[string]any)
+			for _, field := range []string{"expression", "messageExpression"} {
+				expr, ok := e[field].(string)
+				if !ok {
+					continue
+				}
+				out, err := rw.rewrite(expr)
+				var missing *noStandIn
+				if errors.As(err, &missing) {
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.%s[%d].%s: calls %s, which has no stand-in there (its CEL has no ome library)", key, i, field, missing.name)}
+				}
+				if err != nil {
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.%s[%d].%s: %v", key, i, field, err)}
+				}
+				if _, iss := env.Compile(out); iss.Err() != nil {
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.%s[%d].%s: without the ome library, it does not compile there: %s",
+						key, i, field, strings.Join(strings.Fields(iss.Err().Error()), " "))}
+				}
+				e[field] = out
+			}
+		}
+	}
+	return p, nil
+}
+
+// teamEnv is the CEL environment of a team's policy on a target without
+// the ome library: Kubernetes' (as rules.vapEnv has it, the ome library
+// aside), or Kyverno's.
+func teamEnv(kyverno bool) (*cel.Env, error) {
+	opts := []cel.EnvOption{
+		cel.HomogeneousAggregateLiterals(), cel.EagerlyValidateDeclarations(true), cel.DefaultUTCTimeZone(true),
+		cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(),
+		ext.Strings(ext.StringsVersion(2)), ext.Sets(), ext.TwoVarComprehensions(), ext.Lists(ext.ListsVersion(3)),
+	}
+	if kyverno {
+		opts = KyvernoEnvOptions()
+	}
+	for _, v := range []string{"object", "oldObject", "request", "params", "namespaceObject"} {
+		opts = append(opts, cel.Variable(v, cel.DynType))
+	}
+	opts = append(opts, cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)))
+	return cel.NewEnv(opts...)
+}
+
+// teamCalls are the stand-ins of the ome library's functions for a team's
+// rules, beside those the rewriter writes itself (isOmeVersion,
+// omeVersionProblem, omeVersion): only those that give the library's
+// answer on every input. The sizes, omeIsFloat and omeParseURL have none:
+// the selection policy's stand-ins leave some inputs to Gatekeeper, and a
+// team's rule cannot.
+var teamCalls = map[string]func(args []string) string{
+	"omeQuote": func(args []string) string {
+		return "[" + args[0] + "].map(__qv, " + celQuote("__qv") + ")[0]"
+	},
+}
