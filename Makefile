@@ -169,6 +169,16 @@ gator-verify: build gator
 	  done; \
 	  rm -rf $$d; \
 	done
+	@# A team's own rules (examples/company-rules) in the Gatekeeper bundle:
+	@# each rule's template run by gator on the lint objects and the example
+	@# runtimes, against what evaluate lint --rules finds.
+	@d=$$(mktemp -d) || exit 1; \
+	$(BIN)/evaluate gatekeeper --rules examples/company-rules --lint testdata/lint/bad,testdata/examples/runtimes \
+	  --out $$d/gatekeeper --native-out '' >/dev/null || { rm -rf $$d; exit 1; }; \
+	for s in $$(find $$d/gatekeeper/team -name suite.yaml | sort); do \
+	  $(BIN)/gator verify $$s || { echo "team rules: $$s"; rm -rf $$d; exit 1; }; \
+	done; \
+	rm -rf $$d
 
 # Kyverno's CLI (kubectl-kyverno) and admission controller (kyverno, which
 # the end-to-end checks run beside Gatekeeper), built from its Go module
@@ -223,7 +233,7 @@ kyverno-verify: build kyverno
 	done
 	@# kyverno test checks verdicts only: Kyverno's messages, byte for byte,
 	@# and the selection policy's Tests (kubectl-kyverno test -o json).
-	KYVERNO_CLI=$(abspath $(BIN))/kubectl-kyverno $(GO) test -count=1 ./admission/kyverno -run '^TestKyvernoCLIMessages$$'
+	KYVERNO_CLI=$(abspath $(BIN))/kubectl-kyverno $(GO) test -count=1 ./admission/kyverno -run '^(TestKyvernoCLIMessages|TestKyvernoCLITeamPolicies)$$'
 
 # The local control plane's servers, built from their Go modules at the
 # pinned versions into bin/ and reused while they are those versions: etcd

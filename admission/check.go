@@ -13,6 +13,7 @@ import (
 	"github.com/ome-policy/evaluator/admission/rewrite"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/rules"
 )
 
 // The intermediate form of the bundles: the checks of a release, built
@@ -46,6 +47,9 @@ type Check struct {
 	SrcLibs []string
 	// Parameters is the openAPIV3Schema of the constraint's parameters.
 	Parameters *yaml.Node
+	// Team is the team's rule the check is made of (TeamCheck,
+	// TeamCELCheck); nil for OME's checks.
+	Team *rules.Rule
 
 	// Filled in by the generator.
 	Generator string        // how the headers say the files are made (Generator)

@@ -143,4 +143,7 @@ type Options struct {
 	// `evaluate lint` finds in each alone (LintEach; the project uses
 	// testdata/lint).
 	Lint []ObjectFindings
+	// Team are a team's own rules, compiled for the targets
+	// (CompileTeamRules); empty without --rules.
+	Team TeamRules
 }

@@ -98,6 +98,7 @@ func TeamCheck(r rules.Rule, own *rules.Set, release, generator string) (*Check,
 		sets[s] = rules.SetSeverity(s) == rules.Warning
 	}
 	c := &Check{
+		Team:        &r,
 		Name:        strings.ToLower(TeamKind(r.ID)),
 		Kind:        TeamKind(r.ID),
 		Title:       r.ID,
@@ -297,4 +298,161 @@ var teamCalls = map[string]func(args []string) string{
 	"omeQuote": func(args []string) string {
 		return "[" + args[0] + "].map(__qv, " + celQuote("__qv") + ")[0]"
 	},
+}
+
+// TeamCELCheck is a team's ValidatingAdmissionPolicy as a Gatekeeper check
+// whose code is CEL (K8sNativeValidation): its expressions in plain CEL
+// (TeamPolicy), each matchCondition asked before every validation (a
+// Gatekeeper template has no matchConditions of its own). Its constraint
+// matches the kinds the policy judges; a policy that names objects
+// (resourceNames) cannot be a constraint's match, and is refused.
+func TeamCELCheck(r rules.Rule, release, generator string) (*Check, error) {
+	if r.ByName {
+		return nil, &Refusal{Rule: r, Target: TargetGatekeeper, Reason: "its matchConstraints name objects (resourceNames), which a constraint's match cannot say"}
+	}
+	p, err := TeamPolicy(r, TargetGatekeeper, false)
+	if err != nil {
+		return nil, err
+	}
+	spec, _ := p["spec"].(map[string]any)
+	var conds []string
+	for _, x := range listOf(spec, "matchConditions") {
+		conds = append(conds, "!("+strings.TrimSpace(str(x, "expression"))+")")
+	}
+	block := &CELBlock{}
+	for _, x := range listOf(spec, "variables") {
+		block.Variables = append(block.Variables, CELVariable{Name: str(x, "name"), Expression: str(x, "expression")})
+	}
+	for _, x := range listOf(spec, "validations") {
+		expr := strings.TrimSpace(str(x, "expression"))
+		if len(conds) > 0 {
+			expr = strings.Join(conds, " || ") + " || (" + expr + ")"
+		}
+		fallback := celString(str(x, "message"))
+		if str(x, "message") == "" {
+			fallback = celString("failed expression: " + str(x, "expression"))
+		}
+		msg := fallback
+		if m := strings.TrimSpace(str(x, "messageExpression")); m != "" {
+			msg = "[" + m + "].map(__m, __m != \"\" ? __m : " + fallback + ")[0]"
+		}
+		block.Validations = append(block.Validations, CELValidation{Expression: expr, MessageExpression: msg})
+	}
+	return &Check{
+		Team:        &r,
+		Name:        strings.ToLower(TeamKind(r.ID)),
+		Kind:        TeamKind(r.ID),
+		Title:       r.ID,
+		Release:     release,
+		Description: strings.TrimSuffix(r.Description, ".") + ". A team's own rule, the ValidatingAdmissionPolicy " + r.ID + " of " + r.File + ".",
+		Parameters:  Mapping("type", "object"),
+		Generator:   generator,
+		CEL:         block,
+		Sources:     []string{r.File},
+	}, nil
+}
+
+func listOf(m map[string]any, key string) []map[string]any {
+	list, _ := m[key].([]any)
+	out := make([]map[string]any, 0, len(list))
+	for _, x := range list {
+		e, _ := x.(map[string]any)
+		out = append(out, e)
+	}
+	return out
+}
+
+func str(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// TeamDoc is a team's ValidatingAdmissionPolicy for a CEL target: the
+// policy rewritten for it (TeamPolicy), and the rule it is.
+type TeamDoc struct {
+	Rule   rules.Rule
+	Policy map[string]any
+}
+
+// TeamRules are a team's rules compiled for the targets of a run.
+type TeamRules struct {
+	Gatekeeper []*Check  // a template each
+	Native     []TeamDoc // ValidatingAdmissionPolicies in plain CEL
+	Kyverno    []TeamDoc // in Kyverno's CEL
+	// Left says each rule left out of a target on purpose (leaveOut),
+	// for a notice.
+	Left []string
+	// Set are the rules, whose findings the suites expect.
+	Set *rules.Set
+}
+
+// CompileTeamRules compiles every rule of own for each of targets: for
+// Gatekeeper, a Rego rule as TeamCheck, a policy as TeamCELCheck; for the
+// ValidatingAdmissionPolicies and Kyverno, a policy as TeamPolicy, and a
+// Rego rule is refused (the API server and Kyverno run CEL only). Every
+// rule a target cannot hold is a Refusal, all of them at once as
+// Refusals, unless leaveOut names the rule: it is then left out of every
+// target that cannot hold it, and Left says so. An id of leaveOut that
+// is no rule of own is an error.
+func CompileTeamRules(own *rules.Set, targets, leaveOut []string, release, generator string) (TeamRules, error) {
+	var out TeamRules
+	if own.Len() == 0 {
+		if len(leaveOut) > 0 {
+			return out, fmt.Errorf("--leave-out %s: no --rules to leave out of", strings.Join(leaveOut, ","))
+		}
+		return out, nil
+	}
+	known := map[string]bool{}
+	for _, r := range own.Rules {
+		known[r.ID] = true
+	}
+	left := map[string]bool{}
+	for _, id := range leaveOut {
+		if !known[id] {
+			return out, fmt.Errorf("--leave-out: %q is no rule of --rules", id)
+		}
+		left[id] = true
+	}
+	out.Set = own
+	var refusals Refusals
+	for _, r := range own.Rules {
+		for _, target := range targets {
+			var err error
+			switch {
+			case target == TargetGatekeeper && r.Language == rules.Rego:
+				var c *Check
+				if c, err = TeamCheck(r, own, release, generator); err == nil {
+					out.Gatekeeper = append(out.Gatekeeper, c)
+				}
+			case target == TargetGatekeeper:
+				var c *Check
+				if c, err = TeamCELCheck(r, release, generator); err == nil {
+					out.Gatekeeper = append(out.Gatekeeper, c)
+				}
+			case r.Language == rules.Rego:
+				err = &Refusal{Rule: r, Target: target, Reason: "it is Rego, and only CEL runs there"}
+			default:
+				var p map[string]any
+				if p, err = TeamPolicy(r, target, target == TargetKyverno); err == nil && target == TargetKyverno {
+					out.Kyverno = append(out.Kyverno, TeamDoc{Rule: r, Policy: p})
+				} else if err == nil {
+					out.Native = append(out.Native, TeamDoc{Rule: r, Policy: p})
+				}
+			}
+			var refusal *Refusal
+			switch {
+			case err == nil:
+			case errors.As(err, &refusal) && left[r.ID]:
+				out.Left = append(out.Left, fmt.Sprintf("rule %s is left out of %s (--leave-out): %s", r.ID, target, refusal.Reason))
+			case errors.As(err, &refusal):
+				refusals = append(refusals, refusal)
+			default:
+				return out, err
+			}
+		}
+	}
+	if len(refusals) > 0 {
+		return out, refusals
+	}
+	return out, nil
 }

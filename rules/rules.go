@@ -66,6 +66,11 @@ type Rule struct {
 	// Policy is a policy's document as written; Bindings are its bindings.
 	Policy   map[string]any
 	Bindings []map[string]any
+	// Kinds are the kinds of OME a policy judges (names and labels aside);
+	// ByName tells that its matchConstraints name objects
+	// (resourceNames), not kinds alone.
+	Kinds  []string
+	ByName bool
 }
 
 // SetSeverity is the severity of the messages of a Rego rule's set, by

@@ -262,6 +262,14 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 	m, ps := readMatch(d)
 	probs = append(probs, ps...)
 	v.match = m
+	for _, k := range omeKinds {
+		if m.selects(k) {
+			v.rule.Kinds = append(v.rule.Kinds, k)
+		}
+	}
+	for _, r := range append(append([]resourceRule(nil), m.include...), m.exclude...) {
+		v.rule.ByName = v.rule.ByName || len(r.names) > 0
+	}
 	compile := func(field, expr string, want *cel.Type) cel.Program {
 		if strings.TrimSpace(expr) == "" {
 			probs = append(probs, d.problem(field, "an expression is required"))

@@ -38,7 +38,7 @@ func Generate(opts admission.Options) (Bundles, error) {
 	if err != nil {
 		return Bundles{}, err
 	}
-	native, err := vap.Generate(checks)
+	native, err := vap.Generate(checks, opts.Team.Native)
 	if err != nil {
 		return Bundles{}, err
 	}

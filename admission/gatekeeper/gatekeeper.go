@@ -25,6 +25,8 @@ func Generate(opts admission.Options, checks []*admission.Check) (admission.Bund
 	}
 	gk.Add("", selection)
 	gk.Add("", lintSuite(opts.Lint))
-	gk.Add("", installFiles())
+	team, templates, constraints := teamFiles(opts.Team, opts.Lint)
+	gk.Add("", team)
+	gk.Add("", installFiles(templates, constraints))
 	return gk, nil
 }

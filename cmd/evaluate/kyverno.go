@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/admission/kyverno"
 )
 
@@ -13,6 +14,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 		out             string
 		caseFiles, lint []string
 		check           bool
+		team            teamFlags
 	)
 	cmd := &cobra.Command{
 		Use:     "kyverno",
@@ -31,17 +33,22 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 			if out == "" {
 				return badInput(fmt.Errorf("--out is empty: give the folder to write the bundle to"))
 			}
+			compiled, err := team.compile(cmd, set, []string{admission.TargetKyverno})
+			if err != nil {
+				return err
+			}
 			opts, err := suiteInputs(cmd, set, caseFiles, lint)
 			if err != nil {
 				return err
 			}
+			opts.Team = compiled
 			b, err := kyverno.Generate(opts)
 			if err != nil {
 				return err
 			}
-			owned := make([]string, len(kyverno.Severities))
-			for i, s := range kyverno.Severities {
-				owned[i] = "ome-version-lint-" + s.Severity
+			owned := []string{kyverno.TeamFolder}
+			for _, s := range kyverno.Severities {
+				owned = append(owned, "ome-version-lint-"+s.Severity)
 			}
 			return writeBundle(cmd, out, b, owned, check)
 		},
@@ -50,6 +57,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringSliceVar(&caseFiles, "cases", nil, "selection case files whose InferenceServices the tests hold the bundle to admit (default: the project's own, which evaluate carries; --cases= for none)")
 	cmd.Flags().StringSliceVar(&lint, "lint", nil, "files and folders of models and runtimes for the lint policies' tests (default: the project's own, which evaluate carries; --lint= for none)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
+	team.add(cmd, "a ValidatingAdmissionPolicy becomes a ValidatingPolicy (team/), in Kyverno's CEL; a Rego rule cannot go there")
 	addReleaseFlag(cmd, g)
 	return cmd
 }

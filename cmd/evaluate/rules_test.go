@@ -95,3 +95,64 @@ func TestTestRunsOwnRulesTests(t *testing.T) {
 	require.Equal(t, 2, bad.code)
 	require.Contains(t, bad.stderr, "bad-rules.rego:4: deny must be a set of messages")
 }
+
+// evaluate gatekeeper and evaluate kyverno write a team's rules into
+// every bundle that can hold them, and refuse to write a bundle without
+// one (exit 2, naming the rule and the target), unless --leave-out names
+// it, which a notice then says.
+func TestBundlesHoldOwnRulesOrRefuse(t *testing.T) {
+	regoIDs := "company.runtime_size_range,company.transformers_floor"
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		stderr   []string
+		files    []string // written, under the folder of --out
+		notFiles []string
+	}{
+		{"gatekeeper, no native", []string{"gatekeeper", "--native-out", ""}, 0, nil,
+			[]string{"gk/team/companyruntimesizerange/template.yaml", "gk/team/companyruntimesizerange/samples/deny/constraint.yaml",
+				"gk/team/companytransformersfloor/suite.yaml", "gk/team/companyautoselectpinsframework/samples/default/constraint.yaml"}, nil},
+		{"gatekeeper and native", []string{"gatekeeper", "--native-out", "NATIVE"}, 2,
+			[]string{"runtime-size-range.rego:3: rule company.runtime_size_range cannot go into the ValidatingAdmissionPolicies (--native-out): it is Rego, and only CEL runs there",
+				"transformers-floor.rego:3: rule company.transformers_floor cannot go into the ValidatingAdmissionPolicies (--native-out)",
+				"evaluate: nothing written: a bundle without these rules would not enforce them; --leave-out " + regoIDs},
+			nil, []string{"gk", "native"}},
+		{"gatekeeper and native, Rego left out of native", []string{"gatekeeper", "--native-out", "NATIVE", "--leave-out", regoIDs}, 0,
+			[]string{"notice: rule company.runtime_size_range is left out of the ValidatingAdmissionPolicies (--native-out) (--leave-out): it is Rego, and only CEL runs there"},
+			[]string{"gk/team/companytransformersfloor/template.yaml", "native/team-rules.yaml"}, nil},
+		{"kyverno", []string{"kyverno"}, 2,
+			[]string{"rule company.transformers_floor cannot go into the Kyverno bundle: it is Rego, and only CEL runs there"}, nil, []string{"gk"}},
+		{"kyverno, Rego left out", []string{"kyverno", "--leave-out", regoIDs}, 0,
+			[]string{"notice: rule company.transformers_floor is left out of the Kyverno bundle (--leave-out)"},
+			[]string{"gk/team/company-autoselect-pins-framework.yaml"}, []string{"gk/team/company.transformers_floor.yaml"}},
+		{"an unknown rule left out", []string{"kyverno", "--leave-out", "company.nothing"}, 2,
+			[]string{`--leave-out: "company.nothing" is no rule of --rules`}, nil, []string{"gk"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{}, tc.args...)
+			for i, a := range args {
+				if a == "NATIVE" {
+					args[i] = filepath.Join(dir, "native")
+				}
+			}
+			args = append(args, "--rules", companyRules, "--out", filepath.Join(dir, "gk"))
+			r := evaluate(t, 60*time.Second, "", args...)
+			require.Equal(t, tc.code, r.code, r.stderr)
+			for _, s := range tc.stderr {
+				require.Contains(t, r.stderr, s)
+			}
+			for _, f := range tc.files {
+				require.FileExists(t, filepath.Join(dir, f))
+			}
+			for _, f := range tc.notFiles {
+				require.NoFileExists(t, filepath.Join(dir, f))
+				require.NoDirExists(t, filepath.Join(dir, f))
+			}
+		})
+	}
+	r := evaluate(t, 60*time.Second, "", "kyverno", "--leave-out", "x", "--out", t.TempDir())
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "--leave-out x: no --rules to leave out of")
+}

@@ -1,0 +1,98 @@
+package gatekeeper
+
+import (
+	"fmt"
+	"path"
+	"slices"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/admission"
+	"github.com/ome-policy/evaluator/rules"
+)
+
+// A team's own rules in the Gatekeeper bundle, under team/: per rule, its
+// template (team/<name>/template.yaml) and its sample constraints, which
+// the kustomization installs after OME's.
+
+// TeamFolder is the folder of the bundle that holds a team's rules.
+const TeamFolder = "team"
+
+// teamFiles writes the templates and constraints of a team's checks, and
+// says what the kustomization installs of them: the templates, then the
+// constraints.
+//
+// Each rule's suite (team/<name>/suite.yaml, for gator verify) reviews the
+// objects of OMEVersionLint's suite (lint) with each of its constraints,
+// and expects the messages that the rule gives each object in
+// `evaluate lint --rules`, of the constraint's severities.
+func teamFiles(team admission.TeamRules, lint []admission.ObjectFindings) (b admission.Bundle, templates, constraints []string) {
+	b = admission.Bundle{}
+	for _, c := range team.Gatekeeper {
+		dir := path.Join(TeamFolder, c.Name)
+		b[path.Join(dir, "template.yaml")] = templateYAML(c)
+		templates = append(templates, path.Join(dir, "template.yaml"))
+		kinds := c.Team.Kinds
+		if len(kinds) == 0 { // a Rego rule reads input.kind itself
+			kinds = append(append([]string(nil), admission.OMEKinds...), "InferenceService")
+		}
+		var tests []SuiteTest
+		for _, s := range teamConstraints(c) {
+			sample := path.Join("samples", s.sample)
+			b[path.Join(dir, sample, "constraint.yaml")] = constraintYAML(c.Release, c.Generator, c.Kind, s.name, s.action, s.description, kinds, s.params)
+			constraints = append(constraints, path.Join(dir, sample, "constraint.yaml"))
+			tests = append(tests, SuiteTest{Name: s.sample, Template: "template.yaml", Constraint: path.Join(sample, "constraint.yaml"),
+				CaseDir: sample, Cases: teamCases(team.Set, c.Team.ID, s.severities, lint)})
+		}
+		b.Add(dir, suiteFiles(c.Name, tests))
+	}
+	return b, templates, constraints
+}
+
+// teamCases are the objects of lint, each with the messages the rule id
+// of set gives it, of the severities.
+func teamCases(set *rules.Set, id string, severities []string, lint []admission.ObjectFindings) []admission.SuiteCase {
+	var out []admission.SuiteCase
+	for _, l := range lint {
+		o := l.Object
+		fs, _ := set.Check(o)
+		var msgs []string
+		for _, f := range fs {
+			if f.Rule == id && slices.Contains(severities, f.Severity) {
+				msgs = append(msgs, f.Message)
+			}
+		}
+		out = append(out, admission.SuiteCase{Name: fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, path.Base(o.File)), Object: admission.DeepCopy(o.Value), Messages: msgs})
+	}
+	return out
+}
+
+type teamConstraint struct {
+	sample, name, action, description string
+	params                            *yaml.Node
+	severities                        []string // of the findings it reports
+}
+
+// teamConstraints are the constraints of a team's check: for a Rego rule,
+// one that denies the messages of its deny and violation sets and one that
+// warns those of its warn sets (each when it has such sets); for a
+// policy, one whose action is its bindings' (Deny: deny, Warn: warn,
+// Audit: dryrun).
+func teamConstraints(c *admission.Check) []teamConstraint {
+	r := c.Team
+	name := admission.TeamConstraintName(r.ID)
+	var out []teamConstraint
+	if r.Language == rules.CEL {
+		action := map[string]string{rules.Error: "deny", rules.Warning: "warn", rules.Info: "dryrun"}[r.Severities[0]]
+		return []teamConstraint{{"default", name, action, "The team's rule " + r.ID + ", with the action of its binding.", nil, r.Severities}}
+	}
+	for _, sev := range r.Severities {
+		switch sev {
+		case rules.Error:
+			out = append(out, teamConstraint{"deny", name, "deny", "Refuse what the team's rule " + r.ID + " denies.", admission.Mapping("warn", false), []string{rules.Error}})
+		case rules.Warning:
+			out = append(out, teamConstraint{"warn", name + "-warn", "warn", "Warn of what the team's rule " + r.ID + " warns of.", admission.Mapping("warn", true), []string{rules.Warning}})
+		}
+	}
+	return out
+}
