@@ -2,6 +2,7 @@ package admission
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -39,6 +40,27 @@ var LintRules = []string{
 	"invalid-version", "empty-version", "unknown-operator", "missing-format", "missing-framework",
 	"incomplete-size-range", "ordering-operator-with-suffix", "operator-without-version", "ignored-field",
 	"name-case", "unknown-deployment-mode",
+}
+
+// NotAtAdmission are the rules of `evaluate lint` that OMEVersionLint
+// leaves out, each for a reason: the API server's schema check refuses
+// such objects first (crd-schema, wrong-type, non-string-version), the
+// API server drops the field (unread-field), or the rule reads more than
+// the one object under review (duplicate-name, unmatched-model,
+// unreachable-entry).
+var NotAtAdmission = []string{"crd-schema", "wrong-type", "non-string-version", "unread-field", "duplicate-name", "unmatched-model", "unreachable-entry"}
+
+// UnenforcedRules are the ids of rules (of the policies' lint-rules.yaml)
+// that OMEVersionLint neither applies nor leaves out for a reason: rules
+// that policies of --policies added, which no bundle would enforce.
+func UnenforcedRules(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if !slices.Contains(LintRules, id) && !slices.Contains(NotAtAdmission, id) && id != engine.RuleInputError {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // LintViolations are the messages OMEVersionLint gives for one object with

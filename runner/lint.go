@@ -8,6 +8,7 @@ import (
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -139,6 +140,7 @@ type LintRun struct {
 
 	set     []engine.SetObject
 	ignored []map[string]bool // each object's evaluate.ome.io/ignore
+	ids     map[string]bool   // the rules' ids (known)
 	err     error
 }
 
@@ -212,7 +214,7 @@ func (r *LintRun) Finish() error {
 	for _, f := range fs {
 		r.keep([]engine.Finding{f}, byObject[engine.LintedObject{Ref: f.Object, File: f.File, Line: f.ObjectLine}])
 	}
-	return nil
+	return r.err
 }
 
 // applied is the objects of the set that left marks.
@@ -228,10 +230,26 @@ func (r *LintRun) applied(left []bool) []engine.SetObject {
 
 func (r *LintRun) keep(fs []engine.Finding, ignored map[string]bool) {
 	for _, f := range fs {
+		if !r.known(f.Rule) {
+			r.err = fmt.Errorf("the policies give a finding of rule %q, which their %s does not list (evaluate lint --list-rules): list it there, or write it as a team's own rule with --rules", f.Rule, policyset.LintRulesFile)
+			return
+		}
 		if r.filter.Keep(f.Rule, ignored) {
 			r.Findings = append(r.Findings, f)
 		}
 	}
+}
+
+// known reports whether rule is one of the run's rules (or an input
+// error).
+func (r *LintRun) known(rule string) bool {
+	if r.ids == nil {
+		r.ids = map[string]bool{engine.RuleInputError: true}
+		for _, x := range r.rules {
+			r.ids[x.ID] = true
+		}
+	}
+	return r.ids[rule]
 }
 
 // LintReport is what a lint run found, with each input that could not be

@@ -88,14 +88,27 @@ func (t *teamFlags) add(cmd *cobra.Command, what string) {
 // compile compiles the team's rules for targets: every rule a target
 // cannot hold is said with its file and line, and ends the run (exit 2),
 // unless --leave-out names it, which a notice then says.
+//
+// Rules that the policies of --policies add to OME's (in their
+// lint-rules.yaml) have no place in OME's templates: they stop the run
+// too, pointing at --rules, so that no bundle leaves them out unsaid.
 func (t *teamFlags) compile(cmd *cobra.Command, set *policyset.Set, targets []string) (admission.TeamRules, error) {
 	var out admission.TeamRules
-	if len(t.paths) == 0 && len(t.leaveOut) == 0 {
-		return out, nil
-	}
 	ome, err := engine.LintRules(set)
 	if err != nil {
 		return out, badInput(err)
+	}
+	ids := make([]string, len(ome))
+	for i, r := range ome {
+		ids[i] = r.ID
+	}
+	if added := admission.UnenforcedRules(ids); len(added) > 0 {
+		return out, badInput(fmt.Errorf("policies %s: %s: rule %s is none of OME's, and OME's templates cannot enforce it: "+
+			"write it as a team's own rule (Rego or a ValidatingAdmissionPolicy) and give it with --rules",
+			set.Origin, policyset.LintRulesFile, strings.Join(added, ", ")))
+	}
+	if len(t.paths) == 0 && len(t.leaveOut) == 0 {
+		return out, nil
 	}
 	own, err := ownRules(cmd, t.paths, ome)
 	if err != nil {

@@ -156,3 +156,41 @@ func TestBundlesHoldOwnRulesOrRefuse(t *testing.T) {
 	require.Equal(t, 2, r.code)
 	require.Contains(t, r.stderr, "--leave-out x: no --rules to leave out of")
 }
+
+// A rule added to a copy of OME's policies (--policies) is never left out
+// without a word: lint refuses a finding of a rule that lint-rules.yaml
+// does not list, and the bundles refuse a listed rule that OME's templates
+// cannot enforce, pointing at --rules.
+func TestPoliciesWithAnAddedRule(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, at("policies"), dir)
+	lint := filepath.Join(dir, "rego", "lint.rego")
+	text, err := os.ReadFile(lint)
+	require.NoError(t, err)
+	const wired = "array.concat(array.concat(presence_findings, size_range_findings), array.concat(unread_field_findings, deployment_mode_findings)),\n)"
+	require.Contains(t, string(text), wired)
+	added := strings.Replace(string(text), wired, "array.concat(array.concat(presence_findings, array.concat(size_range_findings, company_findings)), array.concat(unread_field_findings, deployment_mode_findings)),\n)\n\n"+
+		"company_findings := [{\"rule\": \"company-size\", \"severity\": \"error\", \"field\": \"spec\", \"message\": \"no modelSizeRange\"} |\n"+
+		"\tinput.object.kind == \"ClusterServingRuntime\"\n\tnot input.object.spec.modelSizeRange\n]", 1)
+	require.NoError(t, os.WriteFile(lint, []byte(added), 0o644))
+
+	r := evaluate(t, 60*time.Second, "", "lint", "--policies", dir, "--engine", "rego", exRuntimes)
+	require.Equal(t, 2, r.code, r.stdout)
+	require.Contains(t, r.stderr, `the policies give a finding of rule "company-size", which their lint-rules.yaml does not list`)
+
+	rulesFile := filepath.Join(dir, "lint-rules.yaml")
+	list, err := os.ReadFile(rulesFile)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(rulesFile, append(list, []byte("- id: company-size\n  severity: error\n  description: every runtime has a size range\n")...), 0o644))
+	r = evaluate(t, 60*time.Second, "", "lint", "--policies", dir, "--engine", "rego", exRuntimes)
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stdout, "[company-size] spec: no modelSizeRange")
+
+	for _, args := range [][]string{{"gatekeeper", "--native-out", ""}, {"kyverno"}} {
+		out := t.TempDir()
+		r := evaluate(t, 60*time.Second, "", append(args, "--policies", dir, "--out", filepath.Join(out, "b"))...)
+		require.Equal(t, 2, r.code, "%s: %s", args[0], r.stdout)
+		require.Contains(t, r.stderr, "lint-rules.yaml: rule company-size is none of OME's, and OME's templates cannot enforce it: write it as a team's own rule")
+		require.NoDirExists(t, filepath.Join(out, "b"))
+	}
+}
