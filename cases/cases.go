@@ -1,5 +1,6 @@
 // Package cases reads case files: a top-level cases: list of match,
-// selection and CEL policy cases, each with what OME answers. It is data
+// selection, CEL policy and rule cases, each with what OME (or, for a
+// rule case, a team's rule) answers. It is data
 // only: it owns the case-file format and its errors (file, line, case,
 // field), and runs nothing. runner runs the cases (runner.CaseRunner);
 // every object comes from the objects package.
@@ -42,6 +43,9 @@ type Case struct {
 	CELPolicy string         // CEL policy case: the policy's name
 	Input     map[string]any // CEL policy case: the policy's inputs
 
+	Rule   string          // rule case: a team's rule (--rules), by id
+	Object *objects.Object // rule case: the object it reviews
+
 	Expect Expect
 }
 
@@ -56,6 +60,8 @@ type Expect struct {
 
 	Failures  *[]string      // CEL policy case: messages of the failing validations, in order
 	Variables map[string]any // CEL policy case, optional: values of named variables
+
+	Findings *[]string // rule case: the messages the rule gives the object, in order
 }
 
 // The roles an object can play in a case: which kinds it may have, and the
@@ -73,6 +79,8 @@ var (
 	roleService = caseRole{"an inference service", []string{objects.KindInferenceService}, objects.KindInferenceService, ""}
 	roleCluster = caseRole{"a model or runtime", []string{objects.KindBaseModel, objects.KindClusterBaseModel,
 		objects.KindServingRuntime, objects.KindClusterServingRuntime}, "", ""}
+	roleAny = caseRole{"a model, runtime or inference service", []string{objects.KindBaseModel, objects.KindClusterBaseModel,
+		objects.KindServingRuntime, objects.KindClusterServingRuntime, objects.KindInferenceService}, "", ""}
 )
 
 // sortOf says what an OME kind is, for messages about a kind in the wrong place.
@@ -201,6 +209,9 @@ func readCase(file string, i int, v any, pos map[string]objects.Pos, names map[s
 	if kind == policyCase {
 		return readPolicyCase(c, m, expect, pos, fail)
 	}
+	if kind == ruleCase {
+		return readRuleCase(c, m, expect, pos, fail)
+	}
 	return c, readCaseObjects(&c, m, pos, kind, fail)
 }
 
@@ -291,9 +302,9 @@ func expectations(m map[string]any, pos map[string]objects.Pos, fail func(field,
 	}
 	for _, k := range slices.Sorted(maps.Keys(expect)) {
 		switch k {
-		case "compatible", "reason", "admitted", "runtime", "message", "failures", "variables":
+		case "compatible", "reason", "admitted", "runtime", "message", "failures", "variables", "findings":
 		default:
-			return nil, fail(objects.JoinPath("expect", k), "unknown expectation (known: compatible, reason, admitted, runtime, message, failures, variables)")
+			return nil, fail(objects.JoinPath("expect", k), "unknown expectation (known: compatible, reason, admitted, runtime, message, failures, variables, findings)")
 		}
 	}
 	return expect, nil
@@ -306,6 +317,7 @@ const (
 	matchCase caseKind = iota
 	selectionCase
 	policyCase
+	ruleCase
 )
 
 // hasAny tells whether m has one of the keys.
@@ -324,8 +336,9 @@ func caseSort(m, expect map[string]any, fail func(field, msg string) error) (cas
 	match := hasAny(m, "model", "runtime") || hasAny(expect, "compatible", "reason")
 	selection := hasAny(m, "inferenceService", "objects") || hasAny(expect, "admitted", "runtime", "message")
 	policy := hasAny(m, "celPolicy", "input") || hasAny(expect, "failures", "variables")
-	const kinds = "a match case (model, runtime, expect.compatible), a selection case (inferenceService, objects, expect.admitted) or a CEL policy case (celPolicy, input, expect.failures)"
-	switch n := btoi(match) + btoi(selection) + btoi(policy); {
+	rule := hasAny(m, "rule", "object") || hasAny(expect, "findings")
+	const kinds = "a match case (model, runtime, expect.compatible), a selection case (inferenceService, objects, expect.admitted), a CEL policy case (celPolicy, input, expect.failures) or a rule case (rule, object, expect.findings)"
+	switch n := btoi(match) + btoi(selection) + btoi(policy) + btoi(rule); {
 	case n > 1:
 		return 0, fail("", "mixes the fields of different sorts of case; a case is "+kinds)
 	case n == 0:
@@ -337,6 +350,8 @@ func caseSort(m, expect map[string]any, fail func(field, msg string) error) (cas
 		kind, what, required = selectionCase, "selection", []string{"inferenceService", "objects", "expect", "expect.admitted"}
 	case policy:
 		kind, what, required = policyCase, "CEL policy", []string{"celPolicy", "input", "expect", "expect.failures"}
+	case rule:
+		kind, what, required = ruleCase, "rule", []string{"rule", "object", "expect", "expect.findings"}
 	}
 	for _, r := range required {
 		parent, key, _ := strings.Cut(r, ".")
@@ -552,6 +567,38 @@ func readPolicyCase(c Case, m, expect map[string]any, pos map[string]objects.Pos
 			return c, fail("expect.variables", "must be an object of variable names and values, got "+objects.DescribeValue(v, pos["expect.variables"].Raw))
 		}
 	}
+	return c, nil
+}
+
+// readRuleCase reads the fields of a rule case: a unit test of a team's
+// rule (--rules), the object it reviews and the messages it gives it.
+func readRuleCase(c Case, m, expect map[string]any, pos map[string]objects.Pos, fail func(field, msg string) error) (Case, error) {
+	if c.Rule, _ = m["rule"].(string); c.Rule == "" {
+		return c, fail("rule", "must be the id of a team's rule (its Rego package or its policy's name), got "+objects.DescribeValue(m["rule"], pos["rule"].Raw))
+	}
+	o, err := caseObject(c.File, m["object"], objects.SubPos(pos, "object"), roleAny)
+	if ie, ok := err.(*objects.InputError); ok {
+		ie.Case = c.Name
+		ie.Field = strings.TrimSuffix("object."+ie.Field, ".")
+	}
+	if err != nil {
+		return c, err
+	}
+	c.Object = o
+	list, ok := expect["findings"].([]any)
+	if !ok {
+		return c, fail("expect.findings", "must be a list of messages ([] for none), got "+objects.DescribeValue(expect["findings"], pos["expect.findings"].Raw))
+	}
+	msgs := make([]string, 0, len(list))
+	for i, f := range list {
+		s, ok := f.(string)
+		if !ok {
+			field := objects.IndexPath("expect.findings", i)
+			return c, fail(field, "must be a string, got "+objects.DescribeValue(f, pos[field].Raw))
+		}
+		msgs = append(msgs, s)
+	}
+	c.Expect.Findings = &msgs
 	return c, nil
 }
 

@@ -26,6 +26,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -211,14 +212,45 @@ func Load(paths []string, reserved []string) (*Set, error) {
 	return s, nil
 }
 
-// RegoSources are the Rego files of paths (files and folders) that are no
-// unit tests (*_test.rego), sorted.
-func RegoSources(paths []string) []string {
+// Untested are the Rego files beside the tests (the folders of paths,
+// and the folders of the test files given) that are no tests, but whose
+// package a test refers to (data.<package>): the rules those tests test,
+// which only --rules loads. tests are the test files (path -> text).
+func Untested(paths []string, tests map[string]string) []string {
+	pkgLine := regexp.MustCompile(`(?m)^package\s+(\S+)`)
+	seen := map[string]bool{}
 	var out []string
-	for _, p := range paths {
-		_ = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && filepath.Ext(path) == ".rego" && !strings.HasSuffix(path, "_test.rego") {
+	consider := func(path string) {
+		if seen[path] || filepath.Ext(path) != ".rego" || strings.HasSuffix(path, "_test.rego") {
+			return
+		}
+		seen[path] = true
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return
+		}
+		m := pkgLine.FindSubmatch(b)
+		if m == nil {
+			return
+		}
+		for _, text := range tests {
+			if strings.Contains(text, "data."+string(m[1])) {
 				out = append(out, path)
+				return
+			}
+		}
+	}
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.rego") {
+			entries, _ := os.ReadDir(filepath.Dir(p))
+			for _, e := range entries {
+				consider(filepath.Join(filepath.Dir(p), e.Name()))
+			}
+			continue
+		}
+		_ = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				consider(path)
 			}
 			return nil
 		})

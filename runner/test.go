@@ -8,6 +8,7 @@ import (
 
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
@@ -82,9 +83,6 @@ func NewTests(p *Policies, paths []string, engineName string, rulePaths []string
 	if t.Set, err = p.All(); err != nil {
 		return t, err
 	}
-	if len(rulePaths) == 0 {
-		t.Unloaded = rules.RegoSources(paths)
-	}
 	if len(rulePaths) > 0 {
 		ome, err := engine.LintRules(t.Set)
 		if err != nil {
@@ -119,9 +117,9 @@ type Tests struct {
 	Step      func(done, total int)
 	// Own are a team's own rules, whose Rego the Rego tests may import.
 	Own *rules.Set
-	// Unloaded are the Rego files of paths that are no tests, when there
-	// are no rules of a team's own: the rules the tests probably test,
-	// which only --rules loads.
+	// Unloaded are, after Run, the Rego files beside the tests whose
+	// packages the tests refer to, when there are no rules of a team's own:
+	// the rules the tests test, which only --rules loads (rules.Untested).
 	Unloaded []string
 	paths    []string // as given to FindTests
 }
@@ -129,7 +127,7 @@ type Tests struct {
 // Run runs the tests. left says, of each case file, the cases that hold
 // for none of the releases. A run with no case at all is an error: the
 // case lists are empty, or no case holds for the releases.
-func (t Tests) Run() (report output.TestReport, left []LeftOut, err error) {
+func (t *Tests) Run() (report output.TestReport, left []LeftOut, err error) {
 	report, left, err = t.run()
 	switch {
 	case err != nil:
@@ -141,7 +139,7 @@ func (t Tests) Run() (report output.TestReport, left []LeftOut, err error) {
 	return report, left, err
 }
 
-func (t Tests) run() (report output.TestReport, left []LeftOut, err error) {
+func (t *Tests) run() (report output.TestReport, left []LeftOut, err error) {
 	total := len(t.CaseFiles) + len(t.RegoFiles)
 	step := func(done int) {
 		if t.Step != nil {
@@ -176,6 +174,13 @@ func (t Tests) run() (report output.TestReport, left []LeftOut, err error) {
 		texts[f] = string(b)
 	}
 	step(len(t.CaseFiles))
+	if t.Own == nil {
+		tests := map[string]string{}
+		for _, f := range t.RegoFiles {
+			tests[f] = texts[f]
+		}
+		t.Unloaded = rules.Untested(t.paths, tests)
+	}
 	results, err := engine.RunRegoTests(t.Set, texts)
 	if err != nil {
 		return report, left, err
@@ -203,6 +208,14 @@ func (t Tests) runFile(runs *ReleaseRuns, f string, report *output.TestReport) (
 	l := LeftOut{File: f, Of: len(list)}
 	for i := range list {
 		c := &list[i]
+		if c.Rule != "" {
+			res, err := t.runRuleCase(c)
+			if err != nil {
+				return l, err
+			}
+			report.Add(output.CaseReport{File: f, Line: c.Line, Name: c.Name, Results: []output.CaseResult{res}})
+			continue
+		}
 		outcomes, err := runs.Run(c, t.Releases)
 		if err != nil {
 			return l, err
@@ -227,4 +240,46 @@ func (t Tests) runFile(runs *ReleaseRuns, f string, report *output.TestReport) (
 		return slices.Index(t.Set.Releases(), a) - slices.Index(t.Set.Releases(), b)
 	})
 	return l, nil
+}
+
+// runRuleCase runs a rule case: the team's rule (of Own) on the case's
+// object, whose messages, in order, must be those the case expects. It
+// runs once, in the rule's language, whatever the engine and the release.
+func (t Tests) runRuleCase(c *cases.Case) (output.CaseResult, error) {
+	where := &objects.InputError{File: c.File, Line: c.Line, Case: c.Name, Field: "rule"}
+	if t.Own.Len() == 0 {
+		where.Msg = fmt.Sprintf("tests rule %s: give the team's rules with --rules", c.Rule)
+		return output.CaseResult{}, where
+	}
+	var rule *rules.Rule
+	for i, r := range t.Own.Rules {
+		if r.ID == c.Rule {
+			rule = &t.Own.Rules[i]
+		}
+	}
+	if rule == nil {
+		where.Msg = fmt.Sprintf("no rule %s among --rules (evaluate lint --rules ... --list-rules lists them)", c.Rule)
+		return output.CaseResult{}, where
+	}
+	fs, problems := t.Own.Check(c.Object)
+	if len(problems) > 0 {
+		return output.CaseResult{}, problems[0]
+	}
+	got := []string{}
+	for _, f := range fs {
+		if f.Rule == c.Rule {
+			got = append(got, f.Message)
+		}
+	}
+	want := *c.Expect.Findings
+	res := output.CaseResult{Engine: rule.Language, OMEVersion: t.Set.Newest(), Passed: slices.Equal(got, want),
+		Expected: map[string][]string{"findings": want}, Got: map[string][]string{"findings": got}}
+	switch {
+	case res.Passed:
+	case len(got) != len(want):
+		res.Detail = fmt.Sprintf("rule %s gives %d finding(s) on the object; the case expects %d", c.Rule, len(got), len(want))
+	default:
+		res.Detail = fmt.Sprintf("rule %s gives other messages than the case expects", c.Rule)
+	}
+	return res, nil
 }

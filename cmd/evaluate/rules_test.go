@@ -73,7 +73,7 @@ spec:
 func TestTestRunsOwnRulesTests(t *testing.T) {
 	r := evaluate(t, 60*time.Second, "", "test", "--rules", companyRules)
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
-	require.Equal(t, "6 passed, 0 failed\n", r.stdout)
+	require.Equal(t, "10 passed, 0 failed\n", r.stdout)
 	same := evaluate(t, 60*time.Second, "", "test", "--rules", companyRules, companyRules)
 	require.Equal(t, r.stdout, same.stdout, "the tests of the rules' folder given twice run once")
 
@@ -87,9 +87,21 @@ func TestTestRunsOwnRulesTests(t *testing.T) {
 	require.Equal(t, 1, changed.code, changed.stdout)
 	require.Contains(t, changed.stdout, "FAIL "+dir+"/transformers-floor_test.rego:11: data.company.transformers_floor_test.test_older_than_the_floor_is_denied")
 
+	cases := filepath.Join(dir, "autoselect-pins-framework-cases.yaml")
+	text, err = os.ReadFile(cases)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(cases, []byte(strings.Replace(string(text), "not none", "not nothing", 1)), 0o644))
+	changed = evaluate(t, 60*time.Second, "", "test", "--rules", dir)
+	require.Equal(t, 1, changed.code, changed.stdout)
+	require.Contains(t, changed.stdout, "an autoSelect entry without a framework version is warned [cel; OME v1.2.2]")
+	require.Contains(t, changed.stdout, "detail: rule company-autoselect-pins-framework gives other messages than the case expects")
+
 	without := evaluate(t, 60*time.Second, "", "test", companyRules)
-	require.Equal(t, 1, without.code)
-	require.Contains(t, without.stderr, "Rego that is no test, which the tests cannot see: load a team's rules with --rules")
+	require.Equal(t, 2, without.code, "a rule case without --rules")
+	require.Contains(t, without.stderr, "tests rule company-autoselect-pins-framework: give the team's rules with --rules")
+	regoOnly := evaluate(t, 60*time.Second, "", "test", filepath.Join(companyRules, "transformers-floor_test.rego"))
+	require.Equal(t, 1, regoOnly.code)
+	require.Contains(t, regoOnly.stderr, "Rego that is no test, which the tests cannot see: load a team's rules with --rules")
 
 	bad := evaluate(t, 60*time.Second, "", "test", "--rules", at("testdata/bad/rules"), companyRules)
 	require.Equal(t, 2, bad.code)
