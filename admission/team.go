@@ -419,6 +419,8 @@ func CompileTeamRules(own *rules.Set, targets, leaveOut []string, release, gener
 		for _, target := range targets {
 			var err error
 			switch {
+			case r.Decisions:
+				err = &Refusal{Rule: r, Target: target, Reason: "it reads OME's decisions (" + rules.DecisionsDocument + "), which only evaluate gives, not an admission policy"}
 			case target == TargetGatekeeper && r.Language == rules.Rego:
 				var c *Check
 				if c, err = TeamCheck(r, own, release, generator); err == nil {

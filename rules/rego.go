@@ -8,17 +8,28 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
 	"github.com/ome-policy/evaluator/builtins/regolib"
 	"github.com/ome-policy/evaluator/objects"
 )
 
-// regoRules are the Rego rules of a set, compiled together and asked for
-// by one prepared query: every rule's sets, in order.
+// regoRules are the Rego rules of a set, compiled together, in two
+// groups: those that read OME's decisions (data.evaluate) and the others,
+// each asked for by one prepared query: every rule's sets, in order.
 type regoRules struct {
-	list      []regoRule
+	list      []regoRule // every rule, by id
 	libraries []string
-	query     rego.PreparedEvalQuery
+	plain     regoGroup
+	decisions regoGroup // its query reads data.evaluate from store
+	store     storage.Store
+}
+
+// regoGroup is some of the rules and the query of their sets.
+type regoGroup struct {
+	list  []regoRule
+	query rego.PreparedEvalQuery
 }
 
 // regoRule is one package's sets of messages.
@@ -120,25 +131,57 @@ func loadRego(mods map[string]string, files []string) (*regoRules, error) {
 		return out, nil
 	}
 	sort.Strings(ids)
-	var terms []string
+	evaluateRef := ast.MustParseRef("data." + DecisionsDocument)
+	readsDecisions := func(files []string) bool {
+		found := false
+		for _, f := range files {
+			ast.WalkRefs(parsed[f], func(ref ast.Ref) bool {
+				found = found || ref.HasPrefix(evaluateRef) || evaluateRef.HasPrefix(ref) && len(ref) > 1
+				return found
+			})
+		}
+		return found
+	}
+	// A library that reads the decisions may be read by any rule.
+	libraryReads := readsDecisions(out.libraries)
+	var terms [2][]string
 	for _, id := range ids {
 		rr := byID[id]
 		rr.rule.Files = packageFiles[id]
+		rr.rule.Decisions = libraryReads || readsDecisions(rr.rule.Files)
+		g := 0
+		if rr.rule.Decisions {
+			g = 1
+		}
 		sort.Slice(rr.sets, func(i, j int) bool { return rr.sets[i].name < rr.sets[j].name })
 		for _, s := range rr.sets {
 			rr.rule.Sets = append(rr.rule.Sets, s.name)
 			rr.rule.Severities = addSeverity(rr.rule.Severities, s.severity)
 			pkg := ast.MustParseRef("data." + id)
-			terms = append(terms, pkg.Append(ast.StringTerm(s.name)).String())
+			terms[g] = append(terms[g], pkg.Append(ast.StringTerm(s.name)).String())
 		}
 		out.list = append(out.list, *rr)
+		if g == 0 {
+			out.plain.list = append(out.plain.list, *rr)
+		} else {
+			out.decisions.list = append(out.decisions.list, *rr)
+		}
 	}
-	opts := append([]func(*rego.Rego){rego.Query("[" + strings.Join(terms, ", ") + "]"), rego.Compiler(compiler)}, regolib.Options()...)
-	q, err := rego.New(opts...).PrepareForEval(context.Background())
-	if err != nil {
-		return nil, regoProblems("", err)
+	out.store = inmem.NewWithOpts(inmem.OptRoundTripOnWrite(false))
+	for g, group := range []*regoGroup{&out.plain, &out.decisions} {
+		if len(group.list) == 0 {
+			continue
+		}
+		opts := append([]func(*rego.Rego){rego.Query("[" + strings.Join(terms[g], ", ") + "]"), rego.Compiler(compiler)}, regolib.Options()...)
+		if g == 1 {
+			opts = append(opts, rego.Store(out.store))
+		}
+		q, err := rego.New(opts...).PrepareForEval(context.Background())
+		if err != nil {
+			return nil, regoProblems("", err)
+		}
+		group.query = q
 	}
-	out.query = q
 	return out, nil
 }
 
@@ -222,16 +265,28 @@ func (rr *regoRules) rules() []Rule {
 	return out
 }
 
-// check asks every Rego rule about o, input being the object.
-func (rr *regoRules) check(o *objects.Object, add func(rule, severity, field, msg string)) Problems {
-	if len(rr.list) == 0 {
+// check asks the Rego rules that read no decision about o (view nil), or
+// those that do (view given), input being the object.
+func (rr *regoRules) check(o *objects.Object, view *View, add func(rule, severity, field, msg string)) Problems {
+	group := &rr.plain
+	if view != nil {
+		group = &rr.decisions
+	}
+	if len(group.list) == 0 {
 		return nil
 	}
 	input, err := ast.InterfaceToValue(o.Value)
 	if err != nil {
 		return Problems{{File: o.File, Line: o.Line, Msg: err.Error()}}
 	}
-	rs, err := rr.query.Eval(context.Background(), rego.EvalParsedInput(input))
+	ctx := context.Background()
+	if view != nil {
+		doc := map[string]any{"objects": view.Objects, "decision": view.Decision}
+		if err := storage.WriteOne(ctx, rr.store, storage.AddOp, storage.Path{DecisionsDocument}, doc); err != nil {
+			return Problems{{File: o.File, Line: o.Line, Msg: "OME's decisions for the rules: " + err.Error()}}
+		}
+	}
+	rs, err := group.query.Eval(ctx, rego.EvalParsedInput(input))
 	if err != nil {
 		return Problems{{File: o.File, Line: o.Line, Msg: "evaluating the Rego rules: " + err.Error()}}
 	}
@@ -241,7 +296,7 @@ func (rr *regoRules) check(o *objects.Object, add func(rule, severity, field, ms
 	sets, _ := rs[0].Expressions[0].Value.([]any)
 	var probs Problems
 	i := 0
-	for _, r := range rr.list {
+	for _, r := range group.list {
 		for _, s := range r.sets {
 			if i >= len(sets) {
 				break

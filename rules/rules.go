@@ -72,6 +72,44 @@ type Rule struct {
 	// (resourceNames), not kinds alone.
 	Kinds  []string
 	ByName bool
+	// Decisions tells that the rule reads OME's decisions (View): its
+	// Rego reads data.evaluate, its CEL the variable evaluate.
+	Decisions bool
+}
+
+// DecisionsDocument is where a rule reads OME's decisions: data.evaluate
+// in Rego, the variable evaluate in CEL. It holds objects, every model,
+// runtime and InferenceService of the input (as kubectl apply would leave
+// them), and decision, OME's decision about the object under review:
+//
+//   - a model: {"runtimes": [...]}, the runtimes that accept it, of those
+//     OME pairs it with (its namespace's and the cluster's);
+//   - a runtime: {"models": [...]}, the models it accepts;
+//   - an InferenceService: {"admitted": bool, "message": string, "check":
+//     string, "runtime": ref or null, "model": ref or null}, OME's webhook
+//     verdict and the runtime it selects;
+//
+// where a ref is {"kind", "namespace", "name"}.
+const DecisionsDocument = "evaluate"
+
+// View is what a rule that reads OME's decisions sees beside the object
+// under review (DecisionsDocument).
+type View struct {
+	Objects  []any
+	Decision map[string]any
+}
+
+// ReadsDecisions reports whether a rule of the set reads OME's decisions.
+func (s *Set) ReadsDecisions() bool {
+	if s == nil {
+		return false
+	}
+	for _, r := range s.Rules {
+		if r.Decisions {
+			return true
+		}
+	}
+	return false
 }
 
 // SetSeverity is the severity of the messages of a Rego rule's set, by
@@ -306,11 +344,22 @@ func (s *Set) Len() int {
 	return len(s.Rules)
 }
 
-// Check runs every rule on one object and returns its findings, in rule
-// order. A rule that gives something else than its language allows (a
-// Rego message that is neither a string nor an object with msg) is a
-// problem naming the rule; the other rules still run.
+// Check runs every rule that reads no decision of OME's on one object and
+// returns its findings, in rule order. A rule that gives something else
+// than its language allows (a Rego message that is neither a string nor an
+// object with msg) is a problem naming the rule; the other rules still
+// run.
 func (s *Set) Check(o *objects.Object) ([]answer.Finding, Problems) {
+	return s.check(o, nil)
+}
+
+// CheckDecisions runs the rules that read OME's decisions (ReadsDecisions)
+// on one object, with what they read.
+func (s *Set) CheckDecisions(o *objects.Object, view View) ([]answer.Finding, Problems) {
+	return s.check(o, &view)
+}
+
+func (s *Set) check(o *objects.Object, view *View) ([]answer.Finding, Problems) {
 	if s == nil {
 		return nil, nil
 	}
@@ -321,10 +370,12 @@ func (s *Set) Check(o *objects.Object) ([]answer.Finding, Problems) {
 			File: o.File, Line: o.LineOf(field), Message: msg, ObjectLine: o.Line})
 	}
 	if s.rego != nil {
-		probs = append(probs, s.rego.check(o, add)...)
+		probs = append(probs, s.rego.check(o, view, add)...)
 	}
 	for _, v := range s.cel {
-		probs = append(probs, v.check(o, add)...)
+		if v.rule.Decisions == (view != nil) {
+			probs = append(probs, v.check(o, view, add)...)
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Rule < out[j].Rule })
 	return out, probs

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/objects"
 )
 
@@ -43,11 +44,49 @@ func TestLoadTheExample(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		"company-autoselect-pins-framework cel warning autoselect-pins-framework.yaml",
+		"company.prod_redundancy rego error prod-redundancy.rego",
 		"company.runtime_size_range rego error runtime-size-range.rego",
 		"company.transformers_floor rego error transformers-floor.rego",
 	}, got)
-	assert.Len(t, s.TestFiles, 2)
-	assert.Len(t, s.Modules, 4)
+	assert.Len(t, s.TestFiles, 3)
+	assert.Len(t, s.Modules, 6)
+	assert.Equal(t, []string{"../examples/company-rules/autoselect-pins-framework-cases.yaml"}, s.CaseFiles)
+	assert.True(t, s.ReadsDecisions())
+}
+
+// TestRulesOverOMEsDecisions: a rule that reads OME's decisions runs only
+// with them (CheckDecisions), in Rego (data.evaluate) and in CEL
+// (evaluate); the others run without (Check).
+func TestRulesOverOMEsDecisions(t *testing.T) {
+	dir := write(t, map[string]string{
+		"a.rego": "package a\n\ndeny contains sprintf(\"%d runtimes\", [count(data.evaluate.decision.runtimes)]) if input.kind == \"BaseModel\"\n",
+		"b.rego": "package b\n\ndeny contains \"always\" if true\n",
+		"p.yaml": vap("  matchConstraints:\n    resourceRules:\n    - {apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: [basemodels]}\n" +
+			"  validations:\n  - {expression: 'evaluate.objects.size() < 2', messageExpression: 'string(evaluate.objects.size()) + \" objects\"'}\n"),
+	})
+	s, err := Load([]string{dir}, nil)
+	require.NoError(t, err)
+	reads := map[string]bool{}
+	for _, r := range s.Rules {
+		reads[r.ID] = r.Decisions
+	}
+	assert.Equal(t, map[string]bool{"a": true, "b": false, "p": true}, reads)
+	model := object(t, "apiVersion: ome.io/v1beta1\nkind: BaseModel\nmetadata: {name: m, namespace: prod}\nspec: {}\n")
+	messages := func(fs []answer.Finding) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Rule+": "+f.Message)
+		}
+		return out
+	}
+	fs, probs := s.Check(model)
+	require.Empty(t, probs)
+	assert.Equal(t, []string{"b: always"}, messages(fs))
+	fs, probs = s.CheckDecisions(model, View{Objects: []any{model.Value, model.Value}, Decision: map[string]any{"runtimes": []any{"x"}}})
+	require.Empty(t, probs)
+	assert.Equal(t, []string{"a: 1 runtimes", "p: 2 objects"}, messages(fs))
+	fs, _ = s.CheckDecisions(model, View{Objects: []any{}, Decision: map[string]any{"runtimes": []any{}}})
+	assert.Equal(t, []string{"a: 0 runtimes"}, messages(fs), "each object's own decision")
 }
 
 const runtimeDoc = `apiVersion: ome.io/v1beta1

@@ -133,6 +133,7 @@ func vapEnv() (*cel.Env, error) {
 		cel.Variable("request", cel.DynType), cel.Variable("params", cel.DynType),
 		cel.Variable("namespaceObject", cel.DynType),
 		cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)),
+		cel.Variable(DecisionsDocument, cel.MapType(cel.StringType, cel.DynType)),
 	)
 }
 
@@ -276,6 +277,11 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 			return nil
 		}
 		ast, iss := env.Compile(expr)
+		if iss.Err() == nil {
+			for _, ref := range ast.NativeRep().ReferenceMap() {
+				v.rule.Decisions = v.rule.Decisions || ref.Name == DecisionsDocument
+			}
+		}
 		if iss.Err() != nil {
 			for _, e := range iss.Errors() {
 				at := fmt.Sprintf("column %d", e.Location.Column()+1)
@@ -347,7 +353,7 @@ func str(m map[string]any, key string) string {
 }
 
 // check runs the policy on o, as the API server would on its creation.
-func (v *vapRule) check(o *objects.Object, add func(rule, severity, field, msg string)) Problems {
+func (v *vapRule) check(o *objects.Object, view *View, add func(rule, severity, field, msg string)) Problems {
 	if !v.match.matches(o) {
 		return nil
 	}
@@ -359,8 +365,12 @@ func (v *vapRule) check(o *objects.Object, add func(rule, severity, field, msg s
 	}
 	ns := any(nil)
 	vars := map[string]any{}
+	decisions := map[string]any{}
+	if view != nil {
+		decisions = map[string]any{"objects": view.Objects, "decision": view.Decision}
+	}
 	act := map[string]any{
-		"object": o.Value, "oldObject": nil, "params": nil, "namespaceObject": ns, "variables": vars,
+		"object": o.Value, "oldObject": nil, "params": nil, "namespaceObject": ns, "variables": vars, DecisionsDocument: decisions,
 		"request": map[string]any{
 			"operation": "CREATE", "name": o.Name, "namespace": o.Namespace,
 			"kind":     map[string]any{"group": groupOf(o), "version": versionOf(o), "kind": o.Kind},

@@ -136,9 +136,14 @@ type LintRun struct {
 	Others map[string]int
 	// Own are a team's own rules (OwnRules), run on each object read
 	// beside OME's, in their own language whatever the engine; nil: none.
+	// Those that read OME's decisions run in Finish, with Decide's.
 	Own *rules.Set
+	// Decide gives OME's decisions about the objects, for the rules of Own
+	// that read them (Decider).
+	Decide func(objs []*objects.Object) (map[*objects.Object]map[string]any, error)
 
 	set     []engine.SetObject
+	full    []*objects.Object // the objects, when rules read OME's decisions
 	ignored []map[string]bool // each object's evaluate.ome.io/ignore
 	ids     map[string]bool   // the rules' ids (known)
 	err     error
@@ -174,6 +179,9 @@ func (r *LintRun) Object(o *objects.Object) {
 	own, problems := r.Own.Check(o)
 	r.keep(own, ignored)
 	r.Problems = append(r.Problems, problems...)
+	if r.Own.ReadsDecisions() {
+		r.full = append(r.full, o)
+	}
 	r.Objects = append(r.Objects, engine.LintedObject{Ref: objects.RefOf(o), File: o.File, Line: o.Line})
 	r.set = append(r.set, r.slimmer.ForSet(o))
 	r.ignored = append(r.ignored, ignored)
@@ -214,7 +222,34 @@ func (r *LintRun) Finish() error {
 	for _, f := range fs {
 		r.keep([]engine.Finding{f}, byObject[engine.LintedObject{Ref: f.Object, File: f.File, Line: f.ObjectLine}])
 	}
+	if len(r.full) > 0 && r.err == nil {
+		r.err = r.decisionRules(byObject)
+	}
 	return r.err
+}
+
+// decisionRules runs the rules of Own that read OME's decisions, on each
+// object that kubectl apply would leave, with every such object and
+// Decide's decision about it.
+func (r *LintRun) decisionRules(ignored map[engine.LintedObject]map[string]bool) error {
+	if r.Decide == nil {
+		return fmt.Errorf("rules that read OME's decisions need its decisions: this run gives none")
+	}
+	kept, _ := objects.Deduplicate(r.full)
+	decisions, err := r.Decide(kept)
+	if err != nil {
+		return err
+	}
+	all := make([]any, len(kept))
+	for i, o := range kept {
+		all[i] = o.Value
+	}
+	for _, o := range kept {
+		fs, problems := r.Own.CheckDecisions(o, rules.View{Objects: all, Decision: decisions[o]})
+		r.Problems = append(r.Problems, problems...)
+		r.keep(fs, ignored[engine.LintedObject{Ref: objects.RefOf(o), File: o.File, Line: o.Line}])
+	}
+	return nil
 }
 
 // applied is the objects of the set that left marks.

@@ -91,6 +91,7 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	run := runner.NewLintRun(linter, rules, filter, o.crossCheck)
 	run.Own = own
+	run.Decide = runner.Decider(o.engineName, set)
 	p := newProgress(cmd, "linting", -1)
 	defer p.Finish()
 	linted := 0

@@ -73,7 +73,7 @@ spec:
 func TestTestRunsOwnRulesTests(t *testing.T) {
 	r := evaluate(t, 60*time.Second, "", "test", "--rules", companyRules)
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
-	require.Equal(t, "10 passed, 0 failed\n", r.stdout)
+	require.Equal(t, "13 passed, 0 failed\n", r.stdout)
 	same := evaluate(t, 60*time.Second, "", "test", "--rules", companyRules, companyRules)
 	require.Equal(t, r.stdout, same.stdout, "the tests of the rules' folder given twice run once")
 
@@ -113,7 +113,7 @@ func TestTestRunsOwnRulesTests(t *testing.T) {
 // one (exit 2, naming the rule and the target), unless --leave-out names
 // it, which a notice then says.
 func TestBundlesHoldOwnRulesOrRefuse(t *testing.T) {
-	regoIDs := "company.runtime_size_range,company.transformers_floor"
+	regoIDs := "company.prod_redundancy,company.runtime_size_range,company.transformers_floor"
 	for _, tc := range []struct {
 		name     string
 		args     []string
@@ -122,7 +122,11 @@ func TestBundlesHoldOwnRulesOrRefuse(t *testing.T) {
 		files    []string // written, under the folder of --out
 		notFiles []string
 	}{
-		{"gatekeeper, no native", []string{"gatekeeper", "--native-out", ""}, 0, nil,
+		{"gatekeeper, the rule over OME's decisions", []string{"gatekeeper", "--native-out", ""}, 2,
+			[]string{"prod-redundancy.rego:3: rule company.prod_redundancy cannot go into the Gatekeeper bundle: it reads OME's decisions (evaluate), which only evaluate gives, not an admission policy"},
+			nil, []string{"gk"}},
+		{"gatekeeper, no native", []string{"gatekeeper", "--native-out", "", "--leave-out", "company.prod_redundancy"}, 0,
+			[]string{"notice: rule company.prod_redundancy is left out of the Gatekeeper bundle (--leave-out): it reads OME's decisions"},
 			[]string{"gk/team/companyruntimesizerange/template.yaml", "gk/team/companyruntimesizerange/samples/deny/constraint.yaml",
 				"gk/team/companytransformersfloor/suite.yaml", "gk/team/companyautoselectpinsframework/samples/default/constraint.yaml"}, nil},
 		{"gatekeeper and native", []string{"gatekeeper", "--native-out", "NATIVE"}, 2,

@@ -1,0 +1,81 @@
+package runner
+
+import (
+	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/policies/policyset"
+)
+
+// Decider gives OME's decisions about objects as a team's rules read them
+// (the decision of rules.DecisionsDocument), on the engine named, with the policies of set:
+// of each model, the runtimes that accept it among those OME pairs it
+// with; of each runtime, the models it accepts; of each InferenceService,
+// the webhook's verdict and the runtime it selects, with the models and
+// runtimes of objs as the cluster.
+func Decider(engineName string, set *policyset.Set) func(objs []*objects.Object) (map[*objects.Object]map[string]any, error) {
+	return func(objs []*objects.Object) (map[*objects.Object]map[string]any, error) {
+		var models, runtimes, services []*objects.Object
+		for _, o := range objs {
+			switch {
+			case o.IsModel():
+				models = append(models, o)
+			case o.IsRuntime():
+				runtimes = append(runtimes, o)
+			case o.Kind == objects.KindInferenceService:
+				services = append(services, o)
+			}
+		}
+		out := make(map[*objects.Object]map[string]any, len(objs))
+		byRef := map[objects.Ref]*objects.Object{}
+		for _, o := range runtimes {
+			byRef[objects.RefOf(o)] = o
+			out[o] = map[string]any{"models": []any{}}
+		}
+		if len(models) > 0 {
+			m, err := engine.New(engineName, set)
+			if err != nil {
+				return nil, err
+			}
+			_, err = engine.MatchObjects(m, models, runtimes, func(model *objects.Object, results []engine.Result) error {
+				accepting := []any{}
+				for _, r := range results {
+					if !r.Compatible {
+						continue
+					}
+					accepting = append(accepting, refValue(r.Runtime))
+					if rt := byRef[r.Runtime]; rt != nil {
+						out[rt]["models"] = append(out[rt]["models"].([]any), refValue(objects.RefOf(model)))
+					}
+				}
+				out[model] = map[string]any{"runtimes": accepting}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		if len(services) > 0 {
+			cluster := append(append([]*objects.Object(nil), models...), runtimes...)
+			results, _, err := Selection{Engine: engineName, Set: set, Notice: func(string) {}}.Select(services, cluster)
+			if err != nil {
+				return nil, err
+			}
+			for i, r := range results {
+				d := map[string]any{"admitted": r.Admitted, "message": r.Message, "check": r.Check, "runtime": nil, "model": nil}
+				if r.Selected != nil {
+					d["runtime"] = refValue(*r.Selected)
+				}
+				if r.Model != nil {
+					d["model"] = refValue(*r.Model)
+				}
+				out[services[i]] = d
+			}
+		}
+		return out, nil
+	}
+}
+
+// refValue is a ref as the rules read it.
+func refValue(r objects.Ref) map[string]any {
+	return map[string]any{"kind": r.Kind, "namespace": r.Namespace, "name": r.Name}
+}
