@@ -214,6 +214,18 @@ func (s *selectPolicyReport) Write(results []SelectResult, problems []Problem) e
 			p.add(r.InferenceService.Namespace, policyReportResult{Policy: selectPolicy, Rule: "named-runtime", Result: "warn", Severity: "medium",
 				Message: w, Resources: resourceOf(r.InferenceService)})
 		}
+		// A team's rule is a policy of its own; an info is no failure.
+		for _, f := range r.Rules {
+			result, severity := "pass", "info"
+			switch f.Severity {
+			case engine.SeverityError:
+				result, severity = "fail", "high"
+			case engine.SeverityWarning:
+				result, severity = "warn", "medium"
+			}
+			p.add(r.InferenceService.Namespace, policyReportResult{Policy: f.Rule, Rule: f.Rule, Result: result, Severity: severity,
+				Message: f.Message, Resources: resourceOf(r.InferenceService)})
+		}
 	}
 	for _, pr := range problems {
 		props := map[string]string{"file": pr.File, "line": fmt.Sprint(pr.Line)}

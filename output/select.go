@@ -13,6 +13,10 @@ import (
 type SelectResult struct {
 	InferenceService engine.Ref `json:"inferenceService" yaml:"inferenceService"`
 	engine.Decision  `yaml:",inline"`
+	// Rules are the findings of a team's own rules (--rules) on the
+	// InferenceService, apart from OME's verdict: an error is a refusal by
+	// the policy engine that enforces the rule. Absent without --rules.
+	Rules []engine.Finding `json:"rules,omitempty" yaml:"rules,omitempty"`
 }
 
 // SelectWriter writes the results of `evaluate select`, and the inputs
@@ -146,10 +150,17 @@ func (s *selectText) Write(results []SelectResult, _ []Problem) error {
 		for _, w := range d.Warnings {
 			line("  warning: %s", w)
 		}
+		for _, f := range r.Rules {
+			line("  %s by rule %s: %s", ruleVerdict[f.Severity], f.Rule, f.Message)
+		}
 	}
 	_, err := io.WriteString(s.w, b.String())
 	return err
 }
+
+// ruleVerdict is what a team's rule's finding of a severity does to an
+// InferenceService at admission.
+var ruleVerdict = map[string]string{engine.SeverityError: "REFUSED", engine.SeverityWarning: "warned", engine.SeverityInfo: "noted"}
 
 // excludedMark is where OME's message of a refusal starts listing the
 // runtimes it excluded.

@@ -44,12 +44,13 @@ func TestLoadTheExample(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		"company-autoselect-pins-framework cel warning autoselect-pins-framework.yaml",
+		"company.prod_pins_runtime rego error prod-pins-runtime.rego",
 		"company.prod_redundancy rego error prod-redundancy.rego",
 		"company.runtime_size_range rego error runtime-size-range.rego",
 		"company.transformers_floor rego error transformers-floor.rego",
 	}, got)
-	assert.Len(t, s.TestFiles, 3)
-	assert.Len(t, s.Modules, 6)
+	assert.Len(t, s.TestFiles, 4)
+	assert.Len(t, s.Modules, 8)
 	assert.Equal(t, []string{"../examples/company-rules/autoselect-pins-framework-cases.yaml"}, s.CaseFiles)
 	assert.True(t, s.ReadsDecisions())
 }

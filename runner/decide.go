@@ -3,7 +3,9 @@ package runner
 import (
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/rules"
 )
 
 // Decider gives OME's decisions about objects as a team's rules read them
@@ -61,14 +63,7 @@ func Decider(engineName string, set *policyset.Set) func(objs []*objects.Object)
 				return nil, err
 			}
 			for i, r := range results {
-				d := map[string]any{"admitted": r.Admitted, "message": r.Message, "check": r.Check, "runtime": nil, "model": nil}
-				if r.Selected != nil {
-					d["runtime"] = refValue(*r.Selected)
-				}
-				if r.Model != nil {
-					d["model"] = refValue(*r.Model)
-				}
-				out[services[i]] = d
+				out[services[i]] = decisionValue(r.Decision)
 			}
 		}
 		return out, nil
@@ -78,4 +73,49 @@ func Decider(engineName string, set *policyset.Set) func(objs []*objects.Object)
 // refValue is a ref as the rules read it.
 func refValue(r objects.Ref) map[string]any {
 	return map[string]any{"kind": r.Kind, "namespace": r.Namespace, "name": r.Name}
+}
+
+// decisionValue is OME's decision about an InferenceService as the rules
+// read it.
+func decisionValue(d engine.Decision) map[string]any {
+	v := map[string]any{"admitted": d.Admitted, "message": d.Message, "check": d.Check, "runtime": nil, "model": nil}
+	if d.Selected != nil {
+		v["runtime"] = refValue(*d.Selected)
+	}
+	if d.Model != nil {
+		v["model"] = refValue(*d.Model)
+	}
+	return v
+}
+
+// SelectRules runs a team's own rules on each InferenceService of a
+// select run, with OME's decision about it (results, in the order of
+// services) for the rules that read the decisions, and puts their findings
+// on its result. refused says whether a rule gave an error.
+func SelectRules(own *rules.Set, services, cluster []*objects.Object, results []output.SelectResult) (refused bool, problems []*objects.InputError) {
+	if own.Len() == 0 {
+		return false, nil
+	}
+	var all []any
+	if own.ReadsDecisions() {
+		kept, _ := objects.Deduplicate(append(append([]*objects.Object(nil), cluster...), services...))
+		for _, o := range kept {
+			all = append(all, o.Value)
+		}
+	}
+	for i, isvc := range services {
+		fs, probs := own.Check(isvc)
+		problems = append(problems, probs...)
+		if own.ReadsDecisions() {
+			more, probs := own.CheckDecisions(isvc, rules.View{Objects: all, Decision: decisionValue(results[i].Decision)})
+			fs = append(fs, more...)
+			problems = append(problems, probs...)
+		}
+		engine.SortFindings(fs)
+		for _, f := range fs {
+			refused = refused || f.Severity == engine.SeverityError
+		}
+		results[i].Rules = fs
+	}
+	return refused, problems
 }

@@ -19,6 +19,9 @@ func init() {
 		goldenCase{name: "lint-rules-sarif", args: []string{"lint", "--rules", companyRules, "-o", "sarif", exRuntimes}, code: 1},
 		goldenCase{name: "lint-rules-list", args: []string{"lint", "--rules", companyRules, "--list-rules"}},
 		goldenCase{name: "lint-rules-bad", args: []string{"lint", "--rules", at("testdata/bad/rules"), exRuntimes}, code: 2},
+		goldenCase{name: "select-rules-text", args: []string{"select", "--rules", companyRules, at("testdata/rules/prod.yaml")}, code: 1},
+		goldenCase{name: "select-rules-json", args: []string{"select", "--rules", companyRules, "-o", "json", at("testdata/rules/prod.yaml")}, code: 1},
+		goldenCase{name: "select-rules-policyreport", args: []string{"select", "--rules", companyRules, "-o", "policyreport", at("testdata/rules/prod.yaml")}, code: 1},
 	)
 }
 
@@ -73,7 +76,7 @@ spec:
 func TestTestRunsOwnRulesTests(t *testing.T) {
 	r := evaluate(t, 60*time.Second, "", "test", "--rules", companyRules)
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
-	require.Equal(t, "13 passed, 0 failed\n", r.stdout)
+	require.Equal(t, "16 passed, 0 failed\n", r.stdout)
 	same := evaluate(t, 60*time.Second, "", "test", "--rules", companyRules, companyRules)
 	require.Equal(t, r.stdout, same.stdout, "the tests of the rules' folder given twice run once")
 
@@ -113,7 +116,7 @@ func TestTestRunsOwnRulesTests(t *testing.T) {
 // one (exit 2, naming the rule and the target), unless --leave-out names
 // it, which a notice then says.
 func TestBundlesHoldOwnRulesOrRefuse(t *testing.T) {
-	regoIDs := "company.prod_redundancy,company.runtime_size_range,company.transformers_floor"
+	regoIDs := "company.prod_pins_runtime,company.prod_redundancy,company.runtime_size_range,company.transformers_floor"
 	for _, tc := range []struct {
 		name     string
 		args     []string

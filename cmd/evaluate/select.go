@@ -17,6 +17,7 @@ type selectOptions struct {
 	engineName string
 	format     string
 	strict     bool
+	rules      []string
 }
 
 func newSelectCommand(g *globalOptions) *cobra.Command {
@@ -34,6 +35,7 @@ func newSelectCommand(g *globalOptions) *cobra.Command {
 	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &o.format, output.SelectFormats)
 	cmd.Flags().BoolVar(&o.strict, "strict-named-runtime", false, "reject an InferenceService whose named runtime OME's controller would refuse")
+	addRulesFlag(cmd, &o.rules, "each InferenceService is shown refused (an error), warned or noted by a rule apart from OME's verdict; an error exits 1 as a refusal does")
 	return cmd
 }
 
@@ -58,6 +60,14 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
+	omeRules, err := engine.LintRules(set)
+	if err != nil {
+		return badInput(err)
+	}
+	own, err := ownRules(cmd, o.rules, omeRules)
+	if err != nil {
+		return err
+	}
 	services, cluster := runner.SplitServices(got.Objects)
 	if len(services) == 0 {
 		if machineReadable(o.format) {
@@ -73,6 +83,8 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	refused, problems := runner.SelectRules(own, services, cluster, results)
+	got.Problems = append(got.Problems, problems...)
 	w, err := output.NewSelectWriter(o.format, cmd.OutOrStdout(), set.Release)
 	if err != nil {
 		return badInput(err)
@@ -81,5 +93,5 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	reportProblems(cmd, got.Problems)
-	return exitAfter(got.Problems, rejected)
+	return exitAfter(got.Problems, rejected || refused)
 }
