@@ -12,6 +12,7 @@ import (
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/rules"
 )
 
 // Input is what a report is about.
@@ -28,6 +29,11 @@ type Input struct {
 	Policies *policyset.Set
 	// Title heads the page; empty for a default.
 	Title string
+	// Rules are a team's own rules (--rules), whose findings on the
+	// models, runtimes and InferenceServices the page lists with lint's;
+	// Decide gives OME's decisions to those that read them.
+	Rules  *rules.Set
+	Decide func(objs []*objects.Object) (map[*objects.Object]map[string]any, error)
 	// Progress, when set, is told how far each step is: "matching" and
 	// "explaining" model by model (total: the models), "linting" and
 	// "selecting" once each, when they start (done 0 of 1).
@@ -241,6 +247,12 @@ func lintInto(d *data, in Input) error {
 	if err != nil {
 		return err
 	}
+	own, err := ruleFindings(in)
+	if err != nil {
+		return err
+	}
+	findings = append(findings, own...)
+	engine.SortFindings(findings)
 	var buf bytes.Buffer
 	lw, err := output.NewLintWriter("json", &buf, output.Style{})
 	if err != nil {
@@ -250,6 +262,44 @@ func lintInto(d *data, in Input) error {
 		return err
 	}
 	return d.putJSON("lint", buf.Bytes())
+}
+
+// ruleFindings are the findings of a team's rules (in.Rules) on the
+// models, runtimes and InferenceServices, with OME's decisions for the
+// rules that read them. A rule that gives no message is an error.
+func ruleFindings(in Input) ([]engine.Finding, error) {
+	if in.Rules.Len() == 0 {
+		return nil, nil
+	}
+	objs := append(append(append([]*objects.Object{}, in.Models...), in.Runtimes...), in.Services...)
+	var out []engine.Finding
+	var problems rules.Problems
+	for _, o := range objs {
+		fs, probs := in.Rules.Check(o)
+		out, problems = append(out, fs...), append(problems, probs...)
+	}
+	if in.Rules.ReadsDecisions() {
+		kept, _ := objects.Deduplicate(append(append([]*objects.Object{}, in.Others...), objs...))
+		decisions, err := in.Decide(kept)
+		if err != nil {
+			return nil, err
+		}
+		all := make([]any, len(kept))
+		for i, o := range kept {
+			all[i] = o.Value
+		}
+		for _, o := range kept {
+			if !o.IsModel() && !o.IsRuntime() && !o.IsService() {
+				continue
+			}
+			fs, probs := in.Rules.CheckDecisions(o, rules.View{Objects: all, Decision: decisions[o]})
+			out, problems = append(out, fs...), append(problems, probs...)
+		}
+	}
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	return out, nil
 }
 
 // selectInto puts what evaluate select -o json prints on the

@@ -14,6 +14,7 @@ import (
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/report"
+	"github.com/ome-policy/evaluator/runner"
 )
 
 // The formats of report's -o: the page, or the document it is built from.
@@ -25,6 +26,7 @@ type reportOptions struct {
 	engineName string
 	format     string
 	out        string
+	rules      []string
 }
 
 func newReportCommand(g *globalOptions) *cobra.Command {
@@ -43,6 +45,7 @@ func newReportCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&o.out, "out", "", "the file to write (- for standard output; -o json writes there without it)")
 	cmd.Flags().StringVarP(&o.format, "output", "o", "html", "output format: "+strings.Join(reportFormats, ", "))
 	checkBeforeRun(cmd, func() error { return o.checkFormat(cmd) })
+	addRulesFlag(cmd, &o.rules, "their findings are listed on the page with lint's")
 	// A page's data is held whole until it is written (hundreds of MB for
 	// 300 x 700).
 	useMemory(cmd, holdsData)
@@ -95,12 +98,21 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
+	omeRules, err := engine.LintRules(set)
+	if err != nil {
+		return badInput(err)
+	}
+	own, err := ownRules(cmd, o.rules, omeRules)
+	if err != nil {
+		return err
+	}
 	write := report.Write
 	if o.format == "json" {
 		write = report.WriteJSON
 	}
 	p := newProgress(cmd, "matching", len(ms))
-	in := report.Input{Models: ms, Runtimes: rs, Services: services, Engine: o.engineName, Policies: set, Progress: p.Set}
+	in := report.Input{Models: ms, Runtimes: rs, Services: services, Engine: o.engineName, Policies: set, Progress: p.Set,
+		Rules: own, Decide: runner.Decider(o.engineName, set)}
 	var page bytes.Buffer
 	sum, err := write(&page, in)
 	p.Finish()
