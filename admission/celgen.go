@@ -241,7 +241,7 @@ func (r *celRewriter) rewrite(expr string) (string, error) {
 					continue
 				}
 				if strings.HasPrefix(name, "ome") || !r.kyverno && (strings.HasPrefix(name, "math.") || name == "cel.bind") {
-					return "", &noStandIn{name}
+					return "", &NoStandIn{name}
 				}
 			}
 			out.WriteString(r.rename(name))
@@ -288,7 +288,7 @@ func (r *celRewriter) call(name string, args, rewritten []string, expr string, e
 			return m.standIn(rewritten[0]), true, nil
 		}
 		if m := regexp.MustCompile(`^\.([A-Za-z_][A-Za-z0-9_]*)\(`).FindStringSubmatch(rest); m != nil {
-			return "", false, &noStandIn{"omeVersion(...)." + m[1]}
+			return "", false, &NoStandIn{"omeVersion(...)." + m[1]}
 		}
 	}
 	if f, ok := r.calls[name]; ok {
@@ -328,11 +328,11 @@ func (r *celRewriter) chain(text, expr string, end *int) (string, bool, error) {
 	return text, true, nil
 }
 
-// noStandIn is a call that the target's CEL has no stand-in for.
-type noStandIn struct{ name string }
+// NoStandIn is a call that the target's CEL has no stand-in for.
+type NoStandIn struct{ Name string }
 
-func (e *noStandIn) Error() string {
-	return fmt.Sprintf("CEL for Gatekeeper: no plain-CEL stand-in for %s(...)", e.name)
+func (e *NoStandIn) Error() string {
+	return fmt.Sprintf("CEL for Gatekeeper: no plain-CEL stand-in for %s(...)", e.Name)
 }
 
 func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
@@ -707,4 +707,32 @@ func topLevelColon(e string) int {
 		i++
 	}
 	return -1
+}
+
+// TeamCEL writes an expression of a team's ValidatingAdmissionPolicy
+// without the ome library: in plain CEL (Kubernetes, Gatekeeper) or, with
+// kyverno, in Kyverno's CEL, with the stand-ins of teamCalls and omeVersion
+// failing, as the library does, on a string that is no version. A call
+// with no stand-in there is a *NoStandIn error.
+func TeamCEL(expr string, kyverno bool) (string, error) {
+	rw := &celRewriter{calls: teamCalls, guard: true}
+	if kyverno {
+		rw = &celRewriter{calls: teamCalls, methods: kyvernoVersionMethods, kyverno: true, guard: true}
+	}
+	return rw.rewrite(expr)
+}
+
+// CELString writes s as a CEL string literal.
+func CELString(s string) string { return celString(s) }
+
+// teamCalls are the stand-ins of the ome library's functions for a team's
+// rules, beside those the rewriter writes itself (isOmeVersion,
+// omeVersionProblem, omeVersion): only those that give the library's
+// answer on every input. The sizes, omeIsFloat and omeParseURL have none:
+// the selection policy's stand-ins leave some inputs to Gatekeeper, and a
+// team's rule cannot.
+var teamCalls = map[string]func(args []string) string{
+	"omeQuote": func(args []string) string {
+		return "[" + args[0] + "].map(__qv, " + celQuote("__qv") + ")[0]"
+	},
 }

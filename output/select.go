@@ -158,8 +158,7 @@ func (s *selectText) Write(results []SelectResult, _ []Problem) error {
 	return err
 }
 
-// ruleVerdict is what a team's rule's finding of a severity does to an
-// InferenceService at admission.
+// ruleVerdict is what a team's rule's finding does to an InferenceService.
 var ruleVerdict = map[string]string{engine.SeverityError: "REFUSED", engine.SeverityWarning: "warned", engine.SeverityInfo: "noted"}
 
 // excludedMark is where OME's message of a refusal starts listing the

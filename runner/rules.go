@@ -2,8 +2,12 @@ package runner
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/ome-policy/evaluator/admission"
+	"github.com/ome-policy/evaluator/admission/team"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -37,4 +41,45 @@ func WithOwnRules(ome []engine.Rule, own *rules.Set) []engine.Rule {
 		out = append(out, engine.Rule{ID: r.ID, Severity: r.Severity(), Description: d})
 	}
 	return out
+}
+
+// OwnRulesFor reads a team's rules (paths) beside the lint rules of set,
+// and gives both: OME's, and the team's (nil without paths).
+func OwnRulesFor(set *policyset.Set, paths []string) ([]engine.Rule, *rules.Set, error) {
+	ome, err := engine.LintRules(set)
+	if err != nil {
+		return nil, nil, err
+	}
+	own, err := OwnRules(paths, ome)
+	return ome, own, err
+}
+
+// TeamBundles compiles a team's rules (paths) for the admission targets
+// of a run (team.Compile), made says how the headers say the files are
+// made. The lint rules that policies of --policies add to OME's are an
+// error too: OME's templates cannot enforce them, and no bundle may leave
+// them out unsaid. The rules' problems are a rules.Problems error, what
+// the targets cannot hold a team.Refusals one.
+func TeamBundles(set *policyset.Set, paths, leaveOut, targets []string, made string) (admission.TeamRules, error) {
+	ome, err := engine.LintRules(set)
+	if err != nil {
+		return admission.TeamRules{}, err
+	}
+	ids := make([]string, len(ome))
+	for i, r := range ome {
+		ids[i] = r.ID
+	}
+	if added := admission.UnenforcedRules(ids); len(added) > 0 {
+		return admission.TeamRules{}, fmt.Errorf("policies %s: %s: rule %s is none of OME's, and OME's templates cannot enforce it: "+
+			"write it as a team's own rule (Rego or a ValidatingAdmissionPolicy) and give it with --rules",
+			set.Origin, policyset.LintRulesFile, strings.Join(added, ", "))
+	}
+	if len(paths) == 0 && len(leaveOut) == 0 {
+		return admission.TeamRules{}, nil
+	}
+	own, err := OwnRules(paths, ome)
+	if err != nil {
+		return admission.TeamRules{}, err
+	}
+	return team.Compile(own, targets, leaveOut, set.Release, made)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ome-policy/evaluator/admission"
+	"github.com/ome-policy/evaluator/admission/team"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/rules"
 )
@@ -56,7 +57,7 @@ func TestKyvernoCLITeamPolicies(t *testing.T) {
 		if r.Language != rules.CEL {
 			continue
 		}
-		doc, err := admission.TeamPolicy(r, admission.TargetKyverno, true)
+		doc, err := team.Policy(r, team.TargetKyverno, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -93,17 +93,23 @@ func addRulesFlag(cmd *cobra.Command, paths *[]string, what string) {
 	cmd.Flags().StringArrayVar(paths, "rules", nil, "a team's own rules, beside OME's: a folder or file of Rego (conftest's deny and warn) and ValidatingAdmissionPolicies (repeatable); "+what)
 }
 
-// ownRules reads the rules of --rules beside ome; their problems are said
-// each on its own line, with file and line, and end the run (exit 2).
-func ownRules(cmd *cobra.Command, paths []string, ome []engine.Rule) (*rules.Set, error) {
-	own, err := runner.OwnRules(paths, ome)
+// ownRules reads the rules of --rules beside OME's lint rules of set
+// (runner.OwnRulesFor), and gives both.
+func ownRules(cmd *cobra.Command, set *policyset.Set, paths []string) ([]engine.Rule, *rules.Set, error) {
+	ome, own, err := runner.OwnRulesFor(set, paths)
+	if err != nil {
+		return nil, nil, rulesError(cmd, err)
+	}
+	return ome, own, nil
+}
+
+// rulesError ends the run on err (exit 2): a rules.Problems error says each
+// problem on its own line, with file and line.
+func rulesError(cmd *cobra.Command, err error) error {
 	var probs rules.Problems
 	if errors.As(err, &probs) {
 		reportProblems(cmd, probs)
-		return nil, &silentExit{code: exitBadInput}
+		return &silentExit{code: exitBadInput}
 	}
-	if err != nil {
-		return nil, badInput(err)
-	}
-	return own, nil
+	return badInput(err)
 }

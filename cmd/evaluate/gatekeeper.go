@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,9 +11,10 @@ import (
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/admission/bundle"
 	"github.com/ome-policy/evaluator/admission/gatekeeper"
+	"github.com/ome-policy/evaluator/admission/team"
 	"github.com/ome-policy/evaluator/cases"
-	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/runner"
 )
 
 func newGatekeeperCommand(g *globalOptions) *cobra.Command {
@@ -22,7 +22,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 		out, native     string
 		caseFiles, lint []string
 		check           bool
-		team            teamFlags
+		own             bundleRules
 	)
 	cmd := &cobra.Command{
 		Use:     "gatekeeper",
@@ -38,11 +38,11 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			if set.Release != set.Newest() && (!cmd.Flags().Changed("out") && !cmd.Flags().Changed("output") || native != "" && !cmd.Flags().Changed("native-out")) {
 				return badInput(fmt.Errorf("policies/gatekeeper and policies/kubernetes hold the bundles of %s, the newest release: give --out (and --native-out, or --native-out '') for %s's", set.Newest(), set.Release))
 			}
-			targets := []string{admission.TargetGatekeeper}
+			targets := []string{team.TargetGatekeeper}
 			if native != "" {
-				targets = append(targets, admission.TargetNative)
+				targets = append(targets, team.TargetNative)
 			}
-			compiled, err := team.compile(cmd, set, targets)
+			compiled, err := own.compile(cmd, set, targets)
 			if err != nil {
 				return err
 			}
@@ -69,86 +69,46 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringSliceVar(&lint, "lint", nil, "files and folders of models and runtimes for OMEVersionLint's suite (default: the project's own, which evaluate carries; --lint= for none)")
 	cmd.Flags().StringVar(&native, "native-out", "policies/kubernetes", "folder to write the ValidatingAdmissionPolicies for clusters without Gatekeeper to (empty: none)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
-	team.add(cmd, "a Rego rule becomes a template of its own (team/), a ValidatingAdmissionPolicy one too (its CEL) and a policy in --native-out")
+	own.add(cmd, "a Rego rule becomes a template of its own (team/), a ValidatingAdmissionPolicy one too (its CEL) and a policy in --native-out")
 	addReleaseFlag(cmd, g)
 	cmd.AddCommand(newGatekeeperSuiteCommand(), newGatekeeperViolationsCommand(g))
 	return cmd
 }
 
-// teamFlags are --rules and --leave-out of a command that writes bundles.
-type teamFlags struct {
+// bundleRules are --rules and --leave-out of a command that writes bundles.
+type bundleRules struct {
 	paths, leaveOut []string
 }
 
-func (t *teamFlags) add(cmd *cobra.Command, what string) {
+func (t *bundleRules) add(cmd *cobra.Command, what string) {
 	addRulesFlag(cmd, &t.paths, what+"; a rule a bundle cannot hold stops the run (exit 2), naming it")
 	cmd.Flags().StringSliceVar(&t.leaveOut, "leave-out", nil, "rules of --rules to leave out of the bundles that cannot hold them, each said on standard error (comma-separated or repeated)")
 }
 
-// compile compiles the team's rules for targets: every rule a target
-// cannot hold is said with its file and line, and ends the run (exit 2),
-// unless --leave-out names it, which a notice then says.
-//
-// Rules that the policies of --policies add to OME's (in their
-// lint-rules.yaml) have no place in OME's templates: they stop the run
-// too, pointing at --rules, so that no bundle leaves them out unsaid.
-func (t *teamFlags) compile(cmd *cobra.Command, set *policyset.Set, targets []string) (admission.TeamRules, error) {
-	var out admission.TeamRules
-	ome, err := engine.LintRules(set)
-	if err != nil {
-		return out, badInput(err)
-	}
-	ids := make([]string, len(ome))
-	for i, r := range ome {
-		ids[i] = r.ID
-	}
-	if added := admission.UnenforcedRules(ids); len(added) > 0 {
-		return out, badInput(fmt.Errorf("policies %s: %s: rule %s is none of OME's, and OME's templates cannot enforce it: "+
-			"write it as a team's own rule (Rego or a ValidatingAdmissionPolicy) and give it with --rules",
-			set.Origin, policyset.LintRulesFile, strings.Join(added, ", ")))
-	}
-	if len(t.paths) == 0 && len(t.leaveOut) == 0 {
-		return out, nil
-	}
-	own, err := ownRules(cmd, t.paths, ome)
-	if err != nil {
-		return out, err
-	}
+// compile compiles the team's rules for targets (runner.TeamBundles): each
+// rule a target cannot hold is said with its file and line, and ends the
+// run (exit 2); each left out on purpose (--leave-out) is a notice.
+func (t *bundleRules) compile(cmd *cobra.Command, set *policyset.Set, targets []string) (admission.TeamRules, error) {
 	made := "`" + cmd.CommandPath() + " --rules`"
 	if set.Release != set.Newest() {
 		made = "`" + cmd.CommandPath() + " --ome-version " + set.Release + " --rules`"
 	}
-	out, err = admission.CompileTeamRules(own, targets, t.leaveOut, set.Release, made)
-	var refusals admission.Refusals
+	out, err := runner.TeamBundles(set, t.paths, t.leaveOut, targets, made)
+	var refusals team.Refusals
 	if errors.As(err, &refusals) {
 		for _, r := range refusals {
 			fmt.Fprintf(cmd.ErrOrStderr(), "evaluate: %s\n", r)
 		}
-		hint := ""
-		if slices.ContainsFunc(refusals, func(r *admission.Refusal) bool { return r.Target == admission.TargetNative }) {
-			hint = " (--native-out '' writes no ValidatingAdmissionPolicies, for a cluster with Gatekeeper)"
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "evaluate: nothing written: a bundle without these rules would not enforce them; --leave-out %s writes the bundles without them, on purpose%s\n", refusedIDs(refusals), hint)
+		fmt.Fprintf(cmd.ErrOrStderr(), "evaluate: %s\n", refusals.Advice())
 		return out, &silentExit{code: exitBadInput}
 	}
 	if err != nil {
-		return out, badInput(err)
+		return out, rulesError(cmd, err)
 	}
 	for _, l := range out.Left {
 		fmt.Fprintln(cmd.ErrOrStderr(), "notice: "+l)
 	}
 	return out, nil
-}
-
-// refusedIDs are the ids of the rules refused, once each, comma-separated.
-func refusedIDs(rs admission.Refusals) string {
-	var ids []string
-	for _, r := range rs {
-		if !slices.Contains(ids, r.Rule.ID) {
-			ids = append(ids, r.Rule.ID)
-		}
-	}
-	return strings.Join(ids, ",")
 }
 
 // suiteInputs are the inputs of a bundle's tests (admission.BundleInputs):

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/admission/kyverno"
+	"github.com/ome-policy/evaluator/admission/team"
 )
 
 func newKyvernoCommand(g *globalOptions) *cobra.Command {
@@ -14,7 +14,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 		out             string
 		caseFiles, lint []string
 		check           bool
-		team            teamFlags
+		own             bundleRules
 	)
 	cmd := &cobra.Command{
 		Use:     "kyverno",
@@ -33,7 +33,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 			if out == "" {
 				return badInput(fmt.Errorf("--out is empty: give the folder to write the bundle to"))
 			}
-			compiled, err := team.compile(cmd, set, []string{admission.TargetKyverno})
+			compiled, err := own.compile(cmd, set, []string{team.TargetKyverno})
 			if err != nil {
 				return err
 			}
@@ -57,7 +57,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringSliceVar(&caseFiles, "cases", nil, "selection case files whose InferenceServices the tests hold the bundle to admit (default: the project's own, which evaluate carries; --cases= for none)")
 	cmd.Flags().StringSliceVar(&lint, "lint", nil, "files and folders of models and runtimes for the lint policies' tests (default: the project's own, which evaluate carries; --lint= for none)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
-	team.add(cmd, "a ValidatingAdmissionPolicy becomes a ValidatingPolicy (team/), in Kyverno's CEL; a Rego rule cannot go there")
+	own.add(cmd, "a ValidatingAdmissionPolicy becomes a ValidatingPolicy (team/), in Kyverno's CEL; a Rego rule cannot go there")
 	addReleaseFlag(cmd, g)
 	return cmd
 }

@@ -62,11 +62,7 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	rules, err := engine.LintRules(set)
-	if err != nil {
-		return badInput(err)
-	}
-	own, err := ownRules(cmd, o.rules, rules)
+	rules, own, err := ownRules(cmd, set, o.rules)
 	if err != nil {
 		return err
 	}

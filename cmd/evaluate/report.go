@@ -98,11 +98,7 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	omeRules, err := engine.LintRules(set)
-	if err != nil {
-		return badInput(err)
-	}
-	own, err := ownRules(cmd, o.rules, omeRules)
+	_, own, err := ownRules(cmd, set, o.rules)
 	if err != nil {
 		return err
 	}

@@ -43,10 +43,8 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 				return badInput(err)
 			}
 			tests, err := runner.NewTests(&g.Policies, args, engineName, rulePaths)
-			var probs rules.Problems
-			if errors.As(err, &probs) {
-				reportProblems(cmd, probs)
-				return &silentExit{code: exitBadInput}
+			if errors.As(err, new(rules.Problems)) {
+				return rulesError(cmd, err)
 			}
 			if err != nil {
 				return noTests(err)

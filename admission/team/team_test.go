@@ -1,4 +1,4 @@
-package admission
+package team
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"github.com/ome-policy/evaluator/rules"
 )
 
-const teamExample = "../examples/company-rules"
+const teamExample = "../../examples/company-rules"
 
 // teamObjects are the models and runtimes a team's rules are tried on:
 // the examples, the lint fixtures (bad versions among them) and OME's
@@ -27,7 +27,7 @@ const teamExample = "../examples/company-rules"
 func teamObjects(t *testing.T) []*objects.Object {
 	t.Helper()
 	var out []*objects.Object
-	for _, dir := range []string{"../testdata/examples/runtimes", "../testdata/examples/models", "../testdata/lint/bad", "../testdata/catalog/runtimes"} {
+	for _, dir := range []string{"../../testdata/examples/runtimes", "../../testdata/examples/models", "../../testdata/lint/bad", "../../testdata/catalog/runtimes"} {
 		objs, err := objects.Load([]string{dir}, objects.LoadOptions{Lenient: true})
 		require.NoError(t, err)
 		out = append(out, objs...)
@@ -62,7 +62,7 @@ func TestTeamChecksGiveTheRulesMessages(t *testing.T) {
 			continue
 		}
 		t.Run(r.ID, func(t *testing.T) {
-			c, err := TeamCheck(r, set, "v1.2.2", "evaluate gatekeeper --rules")
+			c, err := RegoCheck(r, set, "v1.2.2", "evaluate gatekeeper --rules")
 			require.NoError(t, err)
 			require.NotContains(t, c.Rego, "ome.version.", "the builtins are called through the stand-in")
 			mods := []func(*rego.Rego){rego.Module(c.Name+".rego", c.Rego)}
@@ -132,7 +132,7 @@ spec:
 	}{{example, "company-autoselect-pins-framework"}, {unguarded, "no-suffix"}} {
 		r := teamRule(t, tc.set, tc.id)
 		for _, kyverno := range []bool{false, true} {
-			p, err := TeamPolicy(r, TargetNative, kyverno)
+			p, err := Policy(r, TargetNative, kyverno)
 			require.NoError(t, err)
 			env, err := teamEnv(kyverno)
 			require.NoError(t, err)
@@ -214,9 +214,9 @@ func TestTeamRulesRefused(t *testing.T) {
 			require.NoError(t, err)
 			r := set.Rules[0]
 			if tc.target == TargetGatekeeper {
-				_, err = TeamCheck(r, set, "v1.2.2", "")
+				_, err = RegoCheck(r, set, "v1.2.2", "")
 			} else {
-				_, err = TeamPolicy(r, tc.target, tc.kyverno)
+				_, err = Policy(r, tc.target, tc.kyverno)
 			}
 			var refusal *Refusal
 			require.ErrorAs(t, err, &refusal)

@@ -1,0 +1,411 @@
+// Package team compiles a team's own rules (package rules) for the
+// admission bundles: each goes to every target that can hold it, or the
+// bundle is refused, naming the rule, the target and why (Refusal), unless
+// the user leaves the rule out on purpose. A Rego rule becomes a
+// Gatekeeper check of its own (RegoCheck); a ValidatingAdmissionPolicy is
+// rewritten for each CEL target (Policy) and becomes a Gatekeeper check
+// whose code is its CEL (CELCheck). Compile routes every rule.
+//
+// It imports admission, admission/rewrite and rules; the targets write
+// what it compiles (admission.TeamRules).
+package team
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/ext"
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ome-policy/evaluator/admission"
+	"github.com/ome-policy/evaluator/admission/rewrite"
+	"github.com/ome-policy/evaluator/rules"
+)
+
+// The targets a team's rule can go to, as refusals name them.
+const (
+	TargetGatekeeper = "the Gatekeeper bundle"
+	TargetNative     = "the ValidatingAdmissionPolicies (--native-out)"
+	TargetKyverno    = "the Kyverno bundle"
+)
+
+// Refusal is a team's rule that a bundle cannot hold.
+type Refusal struct {
+	Rule   rules.Rule
+	Target string
+	Reason string
+}
+
+func (r *Refusal) Error() string {
+	return fmt.Sprintf("%s:%d: rule %s cannot go into %s: %s", r.Rule.File, r.Rule.Line, r.Rule.ID, r.Target, r.Reason)
+}
+
+// Refusals are every rule a bundle cannot hold.
+type Refusals []*Refusal
+
+func (rs Refusals) Error() string {
+	lines := make([]string, len(rs))
+	for i, r := range rs {
+		lines[i] = r.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// RegoCheck is a team's Rego rule as a Gatekeeper check: its package's
+// module rewritten (rewrite.TeamRule) with Gatekeeper's violation added
+// (rewrite.TeamViolation), the libraries under lib that it imports, and
+// the stand-in library when it calls the builtins. Its constraint's one
+// parameter, warn, picks the warn sets' messages rather than the others'.
+func RegoCheck(r rules.Rule, own *rules.Set, release, generator string) (*admission.Check, error) {
+	refuse := func(format string, args ...any) error {
+		return &Refusal{Rule: r, Target: TargetGatekeeper, Reason: fmt.Sprintf(format, args...)}
+	}
+	if len(r.Files) != 1 {
+		return nil, refuse("its package is written in %d files (%s), and a template holds one: put it in one file", len(r.Files), strings.Join(r.Files, ", "))
+	}
+	main, err := rewrite.TeamRule(r.Files[0], own.Modules[r.Files[0]])
+	if err != nil {
+		return nil, refuse("%v", err)
+	}
+	sets := map[string]bool{}
+	for _, s := range r.Sets {
+		sets[s] = rules.SetSeverity(s) == rules.Warning
+	}
+	c := &admission.Check{
+		Team:        &r,
+		Name:        strings.ToLower(admission.TeamKind(r.ID)),
+		Kind:        admission.TeamKind(r.ID),
+		Title:       r.ID,
+		Release:     release,
+		Description: teamDescription(r),
+		Parameters: admission.Mapping("type", "object", "properties", admission.Mapping("warn", admission.Mapping(
+			"type", "boolean", "default", false,
+			"description", "Report the messages of the rule's warn sets rather than those of its deny and violation sets.",
+		))),
+		Generator: generator,
+		Rego:      main.Text + rewrite.TeamViolation(sets),
+		Sources:   append([]string(nil), r.Files...),
+	}
+	standins := slices.Clone(main.Standins)
+	libs, err := teamLibraries(own, main.Text)
+	if err != nil {
+		return nil, refuse("%v", err)
+	}
+	for _, l := range libs {
+		c.Libs = append(c.Libs, admission.LibModule{Path: l.Source, Text: l.Text})
+		c.Sources = append(c.Sources, l.Source)
+		standins = append(standins, l.Standins...)
+	}
+	if len(standins) > 0 {
+		for _, l := range admission.Lib() {
+			c.Libs = append(c.Libs, l)
+			c.Sources = append(c.Sources, "policies/gatekeeper/"+l.Path)
+		}
+	}
+	if err := compileCheck(c); err != nil {
+		return nil, refuse("%v", err)
+	}
+	return c, nil
+}
+
+func teamDescription(r rules.Rule) string {
+	d := "A team's own rule, " + r.ID + ", from " + strings.Join(r.Files, ", ") + "."
+	if r.Description != "" {
+		d = strings.TrimSuffix(r.Description, ".") + ". " + d
+	}
+	return d
+}
+
+// teamLibraries are the team's library modules (packages under lib) that
+// text imports, and those they import, rewritten; a library the team does
+// not have is an error.
+func teamLibraries(own *rules.Set, text string) ([]*rewrite.TeamModule, error) {
+	byPkg := map[string][]string{}
+	for _, f := range own.Libraries {
+		m, err := ast.ParseModuleWithOpts(f, own.Modules[f], ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, err
+		}
+		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
+		byPkg[pkg] = append(byPkg[pkg], f)
+	}
+	var out []*rewrite.TeamModule
+	done := map[string]bool{}
+	queue := []string{text}
+	for len(queue) > 0 {
+		t := queue[0]
+		queue = queue[1:]
+		m, err := ast.ParseModuleWithOpts("", t, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, err
+		}
+		for _, imp := range m.Imports {
+			ref, ok := imp.Path.Value.(ast.Ref)
+			if !ok || !ref[0].Equal(ast.DefaultRootDocument) {
+				continue
+			}
+			pkg := strings.TrimPrefix(ref.String(), "data.")
+			if !strings.HasPrefix(pkg, "lib.") || strings.HasPrefix(pkg, "lib.ome.") || done[pkg] {
+				continue
+			}
+			done[pkg] = true
+			files := byPkg[pkg]
+			if len(files) == 0 {
+				return nil, fmt.Errorf("imports data.%s, which no file of the rules holds", pkg)
+			}
+			for _, f := range files {
+				lm, err := rewrite.TeamRule(f, own.Modules[f])
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, lm)
+				queue = append(queue, lm.Text)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Source < out[j].Source })
+	return out, nil
+}
+
+// compileTeamCheck compiles a team's check as Gatekeeper's OPA would: its
+// Rego and its libraries, with no builtin of the project.
+func compileCheck(c *admission.Check) error {
+	mods := map[string]*ast.Module{}
+	m, err := ast.ParseModuleWithOpts(c.Name+".rego", c.Rego, ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return fmt.Errorf("the template's Rego does not parse: %w", err)
+	}
+	mods[c.Name+".rego"] = m
+	for _, l := range c.Libs {
+		lm, err := ast.ParseModuleWithOpts(l.Path, l.Text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return err
+		}
+		mods[l.Path] = lm
+	}
+	comp := ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1)
+	if comp.Compile(mods); comp.Failed() {
+		return fmt.Errorf("the template's Rego does not compile without the Go builtins: %v", comp.Errors)
+	}
+	return nil
+}
+
+// Policy is a team's ValidatingAdmissionPolicy with its expressions
+// rewritten for a CEL target without the ome library: plain CEL (a
+// ValidatingAdmissionPolicy, Gatekeeper) or, with kyverno, Kyverno's CEL.
+// A call that has no stand-in there refuses the rule for target.
+func Policy(r rules.Rule, target string, kyverno bool) (map[string]any, error) {
+	p := admission.DeepCopy(r.Policy)
+	spec, _ := p["spec"].(map[string]any)
+	env, err := teamEnv(kyverno)
+	if err != nil {
+		return nil, err
+	}
+	for _, key := range []string{"matchConditions", "variables", "validations"} {
+		list, _ := spec[key].([]any)
+		for i, x := range list {
+			e, _ := x.(map[string]any)
+			for _, field := range []string{"expression", "messageExpression"} {
+				expr, ok := e[field].(string)
+				if !ok {
+					continue
+				}
+				out, err := admission.TeamCEL(expr, kyverno)
+				var missing *admission.NoStandIn
+				if errors.As(err, &missing) {
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.%s[%d].%s: calls %s, which has no stand-in there (its CEL has no ome library)", key, i, field, missing.Name)}
+				}
+				if err != nil {
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.%s[%d].%s: %v", key, i, field, err)}
+				}
+				if _, iss := env.Compile(out); iss.Err() != nil {
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.%s[%d].%s: without the ome library, it does not compile there: %s",
+						key, i, field, strings.Join(strings.Fields(iss.Err().Error()), " "))}
+				}
+				e[field] = out
+			}
+		}
+	}
+	return p, nil
+}
+
+// teamEnv is the CEL environment of a team's policy on a target without
+// the ome library: Kubernetes' (as rules.vapEnv has it, the ome library
+// aside), or Kyverno's.
+func teamEnv(kyverno bool) (*cel.Env, error) {
+	opts := []cel.EnvOption{
+		cel.HomogeneousAggregateLiterals(), cel.EagerlyValidateDeclarations(true), cel.DefaultUTCTimeZone(true),
+		cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(),
+		ext.Strings(ext.StringsVersion(2)), ext.Sets(), ext.TwoVarComprehensions(), ext.Lists(ext.ListsVersion(3)),
+	}
+	if kyverno {
+		opts = admission.KyvernoEnvOptions()
+	}
+	for _, v := range []string{"object", "oldObject", "request", "params", "namespaceObject"} {
+		opts = append(opts, cel.Variable(v, cel.DynType))
+	}
+	opts = append(opts, cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)))
+	return cel.NewEnv(opts...)
+}
+
+// CELCheck is a team's ValidatingAdmissionPolicy as a Gatekeeper check
+// whose code is CEL (K8sNativeValidation): its expressions in plain CEL
+// (Policy), each matchCondition asked before every validation (a
+// Gatekeeper template has no matchConditions of its own). Its constraint
+// matches the kinds the policy judges; a policy that names objects
+// (resourceNames) cannot be a constraint's match, and is refused.
+func CELCheck(r rules.Rule, release, generator string) (*admission.Check, error) {
+	if r.ByName {
+		return nil, &Refusal{Rule: r, Target: TargetGatekeeper, Reason: "its matchConstraints name objects (resourceNames), which a constraint's match cannot say"}
+	}
+	p, err := Policy(r, TargetGatekeeper, false)
+	if err != nil {
+		return nil, err
+	}
+	spec, _ := p["spec"].(map[string]any)
+	var conds []string
+	for _, x := range listOf(spec, "matchConditions") {
+		conds = append(conds, "!("+strings.TrimSpace(str(x, "expression"))+")")
+	}
+	block := &admission.CELBlock{}
+	for _, x := range listOf(spec, "variables") {
+		block.Variables = append(block.Variables, admission.CELVariable{Name: str(x, "name"), Expression: str(x, "expression")})
+	}
+	for _, x := range listOf(spec, "validations") {
+		expr := strings.TrimSpace(str(x, "expression"))
+		if len(conds) > 0 {
+			expr = strings.Join(conds, " || ") + " || (" + expr + ")"
+		}
+		fallback := admission.CELString(str(x, "message"))
+		if str(x, "message") == "" {
+			fallback = admission.CELString("failed expression: " + str(x, "expression"))
+		}
+		msg := fallback
+		if m := strings.TrimSpace(str(x, "messageExpression")); m != "" {
+			msg = "[" + m + "].map(__m, __m != \"\" ? __m : " + fallback + ")[0]"
+		}
+		block.Validations = append(block.Validations, admission.CELValidation{Expression: expr, MessageExpression: msg})
+	}
+	return &admission.Check{
+		Team:        &r,
+		Name:        strings.ToLower(admission.TeamKind(r.ID)),
+		Kind:        admission.TeamKind(r.ID),
+		Title:       r.ID,
+		Release:     release,
+		Description: strings.TrimSuffix(r.Description, ".") + ". A team's own rule, the ValidatingAdmissionPolicy " + r.ID + " of " + r.File + ".",
+		Parameters:  admission.Mapping("type", "object"),
+		Generator:   generator,
+		CEL:         block,
+		Sources:     []string{r.File},
+	}, nil
+}
+
+func listOf(m map[string]any, key string) []map[string]any {
+	list, _ := m[key].([]any)
+	out := make([]map[string]any, 0, len(list))
+	for _, x := range list {
+		e, _ := x.(map[string]any)
+		out = append(out, e)
+	}
+	return out
+}
+
+func str(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// Compile compiles every rule of own for each of targets: for
+// Gatekeeper, a Rego rule as RegoCheck, a policy as CELCheck; for the
+// ValidatingAdmissionPolicies and Kyverno, a policy as Policy, and a
+// Rego rule is refused (the API server and Kyverno run CEL only). Every
+// rule a target cannot hold is a Refusal, all of them at once as
+// Refusals, unless leaveOut names the rule: it is then left out of every
+// target that cannot hold it, and Left says so. An id of leaveOut that
+// is no rule of own is an error.
+func Compile(own *rules.Set, targets, leaveOut []string, release, generator string) (admission.TeamRules, error) {
+	var out admission.TeamRules
+	if own.Len() == 0 {
+		if len(leaveOut) > 0 {
+			return out, fmt.Errorf("--leave-out %s: no --rules to leave out of", strings.Join(leaveOut, ","))
+		}
+		return out, nil
+	}
+	known := map[string]bool{}
+	for _, r := range own.Rules {
+		known[r.ID] = true
+	}
+	left := map[string]bool{}
+	for _, id := range leaveOut {
+		if !known[id] {
+			return out, fmt.Errorf("--leave-out: %q is no rule of --rules", id)
+		}
+		left[id] = true
+	}
+	out.Set = own
+	var refusals Refusals
+	for _, r := range own.Rules {
+		for _, target := range targets {
+			var err error
+			switch {
+			case r.Decisions:
+				err = &Refusal{Rule: r, Target: target, Reason: "it reads OME's decisions (" + rules.DecisionsDocument + "), which only evaluate gives, not an admission policy"}
+			case target == TargetGatekeeper && r.Language == rules.Rego:
+				var c *admission.Check
+				if c, err = RegoCheck(r, own, release, generator); err == nil {
+					out.Gatekeeper = append(out.Gatekeeper, c)
+				}
+			case target == TargetGatekeeper:
+				var c *admission.Check
+				if c, err = CELCheck(r, release, generator); err == nil {
+					out.Gatekeeper = append(out.Gatekeeper, c)
+				}
+			case r.Language == rules.Rego:
+				err = &Refusal{Rule: r, Target: target, Reason: "it is Rego, and only CEL runs there"}
+			default:
+				var p map[string]any
+				if p, err = Policy(r, target, target == TargetKyverno); err == nil && target == TargetKyverno {
+					out.Kyverno = append(out.Kyverno, admission.TeamDoc{Rule: r, Policy: p})
+				} else if err == nil {
+					out.Native = append(out.Native, admission.TeamDoc{Rule: r, Policy: p})
+				}
+			}
+			var refusal *Refusal
+			switch {
+			case err == nil:
+			case errors.As(err, &refusal) && left[r.ID]:
+				out.Left = append(out.Left, fmt.Sprintf("rule %s is left out of %s (--leave-out): %s", r.ID, target, refusal.Reason))
+			case errors.As(err, &refusal):
+				refusals = append(refusals, refusal)
+			default:
+				return out, err
+			}
+		}
+	}
+	if len(refusals) > 0 {
+		return out, refusals
+	}
+	return out, nil
+}
+
+// Advice is what to do about refusals: nothing was written, and what
+// --leave-out (and, for the ValidatingAdmissionPolicies, --native-out ”)
+// would write instead.
+func (rs Refusals) Advice() string {
+	var ids []string
+	native := ""
+	for _, r := range rs {
+		if !slices.Contains(ids, r.Rule.ID) {
+			ids = append(ids, r.Rule.ID)
+		}
+		if r.Target == TargetNative {
+			native = " (--native-out '' writes no ValidatingAdmissionPolicies, for a cluster with Gatekeeper)"
+		}
+	}
+	return "nothing written: a bundle without these rules would not enforce them; --leave-out " + strings.Join(ids, ",") +
+		" writes the bundles without them, on purpose" + native
+}
