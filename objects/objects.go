@@ -565,3 +565,22 @@ func CheckTimestamps(objs []*Object) error {
 	}
 	return nil
 }
+
+// MapsAt is the list at key of a decoded mapping, each element a mapping
+// (nil for one that is not): what Kubernetes objects' lists of entries
+// are read as.
+func MapsAt(m map[string]any, key string) []map[string]any {
+	list, _ := m[key].([]any)
+	out := make([]map[string]any, 0, len(list))
+	for _, x := range list {
+		e, _ := x.(map[string]any)
+		out = append(out, e)
+	}
+	return out
+}
+
+// StringAt is the string at key of a decoded mapping, "" when there is none.
+func StringAt(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}

@@ -50,10 +50,10 @@ func readMatch(d vapDocument) (resourceMatch, Problems) {
 	}
 	read := func(key string) []resourceRule {
 		var out []resourceRule
-		for i, r := range listOf(mc, key) {
+		for i, r := range objects.MapsAt(mc, key) {
 			field := objects.IndexPath("spec.matchConstraints."+key, i)
 			rr := resourceRule{groups: strs(r, "apiGroups"), versions: strs(r, "apiVersions"), resources: strs(r, "resources"),
-				operations: strs(r, "operations"), names: strs(r, "resourceNames"), scope: str(r, "scope")}
+				operations: strs(r, "operations"), names: strs(r, "resourceNames"), scope: objects.StringAt(r, "scope")}
 			switch rr.scope {
 			case "", "*", "Cluster", "Namespaced":
 			default:
@@ -121,8 +121,8 @@ func readSelector(d vapDocument, field string, v any) (labelSelector, Problems) 
 			sel.labels[k] = s
 		}
 	}
-	for i, e := range listOf(m, "matchExpressions") {
-		x := labelExpression{key: str(e, "key"), operator: str(e, "operator"), values: strs(e, "values")}
+	for i, e := range objects.MapsAt(m, "matchExpressions") {
+		x := labelExpression{key: objects.StringAt(e, "key"), operator: objects.StringAt(e, "operator"), values: strs(e, "values")}
 		switch x.operator {
 		case "In", "NotIn", "Exists", "DoesNotExist":
 		default:

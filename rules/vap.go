@@ -186,7 +186,7 @@ func loadVAPs(docs []vapDocument) ([]*vapRule, error) {
 	for _, d := range docs {
 		if d.kind == kindBinding {
 			spec, _ := d.value["spec"].(map[string]any)
-			if v := byName[str(spec, "policyName")]; v != nil {
+			if v := byName[objects.StringAt(spec, "policyName")]; v != nil {
 				v.rule.Bindings = append(v.rule.Bindings, d.value)
 			}
 		}
@@ -303,28 +303,28 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 		}
 		return prg
 	}
-	for i, c := range listOf(spec, "matchConditions") {
+	for i, c := range objects.MapsAt(spec, "matchConditions") {
 		field := objects.IndexPath("spec.matchConditions", i)
 		n, _ := c["name"].(string)
-		v.conditions = append(v.conditions, namedProgram{name: n, expression: str(c, "expression"), prg: compile(field+".expression", str(c, "expression"), cel.BoolType)})
+		v.conditions = append(v.conditions, namedProgram{name: n, expression: objects.StringAt(c, "expression"), prg: compile(field+".expression", objects.StringAt(c, "expression"), cel.BoolType)})
 	}
-	for i, c := range listOf(spec, "variables") {
+	for i, c := range objects.MapsAt(spec, "variables") {
 		field := objects.IndexPath("spec.variables", i)
 		n, _ := c["name"].(string)
 		if n == "" {
 			probs = append(probs, d.problem(field+".name", "a variable needs a name"))
 		}
-		v.variables = append(v.variables, namedProgram{name: n, expression: str(c, "expression"), prg: compile(field+".expression", str(c, "expression"), nil)})
+		v.variables = append(v.variables, namedProgram{name: n, expression: objects.StringAt(c, "expression"), prg: compile(field+".expression", objects.StringAt(c, "expression"), nil)})
 	}
-	checks := listOf(spec, "validations")
+	checks := objects.MapsAt(spec, "validations")
 	if len(checks) == 0 {
 		probs = append(probs, d.problem("spec.validations", "a rule's policy needs validations: they are what it checks"))
 	}
 	for i, c := range checks {
 		field := objects.IndexPath("spec.validations", i)
-		val := validation{expression: str(c, "expression"), message: str(c, "message"), prg: compile(field+".expression", str(c, "expression"), cel.BoolType)}
+		val := validation{expression: objects.StringAt(c, "expression"), message: objects.StringAt(c, "message"), prg: compile(field+".expression", objects.StringAt(c, "expression"), cel.BoolType)}
 		if _, given := c["messageExpression"]; given {
-			val.messageExpr = compile(field+".messageExpression", str(c, "messageExpression"), cel.StringType)
+			val.messageExpr = compile(field+".messageExpression", objects.StringAt(c, "messageExpression"), cel.StringType)
 		}
 		v.checks = append(v.checks, val)
 		if v.rule.Description == "" {
@@ -335,21 +335,6 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 		return nil, probs
 	}
 	return v, nil
-}
-
-func listOf(m map[string]any, key string) []map[string]any {
-	list, _ := m[key].([]any)
-	out := make([]map[string]any, 0, len(list))
-	for _, x := range list {
-		e, _ := x.(map[string]any)
-		out = append(out, e)
-	}
-	return out
-}
-
-func str(m map[string]any, key string) string {
-	s, _ := m[key].(string)
-	return s
 }
 
 // check runs the policy on o, as the API server would on its creation.

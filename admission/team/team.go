@@ -23,6 +23,7 @@ import (
 
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/admission/rewrite"
+	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -268,24 +269,24 @@ func CELCheck(r rules.Rule, release, generator string) (*admission.Check, error)
 	}
 	spec, _ := p["spec"].(map[string]any)
 	var conds []string
-	for _, x := range listOf(spec, "matchConditions") {
-		conds = append(conds, "!("+strings.TrimSpace(str(x, "expression"))+")")
+	for _, x := range objects.MapsAt(spec, "matchConditions") {
+		conds = append(conds, "!("+strings.TrimSpace(objects.StringAt(x, "expression"))+")")
 	}
 	block := &admission.CELBlock{}
-	for _, x := range listOf(spec, "variables") {
-		block.Variables = append(block.Variables, admission.CELVariable{Name: str(x, "name"), Expression: str(x, "expression")})
+	for _, x := range objects.MapsAt(spec, "variables") {
+		block.Variables = append(block.Variables, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
 	}
-	for _, x := range listOf(spec, "validations") {
-		expr := strings.TrimSpace(str(x, "expression"))
+	for _, x := range objects.MapsAt(spec, "validations") {
+		expr := strings.TrimSpace(objects.StringAt(x, "expression"))
 		if len(conds) > 0 {
 			expr = strings.Join(conds, " || ") + " || (" + expr + ")"
 		}
-		fallback := admission.CELString(str(x, "message"))
-		if str(x, "message") == "" {
-			fallback = admission.CELString("failed expression: " + str(x, "expression"))
+		fallback := admission.CELString(objects.StringAt(x, "message"))
+		if objects.StringAt(x, "message") == "" {
+			fallback = admission.CELString("failed expression: " + objects.StringAt(x, "expression"))
 		}
 		msg := fallback
-		if m := strings.TrimSpace(str(x, "messageExpression")); m != "" {
+		if m := strings.TrimSpace(objects.StringAt(x, "messageExpression")); m != "" {
 			msg = "[" + m + "].map(__m, __m != \"\" ? __m : " + fallback + ")[0]"
 		}
 		block.Validations = append(block.Validations, admission.CELValidation{Expression: expr, MessageExpression: msg})
@@ -302,21 +303,6 @@ func CELCheck(r rules.Rule, release, generator string) (*admission.Check, error)
 		CEL:         block,
 		Sources:     []string{r.File},
 	}, nil
-}
-
-func listOf(m map[string]any, key string) []map[string]any {
-	list, _ := m[key].([]any)
-	out := make([]map[string]any, 0, len(list))
-	for _, x := range list {
-		e, _ := x.(map[string]any)
-		out = append(out, e)
-	}
-	return out
-}
-
-func str(m map[string]any, key string) string {
-	s, _ := m[key].(string)
-	return s
 }
 
 // Compile compiles every rule of own for each of targets: for
