@@ -37,6 +37,7 @@ func TestE2E(t *testing.T) {
 		{"live-credentials", testLiveCredentials},
 		{"diff-cluster", testDiffCluster},
 		{"audit", testAudit},
+		{"team-rules", testTeamRules},
 		{"bundle/kustomize", testKustomizedBundle},
 		{"gatekeeper-down", testGatekeeperDown},
 		{"live-paging", testLivePaging},
