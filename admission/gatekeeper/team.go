@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/admission"
+	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -23,9 +24,10 @@ const TeamFolder = "team"
 // constraints.
 //
 // Each rule's suite (team/<name>/suite.yaml, for gator verify) reviews the
+// objects of its own rule cases, expecting what the cases expect, and the
 // objects of OMEVersionLint's suite (lint) with each of its constraints,
-// and expects the messages that the rule gives each object in
-// `evaluate lint --rules`, of the constraint's severities.
+// expecting the messages that the rule gives each object in `evaluate lint
+// --rules`, of the constraint's severities.
 func teamFiles(team admission.TeamRules, lint []admission.ObjectFindings) (b admission.Bundle, templates, constraints []string) {
 	b = admission.Bundle{}
 	for _, c := range team.Gatekeeper {
@@ -49,10 +51,25 @@ func teamFiles(team admission.TeamRules, lint []admission.ObjectFindings) (b adm
 	return b, templates, constraints
 }
 
-// teamCases are the objects of lint, each with the messages the rule id
-// of set gives it, of the severities.
+// teamCases are the rule's own cases (rule cases of the rules' case
+// files), each with the messages the case expects, when every message the
+// rule gives has the constraint's severities; then the objects of lint,
+// each with the messages the rule id of set gives it, of the severities.
 func teamCases(set *rules.Set, id string, severities []string, lint []admission.ObjectFindings) []admission.SuiteCase {
 	var out []admission.SuiteCase
+	var rule rules.Rule
+	for _, r := range set.Rules {
+		if r.ID == id {
+			rule = r
+		}
+	}
+	if all, err := cases.ReadAll(set.CaseFiles); err == nil && len(rule.Severities) == 1 && slices.Contains(severities, rule.Severities[0]) {
+		for _, c := range all {
+			if c.Rule == id {
+				out = append(out, admission.SuiteCase{Name: c.Name, Object: admission.DeepCopy(c.Object.Value), Messages: *c.Expect.Findings})
+			}
+		}
+	}
 	for _, l := range lint {
 		o := l.Object
 		fs, _ := set.Check(o)
