@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
@@ -284,10 +285,7 @@ func ruleFindings(in Input) ([]engine.Finding, error) {
 		if err != nil {
 			return nil, err
 		}
-		all := make([]any, len(kept))
-		for i, o := range kept {
-			all[i] = o.Value
-		}
+		all := answer.ObjectValues(kept)
 		for _, o := range kept {
 			if !o.IsModel() && !o.IsRuntime() && !o.IsService() {
 				continue

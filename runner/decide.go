@@ -2,6 +2,7 @@ package runner
 
 import (
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
@@ -99,9 +100,7 @@ func SelectRules(own *rules.Set, services, cluster []*objects.Object, results []
 	var all []any
 	if own.ReadsDecisions() {
 		kept, _ := objects.Deduplicate(append(append([]*objects.Object(nil), cluster...), services...))
-		for _, o := range kept {
-			all = append(all, o.Value)
-		}
+		all = answer.ObjectValues(kept)
 	}
 	for i, isvc := range services {
 		fs, probs := own.Check(isvc)

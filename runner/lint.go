@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
@@ -145,7 +146,7 @@ type LintRun struct {
 	set     []engine.SetObject
 	full    []*objects.Object // the objects, when rules read OME's decisions
 	ignored []map[string]bool // each object's evaluate.ome.io/ignore
-	ids     map[string]bool   // the rules' ids (known)
+	ids     map[string]bool   // the rules' ids, and input-error's
 	err     error
 }
 
@@ -153,7 +154,11 @@ type LintRun struct {
 // filtered; crossCheck also pairs every model with every runtime OME
 // pairs it with.
 func NewLintRun(l engine.Linter, rules []engine.Rule, filter RuleFilter, crossCheck bool) *LintRun {
-	return &LintRun{linter: l, rules: rules, filter: filter, crossCheck: crossCheck, slimmer: engine.NewSlimmer(crossCheck), Others: map[string]int{}}
+	ids := map[string]bool{engine.RuleInputError: true}
+	for _, r := range rules {
+		ids[r.ID] = true
+	}
+	return &LintRun{linter: l, rules: rules, ids: ids, filter: filter, crossCheck: crossCheck, slimmer: engine.NewSlimmer(crossCheck), Others: map[string]int{}}
 }
 
 // Object lints one object as it is read. After an error it does nothing;
@@ -240,10 +245,7 @@ func (r *LintRun) decisionRules(ignored map[engine.LintedObject]map[string]bool)
 	if err != nil {
 		return err
 	}
-	all := make([]any, len(kept))
-	for i, o := range kept {
-		all[i] = o.Value
-	}
+	all := answer.ObjectValues(kept)
 	for _, o := range kept {
 		fs, problems := r.Own.CheckDecisions(o, rules.View{Objects: all, Decision: decisions[o]})
 		r.Problems = append(r.Problems, problems...)
@@ -265,7 +267,7 @@ func (r *LintRun) applied(left []bool) []engine.SetObject {
 
 func (r *LintRun) keep(fs []engine.Finding, ignored map[string]bool) {
 	for _, f := range fs {
-		if !r.known(f.Rule) {
+		if !r.ids[f.Rule] {
 			r.err = fmt.Errorf("the policies give a finding of rule %q, which their %s does not list (evaluate lint --list-rules): list it there, or write it as a team's own rule with --rules", f.Rule, policyset.LintRulesFile)
 			return
 		}
@@ -273,18 +275,6 @@ func (r *LintRun) keep(fs []engine.Finding, ignored map[string]bool) {
 			r.Findings = append(r.Findings, f)
 		}
 	}
-}
-
-// known reports whether rule is one of the run's rules (or an input
-// error).
-func (r *LintRun) known(rule string) bool {
-	if r.ids == nil {
-		r.ids = map[string]bool{engine.RuleInputError: true}
-		for _, x := range r.rules {
-			r.ids[x.ID] = true
-		}
-	}
-	return r.ids[rule]
 }
 
 // LintReport is what a lint run found, with each input that could not be
