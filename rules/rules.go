@@ -160,6 +160,10 @@ func Load(paths []string, reserved []string) (*Set, error) {
 	var files []string
 	var probs Problems
 	for _, p := range paths {
+		if p == "" {
+			probs = append(probs, &objects.InputError{File: "--rules", Msg: "an empty path: give a folder or a file of rules"})
+			continue
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			probs = append(probs, &objects.InputError{File: p, Msg: "no such file or folder"})

@@ -277,10 +277,11 @@ func TestARuleThatGivesNoMessageIsAProblem(t *testing.T) {
 }
 
 func TestLoadNamesWhatIsNotThere(t *testing.T) {
-	_, err := Load([]string{"no-such-folder", write(t, map[string]string{"notes.txt": "x"})}, nil)
+	_, err := Load([]string{"no-such-folder", write(t, map[string]string{"notes.txt": "x"}), ""}, nil)
 	var probs Problems
 	require.ErrorAs(t, err, &probs)
-	require.Len(t, probs, 2)
-	assert.Contains(t, probs[0].Error(), ": no rules here: no .rego file and no ValidatingAdmissionPolicy")
-	assert.Equal(t, "no-such-folder: no such file or folder", probs[1].Error())
+	require.Len(t, probs, 3)
+	assert.Equal(t, "--rules: an empty path: give a folder or a file of rules", probs[0].Error())
+	assert.Contains(t, probs[1].Error(), ": no rules here: no .rego file and no ValidatingAdmissionPolicy")
+	assert.Equal(t, "no-such-folder: no such file or folder", probs[2].Error())
 }
