@@ -57,9 +57,13 @@ type Summary struct {
 	DataBytes        int // size of the embedded data (gzip + base64)
 }
 
-// Says is what a page of size bytes, written to where, holds (services:
-// the InferenceServices it was given), in one line.
+// Says is what a page of size bytes, written to where ("" or - for
+// standard output), holds (services: the InferenceServices it was
+// given), in one line.
 func (s Summary) Says(where string, size, services int) string {
+	if where == "" || where == "-" {
+		where = "standard output"
+	}
 	line := fmt.Sprintf("wrote %s (%d bytes): %d model(s) x %d runtime(s), %d compatible pair(s), %d model(s) with no compatible runtime",
 		where, size, s.Models, s.Runtimes, s.Compatible, s.Unserved)
 	if services > 0 {

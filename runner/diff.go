@@ -140,6 +140,40 @@ type Diff struct {
 	Comparing func()
 }
 
+// Sides sets where d's two sides come from, as a command line names them:
+// its arguments (args: OLD and NEW, or the files of the change), how many
+// paths -f, -m and -r give (flagged), and the cluster's flags; d.Base and
+// d.ToRelease are set before. A command line that names no two sides is
+// an error that says what to give.
+func (d *Diff) Sides(args []string, flagged int, cluster *input.ClusterSource) error {
+	paths, inCluster := len(args)+flagged, cluster.Enabled()
+	switch {
+	case d.ToRelease != "" && d.Base != "":
+		return fmt.Errorf("--to-ome-version compares the same objects under two OME releases, --base two versions of the files: give one")
+	case d.ToRelease != "":
+		if paths == 0 && !inCluster {
+			return fmt.Errorf("give the objects to judge under both releases: PATH..., -f PATH or --cluster")
+		}
+	case d.Base != "" && inCluster:
+		return fmt.Errorf("--base and --cluster compare with different things: give one")
+	case d.Base != "" || inCluster:
+		if paths == 0 {
+			return fmt.Errorf("give the files of the change: PATH... or -f PATH")
+		}
+	case len(args) != 2:
+		return fmt.Errorf("give OLD and NEW, or --base REF PATH..., or --cluster -f PATH... (got %d argument(s))", len(args))
+	case flagged > 0:
+		// Each of OLD and NEW is a whole side.
+		return fmt.Errorf("OLD and NEW are each a whole side: -f, -m and -r go with --base, --cluster and --to-ome-version")
+	default:
+		d.Old, d.New = args[0], args[1]
+	}
+	if inCluster && d.Base == "" {
+		d.Cluster = cluster
+	}
+	return nil
+}
+
 // DiffResult is what a diff found.
 type DiffResult struct {
 	// Report is nil when neither side holds an OME object.

@@ -147,6 +147,7 @@ type LintRun struct {
 	full    []*objects.Object // the objects, when rules read OME's decisions
 	ignored []map[string]bool // each object's evaluate.ome.io/ignore
 	ids     map[string]bool   // the rules' ids, and input-error's
+	release string            // the OME release of the rules (NewLint)
 	err     error
 }
 
@@ -159,6 +160,24 @@ func NewLintRun(l engine.Linter, rules []engine.Rule, filter RuleFilter, crossCh
 		ids[r.ID] = true
 	}
 	return &LintRun{linter: l, rules: rules, ids: ids, filter: filter, crossCheck: crossCheck, slimmer: engine.NewSlimmer(crossCheck), Others: map[string]int{}}
+}
+
+// NewLint starts the lint run of evaluate lint: the lint rules of set on
+// the engine named, and a team's own (own), together listed in all
+// (WithOwnRules), reporting those that disable and enableOnly leave
+// (NewRuleFilter); the team's rules over OME's decisions read set's.
+func NewLint(engineName string, set *policyset.Set, all []engine.Rule, own *rules.Set, disable, enableOnly []string, crossCheck bool) (*LintRun, error) {
+	filter, err := NewRuleFilter(all, disable, enableOnly)
+	if err != nil {
+		return nil, err
+	}
+	linter, err := engine.NewLinter(engineName, set)
+	if err != nil {
+		return nil, err
+	}
+	run := NewLintRun(linter, all, filter, crossCheck)
+	run.Own, run.Decide, run.release = own, Decider(engineName, set), set.Release
+	return run, nil
 }
 
 // Object lints one object as it is read. After an error it does nothing;
@@ -280,7 +299,7 @@ func (r *LintRun) keep(fs []engine.Finding, ignored map[string]bool) {
 // LintReport is what a lint run found, with each input that could not be
 // read as an input-error finding, sorted by file, line and rule.
 func LintReport(run *LintRun, rules []engine.Rule, problems []*objects.InputError, failOnWarn bool) output.LintReport {
-	report := output.LintReport{Findings: run.Findings, Objects: run.Objects, FailOnWarn: failOnWarn, Rules: rules}
+	report := output.LintReport{OMEVersion: run.release, Findings: run.Findings, Objects: run.Objects, FailOnWarn: failOnWarn, Rules: rules}
 	for _, p := range problems {
 		report.Findings = append(report.Findings, engine.Finding{Rule: engine.RuleInputError, Severity: engine.SeverityError,
 			Field: p.Field, File: p.File, Line: p.Line, Message: p.Msg})

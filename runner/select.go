@@ -10,6 +10,7 @@ import (
 	"github.com/ome-policy/evaluator/objects/crdschema"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/rules"
 )
 
 // SplitServices puts the InferenceServices apart from the other objects.
@@ -32,6 +33,21 @@ type Selection struct {
 	Set    *policyset.Set
 	Strict bool
 	Notice func(string)
+	// Own are a team's own rules (OwnRules), run on each InferenceService
+	// by Run; nil: none.
+	Own *rules.Set
+}
+
+// Run decides on each InferenceService (Select), then runs the team's
+// rules of Own on each (SelectRules). fails says whether one was rejected,
+// or refused by a rule; problems are the rules' problems.
+func (s Selection) Run(services, cluster []*objects.Object) (results []output.SelectResult, fails bool, problems []*objects.InputError, err error) {
+	results, rejected, err := s.Select(services, cluster)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	refused, problems := SelectRules(s.Own, services, cluster, results)
+	return results, rejected || refused, problems, nil
 }
 
 // Select decides on each InferenceService as OME's webhook does, with the

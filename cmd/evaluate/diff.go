@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -49,7 +48,7 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 	}
 	addInputFlags(cmd, &o.in, true)
 	// A change in a folder that diff does not read would pass unseen.
-	o.in.unreadIsProblem = true
+	o.in.UnreadIsProblem = true
 	cmd.Flags().StringVar(&o.base, "base", "", "OLD is PATH... as git has it at this commit, branch or tag (NEW: PATH... now)")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", failOnRegressions, "exit 1 on: "+strings.Join(failOnChoices, ", "))
 	checkBeforeRun(cmd, func() error { return checkChoice("fail-on", o.failOn, failOnChoices) })
@@ -67,16 +66,11 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 // run reads both sides while the policies compile (runner.Diff), works
 // out what the change does and writes it, then the problems of the input.
 func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
-	if err := o.checkSides(args); err != nil {
-		return err
-	}
 	in := o.in
 	in.paths = args // OLD and NEW, or the files of the change
 	d := runner.Diff{Engine: o.engineName, Policies: &g.Policies, In: in.options(g, cmd, nil), Base: o.base, ToRelease: o.toRelease, Sources: in.sources()}
-	if o.toRelease == "" && o.base == "" && !in.cluster.Enabled() {
-		d.Old, d.New = args[0], args[1]
-	} else if in.cluster.Enabled() && o.base == "" {
-		d.Cluster = &o.in.cluster
+	if err := d.Sides(args, len(in.files)+len(in.Models)+len(in.Runtimes), &o.in.cluster); err != nil {
+		return badInput(err)
 	}
 	p := newProgress(cmd, "diff: reading", 2)
 	defer p.Finish()
@@ -117,29 +111,4 @@ func (o *diffOptions) write(cmd *cobra.Command, report *diff.Report, r runner.Di
 	}
 	return w.Write(report, diffout.Sides{Old: r.Old, New: r.New, OMEVersion: r.From, ToOMEVersion: r.To,
 		Problems: output.Problems(r.Problems), ShowReasons: o.showReasons})
-}
-
-// checkSides refuses a command line that names no OLD and NEW.
-func (o *diffOptions) checkSides(args []string) error {
-	paths := len(args) + len(o.in.files) + len(o.in.models) + len(o.in.runtimes)
-	switch inCluster := o.in.cluster.Enabled(); {
-	case o.toRelease != "" && o.base != "":
-		return badInput(fmt.Errorf("--to-ome-version compares the same objects under two OME releases, --base two versions of the files: give one"))
-	case o.toRelease != "":
-		if paths == 0 && !inCluster {
-			return badInput(fmt.Errorf("give the objects to judge under both releases: PATH..., -f PATH or --cluster"))
-		}
-	case o.base != "" && inCluster:
-		return badInput(fmt.Errorf("--base and --cluster compare with different things: give one"))
-	case o.base != "" || inCluster:
-		if paths == 0 {
-			return badInput(fmt.Errorf("give the files of the change: PATH... or -f PATH"))
-		}
-	case len(args) != 2:
-		return badInput(fmt.Errorf("give OLD and NEW, or --base REF PATH..., or --cluster -f PATH... (got %d argument(s))", len(args)))
-	case paths > len(args):
-		// Each of OLD and NEW is a whole side.
-		return badInput(fmt.Errorf("OLD and NEW are each a whole side: -f, -m and -r go with --base, --cluster and --to-ome-version"))
-	}
-	return nil
 }

@@ -53,6 +53,10 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	objs := pick(cmd, got.Objects, "explain", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
+	set, err := g.For(o.engineName)
+	if err != nil {
+		return badInput(err)
+	}
 	pairs, leftOut, why := runner.ExplainPairs(objs, o.modelName, o.runtimeName)
 	if leftOut > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "notice: %d pair(s) left out, which OME never considers (a BaseModel and a ServingRuntime of another namespace)\n", leftOut)
@@ -63,19 +67,11 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions) error {
 			why += " (evaluate lint on the files tells every problem of each object)"
 		}
 		if machineReadable(o.format) {
-			set, err := g.For(o.engineName)
-			if err != nil {
-				return badInput(err)
-			}
 			if err := output.WriteNoExplanations(o.format, cmd.OutOrStdout(), set.Release, got.Problems); err != nil {
 				return err
 			}
 		}
 		return badInput(fmt.Errorf("%s: nothing to explain: %s", o.in.sources(), why))
-	}
-	set, err := g.For(o.engineName)
-	if err != nil {
-		return badInput(err)
 	}
 	es, refused, err := runner.Explain(o.engineName, set, pairs)
 	if err != nil {

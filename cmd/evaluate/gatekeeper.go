@@ -42,15 +42,10 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			if native != "" {
 				targets = append(targets, team.TargetNative)
 			}
-			compiled, err := own.compile(cmd, set, targets)
+			opts, err := own.inputs(cmd, set, targets, caseFiles, lint)
 			if err != nil {
 				return err
 			}
-			opts, err := suiteInputs(cmd, set, caseFiles, lint)
-			if err != nil {
-				return err
-			}
-			opts.Team = compiled
 			b, err := bundle.Generate(opts)
 			if err != nil {
 				return err
@@ -85,40 +80,37 @@ func (t *bundleRules) add(cmd *cobra.Command, what string) {
 	cmd.Flags().StringSliceVar(&t.leaveOut, "leave-out", nil, "rules of --rules to leave out of the bundles that cannot hold them, each said on standard error (comma-separated or repeated)")
 }
 
-// compile compiles the team's rules for targets (runner.TeamBundles): each
+// inputs are a bundle's inputs (admission.Options): the team's rules
+// compiled for targets (runner.TeamBundles), and the inputs of its tests,
+// --cases and --lint when given (--cases= gives an empty list: none), else
+// (nil, their default) the project's own (admission.BundleInputs). Each
 // rule a target cannot hold is said with its file and line, and ends the
 // run (exit 2); each left out on purpose (--leave-out) is a notice.
-func (t *bundleRules) compile(cmd *cobra.Command, set *policyset.Set, targets []string) (admission.TeamRules, error) {
+func (t *bundleRules) inputs(cmd *cobra.Command, set *policyset.Set, targets, caseFiles, lint []string) (admission.Options, error) {
 	made := "`" + cmd.CommandPath() + " --rules`"
 	if set.Release != set.Newest() {
 		made = "`" + cmd.CommandPath() + " --ome-version " + set.Release + " --rules`"
 	}
-	out, err := runner.TeamBundles(set, t.paths, t.leaveOut, targets, made)
+	compiled, err := runner.TeamBundles(set, t.paths, t.leaveOut, targets, made)
 	var refusals team.Refusals
 	if errors.As(err, &refusals) {
 		for _, r := range refusals {
 			fmt.Fprintf(cmd.ErrOrStderr(), "evaluate: %s\n", r)
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "evaluate: %s\n", refusals.Advice())
-		return out, &silentExit{code: exitBadInput}
+		return admission.Options{}, &silentExit{code: exitBadInput}
 	}
 	if err != nil {
-		return out, rulesError(cmd, err)
+		return admission.Options{}, rulesError(cmd, err)
 	}
-	for _, l := range out.Left {
+	for _, l := range compiled.Left {
 		fmt.Fprintln(cmd.ErrOrStderr(), "notice: "+l)
 	}
-	return out, nil
-}
-
-// suiteInputs are the inputs of a bundle's tests (admission.BundleInputs):
-// --cases and --lint when given (--cases= gives an empty list: none), else
-// (nil, their default) the project's own.
-func suiteInputs(cmd *cobra.Command, set *policyset.Set, caseFiles, lint []string) (admission.Options, error) {
 	opts, err := admission.BundleInputs(set, caseFiles, lint, cmd.ErrOrStderr())
 	if err != nil {
 		return opts, badInput(err)
 	}
+	opts.Team = compiled
 	return opts, nil
 }
 

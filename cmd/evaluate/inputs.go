@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,21 +24,14 @@ import (
 // in it, each one model; the folders inside it only with -R, else a notice
 // names them.
 type inputOptions struct {
-	files []string
-	// paths are a command's arguments (takePathArgs): any mix, read as -f
-	// reads.
-	paths       []string
-	recursive   bool
-	models      []string
-	runtimes    []string
-	failOnEmpty bool
-	// unreadIsProblem makes a folder left unread for want of -R a problem
-	// (diff), not a notice.
-	unreadIsProblem bool
-	cluster         clusterOptions
-	// showFile, when not nil, names each file read as the user knows it
-	// (diff --base reads copies of the files).
-	showFile func(string) string
+	// Options holds what the flags set of input.Options: -m, -r, -R,
+	// --fail-on-empty; and what a command sets itself (diff:
+	// UnreadIsProblem).
+	input.Options
+	// files are -f's; paths a command's arguments (takePathArgs): any
+	// mix, read as -f reads. Both are the Options' Paths.
+	files, paths []string
+	cluster      clusterOptions
 }
 
 // pathRule is how a folder given in any way is read, for the flags' help.
@@ -47,11 +41,11 @@ const pathRule = "a file, a folder (its files and model folders; the folders ins
 func addInputFlags(cmd *cobra.Command, in *inputOptions, modelsAndRuntimes bool) {
 	f := cmd.Flags()
 	f.StringArrayVarP(&in.files, "filename", "f", nil, "objects of any kind: "+pathRule)
-	f.BoolVarP(&in.recursive, "recursive", "R", false, "also read the folders inside the folders given (as arguments, -f, -m or -r)")
-	f.BoolVar(&in.failOnEmpty, "fail-on-empty", false, "exit 2 when the input, or a path given, holds no OME object (default: a notice, and exit 0)")
+	f.BoolVarP(&in.Recursive, "recursive", "R", false, "also read the folders inside the folders given (as arguments, -f, -m or -r)")
+	f.BoolVar(&in.FailOnEmpty, "fail-on-empty", false, "exit 2 when the input, or a path given, holds no OME object (default: a notice, and exit 0)")
 	if modelsAndRuntimes {
-		f.StringArrayVarP(&in.models, "models", "m", nil, "models only: "+pathRule)
-		f.StringArrayVarP(&in.runtimes, "runtimes", "r", nil, "runtimes only: "+pathRule)
+		f.StringArrayVarP(&in.Models, "models", "m", nil, "models only: "+pathRule)
+		f.StringArrayVarP(&in.Runtimes, "runtimes", "r", nil, "runtimes only: "+pathRule)
 	}
 	addClusterFlags(cmd, &in.cluster)
 }
@@ -71,15 +65,12 @@ func takePathArgs(cmd *cobra.Command, in *inputOptions) {
 
 // given says whether any input was named at all.
 func (in *inputOptions) given() bool {
-	return len(in.files)+len(in.paths)+len(in.models)+len(in.runtimes) > 0 || in.cluster.Enabled()
+	return len(in.files)+len(in.paths)+len(in.Models)+len(in.Runtimes) > 0 || in.cluster.Enabled()
 }
 
 // sources names where objects were looked for, for notices.
 func (in *inputOptions) sources() string {
-	var parts []string
-	for _, p := range [][]string{in.paths, in.files, in.models, in.runtimes} {
-		parts = append(parts, p...)
-	}
+	parts := slices.Concat(in.paths, in.files, in.Models, in.Runtimes)
 	if in.cluster.Enabled() {
 		parts = append(parts, "the cluster")
 	}
@@ -90,9 +81,9 @@ func (in *inputOptions) sources() string {
 // cluster's resources when the cluster is read; each notice goes to
 // standard error.
 func (in *inputOptions) options(g *globalOptions, cmd *cobra.Command, resources []live.Resource) input.Options {
-	o := input.Options{Paths: append(append([]string{}, in.paths...), in.files...), Models: in.models, Runtimes: in.runtimes,
-		Recursive: in.recursive, Namespace: in.cluster.FilesNamespace(), Stdin: g.stdin, ShowFile: in.showFile, FailOnEmpty: in.failOnEmpty, UnreadIsProblem: in.unreadIsProblem,
-		Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }}
+	o := in.Options
+	o.Paths, o.Namespace, o.Stdin = slices.Concat(in.paths, in.files), in.cluster.FilesNamespace(), g.stdin
+	o.Notice = func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }
 	if in.cluster.Enabled() && len(resources) > 0 {
 		o.Cluster, o.Resources = &in.cluster, resources
 	}
@@ -121,7 +112,7 @@ func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []l
 // --fail-on-empty. what is "OME objects", "InferenceServices", ...
 func (in *inputOptions) empty(cmd *cobra.Command, what string) error {
 	msg := fmt.Sprintf("no %s in %s", what, in.sources())
-	if in.failOnEmpty {
+	if in.FailOnEmpty {
 		return badInput(fmt.Errorf("%s (--fail-on-empty)", msg))
 	}
 	fmt.Fprintln(cmd.ErrOrStderr(), "notice: "+msg)

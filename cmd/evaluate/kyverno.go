@@ -33,15 +33,10 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 			if out == "" {
 				return badInput(fmt.Errorf("--out is empty: give the folder to write the bundle to"))
 			}
-			compiled, err := own.compile(cmd, set, []string{team.TargetKyverno})
+			opts, err := own.inputs(cmd, set, []string{team.TargetKyverno}, caseFiles, lint)
 			if err != nil {
 				return err
 			}
-			opts, err := suiteInputs(cmd, set, caseFiles, lint)
-			if err != nil {
-				return err
-			}
-			opts.Team = compiled
 			b, err := kyverno.Generate(opts)
 			if err != nil {
 				return err

@@ -70,14 +70,10 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if o.listRules {
 		return output.WriteRules(cmd.OutOrStdout(), rules)
 	}
-	filter, err := runner.NewRuleFilter(rules, o.disable, o.enableOnly)
-	if err != nil {
-		return badInput(err)
-	}
 	if !o.in.given() {
 		return badInput(fmt.Errorf("give the models, runtimes and InferenceServices to lint: files, folders, -f, - or --cluster"))
 	}
-	linter, err := engine.NewLinter(o.engineName, set)
+	run, err := runner.NewLint(o.engineName, set, rules, own, o.disable, o.enableOnly, o.crossCheck)
 	if err != nil {
 		return badInput(err)
 	}
@@ -85,9 +81,6 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	run := runner.NewLintRun(linter, rules, filter, o.crossCheck)
-	run.Own = own
-	run.Decide = runner.Decider(o.engineName, set)
 	p := newProgress(cmd, "linting", -1)
 	defer p.Finish()
 	linted := 0
@@ -124,7 +117,6 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	p.Finish()
 	report := runner.LintReport(run, rules, problems, o.failOnWarn)
-	report.OMEVersion = set.Release
 	if err := w.Write(report); err != nil {
 		return err
 	}

@@ -118,11 +118,7 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := o.writePage(cmd, page.Bytes()); err != nil {
 		return err
 	}
-	where := o.out
-	if where == "-" || where == "" {
-		where = "standard output"
-	}
-	fmt.Fprintln(cmd.ErrOrStderr(), sum.Says(where, page.Len(), len(services)))
+	fmt.Fprintln(cmd.ErrOrStderr(), sum.Says(o.out, page.Len(), len(services)))
 	reportProblems(cmd, got.Problems)
 	// Once the page is written, what it shows is no failure: match and
 	// select are the commands that exit 1 on a refusal.

@@ -74,12 +74,11 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return o.in.nothingToTell(cmd, got, "InferenceServices")
 	}
 	runner.FitMemoryLimit()
-	sel := runner.Selection{Engine: o.engineName, Set: set, Strict: o.strict, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }}
-	results, rejected, err := sel.Select(services, cluster)
+	sel := runner.Selection{Engine: o.engineName, Set: set, Strict: o.strict, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }, Own: own}
+	results, fails, problems, err := sel.Run(services, cluster)
 	if err != nil {
 		return err
 	}
-	refused, problems := runner.SelectRules(own, services, cluster, results)
 	got.Problems = append(got.Problems, problems...)
 	w, err := output.NewSelectWriter(o.format, cmd.OutOrStdout(), set.Release)
 	if err != nil {
@@ -89,5 +88,5 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	reportProblems(cmd, got.Problems)
-	return exitAfter(got.Problems, rejected || refused)
+	return exitAfter(got.Problems, fails)
 }
