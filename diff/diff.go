@@ -45,13 +45,22 @@ type Report struct {
 	Models            []ModelChange   `json:"models"`
 	InferenceServices []ServiceChange `json:"inferenceServices"`
 	Unmoved           []ObjectChange  `json:"unmoved"`
-	Work              Work            `json:"evaluated"`
+	// Rules are the findings of a team's own rules that the change makes
+	// or clears (RuleChanges); nil when no team's rules judged the sides.
+	Rules []RuleChange `json:"rules,omitempty"`
+	Work  Work         `json:"evaluated"`
 }
 
-// Regressions counts the models left with no compatible runtime and the
-// InferenceServices that changed runtime or are now refused.
+// Regressions counts the models left with no compatible runtime, the
+// InferenceServices that changed runtime or are now refused, and the
+// errors of a team's rules that the change makes.
 func (r *Report) Regressions() int {
 	n := 0
+	for _, rc := range r.Rules {
+		if rc.Regression {
+			n++
+		}
+	}
 	for _, m := range r.Models {
 		if m.Regression {
 			n++
@@ -100,9 +109,9 @@ func (r *Report) ReasonChanges() int {
 	return n
 }
 
-// Changes counts every change: of verdict (regressions among them) and of
-// reason.
-func (r *Report) Changes() int { return r.VerdictChanges() + r.ReasonChanges() }
+// Changes counts every change: of verdict (regressions among them), of
+// reason, and the findings of a team's rules made or cleared.
+func (r *Report) Changes() int { return r.VerdictChanges() + r.ReasonChanges() + len(r.Rules) }
 
 // Position is where a reader looks: a file and a line.
 type Position struct {

@@ -363,6 +363,36 @@ func (s *Set) CheckDecisions(o *objects.Object, view View) ([]answer.Finding, Pr
 	return s.check(o, &view)
 }
 
+// Decide gives OME's decisions about objects, each object's as a rule
+// reads it (View.Decision).
+type Decide func(objs []*objects.Object) (map[*objects.Object]map[string]any, error)
+
+// CheckAll runs every rule on each object of objs, objects as kubectl
+// apply leaves them (no two of one kind, namespace and name): Check, then
+// CheckDecisions with every object of objs and decide's decision about
+// it. decide is called only when a rule reads OME's decisions.
+func (s *Set) CheckAll(objs []*objects.Object, decide Decide) ([]answer.Finding, Problems, error) {
+	var out []answer.Finding
+	var probs Problems
+	for _, o := range objs {
+		fs, p := s.Check(o)
+		out, probs = append(out, fs...), append(probs, p...)
+	}
+	if !s.ReadsDecisions() {
+		return out, probs, nil
+	}
+	decisions, err := decide(objs)
+	if err != nil {
+		return nil, nil, err
+	}
+	all := answer.ObjectValues(objs)
+	for _, o := range objs {
+		fs, p := s.CheckDecisions(o, View{Objects: all, Decision: decisions[o]})
+		out, probs = append(out, fs...), append(probs, p...)
+	}
+	return out, probs, nil
+}
+
 func (s *Set) check(o *objects.Object, view *View) ([]answer.Finding, Problems) {
 	if s == nil {
 		return nil, nil

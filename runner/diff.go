@@ -7,11 +7,13 @@ import (
 	"time"
 
 	"github.com/ome-policy/evaluator/diff"
+	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/objects/crdschema"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/rules"
 )
 
 // LiveDiffResources are what diff reads of a cluster: every OME resource.
@@ -138,6 +140,11 @@ type Diff struct {
 	// Comparing, when set, is called once both sides are read, as the
 	// comparing begins.
 	Comparing func()
+	// Rules are a team's own rules (OwnRules: files and folders), run on
+	// both sides: the findings the change makes or clears are in the
+	// report (diff.RuleChanges). Their problems are a rules.Problems
+	// error.
+	Rules []string
 }
 
 // Sides sets where d's two sides come from, as a command line names them:
@@ -190,6 +197,18 @@ func (d *Diff) Run() (DiffResult, error) {
 	if d.ToRelease != "" {
 		return d.upgrade()
 	}
+	// The team's rules are read first: a bad rule ends the run at once.
+	var set *policyset.Set
+	var own *sideRules
+	if len(d.Rules) > 0 {
+		var err error
+		if set, err = d.Policies.For(d.Engine); err != nil {
+			return DiffResult{}, err
+		}
+		if own, err = d.ownRules(set); err != nil {
+			return DiffResult{}, err
+		}
+	}
 	ready := Compile(d.Engine, func() (*policyset.Set, error) { return d.Policies.For(d.Engine) }, CompileMatch|CompileSelect)
 	sides, err := d.read()
 	if err != nil {
@@ -212,8 +231,79 @@ func (d *Diff) Run() (DiffResult, error) {
 	if len(sides.Old)+len(sides.New) == 0 {
 		return r, nil
 	}
+	// The team's rules first: comparing drops the objects' positions.
+	changes, err := own.judge(&r, sides.Old, sides.New, Decider(d.Engine, set), Decider(d.Engine, set))
+	if err != nil {
+		return r, err
+	}
 	r.Report, err = diff.Compute(c.Matcher, c.Selector, sides.Old, sides.New)
+	if err == nil {
+		r.Report.Rules = changes
+	}
 	return r, err
+}
+
+// ownRules reads the team's rules of d (nil without any) beside the lint
+// rules of set.
+func (d *Diff) ownRules(set *policyset.Set) (*sideRules, error) {
+	if len(d.Rules) == 0 {
+		return nil, nil
+	}
+	ome, own, err := OwnRulesFor(set, d.Rules)
+	if err != nil {
+		return nil, err
+	}
+	return &sideRules{own: own, all: WithOwnRules(ome, own)}, nil
+}
+
+// sideRules are a team's own rules that judge both sides of a diff: own,
+// and with OME's, all the rule ids an object's ignore annotation may name.
+type sideRules struct {
+	own *rules.Set
+	all []engine.Rule
+}
+
+// judge gives the findings of the team's rules that the change makes or
+// clears, from old to new, each side with OME's decisions about it
+// (decideOld's, decideNew's); their problems go with r's. Without rules,
+// nil.
+func (t *sideRules) judge(r *DiffResult, old, new []*objects.Object, decideOld, decideNew rules.Decide) ([]diff.RuleChange, error) {
+	if t == nil {
+		return nil, nil
+	}
+	before, err := t.findings(r, old, decideOld)
+	if err != nil {
+		return nil, err
+	}
+	after, err := t.findings(r, new, decideNew)
+	if err != nil {
+		return nil, err
+	}
+	return diff.RuleChanges(before, after), nil
+}
+
+// findings are the findings of the team's rules on a side's objects, as
+// kubectl apply would leave them, but those that an object's ignore
+// annotation turns off (runner.IgnoredRules; the annotation's own
+// problems are lint's to tell).
+func (t *sideRules) findings(r *DiffResult, objs []*objects.Object, decide rules.Decide) ([]engine.Finding, error) {
+	kept, _ := objects.Deduplicate(objs)
+	fs, problems, err := t.own.CheckAll(kept, decide)
+	if err != nil {
+		return nil, err
+	}
+	r.Problems = append(r.Problems, problems...)
+	ignored := map[objects.Ref]map[string]bool{}
+	for _, o := range kept {
+		ignored[objects.RefOf(o)], _ = IgnoredRules(o, t.all)
+	}
+	out := fs[:0]
+	for _, f := range fs {
+		if !ignored[f.Object][f.Rule] {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
 
 // read reads OLD and NEW.
@@ -243,6 +333,14 @@ func (d *Diff) upgrade() (DiffResult, error) {
 	if err != nil {
 		return DiffResult{}, err
 	}
+	from, err := up.all.Only(d.Engine).ForRelease(up.From)
+	if err != nil {
+		return DiffResult{}, err
+	}
+	own, err := d.ownRules(from)
+	if err != nil {
+		return DiffResult{}, err
+	}
 	up.Compile()
 	in := d.In
 	if d.Cluster != nil {
@@ -260,7 +358,21 @@ func (d *Diff) upgrade() (DiffResult, error) {
 		return r, err
 	}
 	d.comparing()
+	// The team's rules first: comparing drops the objects' positions.
+	var changes []diff.RuleChange
+	if own != nil {
+		to, err := up.all.Only(d.Engine).ForRelease(up.To)
+		if err != nil {
+			return r, err
+		}
+		if changes, err = own.judge(&r, got.Objects, got.Objects, Decider(d.Engine, from), Decider(d.Engine, to)); err != nil {
+			return r, err
+		}
+	}
 	r.Report, err = up.Report(got.Objects)
+	if err == nil {
+		r.Report.Rules = changes
+	}
 	return r, err
 }
 

@@ -35,6 +35,7 @@ type diffOptions struct {
 	toRelease string
 	// showReasons lists the verdicts that hold in other words.
 	showReasons bool
+	rules       []string
 }
 
 func newDiffCommand(g *globalOptions) *cobra.Command {
@@ -58,6 +59,7 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 		strings.Join(policyset.EmbeddedReleases(), ", "))
 	cmd.Flags().BoolVar(&o.showReasons, "show-reasons", false, "also list the verdicts that hold with another reason (text and markdown; json always lists them)")
 	addFormatFlag(cmd, &o.format, diffout.Formats)
+	addRulesFlag(cmd, &o.rules, "the findings the change makes or clears are listed, and an error it makes is a regression")
 	// Both sides' objects and verdicts are held the whole run.
 	useMemory(cmd, holdsBothSides)
 	return cmd
@@ -68,7 +70,7 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
 	in := o.in
 	in.paths = args // OLD and NEW, or the files of the change
-	d := runner.Diff{Engine: o.engineName, Policies: &g.Policies, In: in.options(g, cmd, nil), Base: o.base, ToRelease: o.toRelease, Sources: in.sources()}
+	d := runner.Diff{Engine: o.engineName, Policies: &g.Policies, In: in.options(g, cmd, nil), Base: o.base, ToRelease: o.toRelease, Sources: in.sources(), Rules: o.rules}
 	if err := d.Sides(args, len(in.files)+len(in.Models)+len(in.Runtimes), &o.in.cluster); err != nil {
 		return badInput(err)
 	}
@@ -77,7 +79,7 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	d.Comparing = func() { p.Set("diff: comparing", 1, 2) }
 	r, err := d.Run()
 	if err != nil {
-		return badInput(err)
+		return rulesError(cmd, err)
 	}
 	p.Finish()
 	if r.Report == nil {

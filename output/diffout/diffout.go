@@ -92,6 +92,12 @@ type Summary struct {
 	Refusals int `json:"refusalsReworded"`
 	Services int `json:"inferenceServicesChanged"`
 	Unmoved  int `json:"unmoved"`
+	// RulesMade counts the findings of a team's rules (--rules) that the
+	// change makes, errors (regressions) among them; RulesCleared those it
+	// clears. Both are left out without --rules.
+	RulesMade    int `json:"ruleFindingsMade,omitempty"`
+	RulesErrors  int `json:"ruleErrorsMade,omitempty"`
+	RulesCleared int `json:"ruleFindingsCleared,omitempty"`
 }
 
 // Summarize counts the report's entries.
@@ -105,6 +111,17 @@ func Summarize(r *diff.Report) Summary {
 			s.NoRuntime++
 		case m.VerdictChanged():
 			s.Models++
+		}
+	}
+	for _, rc := range r.Rules {
+		switch {
+		case rc.Change == diff.RuleStops:
+			s.RulesCleared++
+		case rc.Regression:
+			s.RulesErrors++
+			fallthrough
+		default:
+			s.RulesMade++
 		}
 	}
 	for _, sc := range r.InferenceServices {
@@ -255,10 +272,27 @@ func workText(w diff.Work) string {
 		w.Pairs, w.AllPairs, w.Selections, w.AllSelections)
 }
 
-// countText is "N regressions, M verdict changes, K reason changes".
+// countText is "N regressions, M verdict changes, K reason changes", and
+// when a team's rules changed findings, how many they made and cleared.
 func countText(s Summary) string {
-	return strings.Join([]string{counted(s.Regressions, "regression"), counted(s.VerdictChanges, "verdict change"),
-		counted(s.ReasonChanges, "reason change")}, ", ")
+	parts := []string{counted(s.Regressions, "regression"), counted(s.VerdictChanges, "verdict change"), counted(s.ReasonChanges, "reason change")}
+	if s.RulesMade+s.RulesCleared > 0 {
+		parts = append(parts, fmt.Sprintf("%s of --rules made, %d cleared", counted(s.RulesMade, "finding"), s.RulesCleared))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ruleChangeText says a finding of a team's rule made (+) or cleared (-),
+// under its object: "+ company.size (error, x.yaml:12): spec.f: message".
+func ruleChangeText(rc diff.RuleChange) string {
+	mark, msg := "+", rc.Message
+	if rc.Change == diff.RuleStops {
+		mark = "-"
+	}
+	if rc.Field != "" {
+		msg = rc.Field + ": " + msg
+	}
+	return fmt.Sprintf("%s %s (%s, %s): %s", mark, rc.Rule, rc.Severity, output.FileLine(rc.File, rc.Line), msg)
 }
 
 // counted is "1 noun" or "1,234 nouns".

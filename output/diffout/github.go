@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/diff"
+	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/output"
 )
 
 // diffGitHub writes an annotation on each changed object that moves a
 // decision, at its first changed line: a runtime that models gain or
 // lose, a changed model, the runtime an InferenceService now selects (or
-// lost). What is said of one line is one annotation: an error when it
+// lost), a finding of a team's rule made or cleared (--rules). What is said of one line is one annotation: an error when it
 // holds a regression, a warning when it holds a loss or another change,
 // a notice for gains alone.
 type diffGitHub struct{ w io.Writer }
@@ -84,6 +85,14 @@ func (d *diffGitHub) Write(r *diff.Report, sides Sides) error {
 			at, title = sc.Before.Position, output.RefText(*sc.Before.Runtime)
 		}
 		add(at, title, level, fmt.Sprintf("InferenceService %s/%s: %s", sc.InferenceService.Namespace, sc.InferenceService.Name, serviceText(sc))+ruleText(sc.Rule))
+	}
+	for _, rc := range r.Rules {
+		level := map[string]int{engine.SeverityError: 2, engine.SeverityWarning: 1}[rc.Severity]
+		verb := "now"
+		if rc.Change == diff.RuleStops {
+			level, verb = 0, "no longer"
+		}
+		add(rc.Position, output.RefText(rc.Object), level, fmt.Sprintf("%s %s fires (%s): %s", rc.Rule, verb, rc.Severity, strings.TrimPrefix(rc.Field+": "+rc.Message, ": ")))
 	}
 	var b strings.Builder
 	for _, n := range notes {

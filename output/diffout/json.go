@@ -12,8 +12,8 @@ import (
 type diffJSON struct{ w io.Writer }
 
 // Write writes the document that -o json gives: old, new, omeVersion,
-// toOmeVersion, summary, the report's models, inferenceServices, unmoved
-// and evaluated, then errors, indented by two spaces. The long lists are
+// toOmeVersion, summary, the report's models, inferenceServices, unmoved,
+// rules (with --rules only) and evaluated, then errors, indented by two spaces. The long lists are
 // written an element at a time, so that a report of every pair of a
 // cluster (hundreds of megabytes of JSON) is never held whole in memory;
 // the bytes are those of json.MarshalIndent of the whole document.
@@ -52,9 +52,13 @@ func (d *diffJSON) Write(r *diff.Report, sides Sides) error {
 		{"models", func() error { return writeJSONList(w, r.Models) }},
 		{"inferenceServices", func() error { return writeJSONList(w, r.InferenceServices) }},
 		{"unmoved", func() error { return writeJSONList(w, r.Unmoved) }},
+		{"rules", func() error { return writeJSONList(w, r.Rules) }},
 		{"evaluated", value(r.Work)},
 		{"errors", func() error { return writeJSONList(w, problems) }},
 	} {
+		if f.key == "rules" && r.Rules == nil {
+			continue // no team's rules judged the sides
+		}
 		if err := field(f.key, f.write); err != nil {
 			return err
 		}

@@ -31,9 +31,11 @@ func (d *diffMarkdown) Write(r *diff.Report, sides Sides) error {
 	b.WriteString(Marker + "\n")
 	fmt.Fprintf(&b, "### What this change does to OME's decisions\n\n`%s` → `%s`\n\n", mdCell(sides.Old), mdCell(sides.New))
 	switch {
+	case s.Regressions > 0 && s.RulesErrors > 0:
+		fmt.Fprintf(&b, "**%s**: models left with no compatible runtime, InferenceServices that OME would route elsewhere or refuse, or errors of the team's rules (--rules).\n\n", counted(s.Regressions, "regression"))
 	case s.Regressions > 0:
 		fmt.Fprintf(&b, "**%s**: models left with no compatible runtime, or InferenceServices that OME would route elsewhere or refuse.\n\n", counted(s.Regressions, "regression"))
-	case s.VerdictChanges > 0:
+	case s.VerdictChanges > 0 || s.RulesMade+s.RulesCleared > 0:
 		b.WriteString("No regression; some decisions change.\n\n")
 	case s.ReasonChanges > 0:
 		b.WriteString("No decision changes; some read differently.\n\n")
@@ -52,7 +54,12 @@ func (d *diffMarkdown) Write(r *diff.Report, sides Sides) error {
 		{"Refusals that read differently", s.Refusals},
 		{"Pairs not compatible before and after whose reason reads differently", s.Reworded},
 		{"Objects added, removed or changed that move no decision", s.Unmoved},
+		{"Findings of --rules made (errors among them are regressions)", s.RulesMade},
+		{"Findings of --rules cleared", s.RulesCleared},
 	} {
+		if r.Rules == nil && strings.Contains(row.what, "--rules") {
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %d |\n", row.what, row.n)
 	}
 	details := func(open bool, title string, n int, body func()) {
@@ -137,6 +144,21 @@ func (d *diffMarkdown) Write(r *diff.Report, sides Sides) error {
 		details(false, "Pairs whose reason reads differently", s.Reworded, models(func(m diff.ModelChange) bool { return len(m.Reworded) > 0 }, true))
 		details(false, "Refusals that read differently", s.Refusals, services(true))
 	}
+	details(s.RulesErrors > 0, "Findings of --rules", len(r.Rules), func() {
+		b.WriteString("| Object | Rule | Severity | Finding | Where |\n|---|---|---|---|---|\n")
+		for _, rc := range r.Rules {
+			made := "made"
+			if rc.Change == diff.RuleStops {
+				made = "cleared"
+			}
+			name := "`" + mdCell(output.RefText(rc.Object)) + "`"
+			if rc.Regression {
+				name = "**" + name + "**"
+			}
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %s: %s | `%s` |\n", name, mdCell(rc.Rule), rc.Severity, made,
+				mdCell(strings.TrimPrefix(rc.Field+": "+rc.Message, ": ")), mdCell(output.FileLine(rc.File, rc.Line)))
+		}
+	})
 	details(false, "Objects that move no decision", len(r.Unmoved), func() {
 		fmt.Fprintf(&b, "%s:\n\n", unmovedText(r.Unmoved))
 		for _, o := range r.Unmoved {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/diff"
+	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 )
 
@@ -91,12 +92,32 @@ func (d *diffText) Write(r *diff.Report, sides Sides) error {
 			both("    ", serviceSides(sc), sc.Rule)
 		}
 	}
+	// ruleSection lists the findings of a team's rules that which keeps,
+	// under each object.
+	ruleSection := func(title string, which func(diff.RuleChange) bool) {
+		var last *objects.Ref
+		for _, rc := range r.Rules {
+			if !which(rc) {
+				continue
+			}
+			if last == nil {
+				fmt.Fprintf(&b, "\n%s:\n", title)
+			}
+			if last == nil || *last != rc.Object {
+				fmt.Fprintf(&b, "  %s\n", output.RefText(rc.Object))
+				last = &rc.Object
+			}
+			fmt.Fprintf(&b, "    %s\n", ruleChangeText(rc))
+		}
+	}
 	section("Models left with no compatible runtime", flagged, false)
 	services("InferenceServices routed elsewhere or refused", func(sc diff.ServiceChange) bool { return sc.Regression })
+	ruleSection("Errors of --rules that the change makes", func(rc diff.RuleChange) bool { return rc.Regression })
 	section("Models that gain or lose a runtime", others, false)
 	services("Other InferenceService decisions that changed", func(sc diff.ServiceChange) bool {
 		return !sc.Regression && sc.Change != diff.ServiceMessage
 	})
+	ruleSection("Other findings of --rules made (+) or cleared (-)", func(rc diff.RuleChange) bool { return !rc.Regression })
 	s := Summarize(r)
 	if sides.ShowReasons {
 		section("Reasons that read differently (not compatible before and after)", reworded, true)
