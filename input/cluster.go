@@ -5,13 +5,15 @@ import (
 	"io"
 	"slices"
 
+	"github.com/spf13/pflag"
+
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 )
 
 // ClusterSource is the cluster a command reads, as kubectl's flags name
-// it: the connection (live.Flags, bound by live.Flags.AddFlags), -A, and
-// --cluster[=NAME]. It is read only when asked for (Enabled), and nothing
+// it: the connection (live.Flags), -A, and --cluster[=NAME] (AddFlags
+// binds them). It is read only when asked for (Enabled), and nothing
 // is read from a kubeconfig before the first ReadInto; one client serves
 // every read of a run (match reads its models and its runtimes apart).
 type ClusterSource struct {
@@ -32,6 +34,32 @@ type ClusterSource struct {
 
 	client *live.Client
 	told   func(read int) // the progress of the read under way
+}
+
+// FlagAnnotation marks the flags that AddFlags binds, so that a command's
+// help can list them apart from its own.
+const FlagAnnotation = "evaluate/cluster"
+
+// AddFlags binds the flags that name the cluster, as kubectl's: the
+// connection's (live.Flags.AddFlags, each with live.FlagUsage's help, and
+// -n: the namespace of the objects read from the cluster and of the
+// files' that give none), --cluster[=NAME] and -A. Each is marked
+// FlagAnnotation; Changed reads fs.
+func (c *ClusterSource) AddFlags(fs *pflag.FlagSet) {
+	c.Changed = fs.Changed
+	c.Flags.AddFlags(fs)
+	for name, usage := range live.FlagUsage {
+		fs.Lookup(name).Usage = usage
+	}
+	fs.Lookup("namespace").Usage = "the namespace of the namespaced objects: of those read from the cluster (default: the context's), and of those of the files that give none (default: default)"
+	fs.Var(&c.Cluster, "cluster", "also read the objects from a cluster: the current context's, or with =NAME the kubeconfig's cluster NAME")
+	fs.Lookup("cluster").NoOptDefVal = live.ClusterFlagCurrent
+	fs.BoolVarP(&c.All, "all-namespaces", "A", false, "read the namespaced objects of every namespace from the cluster")
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Name == "cluster" || f.Name == "all-namespaces" || f.Name == "namespace" || live.FlagUsage[f.Name] != "" {
+			f.Annotations = map[string][]string{FlagAnnotation: {"true"}}
+		}
+	})
 }
 
 // Enabled says whether the cluster is read: --cluster, or any flag of

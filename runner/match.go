@@ -60,8 +60,14 @@ func Matches(w output.MatchWriter, m engine.Matcher, release string, ms, rs []*o
 }
 
 // MatchesIn is Matches, showing what view says. unserved counts every
-// model matched, shown or not.
+// model matched, shown or not. Matching reads values only: the positions
+// of the objects' fields, kept for messages about bad input, are dropped
+// first, so that the heap the collector scans over and over is the
+// engine's own.
 func MatchesIn(view MatchView, w output.MatchWriter, m engine.Matcher, release string, ms, rs []*objects.Object, problems []*objects.InputError, each func()) (unserved bool, err error) {
+	for _, o := range slices.Concat(ms, rs) {
+		o.Pos = nil
+	}
 	if err := w.Begin(ms, rs); err != nil {
 		return false, err
 	}

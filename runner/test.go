@@ -124,11 +124,13 @@ type Tests struct {
 	paths    []string // as given to FindTests
 }
 
-// Run runs the tests. left says, of each case file, the cases that hold
-// for none of the releases. A run with no case at all is an error: the
-// case lists are empty, or no case holds for the releases.
-func (t *Tests) Run() (report output.TestReport, left []LeftOut, err error) {
-	report, left, err = t.run()
+// Run runs the tests. The notices say, of each case file, the cases that
+// hold for none of the releases (LeftOut), and after a failure, the Rego
+// beside the tests that they cannot see (Unloaded). A run with no case at
+// all is an error: the case lists are empty, or no case holds for the
+// releases.
+func (t *Tests) Run() (report output.TestReport, notices []string, err error) {
+	report, left, err := t.run()
 	switch {
 	case err != nil:
 	case len(report.Cases) == 0 && len(left) == 0:
@@ -136,7 +138,13 @@ func (t *Tests) Run() (report output.TestReport, left []LeftOut, err error) {
 	case len(report.Cases) == 0:
 		err = &NoTests{fmt.Sprintf("%s: no case holds for OME %s (each names the releases it holds for in omeVersions)", strings.Join(t.paths, " "), strings.Join(t.Releases, ", "))}
 	}
-	return report, left, err
+	for _, l := range left {
+		notices = append(notices, "notice: "+l.Notice(t.Releases))
+	}
+	if report.Failed > 0 && len(t.Unloaded) > 0 {
+		notices = append(notices, fmt.Sprintf("notice: %s: Rego that is no test, which the tests cannot see: load a team's rules with --rules", strings.Join(t.Unloaded, ", ")))
+	}
+	return report, notices, err
 }
 
 func (t *Tests) run() (report output.TestReport, left []LeftOut, err error) {

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ome-policy/evaluator/input"
-	"github.com/ome-policy/evaluator/live"
 )
 
 // clusterOptions are the flags of the commands that read a live cluster
@@ -21,8 +20,6 @@ type clusterOptions = input.ClusterSource
 // --as-group, --as-uid, --certificate-authority, --insecure-skip-tls-verify,
 // --request-timeout, ...), -n and -A, and --cluster[=NAME].
 func addClusterFlags(cmd *cobra.Command, c *clusterOptions) {
-	fs := cmd.Flags()
-	c.Changed = fs.Changed
 	// A read of the cluster shows its progress on standard error, and the
 	// API server's warnings there (clearing the bar first).
 	c.Reading = func() (func(int), func()) {
@@ -30,20 +27,7 @@ func addClusterFlags(cmd *cobra.Command, c *clusterOptions) {
 		c.Context, c.Warnings = cmd.Context(), cmd.ErrOrStderr()
 		return func(read int) { p.Set("reading the cluster", read, -1) }, p.Finish
 	}
-	c.Flags.AddFlags(fs)
-	for name, usage := range live.FlagUsage {
-		f := fs.Lookup(name)
-		f.Usage = usage
-	}
-	fs.Lookup("namespace").Usage = "the namespace of the namespaced objects: of those read from the cluster (default: the context's), and of those of the files that give none (default: default)"
-	fs.Var(&c.Cluster, "cluster", "also read the objects from a cluster: the current context's, or with =NAME the kubeconfig's cluster NAME")
-	fs.Lookup("cluster").NoOptDefVal = live.ClusterFlagCurrent
-	fs.BoolVarP(&c.All, "all-namespaces", "A", false, "read the namespaced objects of every namespace from the cluster")
-	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Name == "cluster" || f.Name == "all-namespaces" || live.FlagUsage[f.Name] != "" || f.Name == "namespace" {
-			f.Annotations = map[string][]string{clusterFlagAnnotation: {"true"}}
-		}
-	})
+	c.AddFlags(cmd.Flags())
 	// The help lists these flags apart, after the command's own.
 	const own = "{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}"
 	if t := cmd.UsageTemplate(); strings.Contains(t, own) {
@@ -54,14 +38,12 @@ Cluster Flags (kubectl's; each but -n, -A and --request-timeout implies --cluste
 	}
 }
 
-const clusterFlagAnnotation = "evaluate/cluster"
-
 func init() {
 	// flagUsages is the help of the cluster flags of fs, or of the others.
 	cobra.AddTemplateFunc("flagUsages", func(fs *pflag.FlagSet, cluster bool) string {
 		part := pflag.NewFlagSet("", pflag.ContinueOnError)
 		fs.VisitAll(func(f *pflag.Flag) {
-			if (f.Annotations[clusterFlagAnnotation] != nil) == cluster {
+			if (f.Annotations[input.FlagAnnotation] != nil) == cluster {
 				part.AddFlag(f)
 			}
 		})

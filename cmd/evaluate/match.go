@@ -86,12 +86,6 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return o.in.nothingToTell(cmd, got, "models")
 	}
 	noteConfigParsing(cmd, objs)
-	// Matching reads values only: the positions of every field, kept for
-	// messages about bad input, are dropped, so that the heap the
-	// collector scans over and over is the engine's own.
-	for _, o := range objs {
-		o.Pos = nil
-	}
 	c := <-ready
 	if c.Err != nil {
 		return badInput(c.Err)

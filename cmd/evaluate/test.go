@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -51,19 +50,16 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 			}
 			p := newProgress(cmd, "testing", len(tests.CaseFiles)+len(tests.RegoFiles))
 			tests.Step = func(done, total int) { p.Set("testing", done, total) }
-			report, leftOut, err := tests.Run()
+			report, notices, err := tests.Run()
 			p.Finish()
 			if err != nil {
 				return noTests(err)
 			}
-			for _, l := range leftOut {
-				fmt.Fprintln(cmd.ErrOrStderr(), "notice: "+l.Notice(tests.Releases))
-			}
 			if err := w.Write(report); err != nil {
 				return err
 			}
-			if report.Failed > 0 && len(tests.Unloaded) > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "notice: %s: Rego that is no test, which the tests cannot see: load a team's rules with --rules\n", strings.Join(tests.Unloaded, ", "))
+			for _, n := range notices {
+				fmt.Fprintln(cmd.ErrOrStderr(), n)
 			}
 			if report.Failed > 0 {
 				return &silentExit{code: exitFindings}
