@@ -135,7 +135,10 @@ func (c *computation) rules() error {
 	for i := range c.report.InferenceServices {
 		sc := &c.report.InferenceServices[i]
 		if !bySelection(sc.Before) || !bySelection(sc.After) {
-			continue // a check of the webhook's own refused it
+			// A check of the webhook's own refused it: the rule is that
+			// check, when one release has it and the other passes it.
+			sc.Rule = checkDigest(c.before.Release, sc.Before, c.after.Release, sc.After)
+			continue
 		}
 		name := ModelName(c.services.byRef[sc.InferenceService].new)
 		models := []objects.Ref{
@@ -155,6 +158,26 @@ func (c *computation) rules() error {
 		}
 	}
 	return nil
+}
+
+// checkDigest names the webhook check that refuses an InferenceService on
+// one release and not on the other ("v1.2.2 checks runtime-revision"); ""
+// when both refuse it by the same check.
+func checkDigest(before string, b *Selection, after string, a *Selection) string {
+	check := func(s *Selection) string {
+		if s == nil || bySelection(s) {
+			return ""
+		}
+		return s.Check
+	}
+	switch cb, ca := check(b), check(a); {
+	case cb == ca:
+		return ""
+	case ca != "":
+		return after + " checks " + ca
+	default:
+		return before + " checks " + cb
+	}
 }
 
 // bySelection says whether a decision is selection's: admitted, or refused

@@ -34,10 +34,16 @@ func TestDiffUpgradeSaysWhy(t *testing.T) {
 			"    v0.1.4: refused: no supporting runtime found for model qwen3-8b and engine does not have complete runner configuration\n" +
 			"    v1.2.2: ClusterServingRuntime vllm-qwen3 (score 2, cluster scope)\n" +
 			"    rule:   v0.1.4 parses only versions of three numbers, without a v: model 4.51, entry 4.52\n",
-		// Refused by a check of the webhook's own: no rule of matching.
+		// Refused by a check of the webhook's own: the rule is the check
+		// that one release has and the other passes.
 		"  InferenceService demo/qwen-keda\n" +
 			"    v0.1.4: refused: unknown autoscaler class [keda]\n" +
-			"    v1.2.2: ClusterServingRuntime vllm-qwen3 (score 2, cluster scope)\n\n",
+			"    v1.2.2: ClusterServingRuntime vllm-qwen3 (score 2, cluster scope)\n" +
+			"    rule:   v0.1.4 checks autoscaler-class\n",
+		"  InferenceService demo/typo\n" +
+			"    v0.1.4: admitted without selection\n" +
+			"    v1.2.2: refused: referenced model \"qwen3-8b-instruct\" not found in namespace \"demo\": ensure a BaseModel exists in this namespace or a ClusterBaseModel exists cluster-wide with this name\n" +
+			"    rule:   v1.2.2 checks model-not-found\n",
 		"Verdicts that hold in other words: 2 pairs, 2 refusals; --show-reasons lists them\n",
 		"\n3 regressions, 6 verdict changes, 4 reason changes; ",
 	} {
