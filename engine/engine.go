@@ -62,6 +62,9 @@ const (
 	SeverityInfo    = answer.SeverityInfo
 )
 
+// Severities lists the severities, from the most to the least serious.
+var Severities = []string{SeverityError, SeverityWarning, SeverityInfo}
+
 // Result is a Verdict with the two objects it is about.
 type Result struct {
 	Model   Ref `json:"model" yaml:"model"`

@@ -51,8 +51,7 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 	// A change in a folder that diff does not read would pass unseen.
 	o.in.UnreadIsProblem = true
 	cmd.Flags().StringVar(&o.base, "base", "", "OLD is PATH... as git has it at this commit, branch or tag (NEW: PATH... now)")
-	cmd.Flags().StringVar(&o.failOn, "fail-on", failOnRegressions, "exit 1 on: "+strings.Join(failOnChoices, ", "))
-	checkBeforeRun(cmd, func() error { return checkChoice("fail-on", o.failOn, failOnChoices) })
+	addChoiceFlag(cmd, &o.failOn, "fail-on", "", failOnRegressions, "exit 1 on", failOnChoices)
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
 	cmd.Flags().StringVar(&o.toRelease, "to-ome-version", "", "what an upgrade of OME does to the same objects: the release upgraded to (from --ome-version's): "+

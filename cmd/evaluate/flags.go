@@ -19,16 +19,45 @@ import (
 // before the command runs, against its list (engine.Names, the writer's
 // formats), so a command reads only values it knows.
 
+// addChoiceFlag gives cmd a flag (name, with a one-letter short name or
+// "") whose value is one of choices, def by default: its help lists them,
+// shell completion offers them, and any other value ends the command
+// before it runs (exit 2); "" is taken when it is the default.
+func addChoiceFlag(cmd *cobra.Command, p *string, name, short, def, usage string, choices []string) {
+	cmd.Flags().StringVarP(p, name, short, def, usage+": "+strings.Join(choices, ", "))
+	_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(choices, cobra.ShellCompDirectiveNoFileComp))
+	checkBeforeRun(cmd, func() error {
+		if *p == "" && def == "" {
+			return nil
+		}
+		return checkChoice(name, *p, choices)
+	})
+}
+
 // addEngineFlag gives cmd --engine (cel, rego or both), def by default.
 func addEngineFlag(cmd *cobra.Command, name *string, def string) {
-	cmd.Flags().StringVar(name, "engine", def, "policy engine: "+strings.Join(engine.Names, ", "))
-	checkBeforeRun(cmd, func() error { return checkChoice("engine", *name, engine.Names) })
+	addChoiceFlag(cmd, name, "engine", "", def, "policy engine", engine.Names)
 }
 
 // addReleaseFlag gives cmd --ome-version, the OME release whose rules it
-// applies (globalOptions.chosenRelease).
+// applies (globalOptions.chosenRelease), which shell completion offers.
 func addReleaseFlag(cmd *cobra.Command, g *globalOptions) {
 	cmd.Flags().StringVar(&g.Release, "ome-version", "", releaseFlagHelp("the OME release whose rules to apply"))
+	_ = cmd.RegisterFlagCompletionFunc("ome-version", cobra.FixedCompletions(policyset.EmbeddedReleases(), cobra.ShellCompDirectiveNoFileComp))
+}
+
+// completeRuleIDs offers the ids of OME's lint rules (of --ome-version's
+// release) to shell completion, each with what it finds.
+func completeRuleIDs(g *globalOptions) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) (ids []string, _ cobra.ShellCompDirective) {
+		if set, err := g.For(""); err == nil {
+			rules, _ := engine.LintRules(set)
+			for _, r := range rules {
+				ids = append(ids, r.ID+"\t"+r.Description)
+			}
+		}
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	}
 }
 
 // releaseFlagHelp is the help of a flag that names an OME release.
@@ -42,8 +71,7 @@ func releaseFlagHelp(what string) string {
 
 // addFormatFlag gives cmd -o/--output, one of formats, text by default.
 func addFormatFlag(cmd *cobra.Command, format *string, formats []string) {
-	cmd.Flags().StringVarP(format, "output", "o", "text", "output format: "+strings.Join(formats, ", "))
-	checkBeforeRun(cmd, func() error { return checkChoice("output", *format, formats) })
+	addChoiceFlag(cmd, format, "output", "o", "text", "output format", formats)
 }
 
 // machineReadable says whether an -o format is a document for a program

@@ -133,13 +133,6 @@ func (in *inputOptions) nothingToTell(cmd *cobra.Command, got *objects.Input, wh
 	return in.empty(cmd, what)
 }
 
-// noteConfigParsing writes objects.Notices of objs on standard error.
-func noteConfigParsing(cmd *cobra.Command, objs []*objects.Object) {
-	for _, n := range objects.Notices(objs) {
-		fmt.Fprintln(cmd.ErrOrStderr(), n)
-	}
-}
-
 // pick keeps the objects a command reads and says in one notice how many
 // of the others it leaves, by kind.
 func pick(cmd *cobra.Command, objs []*objects.Object, command, reads string, want func(*objects.Object) bool) []*objects.Object {

@@ -48,6 +48,8 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringSliceVar(&o.enableOnly, "enable-only", nil, "report only these rules (comma-separated or repeated)")
 	addRulesFlag(cmd, &o.rules, "their findings are reported, filtered and ignored as OME's are")
 	cmd.MarkFlagsMutuallyExclusive("disable", "enable-only")
+	_ = cmd.RegisterFlagCompletionFunc("disable", completeRuleIDs(g))
+	_ = cmd.RegisterFlagCompletionFunc("enable-only", completeRuleIDs(g))
 	// What the rules about the objects together read is held until every
 	// object is read.
 	useMemory(cmd, holdsData)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -39,13 +38,7 @@ func newMatchCommand(g *globalOptions) *cobra.Command {
 	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &o.format, output.MatchFormats)
 	cmd.Flags().StringSliceVar(&o.modelNames, "model-name", nil, "match only the models of these names (comma-separated or repeated)")
-	cmd.Flags().StringVar(&o.only, "only", "", "show only the models that some runtime accepts or that none does: "+strings.Join(runner.OnlyChoices, ", "))
-	checkBeforeRun(cmd, func() error {
-		if o.only == "" {
-			return nil
-		}
-		return checkChoice("only", o.only, runner.OnlyChoices)
-	})
+	addChoiceFlag(cmd, &o.only, "only", "", "", "show only the models that some runtime accepts or that none does", runner.OnlyChoices)
 	return cmd
 }
 
@@ -85,7 +78,9 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		}
 		return o.in.nothingToTell(cmd, got, "models")
 	}
-	noteConfigParsing(cmd, objs)
+	for _, n := range objects.Notices(objs) {
+		fmt.Fprintln(cmd.ErrOrStderr(), n)
+	}
 	c := <-ready
 	if c.Err != nil {
 		return badInput(c.Err)

@@ -26,7 +26,7 @@ func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 		Example: exampleText("gatekeeper-violations"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, s := range severities {
-				if err := checkChoice("severities", s, []string{engine.SeverityError, engine.SeverityWarning, engine.SeverityInfo}); err != nil {
+				if err := checkChoice("severities", s, engine.Severities); err != nil {
 					return err
 				}
 			}
@@ -67,5 +67,6 @@ func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 	addFormatFlag(cmd, &format, output.ViolationsFormats)
 	addInputFlags(cmd, &in, true)
 	cmd.Flags().StringSliceVar(&severities, "severities", []string{engine.SeverityError}, "the severities the constraint enforces (its parameters.severities)")
+	_ = cmd.RegisterFlagCompletionFunc("severities", cobra.FixedCompletions(engine.Severities, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
