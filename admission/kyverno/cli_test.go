@@ -31,7 +31,10 @@ var kyvernoFailed = regexp.MustCompile(`(?m)^policy (\S+) -> resource (\S+) fail
 // on each release's Kyverno bundle: kubectl-kyverno apply refuses exactly
 // the lint objects that OMEVersionLint refuses, each with its first
 // violation's message, byte for byte, and passes the others. (kyverno
-// test, which make kyverno-verify also runs, checks verdicts only.)
+// test, which make kyverno-verify also runs, checks verdicts only.) Then
+// the selection policy's Tests (kyvernoSelectionMessages): the bundle's,
+// and those made of OME's recorded answers (recordedCaseFile) that hold
+// for the release, one result for each of them.
 func TestKyvernoCLIMessages(t *testing.T) {
 	cli := os.Getenv("KYVERNO_CLI")
 	if cli == "" {
@@ -105,6 +108,18 @@ func TestKyvernoCLIMessages(t *testing.T) {
 				}
 			}
 			kyvernoSelectionMessages(t, cli, filepath.Join(dir, kyvernoSelectionName))
+			recorded := recordedCases(t, r)
+			if len(recorded) == 0 {
+				if r == all.Newest() {
+					t.Fatalf("%s: no case for %s", recordedCaseFile, r)
+				}
+				return
+			}
+			t.Run("sample-selection", func(t *testing.T) {
+				if n := kyvernoSelectionMessages(t, cli, recordedSelectionFolder(t, b, recorded)); n != len(recorded) {
+					t.Errorf("%d results of the %d cases of %s", n, len(recorded), recordedCaseFile)
+				}
+			})
 		})
 	}
 }
@@ -114,8 +129,9 @@ func TestKyvernoCLIMessages(t *testing.T) {
 // as the Test expects, and each refusal's message must be the one its
 // result's comment gives, the case's (OME's), byte for byte. The Tests run
 // in as many parts as there are CPUs, side by side (each Test builds its
-// own fake cluster, which is most of the time).
-func kyvernoSelectionMessages(t *testing.T, cli, dir string) {
+// own fake cluster, which is most of the time). It returns how many
+// results Kyverno gave.
+func kyvernoSelectionMessages(t *testing.T, cli, dir string) int {
 	t.Helper()
 	folder := filepath.Join(dir, ".kyverno-test")
 	data, err := os.ReadFile(filepath.Join(folder, "kyverno-test.yaml"))
@@ -197,6 +213,7 @@ func kyvernoSelectionMessages(t *testing.T, cli, dir string) {
 		t.Fatalf("%s: no result", dir)
 	}
 	t.Logf("%s: %d InferenceServices in %d Tests, as the cases say", kyvernoSelectionName, n, tests)
+	return n
 }
 
 // expectedMessages reads a Test: each InferenceService's expected message
