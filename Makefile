@@ -17,7 +17,7 @@ VERSION  ?= $(shell git describe --tags --dirty 2>/dev/null)
 REVISION ?= $(shell git describe --always --dirty --abbrev=40 --exclude='*' 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: FORCE all build install docs prereqs test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean gatekeeper gator gator-verify kyverno kyverno-verify tools cluster cluster-down e2e e2e-vet screenshot
+.PHONY: FORCE all build install docs prereqs test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean bundles gatekeeper gator gator-verify kyverno kyverno-verify tools cluster cluster-down e2e e2e-vet screenshot
 
 all: build test
 
@@ -133,13 +133,17 @@ celcache:
 crdschema:
 	$(GO) test ./objects/crdschema -run TestCRDSchemasAreCurrent -update
 
-# Regenerate the Gatekeeper bundle (policies/gatekeeper: templates, sample
-# constraints, gator suites, sync config) from the policies, and the gator
-# suite of the sample selection cases. A Go test fails when they are stale.
-gatekeeper: build
+# Regenerate every bundle from the policies: Gatekeeper's (policies/gatekeeper:
+# templates, sample constraints, gator suites, sync config), the
+# ValidatingAdmissionPolicies (policies/kubernetes) and Kyverno's
+# (policies/kyverno), and the gator suite of the sample selection cases. A Go
+# test fails when they are stale. gatekeeper is its former name, kept as an alias.
+bundles: build
 	$(BIN)/evaluate gatekeeper
 	$(BIN)/evaluate kyverno
 	$(BIN)/evaluate gatekeeper suite --out testdata/gatekeeper/sample-selection testdata/cases/sample-selection.yaml
+
+gatekeeper: bundles
 
 # Gatekeeper's gator CLI, installed into bin/ and reused while it is the
 # pinned version (the first build takes a few minutes).
@@ -207,8 +211,10 @@ kyverno:
 # TestKyvernoCLIMessages) each lint refusal's message as kubectl-kyverno
 # apply gives it, which must be OMEVersionLint's, and kyverno test on the
 # selection policy's .kyverno-test (the selection cases of the gator suite,
-# with their models and runtimes as the Tests' cluster resources), whose
-# every refusal must carry the case's message, OME's.
+# with their models and runtimes as the Tests' cluster resources) and on
+# Tests made alike of OME's recorded answers
+# (testdata/cases/sample-selection.yaml), whose every refusal must carry the
+# case's message, OME's.
 # policies/kyverno is the newest release's; the older releases' bundles are
 # made by the binary in an empty folder, as outside a clone.
 kyverno-verify: build kyverno

@@ -139,7 +139,7 @@ func changeSources(set *policyset.Set, f policyset.File) []string {
 // command with its --ome-version.
 func Generator(set *policyset.Set) string {
 	if set.Release == set.Newest() {
-		return "`evaluate gatekeeper` (make gatekeeper)"
+		return "`evaluate gatekeeper` (make bundles)"
 	}
 	return "`evaluate gatekeeper --ome-version " + set.Release + "`"
 }
@@ -147,7 +147,7 @@ func Generator(set *policyset.Set) string {
 // rerun is what the headers of set's bundle say to run after a change.
 func rerun(set *policyset.Set) string {
 	if set.Release == set.Newest() {
-		return "`make gatekeeper`"
+		return "`make bundles`"
 	}
 	return "`evaluate gatekeeper --ome-version " + set.Release + "`"
 }

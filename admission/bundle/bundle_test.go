@@ -19,7 +19,7 @@ const root = "../.."
 
 func repoPath(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
 
-// What `make gatekeeper` generates, with the same inputs: the project's
+// What `make bundles` generates, with the same inputs: the project's
 // own, which the binary carries.
 func generated(t *testing.T) map[string]admission.Bundle {
 	t.Helper()
@@ -60,7 +60,7 @@ func projectOptions(t *testing.T, set *policyset.Set) admission.Options {
 }
 
 // TestGeneratedFilesAreCurrent fails when a generated file was edited, or
-// the policies changed without `make gatekeeper`.
+// the policies changed without `make bundles`.
 func TestGeneratedFilesAreCurrent(t *testing.T) {
 	owned := map[string][]string{
 		"policies/gatekeeper":                  {"sync.yaml", "kustomization.yaml", "omeruntimeselection", "omeversionlint"},
@@ -72,7 +72,7 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 		for _, p := range b.Paths() {
 			have, err := os.ReadFile(repoPath(dir + "/" + p))
 			if err != nil || !bytes.Equal(have, b[p]) {
-				t.Errorf("%s/%s is not what `make gatekeeper` generates: run it, and do not edit generated files", dir, p)
+				t.Errorf("%s/%s is not what `make bundles` generates: run it, and do not edit generated files", dir, p)
 			}
 		}
 		for _, o := range owned[dir] {
@@ -82,7 +82,7 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 				}
 				rel, _ := filepath.Rel(repoPath(dir), p)
 				if _, ok := b[filepath.ToSlash(rel)]; !ok {
-					t.Errorf("%s/%s is not generated any more: run `make gatekeeper`", dir, filepath.ToSlash(rel))
+					t.Errorf("%s/%s is not generated any more: run `make bundles`", dir, filepath.ToSlash(rel))
 				}
 				return nil
 			})

@@ -29,7 +29,7 @@ func runGatekeeper(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestGatekeeperCheckIsCurrent(t *testing.T) {
-	// With the inputs the binary carries, as make gatekeeper runs it, and
+	// With the inputs the binary carries, as make bundles runs it, and
 	// with the clone's files.
 	for _, inputs := range [][]string{nil, gatekeeperInputs} {
 		code, out, errOut := runGatekeeper(t, append([]string{"--check", "--out", "../../policies/gatekeeper", "--native-out", "../../policies/kubernetes"}, inputs...)...)

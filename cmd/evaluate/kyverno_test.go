@@ -16,7 +16,7 @@ func runKyverno(t *testing.T, args ...string) (int, string, string) {
 }
 
 // The committed Kyverno bundle is what evaluate kyverno writes, with the
-// inputs the binary carries (as make gatekeeper runs it) and with the
+// inputs the binary carries (as make bundles runs it) and with the
 // clone's files.
 func TestKyvernoCheckIsCurrent(t *testing.T) {
 	for _, inputs := range [][]string{nil, gatekeeperInputs} {
