@@ -19,6 +19,10 @@ import (
 // TeamFolder is the folder of the bundle that holds a team's rules.
 const TeamFolder = "team"
 
+// Owned are the folders of the bundle that are generated whole: writing the
+// bundle removes what they hold that it no longer has (admission.Bundle.Sync).
+var Owned = []string{"omeruntimeselection", "omeversionlint", TeamFolder}
+
 // teamFiles writes the templates and constraints of a team's checks, and
 // says what the kustomization installs of them: the templates, then the
 // constraints.

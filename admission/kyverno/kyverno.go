@@ -110,6 +110,16 @@ func Generate(opts admission.Options) (admission.Bundle, error) {
 // TeamFolder holds a team's own policies, one file each.
 const TeamFolder = "team"
 
+// Owned are the folders of the bundle that are generated whole: writing the
+// bundle removes what they hold that it no longer has (admission.Bundle.Sync).
+func Owned() []string {
+	owned := []string{TeamFolder}
+	for _, s := range Severities {
+		owned = append(owned, "ome-version-lint-"+s.Severity)
+	}
+	return owned
+}
+
 // teamPolicy is a team's ValidatingAdmissionPolicy as a Kyverno
 // ValidatingPolicy: its matchConstraints, matchConditions, variables and
 // validations in Kyverno's CEL (admission.TeamPolicy), its failurePolicy,

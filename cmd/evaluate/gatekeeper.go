@@ -50,7 +50,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := writeBundle(cmd, out, b.Gatekeeper, []string{"omeruntimeselection", "omeversionlint", gatekeeper.TeamFolder}, check); err != nil {
+			if err := writeBundle(cmd, out, b.Gatekeeper, gatekeeper.Owned, check); err != nil {
 				return err
 			}
 			if native == "" {

@@ -41,11 +41,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			owned := []string{kyverno.TeamFolder}
-			for _, s := range kyverno.Severities {
-				owned = append(owned, "ome-version-lint-"+s.Severity)
-			}
-			return writeBundle(cmd, out, b, owned, check)
+			return writeBundle(cmd, out, b, kyverno.Owned(), check)
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "policies/kyverno", "folder to write the bundle to")

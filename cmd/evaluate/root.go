@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime/pprof"
 	"slices"
 	"strings"
 
@@ -42,7 +40,9 @@ func (e *silentExit) Error() string { return fmt.Sprintf("exit %d", e.code) }
 type globalOptions struct {
 	runner.Policies
 	cpuProfile string
-	stdin      io.Reader
+	// stopProfile stops the CPU profile of --cpuprofile (nil: none).
+	stopProfile func()
+	stdin       io.Reader
 	// restoreMemory puts back the collector's settings that the command
 	// run changed (memoryFor).
 	restoreMemory func()
@@ -68,20 +68,15 @@ func newRoot(g *globalOptions, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.Dir, "policies", "", "load the policies from this folder (cel/*.yaml, rego/*.rego) instead of the built-in ones")
 	root.PersistentFlags().StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the run to this file (for 'go tool pprof')")
-	var profile *os.File
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) (err error) {
 		g.restoreMemory = memoryFor(cmd)
-		if g.cpuProfile == "" {
-			return nil
+		if g.cpuProfile != "" {
+			if g.stopProfile, err = runner.CPUProfile(g.cpuProfile); err != nil {
+				return badInput(fmt.Errorf("--cpuprofile: %w", err))
+			}
 		}
-		f, err := os.Create(g.cpuProfile)
-		if err != nil {
-			return badInput(fmt.Errorf("--cpuprofile: %w", err))
-		}
-		profile = f
-		return pprof.StartCPUProfile(f)
+		return nil
 	}
-	root.PersistentPostRun = func(*cobra.Command, []string) { stopProfile(profile) }
 	root.AddCommand(
 		newMatchCommand(g),
 		newSelectCommand(g),
@@ -104,21 +99,15 @@ func newRoot(g *globalOptions, stdout, stderr io.Writer) *cobra.Command {
 	return root
 }
 
-func stopProfile(f *os.File) {
-	if f != nil {
-		pprof.StopCPUProfile()
-		f.Close()
-	}
-}
-
 // run executes the command line and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	g := &globalOptions{stdin: stdin}
 	root := newRoot(g, stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
-	// A command that fails skips PersistentPostRun; stopping twice is harmless.
-	pprof.StopCPUProfile()
+	if g.stopProfile != nil {
+		g.stopProfile()
+	}
 	if g.restoreMemory != nil {
 		g.restoreMemory()
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,4 +36,19 @@ func TestCompletionOffersFlagValues(t *testing.T) {
 			}
 		})
 	}
+}
+
+// --cpuprofile writes a profile that go tool pprof reads (gzip'd protocol
+// buffers), whatever the command; a file it cannot create is bad usage.
+func TestCPUProfile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "cpu.pprof")
+	r := evaluate(t, time.Minute, "", "--cpuprofile", file, "match", "-m", exModels, "-r", exRuntimes)
+	require.Equal(t, 0, r.code, r.stderr)
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.True(t, len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b, "not a gzip'd profile: %d bytes", len(data))
+
+	bad := evaluate(t, time.Minute, "", "--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "cpu.pprof"), "version")
+	require.Equal(t, 2, bad.code)
+	require.Contains(t, bad.stderr, "evaluate: --cpuprofile: open ")
 }
