@@ -41,6 +41,28 @@ type Input struct {
 	Progress func(step string, done, total int)
 }
 
+// Of is the input of a page of objs, the objects read from sources (as
+// the errors name them): their models, runtimes and InferenceServices. A
+// page needs models and runtimes, and creation times that read as times
+// (objects.CheckTimestamps).
+func Of(objs []*objects.Object, sources string) (Input, error) {
+	var in Input
+	for _, o := range objs {
+		switch {
+		case o.IsModel():
+			in.Models = append(in.Models, o)
+		case o.IsRuntime():
+			in.Runtimes = append(in.Runtimes, o)
+		case o.IsService():
+			in.Services = append(in.Services, o)
+		}
+	}
+	if len(in.Models) == 0 || len(in.Runtimes) == 0 {
+		return in, fmt.Errorf("%s: a report needs models and runtimes; found %d model(s) and %d runtime(s)", sources, len(in.Models), len(in.Runtimes))
+	}
+	return in, objects.CheckTimestamps(objs)
+}
+
 // progress tells in.Progress, if any, how far step is.
 func (in Input) progress(step string, done, total int) {
 	if in.Progress != nil {

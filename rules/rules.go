@@ -150,6 +150,16 @@ func (p Problems) Error() string {
 	return strings.Join(lines, "\n")
 }
 
+// Errors are the problems, one error each, for a command to tell one a
+// line.
+func (p Problems) Errors() []error {
+	out := make([]error, len(p))
+	for i, e := range p {
+		out[i] = e
+	}
+	return out
+}
+
 // Load reads the rules of paths (files or folders, read recursively). A
 // folder's files other than *.rego, *.yaml, *.yml and *.json are not
 // rules and are skipped; every file named is read. Everything wrong is

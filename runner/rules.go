@@ -55,12 +55,13 @@ func OwnRulesFor(set *policyset.Set, paths []string) ([]engine.Rule, *rules.Set,
 }
 
 // TeamBundles compiles a team's rules (paths) for the admission targets
-// of a run (team.Compile), made says how the headers say the files are
-// made. The lint rules that policies of --policies add to OME's are an
+// of a run (team.Compile); the headers say the files are made by the
+// command (such as "evaluate gatekeeper") with --rules, and for another
+// release than the newest, its --ome-version. The lint rules that policies of --policies add to OME's are an
 // error too: OME's templates cannot enforce them, and no bundle may leave
 // them out unsaid. The rules' problems are a rules.Problems error, what
 // the targets cannot hold a team.Refusals one.
-func TeamBundles(set *policyset.Set, paths, leaveOut, targets []string, made string) (admission.TeamRules, error) {
+func TeamBundles(set *policyset.Set, paths, leaveOut, targets []string, command string) (admission.TeamRules, error) {
 	ome, err := engine.LintRules(set)
 	if err != nil {
 		return admission.TeamRules{}, err
@@ -80,6 +81,10 @@ func TeamBundles(set *policyset.Set, paths, leaveOut, targets []string, made str
 	own, err := OwnRules(paths, ome)
 	if err != nil {
 		return admission.TeamRules{}, err
+	}
+	made := "`" + command + " --rules`"
+	if set.Release != set.Newest() {
+		made = "`" + command + " --ome-version " + set.Release + " --rules`"
 	}
 	return team.Compile(own, targets, leaveOut, set.Release, made)
 }

@@ -73,6 +73,9 @@ func FindTests(paths []string) (Tests, error) {
 // are loaded beside OME's policies, so that their unit tests can test
 // them; with no paths, the tests are those of rulePaths.
 func NewTests(p *Policies, paths []string, engineName string, rulePaths []string) (Tests, error) {
+	if len(paths)+len(rulePaths) == 0 {
+		return Tests{}, fmt.Errorf("give the case files and Rego tests to run (files or folders), or --rules")
+	}
 	if len(paths) == 0 {
 		paths = rulePaths
 	}

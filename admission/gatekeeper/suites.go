@@ -160,9 +160,13 @@ func slug(name string) string {
 }
 
 // SelectionSuite converts selection cases into a gator suite of its own,
-// to be written to the folder suiteDir, for OMERuntimeSelection's template
-// and default constraint in the bundle folder templatesDir.
+// named name (or, "", as its folder), to be written to the folder
+// suiteDir, for OMERuntimeSelection's template and default constraint in
+// the bundle folder templatesDir.
 func SelectionSuite(name string, cases []cases.Case, suiteDir, templatesDir string) (admission.Bundle, error) {
+	if name == "" {
+		name = filepath.Base(suiteDir)
+	}
 	sc, err := admission.SelectionCases(cases)
 	if err != nil {
 		return nil, err

@@ -56,6 +56,16 @@ func (rs Refusals) Error() string {
 	return strings.Join(lines, "\n")
 }
 
+// Errors are the refusals, one error each, then what to do (Advice), for
+// a command to tell one a line.
+func (rs Refusals) Errors() []error {
+	out := make([]error, 0, len(rs)+1)
+	for _, r := range rs {
+		out = append(out, r)
+	}
+	return append(out, errors.New(rs.Advice()))
+}
+
 // RegoCheck is a team's Rego rule as a Gatekeeper check: its package's
 // module rewritten (rewrite.TeamRule) with Gatekeeper's violation added
 // (rewrite.TeamViolation), the libraries under lib that it imports, and

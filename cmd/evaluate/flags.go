@@ -131,13 +131,15 @@ func ownRules(cmd *cobra.Command, set *policyset.Set, paths []string) ([]engine.
 	return ome, own, nil
 }
 
-// rulesError ends the run on err (exit 2): a rules.Problems error says each
-// problem on its own line, with file and line.
+// rulesError ends the run on err (exit 2): an error of several
+// (rules.Problems, team.Refusals) says each on its own line.
 func rulesError(cmd *cobra.Command, err error) error {
-	var probs rules.Problems
-	if errors.As(err, &probs) {
-		reportProblems(cmd, probs)
-		return &silentExit{code: exitBadInput}
+	var many interface{ Errors() []error }
+	if !errors.As(err, &many) {
+		return badInput(err)
 	}
-	return badInput(err)
+	for _, e := range many.Errors() {
+		fmt.Fprintf(cmd.ErrOrStderr(), "evaluate: %s\n", e)
+	}
+	return &silentExit{code: exitBadInput}
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -87,19 +85,7 @@ func (t *bundleRules) add(cmd *cobra.Command, what string) {
 // rule a target cannot hold is said with its file and line, and ends the
 // run (exit 2); each left out on purpose (--leave-out) is a notice.
 func (t *bundleRules) inputs(cmd *cobra.Command, set *policyset.Set, targets, caseFiles, lint []string) (admission.Options, error) {
-	made := "`" + cmd.CommandPath() + " --rules`"
-	if set.Release != set.Newest() {
-		made = "`" + cmd.CommandPath() + " --ome-version " + set.Release + " --rules`"
-	}
-	compiled, err := runner.TeamBundles(set, t.paths, t.leaveOut, targets, made)
-	var refusals team.Refusals
-	if errors.As(err, &refusals) {
-		for _, r := range refusals {
-			fmt.Fprintf(cmd.ErrOrStderr(), "evaluate: %s\n", r)
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "evaluate: %s\n", refusals.Advice())
-		return admission.Options{}, &silentExit{code: exitBadInput}
-	}
+	compiled, err := runner.TeamBundles(set, t.paths, t.leaveOut, targets, cmd.CommandPath())
 	if err != nil {
 		return admission.Options{}, rulesError(cmd, err)
 	}
@@ -132,9 +118,6 @@ func newGatekeeperSuiteCommand() *cobra.Command {
 			all, err := cases.ReadAll(args)
 			if err != nil {
 				return badInput(err)
-			}
-			if name == "" {
-				name = filepath.Base(out)
 			}
 			b, err := gatekeeper.SelectionSuite(name, all, out, templates)
 			if err != nil {

@@ -10,9 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/live"
-	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/report"
 	"github.com/ome-policy/evaluator/runner"
 )
@@ -84,14 +82,9 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := o.in.cluster.AddServices(got); err != nil {
 		return err
 	}
-	objs := got.Objects
-	ms, rs := input.Only(objs, (*objects.Object).IsModel), input.Only(objs, (*objects.Object).IsRuntime)
-	services := input.Only(objs, (*objects.Object).IsService)
-	if len(ms) == 0 || len(rs) == 0 {
+	in, err := report.Of(got.Objects, o.in.sources())
+	if err != nil {
 		reportProblems(cmd, got.Problems)
-		return badInput(fmt.Errorf("%s: a report needs models and runtimes; found %d model(s) and %d runtime(s)", o.in.sources(), len(ms), len(rs)))
-	}
-	if err := objects.CheckTimestamps(objs); err != nil {
 		return badInput(err)
 	}
 	set, err := g.For(o.engineName)
@@ -106,9 +99,8 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if o.format == "json" {
 		write = report.WriteJSON
 	}
-	p := newProgress(cmd, "matching", len(ms))
-	in := report.Input{Models: ms, Runtimes: rs, Services: services, Engine: o.engineName, Policies: set, Progress: p.Set,
-		Rules: own, Decide: runner.Decider(o.engineName, set)}
+	p := newProgress(cmd, "matching", len(in.Models))
+	in.Engine, in.Policies, in.Progress, in.Rules, in.Decide = o.engineName, set, p.Set, own, runner.Decider(o.engineName, set)
 	var page bytes.Buffer
 	sum, err := write(&page, in)
 	p.Finish()
@@ -118,7 +110,7 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := o.writePage(cmd, page.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintln(cmd.ErrOrStderr(), sum.Says(o.out, page.Len(), len(services)))
+	fmt.Fprintln(cmd.ErrOrStderr(), sum.Says(o.out, page.Len(), len(in.Services)))
 	reportProblems(cmd, got.Problems)
 	// Once the page is written, what it shows is no failure: match and
 	// select are the commands that exit 1 on a refusal.

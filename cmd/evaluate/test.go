@@ -24,9 +24,6 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 		Long:    helpText("test"),
 		Example: exampleText("test"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 && len(rulePaths) == 0 {
-				return badInput(fmt.Errorf("give the case files and Rego tests to run (files or folders), or --rules"))
-			}
 			w, err := output.NewTestWriter(format, cmd.OutOrStdout())
 			if err != nil {
 				return badInput(err)
