@@ -8,6 +8,9 @@ BEFORE  ?=
 BASE    ?=
 GATOR_VERSION := v3.23.1
 KYVERNO_VERSION := v1.19.1
+# What make kyverno builds of Kyverno: its CLI and its admission controller
+# (make kyverno-cli: the CLI alone).
+KYVERNO_PARTS ?= cli/kubectl-kyverno kyverno
 ETCD_VERSION  := v3.6.16
 KUBE_VERSION  := v1.35.4
 CLUSTER_DIR   := $(BIN)/cluster
@@ -17,7 +20,7 @@ VERSION  ?= $(shell git describe --tags --dirty 2>/dev/null)
 REVISION ?= $(shell git describe --always --dirty --abbrev=40 --exclude='*' 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: FORCE all build install docs prereqs test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean bundles gatekeeper gator gator-verify kyverno kyverno-verify tools cluster cluster-down e2e e2e-vet screenshot
+.PHONY: FORCE all build install docs prereqs test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean bundles gatekeeper gator gator-verify kyverno kyverno-cli kyverno-verify tools cluster cluster-down e2e e2e-vet screenshot
 
 all: build test
 
@@ -192,7 +195,7 @@ gator-verify: build gator
 # they are built from a copy of the module in the module cache, at low
 # priority (the first build of each takes several minutes).
 kyverno:
-	@for c in cli/kubectl-kyverno kyverno; do \
+	@for c in $(KYVERNO_PARTS); do \
 	  b=$(BIN)/$$(basename $$c); \
 	  $(GO) version -m $$b 2>/dev/null | grep -q 'BuildVersion=$(KYVERNO_VERSION)"' && continue; \
 	  echo "building $$(basename $$c) (Kyverno $(KYVERNO_VERSION)) into $(BIN)/"; \
@@ -203,6 +206,11 @@ kyverno:
 	    -o $(CURDIR)/$$b ./cmd/$$c) || { rm -rf $$d; exit 1; }; \
 	  rm -rf $$d; \
 	done
+
+# Kyverno's CLI alone (kubectl-kyverno, a few minutes from cold caches), for
+# kyverno test and kyverno apply without the admission controller.
+kyverno-cli:
+	@$(MAKE) --no-print-directory kyverno KYVERNO_PARTS=cli/kubectl-kyverno
 
 # The Kyverno bundle of every OME release on Kyverno's own CLI: kyverno test
 # on each lint policy's .kyverno-test (the lint objects of the gator
@@ -217,7 +225,7 @@ kyverno:
 # case's message, OME's.
 # policies/kyverno is the newest release's; the older releases' bundles are
 # made by the binary in an empty folder, as outside a clone.
-kyverno-verify: build kyverno
+kyverno-verify: build kyverno-cli
 	@set -e; for r in $$(sed -n 's/^- name: //p' policies/releases.yaml); do \
 	  d=$$(mktemp -d); trap 'rm -rf $$d' EXIT; \
 	  if [ $$r = $$(sed -n 's/^- name: //p' policies/releases.yaml | head -n 1) ]; then \
