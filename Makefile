@@ -177,12 +177,13 @@ gator-verify: build gator
 	  rm -rf $$d; \
 	done
 	@# A team's own rules (examples/company-rules) in the Gatekeeper bundle:
-	@# each rule's template run by gator on the lint objects and the example
-	@# runtimes, against what evaluate lint --rules finds (but the rule that
-	@# reads OME's decisions, which no bundle can hold).
+	@# each rule's template run by gator on the lint objects, the example
+	@# runtimes and a namespace prod, against what evaluate lint --rules
+	@# finds; the rule that reads OME's decisions with all of them as the
+	@# inventory.
 	@d=$$(mktemp -d) || exit 1; \
-	$(BIN)/evaluate gatekeeper --rules examples/company-rules --leave-out company.prod_redundancy \
-	  --lint testdata/lint/bad,testdata/examples/runtimes --out $$d/gatekeeper --native-out '' >/dev/null 2>&1 || { rm -rf $$d; exit 1; }; \
+	$(BIN)/evaluate gatekeeper --rules examples/company-rules \
+	  --lint testdata/lint/bad,testdata/examples/runtimes,testdata/rules/prod.yaml --out $$d/gatekeeper --native-out '' >/dev/null 2>&1 || { rm -rf $$d; exit 1; }; \
 	for s in $$(find $$d/gatekeeper/team -name suite.yaml | sort); do \
 	  $(BIN)/gator verify $$s || { echo "team rules: $$s"; rm -rf $$d; exit 1; }; \
 	done; \

@@ -61,13 +61,16 @@ type Check struct {
 	modules   []*ast.Module // parsed, for tests
 }
 
+// SelectionKind is the constraint kind of OME's runtime selection check.
+const SelectionKind = "OMERuntimeSelection"
+
 // checkDefs are the checks of set's release.
 func checkDefs(set *policyset.Set) []*Check {
 	r := set.Release
 	return []*Check{
 		{
 			Name:    "omeruntimeselection",
-			Kind:    "OMERuntimeSelection",
+			Kind:    SelectionKind,
 			Title:   "OME runtime selection (" + r + ")",
 			Release: r,
 			Description: "Rejects an InferenceService that OME " + r + "'s admission webhook would reject, with " +

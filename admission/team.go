@@ -51,6 +51,8 @@ type TeamRules struct {
 	// Left says each rule left out of a target on purpose (leaveOut),
 	// for a notice.
 	Left []string
-	// Set are the rules, whose findings the suites expect.
-	Set *rules.Set
+	// Set are the rules, whose findings the suites expect; Decide gives
+	// OME's decisions to those of them that read them.
+	Set    *rules.Set
+	Decide rules.Decide
 }

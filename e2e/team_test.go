@@ -51,14 +51,15 @@ func readOne(t *testing.T, path string) *unstructured.Unstructured {
 
 // testTeamRules installs the example team's rules as `evaluate gatekeeper
 // --rules` and `evaluate kyverno --rules` write them, on the real API
-// server: a Rego rule's template and deny constraint in Gatekeeper, the
+// server: a Rego rule's template and deny constraint in Gatekeeper (one of
+// them over OME's decisions, from Gatekeeper's inventory), the
 // ValidatingAdmissionPolicy (a Warn binding) in the API server itself and
 // as a Kyverno ValidatingPolicy. A runtime that breaks a rule is refused,
 // or warned, with the message `evaluate lint --rules` gives.
 func testTeamRules(t *testing.T) {
 	dir := t.TempDir()
-	// The Rego rules cannot go to the API server or Kyverno, and the rule
-	// over OME's decisions nowhere: left out of those, on purpose.
+	// The Rego rules cannot go to the API server or Kyverno: left out of
+	// those, on purpose.
 	leave := "company.prod_pins_runtime,company.prod_redundancy,company.runtime_size_range,company.transformers_floor"
 	if _, stderr, code := run(t, "gatekeeper", "--rules", teamRulesDir, "--leave-out", leave,
 		"--out", filepath.Join(dir, "gatekeeper"), "--native-out", filepath.Join(dir, "native")); code != 0 {
@@ -89,6 +90,55 @@ func testTeamRules(t *testing.T) {
 			got := answer(err)
 			if got.By != "webhook" || !strings.Contains(got.Raw, want) {
 				return fmt.Errorf("want Gatekeeper's refusal %q, got %d %s: %s", want, got.Code, got.By, got.Raw)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	// The rule over OME's decisions, in its template: the runtimes of
+	// namespace prod are synced into Gatekeeper's inventory, and a model of
+	// prod that one runtime alone serves is refused, one that two serve is
+	// not.
+	t.Run("gatekeeper-decisions", func(t *testing.T) {
+		prod := filepath.Join(repo, "testdata", "rules", "prod.yaml")
+		objs, err := cluster.ReadObjects(prod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var runtimes []*unstructured.Unstructured
+		models := map[string]*unstructured.Unstructured{}
+		for _, o := range objs {
+			switch o.GetKind() {
+			case "ServingRuntime":
+				runtimes = append(runtimes, o)
+			case "BaseModel":
+				models[o.GetName()] = o
+			}
+		}
+		ensureNamespaces(t, []object{{File: prod, Obj: runtimes[0]}})
+		applyWhileTesting(t, runtimes)
+		team := filepath.Join(dir, "gatekeeper", "team", "companyprodredundancy")
+		applyWhileTesting(t, []*unstructured.Unstructured{readOne(t, filepath.Join(team, "template.yaml"))})
+		c := readOne(t, filepath.Join(team, "samples", "deny", "constraint.yaml"))
+		if err := eventually(90*time.Second, func() error { _, err := kube.Apply(ctxT(t), c); return err }); err != nil {
+			t.Fatalf("the constraint of company.prod_redundancy: %v", err)
+		}
+		t.Cleanup(func() {
+			if err := kube.Delete(ctxT(t), c); err != nil {
+				t.Error(err)
+			}
+		})
+		want := "[company-prod-redundancy] " + teamFindings(t, "company.prod_redundancy", prod)[0]
+		if err := eventually(90*time.Second, func() error {
+			_, err := kube.Create(ctxT(t), models["mistral-7b"], true)
+			if got := answer(err); got.By != "webhook" || !strings.Contains(got.Raw, want) {
+				return fmt.Errorf("want Gatekeeper's refusal %q, got %d %s: %s", want, got.Code, got.By, got.Raw)
+			}
+			// Served by two runtimes once both are synced.
+			if _, err := kube.Create(ctxT(t), models["llama-3-2-3b"], true); err != nil {
+				return fmt.Errorf("a model of prod that two runtimes serve: %v", err)
 			}
 			return nil
 		}); err != nil {

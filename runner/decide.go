@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/objects"
@@ -12,14 +15,23 @@ import (
 // Decider gives OME's decisions about objects as a team's rules read them
 // (the decision of rules.DecisionsDocument), on the engine named, with the policies of set:
 // of each model, the runtimes that accept it among those OME pairs it
-// with; of each runtime, the models it accepts; of each InferenceService,
+// with; of each runtime, the models it accepts (each list in the order of
+// kind, namespace and name); of each InferenceService,
 // the webhook's verdict and the runtime it selects, with the models and
 // runtimes of objs as the cluster.
+//
+// An object with a field of the wrong type (objects.CheckObject), which
+// OME's API refuses and which lint reads to say so, has no decision and is
+// in none.
 func Decider(engineName string, set *policyset.Set) func(objs []*objects.Object) (map[*objects.Object]map[string]any, error) {
 	return func(objs []*objects.Object) (map[*objects.Object]map[string]any, error) {
 		var models, runtimes, services []*objects.Object
 		for _, o := range objs {
 			switch {
+			case objects.CheckObject(o) != nil:
+				// A field of the wrong type, which OME's API refuses (lint
+				// reads such objects, to say so): no decision of OME's
+				// is about it.
 			case o.IsModel():
 				models = append(models, o)
 			case o.IsRuntime():
@@ -57,6 +69,13 @@ func Decider(engineName string, set *policyset.Set) func(objs []*objects.Object)
 				return nil, err
 			}
 		}
+		for _, d := range out {
+			for _, key := range []string{"runtimes", "models"} {
+				if refs, ok := d[key].([]any); ok {
+					sortRefs(refs)
+				}
+			}
+		}
 		if len(services) > 0 {
 			cluster := append(append([]*objects.Object(nil), models...), runtimes...)
 			results, _, err := Selection{Engine: engineName, Set: set, Notice: func(string) {}}.Select(services, cluster)
@@ -69,6 +88,16 @@ func Decider(engineName string, set *policyset.Set) func(objs []*objects.Object)
 		}
 		return out, nil
 	}
+}
+
+// sortRefs puts refs (refValue's) in the order of their kind, namespace
+// and name, the order in which every target gives them.
+func sortRefs(refs []any) {
+	key := func(r any) string {
+		m := r.(map[string]any)
+		return m["kind"].(string) + "/" + m["namespace"].(string) + "/" + m["name"].(string)
+	}
+	slices.SortStableFunc(refs, func(a, b any) int { return strings.Compare(key(a), key(b)) })
 }
 
 // refValue is a ref as the rules read it.

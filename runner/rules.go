@@ -57,7 +57,10 @@ func OwnRulesFor(set *policyset.Set, paths []string) ([]engine.Rule, *rules.Set,
 // TeamBundles compiles a team's rules (paths) for the admission targets
 // of a run (team.Compile); the headers say the files are made by the
 // command (such as "evaluate gatekeeper") with --rules, and for another
-// release than the newest, its --ome-version. The lint rules that policies of --policies add to OME's are an
+// release than the newest, its --ome-version. A Rego rule that reads OME's
+// decisions gets them in its template from OMERuntimeSelection's
+// libraries, and in its suite from Decider. The lint rules that policies
+// of --policies add to OME's are an
 // error too: OME's templates cannot enforce them, and no bundle may leave
 // them out unsaid. The rules' problems are a rules.Problems error, what
 // the targets cannot hold a team.Refusals one.
@@ -86,5 +89,19 @@ func TeamBundles(set *policyset.Set, paths, leaveOut, targets []string, command 
 	if set.Release != set.Newest() {
 		made = "`" + command + " --ome-version " + set.Release + " --rules`"
 	}
-	return team.Compile(own, targets, leaveOut, set.Release, made)
+	var selection *admission.Check
+	if own.ReadsDecisions() {
+		checks, err := admission.Checks(set)
+		if err != nil {
+			return admission.TeamRules{}, err
+		}
+		for _, c := range checks {
+			if c.Kind == admission.SelectionKind {
+				selection = c
+			}
+		}
+	}
+	out, err := team.Compile(own, targets, leaveOut, set.Release, made, selection)
+	out.Decide = Decider(engine.CEL, set)
+	return out, err
 }

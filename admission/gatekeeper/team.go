@@ -9,6 +9,7 @@ import (
 
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/cases"
+	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -48,7 +49,7 @@ func teamFiles(team admission.TeamRules, lint []admission.ObjectFindings) (b adm
 			b[path.Join(dir, sample, "constraint.yaml")] = constraintYAML(c.Release, c.Generator, c.Kind, s.name, s.action, s.description, kinds, s.params)
 			constraints = append(constraints, path.Join(dir, sample, "constraint.yaml"))
 			tests = append(tests, SuiteTest{Name: s.sample, Template: "template.yaml", Constraint: path.Join(sample, "constraint.yaml"),
-				CaseDir: sample, Cases: teamCases(team.Set, c.Team.ID, s.severities, lint)})
+				CaseDir: sample, Cases: teamCases(team, c.Team.ID, s.severities, lint)})
 		}
 		b.Add(dir, suiteFiles(c.Name, tests))
 	}
@@ -58,14 +59,20 @@ func teamFiles(team admission.TeamRules, lint []admission.ObjectFindings) (b adm
 // teamCases are the rule's own cases (rule cases of the rules' case
 // files), each with the messages the case expects, when every message the
 // rule gives has the constraint's severities; then the objects of lint,
-// each with the messages the rule id of set gives it, of the severities.
-func teamCases(set *rules.Set, id string, severities []string, lint []admission.ObjectFindings) []admission.SuiteCase {
+// each with the messages the rule id of the team's rules gives it, of the
+// severities. A rule that reads OME's decisions judges each object of lint
+// with all of them, as evaluate lint does: they are each case's inventory.
+func teamCases(team admission.TeamRules, id string, severities []string, lint []admission.ObjectFindings) []admission.SuiteCase {
+	set := team.Set
 	var out []admission.SuiteCase
 	var rule rules.Rule
 	for _, r := range set.Rules {
 		if r.ID == id {
 			rule = r
 		}
+	}
+	if rule.Decisions {
+		return append(out, decisionCases(team, id, severities, lint)...)
 	}
 	if all, err := cases.ReadAll(set.CaseFiles); err == nil && len(rule.Severities) == 1 && slices.Contains(severities, rule.Severities[0]) {
 		for _, c := range all {
@@ -86,6 +93,55 @@ func teamCases(set *rules.Set, id string, severities []string, lint []admission.
 		out = append(out, admission.SuiteCase{Name: fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, path.Base(o.File)), Object: admission.DeepCopy(o.Value), Messages: msgs})
 	}
 	return out
+}
+
+// decisionCases are the objects of lint, each with the messages that the
+// rule id, which reads OME's decisions, gives it beside all of them (the
+// case's inventory: the models and runtimes, each with its namespace),
+// of the severities. Objects the rule cannot judge give no case.
+func decisionCases(team admission.TeamRules, id string, severities []string, lint []admission.ObjectFindings) []admission.SuiteCase {
+	all := make([]*objects.Object, len(lint))
+	for i, l := range lint {
+		all[i] = l.Object
+	}
+	kept, _ := objects.Deduplicate(all)
+	fs, problems, err := team.Set.CheckAll(kept, team.Decide)
+	if err != nil || len(problems) > 0 {
+		return nil
+	}
+	var inventory []map[string]any
+	for _, o := range kept {
+		if o.IsModel() || o.IsRuntime() {
+			inventory = append(inventory, withNamespace(o))
+		}
+	}
+	var out []admission.SuiteCase
+	for _, o := range kept {
+		var msgs []string
+		for _, f := range fs {
+			if f.Rule == id && f.Object == objects.RefOf(o) && slices.Contains(severities, f.Severity) {
+				msgs = append(msgs, f.Message)
+			}
+		}
+		out = append(out, admission.SuiteCase{Name: fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, path.Base(o.File)), Object: withNamespace(o),
+			Inventory: inventory, Messages: msgs})
+	}
+	return out
+}
+
+// withNamespace is a copy of o's value that says its namespace when its
+// kind has one, as the API server stores it.
+func withNamespace(o *objects.Object) map[string]any {
+	v := admission.DeepCopy(o.Value)
+	if o.Namespace != "" {
+		meta, _ := v["metadata"].(map[string]any)
+		if meta == nil {
+			meta = map[string]any{}
+			v["metadata"] = meta
+		}
+		meta["namespace"] = o.Namespace
+	}
+	return v
 }
 
 type teamConstraint struct {

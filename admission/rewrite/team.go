@@ -20,6 +20,11 @@ import (
 // review.
 const ReviewedObject = "input.review.object"
 
+// Decisions is the package of a team's template that gives OME's
+// decisions (rules.DecisionsDocument, data.evaluate in the rule): the rule's
+// references to data.evaluate are to it.
+const Decisions = "lib.evaluate"
+
 // RenamedViolation is the name a rule's own violation set (or violation_x)
 // takes in its template: violation is the template's.
 func RenamedViolation(set string) string { return "evaluate_" + set }
@@ -51,6 +56,9 @@ func TeamRule(source, text string) (*TeamModule, error) {
 		return nil, err
 	}
 	if err := rw.teamInput(); err != nil {
+		return nil, err
+	}
+	if err := rw.teamDecisions(); err != nil {
 		return nil, err
 	}
 	if err := rw.teamViolations(); err != nil {
@@ -118,7 +126,7 @@ func (rw *rewriter) teamDataRefs(pkg string) error {
 	ok := func(ref ast.Ref) bool {
 		s := ref.String()
 		return strings.HasPrefix(s, "data.lib.") || s == "data.inventory" || strings.HasPrefix(s, "data.inventory.") ||
-			s == "data."+pkg || strings.HasPrefix(s, "data."+pkg+".")
+			isDecisions(ref) || s == "data."+pkg || strings.HasPrefix(s, "data."+pkg+".")
 	}
 	for _, imp := range rw.mod.Imports {
 		if ref, isRef := imp.Path.Value.(ast.Ref); isRef && ref[0].Equal(ast.DefaultRootDocument) && !ok(ref) {
@@ -144,6 +152,40 @@ func (rw *rewriter) teamInput() error {
 		ast.WalkRefs(r, func(ref ast.Ref) bool {
 			if walkErr == nil && ref[0].Equal(ast.InputRootDocument) {
 				walkErr = rw.add(ref[0].Location, "input", ReviewedObject)
+			}
+			return false
+		})
+	}
+	return walkErr
+}
+
+// isDecisions says whether ref is to OME's decisions (data.evaluate...).
+func isDecisions(ref ast.Ref) bool {
+	return len(ref) > 1 && ref[0].Equal(ast.DefaultRootDocument) && ref[1].Equal(ast.StringTerm("evaluate"))
+}
+
+// teamDecisions turns every reference to OME's decisions, data.evaluate,
+// into one to the template's library that gives them (Decisions), in the
+// imports and the rules.
+func (rw *rewriter) teamDecisions() error {
+	edit := func(ref ast.Ref) error {
+		if !isDecisions(ref) {
+			return nil
+		}
+		return rw.add(ref[1].Location, "evaluate", Decisions)
+	}
+	for _, imp := range rw.mod.Imports {
+		if ref, ok := imp.Path.Value.(ast.Ref); ok {
+			if err := edit(ref); err != nil {
+				return err
+			}
+		}
+	}
+	var walkErr error
+	for _, r := range rw.mod.Rules {
+		ast.WalkRefs(r, func(ref ast.Ref) bool {
+			if walkErr == nil {
+				walkErr = edit(ref)
 			}
 			return false
 		})

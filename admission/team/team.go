@@ -11,6 +11,7 @@
 package team
 
 import (
+	_ "embed"
 	"errors"
 	"fmt"
 	"slices"
@@ -69,9 +70,13 @@ func (rs Refusals) Errors() []error {
 // RegoCheck is a team's Rego rule as a Gatekeeper check: its package's
 // module rewritten (rewrite.TeamRule) with Gatekeeper's violation added
 // (rewrite.TeamViolation), the libraries under lib that it imports, and
-// the stand-in library when it calls the builtins. Its constraint's one
-// parameter, warn, picks the warn sets' messages rather than the others'.
-func RegoCheck(r rules.Rule, own *rules.Set, release, generator string) (*admission.Check, error) {
+// the stand-in library when it calls the builtins. A rule that reads OME's
+// decisions gets them from evaluate.rego (lib.evaluate), with the
+// libraries of selection, OME's OMERuntimeSelection check of the release,
+// and its entry module as lib.ome.runtimeselection (decisionLibs). Its
+// constraint's one parameter, warn, picks the warn sets' messages rather
+// than the others'.
+func RegoCheck(r rules.Rule, own *rules.Set, release, generator string, selection *admission.Check) (*admission.Check, error) {
 	refuse := func(format string, args ...any) error {
 		return &Refusal{Rule: r, Target: TargetGatekeeper, Reason: fmt.Sprintf(format, args...)}
 	}
@@ -111,7 +116,14 @@ func RegoCheck(r rules.Rule, own *rules.Set, release, generator string) (*admiss
 		c.Sources = append(c.Sources, l.Source)
 		standins = append(standins, l.Standins...)
 	}
-	if len(standins) > 0 {
+	if r.Decisions {
+		libs, err := decisionLibs(selection)
+		if err != nil {
+			return nil, refuse("%v", err)
+		}
+		c.Libs = append(c.Libs, libs...)
+		c.Sources = append(c.Sources, selection.Sources...)
+	} else if len(standins) > 0 {
 		for _, l := range admission.Lib() {
 			c.Libs = append(c.Libs, l)
 			c.Sources = append(c.Sources, "policies/gatekeeper/"+l.Path)
@@ -121,6 +133,29 @@ func RegoCheck(r rules.Rule, own *rules.Set, release, generator string) (*admiss
 		return nil, refuse("%v", err)
 	}
 	return c, nil
+}
+
+// decisionsLib gives a template OME's decisions (rewrite.Decisions).
+//
+//go:embed evaluate.rego
+var decisionsLib string
+
+// decisionLibs are the libraries that give a template OME's decisions:
+// those of selection (OMERuntimeSelection's, the stand-ins among them),
+// its entry module moved under lib, and decisionsLib.
+func decisionLibs(selection *admission.Check) ([]admission.LibModule, error) {
+	if selection == nil {
+		return nil, fmt.Errorf("it reads OME's decisions (%s), and no OMERuntimeSelection check was given to take them from", rules.DecisionsDocument)
+	}
+	const pkg = "package omeruntimeselection\n"
+	if !strings.Contains(selection.Rego, pkg) {
+		return nil, fmt.Errorf("OMERuntimeSelection's module has no line %q", strings.TrimSpace(pkg))
+	}
+	libs := slices.Clone(selection.Libs)
+	return append(libs,
+		admission.LibModule{Path: "lib/runtimeselection.rego", Text: strings.Replace(selection.Rego, pkg, "package lib.ome.runtimeselection\n", 1)},
+		admission.LibModule{Path: "lib/evaluate.rego", Text: decisionsLib},
+	), nil
 }
 
 func teamDescription(r rules.Rule) string {
@@ -323,7 +358,7 @@ func CELCheck(r rules.Rule, release, generator string) (*admission.Check, error)
 // Refusals, unless leaveOut names the rule: it is then left out of every
 // target that cannot hold it, and Left says so. An id of leaveOut that
 // is no rule of own is an error.
-func Compile(own *rules.Set, targets, leaveOut []string, release, generator string) (admission.TeamRules, error) {
+func Compile(own *rules.Set, targets, leaveOut []string, release, generator string, selection *admission.Check) (admission.TeamRules, error) {
 	var out admission.TeamRules
 	if own.Len() == 0 {
 		if len(leaveOut) > 0 {
@@ -348,13 +383,13 @@ func Compile(own *rules.Set, targets, leaveOut []string, release, generator stri
 		for _, target := range targets {
 			var err error
 			switch {
-			case r.Decisions:
-				err = &Refusal{Rule: r, Target: target, Reason: "it reads OME's decisions (" + rules.DecisionsDocument + "), which only evaluate gives, not an admission policy"}
 			case target == TargetGatekeeper && r.Language == rules.Rego:
 				var c *admission.Check
-				if c, err = RegoCheck(r, own, release, generator); err == nil {
+				if c, err = RegoCheck(r, own, release, generator, selection); err == nil {
 					out.Gatekeeper = append(out.Gatekeeper, c)
 				}
+			case r.Language == rules.CEL && r.Decisions:
+				err = &Refusal{Rule: r, Target: target, Reason: decisionsRefusal[target]}
 			case target == TargetGatekeeper:
 				var c *admission.Check
 				if c, err = CELCheck(r, release, generator); err == nil {
@@ -386,6 +421,14 @@ func Compile(own *rules.Set, targets, leaveOut []string, release, generator stri
 		return out, refusals
 	}
 	return out, nil
+}
+
+// decisionsRefusal says, by target, why a policy (CEL) that reads OME's
+// decisions cannot go there (a Rego rule goes into a Gatekeeper template).
+var decisionsRefusal = map[string]string{
+	TargetGatekeeper: "it reads OME's decisions (" + rules.DecisionsDocument + "), which Gatekeeper's CEL (K8sNativeValidation) cannot take from its inventory: write it in Rego, whose template gets them",
+	TargetNative:     "it reads OME's decisions (" + rules.DecisionsDocument + "), and a ValidatingAdmissionPolicy reads no object but the one under review",
+	TargetKyverno:    "it reads OME's decisions (" + rules.DecisionsDocument + "), which evaluate does not write into Kyverno's CEL: write it in Rego, whose Gatekeeper template gets them",
 }
 
 // Advice is what to do about refusals: nothing was written, and what

@@ -62,7 +62,7 @@ func TestTeamChecksGiveTheRulesMessages(t *testing.T) {
 			continue
 		}
 		t.Run(r.ID, func(t *testing.T) {
-			c, err := RegoCheck(r, set, "v1.2.2", "evaluate gatekeeper --rules")
+			c, err := RegoCheck(r, set, "v1.2.2", "evaluate gatekeeper --rules", nil)
 			require.NoError(t, err)
 			require.NotContains(t, c.Rego, "ome.version.", "the builtins are called through the stand-in")
 			mods := []func(*rego.Rego){rego.Module(c.Name+".rego", c.Rego)}
@@ -214,7 +214,7 @@ func TestTeamRulesRefused(t *testing.T) {
 			require.NoError(t, err)
 			r := set.Rules[0]
 			if tc.target == TargetGatekeeper {
-				_, err = RegoCheck(r, set, "v1.2.2", "")
+				_, err = RegoCheck(r, set, "v1.2.2", "", nil)
 			} else {
 				_, err = Policy(r, tc.target, tc.kyverno)
 			}

@@ -127,13 +127,11 @@ func TestBundlesHoldOwnRulesOrRefuse(t *testing.T) {
 		files    []string // written, under the folder of --out
 		notFiles []string
 	}{
-		{"gatekeeper, the rule over OME's decisions", []string{"gatekeeper", "--native-out", ""}, 2,
-			[]string{"prod-redundancy.rego:3: rule company.prod_redundancy cannot go into the Gatekeeper bundle: it reads OME's decisions (evaluate), which only evaluate gives, not an admission policy"},
-			nil, []string{"gk"}},
-		{"gatekeeper, no native", []string{"gatekeeper", "--native-out", "", "--leave-out", "company.prod_redundancy"}, 0,
-			[]string{"notice: rule company.prod_redundancy is left out of the Gatekeeper bundle (--leave-out): it reads OME's decisions"},
+		{"gatekeeper, no native", []string{"gatekeeper", "--native-out", ""}, 0, nil,
 			[]string{"gk/team/companyruntimesizerange/template.yaml", "gk/team/companyruntimesizerange/samples/deny/constraint.yaml",
-				"gk/team/companytransformersfloor/suite.yaml", "gk/team/companyautoselectpinsframework/samples/default/constraint.yaml"}, nil},
+				"gk/team/companytransformersfloor/suite.yaml", "gk/team/companyautoselectpinsframework/samples/default/constraint.yaml",
+				// The rule over OME's decisions gets them from the inventory.
+				"gk/team/companyprodredundancy/template.yaml"}, nil},
 		{"gatekeeper and native", []string{"gatekeeper", "--native-out", "NATIVE"}, 2,
 			[]string{"runtime-size-range.rego:3: rule company.runtime_size_range cannot go into the ValidatingAdmissionPolicies (--native-out): it is Rego, and only CEL runs there",
 				"transformers-floor.rego:3: rule company.transformers_floor cannot go into the ValidatingAdmissionPolicies (--native-out)",
@@ -322,4 +320,44 @@ func TestDiffOwnRules(t *testing.T) {
 	require.Equal(t, 2, bad.code)
 	require.Contains(t, bad.stderr, "testdata/bad/rules/")
 	require.Empty(t, bad.stdout, "nothing is compared as if a bad rule were absent")
+}
+
+// A ValidatingAdmissionPolicy that reads OME's decisions goes into no
+// bundle: each says why, and what to write instead.
+func TestBundlesRefuseCELOverDecisions(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "two.yaml"), []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: two-runtimes}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [ome.io], apiVersions: ['*'], operations: [CREATE, UPDATE], resources: [basemodels]}
+  validations:
+  - expression: size(evaluate.decision.runtimes) >= 2
+    message: a model needs two runtimes
+`), 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gatekeeper", "--native-out", ""}, "rule two-runtimes cannot go into the Gatekeeper bundle: it reads OME's decisions (evaluate), which Gatekeeper's CEL (K8sNativeValidation) cannot take from its inventory: write it in Rego, whose template gets them"},
+		{[]string{"gatekeeper", "--native-out", filepath.Join(dir, "native")}, "rule two-runtimes cannot go into the ValidatingAdmissionPolicies (--native-out): it reads OME's decisions (evaluate), and a ValidatingAdmissionPolicy reads no object but the one under review"},
+		{[]string{"kyverno"}, "rule two-runtimes cannot go into the Kyverno bundle: it reads OME's decisions (evaluate), which evaluate does not write into Kyverno's CEL: write it in Rego, whose Gatekeeper template gets them"},
+	} {
+		r := evaluate(t, 60*time.Second, "", append(tc.args, "--rules", dir, "--out", filepath.Join(dir, "out"))...)
+		require.Equal(t, 2, r.code, r.stderr)
+		require.Contains(t, r.stderr, "two.yaml:1: "+tc.want)
+		require.NoDirExists(t, filepath.Join(dir, "out"))
+	}
+}
+
+// A rule over OME's decisions beside objects with fields of the wrong type
+// (lint reads them, to say so): OME decides nothing about those, and the
+// run goes on, where it stopped on the matcher's error.
+func TestDecisionRulesBesideIllTypedObjects(t *testing.T) {
+	r := evaluate(t, time.Minute, "", "lint", "--rules", companyRules, at("testdata/lint/bad"), at("testdata/rules/prod.yaml"))
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stdout, "[company.prod_redundancy] metadata.namespace: BaseModel prod/mistral-7b is served by 1 runtime(s)")
+	require.Contains(t, r.stdout, "[wrong-type]")
 }
