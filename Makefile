@@ -248,8 +248,9 @@ kyverno-verify: build kyverno-cli
 	  rm -rf $$d; trap - EXIT; \
 	done
 	@# kyverno test checks verdicts only: Kyverno's messages, byte for byte,
-	@# and the selection policy's Tests (kubectl-kyverno test -o json).
-	KYVERNO_CLI=$(abspath $(BIN))/kubectl-kyverno $(GO) test -count=1 ./admission/kyverno -run '^(TestKyvernoCLIMessages|TestKyvernoCLITeamPolicies)$$'
+	@# and the selection policy's Tests (kubectl-kyverno test -o json); then
+	@# the Tests evaluate kyverno -f writes of a team's own objects.
+	KYVERNO_CLI=$(abspath $(BIN))/kubectl-kyverno $(GO) test -count=1 ./admission/kyverno ./cmd/evaluate -run '^(TestKyvernoCLIMessages|TestKyvernoCLITeamPolicies|TestKyvernoTestsFromObjects)$$'
 
 # The local control plane's servers, built from their Go modules at the
 # pinned versions into bin/ and reused while they are those versions: etcd

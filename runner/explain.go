@@ -44,9 +44,10 @@ func Explain(engineName string, set *policyset.Set, pairs [][2]*objects.Object) 
 
 // ExplainPairs are the pairs explain explains of objs: each model named
 // modelName with each runtime named runtimeName (every one, for ""), as
-// OME pairs them (ScopedPairs); leftOut counts the pairs OME never
-// considers; when there is no pair, why says why (MissingPair).
-func ExplainPairs(objs []*objects.Object, modelName, runtimeName string) (pairs [][2]*objects.Object, leftOut int, why string) {
+// OME pairs them (ScopedPairs); the notice, when there is one, says how
+// many pairs OME never considers; when there is no pair, why says why
+// (MissingPair).
+func ExplainPairs(objs []*objects.Object, modelName, runtimeName string) (pairs [][2]*objects.Object, notice, why string) {
 	named := func(is func(*objects.Object) bool, name string) []*objects.Object {
 		var out []*objects.Object
 		for _, o := range objs {
@@ -57,10 +58,14 @@ func ExplainPairs(objs []*objects.Object, modelName, runtimeName string) (pairs 
 		return out
 	}
 	ms, rs := named((*objects.Object).IsModel, modelName), named((*objects.Object).IsRuntime, runtimeName)
-	if pairs, leftOut = ScopedPairs(ms, rs); len(pairs) == 0 {
+	pairs, leftOut := ScopedPairs(ms, rs)
+	if len(pairs) == 0 {
 		why = MissingPair(len(ms), len(rs), modelName, runtimeName)
 	}
-	return pairs, leftOut, why
+	if leftOut > 0 {
+		notice = fmt.Sprintf("notice: %d pair(s) left out, which OME never considers (a BaseModel and a ServingRuntime of another namespace)", leftOut)
+	}
+	return pairs, notice, why
 }
 
 // MissingPair says why explain has no pair, of the models and runtimes

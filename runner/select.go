@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/objects"
@@ -23,6 +24,28 @@ func SplitServices(objs []*objects.Object) (services, others []*objects.Object) 
 		}
 	}
 	return services, others
+}
+
+// SelectionCases are the selection cases of objs (evaluate kyverno
+// --test-from): each InferenceService with the other objects, expecting
+// what OME's webhook does with it as Select decides it, in the words a
+// case file would use. Without an InferenceService, none.
+func SelectionCases(engineName string, set *policyset.Set, objs []*objects.Object) ([]cases.Case, error) {
+	services, cluster := SplitServices(objs)
+	results, _, err := Selection{Engine: engineName, Set: set}.Select(services, cluster)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]cases.Case, len(services))
+	for i, isvc := range services {
+		d := results[i].Decision
+		out[i] = cases.Case{File: isvc.File, Line: isvc.Line, Name: isvc.Ref(), InferenceService: isvc, Objects: cluster,
+			Expect: cases.Expect{Admitted: &d.Admitted}}
+		if !d.Admitted {
+			out[i].Expect.Message = &d.Message
+		}
+	}
+	return out, nil
 }
 
 // Selection is how select runs: the engine named, on the policies of set;

@@ -16,7 +16,7 @@ import (
 // cliDoc is docs/cli.md: every command's --help, from the command tree
 // itself, in the tree's order.
 func cliDoc() string {
-	root := newRootCommand(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+	root := newRoot(&globalOptions{stdin: strings.NewReader("")}, &bytes.Buffer{}, &bytes.Buffer{})
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	var b strings.Builder

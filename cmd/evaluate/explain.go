@@ -57,9 +57,9 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	pairs, leftOut, why := runner.ExplainPairs(objs, o.modelName, o.runtimeName)
-	if leftOut > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "notice: %d pair(s) left out, which OME never considers (a BaseModel and a ServingRuntime of another namespace)\n", leftOut)
+	pairs, notice, why := runner.ExplainPairs(objs, o.modelName, o.runtimeName)
+	if notice != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), notice)
 	}
 	if len(pairs) == 0 {
 		reportProblems(cmd, got.Problems)

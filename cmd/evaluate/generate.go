@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -22,9 +21,6 @@ func newGenerateCommand(_ *globalOptions) *cobra.Command {
 		Example: exampleText("generate"),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				return badInput(fmt.Errorf("--dir is required"))
-			}
 			if models < 0 || runtimes < 0 {
 				return badInput(fmt.Errorf("--models and --runtimes must not be negative"))
 			}
@@ -39,12 +35,9 @@ func newGenerateCommand(_ *globalOptions) *cobra.Command {
 					}
 				}
 			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return badInput(err)
-			}
 			ms, rs := synth.ShapedCluster(seed, models, runtimes, shape)
 			if err := synth.WriteCluster(dir, ms, rs); err != nil {
-				return err
+				return badInput(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d models and %d runtimes to %s\n", len(ms), len(rs), dir)
 			return nil
@@ -54,6 +47,7 @@ func newGenerateCommand(_ *globalOptions) *cobra.Command {
 	cmd.Flags().IntVar(&models, "models", 300, "number of models")
 	cmd.Flags().IntVar(&runtimes, "runtimes", 700, "number of runtimes")
 	cmd.Flags().StringVar(&dir, "dir", "", "folder to write models.yaml and runtimes.yaml to")
+	_ = cmd.MarkFlagRequired("dir")
 	cmd.Flags().StringVar(&shapeName, "shape", synth.OME.Name, "how varied the cluster is: few, ome or many")
 	cmd.Flags().Int("architectures", 0, "distinct model architectures (default: the shape's)")
 	cmd.Flags().Int("versions", 0, "distinct framework versions (default: the shape's)")

@@ -107,6 +107,18 @@ func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []l
 	return input.Read(o)
 }
 
+// readWithServices reads the inputs as read does, all of them kept, and
+// from the cluster its InferenceServices only when no file gives any, so
+// that -f isvc.yaml --cluster checks the file's InferenceServices against
+// the cluster's models and runtimes (input.ClusterSource.AddServices).
+func (in *inputOptions) readWithServices(g *globalOptions, cmd *cobra.Command) (*objects.Input, error) {
+	got, err := in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
+	if err == nil {
+		err = in.cluster.AddServices(got)
+	}
+	return got, err
+}
+
 // empty handles an input with none of the objects a command reads: a
 // notice naming where they were looked for, and exit 0, or an error with
 // --fail-on-empty. what is "OME objects", "InferenceServices", ...

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/admission/kyverno"
 	"github.com/ome-policy/evaluator/admission/team"
+	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/runner"
 )
 
 func newKyvernoCommand(g *globalOptions) *cobra.Command {
@@ -15,6 +19,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 		caseFiles, lint []string
 		check           bool
 		own             bundleRules
+		in              inputOptions
 	)
 	cmd := &cobra.Command{
 		Use:     "kyverno",
@@ -37,11 +42,25 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			got := &objects.Input{}
+			if in.given() {
+				if got, err = in.readWithServices(g, cmd); err != nil {
+					return err
+				}
+				if opts.SelectionCases, err = runner.SelectionCases(engine.CEL, set, got.Objects); err != nil || len(opts.SelectionCases) == 0 {
+					reportProblems(cmd, got.Problems)
+					return badInput(cmp.Or(err, fmt.Errorf("no InferenceServices in %s for the selection policy's tests", in.sources())))
+				}
+			}
 			b, err := kyverno.Generate(opts)
 			if err != nil {
 				return err
 			}
-			return writeBundle(cmd, out, b, kyverno.Owned(), check)
+			if err := writeBundle(cmd, out, b, kyverno.Owned(), check); err != nil {
+				return err
+			}
+			reportProblems(cmd, got.Problems)
+			return exitAfter(got.Problems, false)
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "policies/kyverno", "folder to write the bundle to")
@@ -50,5 +69,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
 	own.add(cmd, "a ValidatingAdmissionPolicy becomes a ValidatingPolicy (team/), in Kyverno's CEL; a Rego rule cannot go there")
 	addReleaseFlag(cmd, g)
+	addInputFlags(cmd, &in, true)
+	cmd.MarkFlagsMutuallyExclusive("cases", "filename")
 	return cmd
 }

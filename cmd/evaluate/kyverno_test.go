@@ -2,10 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 func runKyverno(t *testing.T, args ...string) (int, string, string) {
@@ -123,5 +129,76 @@ func TestKyvernoWithoutInputs(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, p, ".kyverno-test")); err == nil {
 			t.Errorf("%s: a .kyverno-test folder without objects to test", p)
 		}
+	}
+}
+
+// evaluate kyverno -f writes the selection policy's Tests of a team's own
+// objects: each InferenceService expected as evaluate select decides it,
+// OME's message in the comment of a failing one. With KYVERNO_CLI (make
+// kyverno-verify), Kyverno's own CLI passes every Test.
+func TestKyvernoTestsFromObjects(t *testing.T) {
+	dir := t.TempDir()
+	objs := at("testdata/examples/upgrade")
+	if code, out, errOut := runKyverno(t, "-f", objs, "--out", dir); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	tests, err := os.ReadFile(filepath.Join(dir, "ome-runtime-selection", ".kyverno-test", "kyverno-test.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := evaluate(t, time.Minute, "", "select", "-o", "json", objs)
+	var doc struct {
+		Decisions []struct {
+			InferenceService struct{ Namespace, Name string } `json:"inferenceService"`
+			Admitted         bool
+			Message          string
+		} `json:"decisions"`
+	}
+	if err := json.Unmarshal([]byte(sel.stdout), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, sel.stdout)
+	}
+	results := map[string]string{} // by InferenceService, pass or fail
+	dec := yaml.NewDecoder(bytes.NewReader(tests))
+	for {
+		var test struct {
+			Results []struct {
+				Resources []string
+				Result    string
+			}
+		}
+		if err := dec.Decode(&test); err != nil {
+			break
+		}
+		for _, r := range test.Results {
+			results[strings.Join(r.Resources, ",")] = r.Result
+		}
+	}
+	fails := 0
+	for _, d := range doc.Decisions {
+		ref := d.InferenceService.Namespace + "/" + d.InferenceService.Name
+		want := map[bool]string{true: "pass", false: "fail"}[d.Admitted]
+		if results[ref] != want {
+			t.Errorf("%s: the Tests expect %q, evaluate select says %s", ref, results[ref], want)
+		}
+		if !d.Admitted {
+			fails++
+			if !strings.Contains(string(tests), "# "+d.Message+"\n") {
+				t.Errorf("%s: the failing result does not say OME's message %q", ref, d.Message)
+			}
+		}
+	}
+	if fails == 0 || fails == len(doc.Decisions) || len(results) != len(doc.Decisions) {
+		t.Fatalf("%d of %d refused by evaluate select; the Tests hold %d results", fails, len(doc.Decisions), len(results))
+	}
+	if code, _, errOut := runKyverno(t, "-f", at("testdata/examples/models"), "--out", t.TempDir()); code != exitBadInput || !strings.Contains(errOut, "no InferenceServices in") {
+		t.Errorf("objects without InferenceServices: exit %d\n%s", code, errOut)
+	}
+	cli := os.Getenv("KYVERNO_CLI")
+	if cli == "" {
+		t.Skip("KYVERNO_CLI is not set: the Tests are not run on Kyverno's CLI (make kyverno-verify runs them)")
+	}
+	out, err := exec.Command(cli, "test", "--remove-color", filepath.Join(dir, "ome-runtime-selection")).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), fmt.Sprintf("Test Summary: %d tests passed and 0 tests failed", len(doc.Decisions))) {
+		t.Fatalf("kubectl-kyverno test: %v\n%s", err, out)
 	}
 }

@@ -85,11 +85,9 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	p := newProgress(cmd, "linting", -1)
 	defer p.Finish()
-	linted := 0
 	got, err := o.in.read(g, cmd, live.ModelsAndRuntimes, true, func(obj *objects.Object) {
 		run.Object(obj)
-		linted++
-		p.Set("linting", linted, -1)
+		p.Set("linting", len(run.Objects), -1)
 	})
 	if err != nil {
 		return err

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/builtins/regolib"
@@ -31,16 +29,9 @@ func newPoliciesCommand(g *globalOptions) *cobra.Command {
 			if len(args) == 0 && !all {
 				return about.WritePolicyList(out, set)
 			}
-			files := set.Files
-			if len(args) > 0 {
-				files = nil
-				for _, a := range args {
-					f, ok := set.Find(a)
-					if !ok {
-						return badInput(fmt.Errorf("no policy file %q in %s (see 'evaluate policies')", a, set.Origin))
-					}
-					files = append(files, f)
-				}
+			files, err := set.FindAll(args)
+			if err != nil {
+				return badInput(err)
 			}
 			return about.WritePolicySources(out, set, files)
 		},

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/report"
 	"github.com/ome-policy/evaluator/runner"
 )
@@ -75,11 +74,8 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if !o.in.given() {
 		return badInput(fmt.Errorf("give the models and runtimes: files, folders, -f, -m and -r, - or --cluster"))
 	}
-	got, err := o.in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
+	got, err := o.in.readWithServices(g, cmd)
 	if err != nil {
-		return err
-	}
-	if err := o.in.cluster.AddServices(got); err != nil {
 		return err
 	}
 	in, err := report.Of(got.Objects, o.in.sources())

@@ -48,11 +48,6 @@ type globalOptions struct {
 	restoreMemory func()
 }
 
-// newRootCommand builds the command tree; tests run it in-process.
-func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	return newRoot(&globalOptions{stdin: stdin}, stdout, stderr)
-}
-
 func newRoot(g *globalOptions, stdout, stderr io.Writer) *cobra.Command {
 	stdin := g.stdin
 	root := &cobra.Command{

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/runner"
 )
@@ -46,14 +45,8 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if !o.in.given() {
 		return badInput(fmt.Errorf("give the InferenceServices, models and runtimes: files, folders, -f (-m and -r for models and runtimes), - or --cluster"))
 	}
-	// From the cluster: its InferenceServices only when no file gives
-	// any, so that -f isvc.yaml --cluster checks the file's
-	// InferenceServices against the cluster's models and runtimes.
-	got, err := o.in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
+	got, err := o.in.readWithServices(g, cmd)
 	if err != nil {
-		return err
-	}
-	if err := o.in.cluster.AddServices(got); err != nil {
 		return err
 	}
 	set, err := g.For(o.engineName)

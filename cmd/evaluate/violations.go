@@ -38,7 +38,6 @@ func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			in.paths = args
 			if !in.given() {
 				return badInput(fmt.Errorf("give the models and runtimes: files, folders, -f, - or --cluster"))
 			}
@@ -66,6 +65,7 @@ func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &format, output.ViolationsFormats)
 	addInputFlags(cmd, &in, true)
+	takePathArgs(cmd, &in)
 	cmd.Flags().StringSliceVar(&severities, "severities", []string{engine.SeverityError}, "the severities the constraint enforces (its parameters.severities)")
 	_ = cmd.RegisterFlagCompletionFunc("severities", cobra.FixedCompletions(engine.Severities, cobra.ShellCompDirectiveNoFileComp))
 	return cmd

@@ -238,6 +238,9 @@ func (g *shaper) runtime(i int) map[string]any {
 // WriteCluster writes the models to DIR/models.yaml and the runtimes to
 // DIR/runtimes.yaml, as YAML documents, into the folder dir.
 func WriteCluster(dir string, models, runtimes []map[string]any) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	for _, f := range []struct {
 		name string
 		objs []map[string]any

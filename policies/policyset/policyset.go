@@ -156,6 +156,23 @@ func (s *Set) Sources(engine string, tests bool) []File {
 }
 
 // Find is the policy file named name: its path in the set, or where it
+// FindAll finds the policy files named (Find), in order; none named is
+// every file. A name that no file has is an error that says where to look.
+func (s *Set) FindAll(names []string) ([]File, error) {
+	if len(names) == 0 {
+		return s.Files, nil
+	}
+	out := make([]File, 0, len(names))
+	for _, n := range names {
+		f, ok := s.Find(n)
+		if !ok {
+			return nil, fmt.Errorf("no policy file %q in %s (see 'evaluate policies')", n, s.Origin)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
 // came from (Where).
 func (s *Set) Find(name string) (File, bool) {
 	for _, f := range s.Files {
