@@ -190,6 +190,9 @@ type Selection struct {
 	Check string `json:"check"`
 	// Position is the selected runtime's on that side.
 	Position
+	// excluded are the runtimes the webhook looked at and excluded, with
+	// why, for the rule of an upgrade (computation.rules).
+	excluded map[objects.Ref]string
 }
 
 // ServiceChange is an InferenceService whose decision changed, or a new one.
@@ -826,6 +829,12 @@ func (s *sides) position(ref objects.Ref) Position {
 // position of the selected runtime.
 func SelectionOf(d engine.Decision, at func(objects.Ref) Position) *Selection {
 	s := &Selection{Admitted: d.Admitted, Message: d.Message, Check: d.Check}
+	for _, e := range d.Excluded {
+		if s.excluded == nil {
+			s.excluded = map[objects.Ref]string{}
+		}
+		s.excluded[e.Ref] = e.Reason
+	}
 	if d.Admitted && d.Selected != nil {
 		ref := *d.Selected
 		s.Runtime = &ref

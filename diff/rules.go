@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"fmt"
+
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
 )
@@ -156,8 +158,31 @@ func (c *computation) rules() error {
 				}
 			}
 		}
+		if sc.Rule == "" {
+			sc.Rule = exclusionDigest(c.before.Release, sc.Before, c.after.Release, sc.After)
+		}
 	}
 	return nil
+}
+
+// exclusionDigest names why one release excludes the runtime that the
+// other selects for an InferenceService, when no pair's verdict moved (a
+// check of the runtime against the InferenceService, such as its
+// deployment mode): "v1.2.2 excludes vllm: runtime engine deployment mode
+// ..."; "" when neither does.
+func exclusionDigest(before string, b *Selection, after string, a *Selection) string {
+	for _, s := range []struct {
+		release        string
+		selects, skips *Selection
+	}{{after, b, a}, {before, a, b}} {
+		if s.selects == nil || s.skips == nil || s.selects.Runtime == nil {
+			continue
+		}
+		if why := s.skips.excluded[*s.selects.Runtime]; why != "" {
+			return fmt.Sprintf("%s excludes %s: %s", s.release, s.selects.Runtime.Name, why)
+		}
+	}
+	return ""
 }
 
 // checkDigest names the webhook check that refuses an InferenceService on
