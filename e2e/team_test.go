@@ -49,6 +49,24 @@ func readOne(t *testing.T, path string) *unstructured.Unstructured {
 	return objs[0]
 }
 
+// installTeamRule installs the template of a team's rule (its folder
+// under the Gatekeeper bundle's team/, in dir) and its deny constraint,
+// once Gatekeeper serves the template's kind; both go when the test ends.
+func installTeamRule(t *testing.T, dir, name string) {
+	t.Helper()
+	team := filepath.Join(dir, "gatekeeper", "team", name)
+	applyWhileTesting(t, []*unstructured.Unstructured{readOne(t, filepath.Join(team, "template.yaml"))})
+	c := readOne(t, filepath.Join(team, "samples", "deny", "constraint.yaml"))
+	if err := eventually(90*time.Second, func() error { _, err := kube.Apply(ctxT(t), c); return err }); err != nil {
+		t.Fatalf("the constraint of %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := kube.Delete(ctxT(t), c); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
 // testTeamRules installs the example team's rules as `evaluate gatekeeper
 // --rules` and `evaluate kyverno --rules` write them, on the real API
 // server: a Rego rule's template and deny constraint in Gatekeeper (one of
@@ -72,17 +90,7 @@ func testTeamRules(t *testing.T) {
 	devRuntime := filepath.Join(repo, "testdata", "examples", "runtimes", "vllm-llama-3-2-3b-instruct.yaml")
 
 	t.Run("gatekeeper-rego", func(t *testing.T) {
-		team := filepath.Join(dir, "gatekeeper", "team", "companytransformersfloor")
-		applyWhileTesting(t, []*unstructured.Unstructured{readOne(t, filepath.Join(team, "template.yaml"))})
-		c := readOne(t, filepath.Join(team, "samples", "deny", "constraint.yaml"))
-		if err := eventually(90*time.Second, func() error { _, err := kube.Apply(ctxT(t), c); return err }); err != nil {
-			t.Fatalf("the constraint of company.transformers_floor: %v", err)
-		}
-		t.Cleanup(func() {
-			if err := kube.Delete(ctxT(t), c); err != nil {
-				t.Error(err)
-			}
-		})
+		installTeamRule(t, dir, "companytransformersfloor")
 		want := "[company-transformers-floor] " + teamFindings(t, "company.transformers_floor", floorRuntime)[0]
 		probe := readOne(t, floorRuntime)
 		if err := eventually(90*time.Second, func() error {
@@ -119,17 +127,7 @@ func testTeamRules(t *testing.T) {
 		}
 		ensureNamespaces(t, []object{{File: prod, Obj: runtimes[0]}})
 		applyWhileTesting(t, runtimes)
-		team := filepath.Join(dir, "gatekeeper", "team", "companyprodredundancy")
-		applyWhileTesting(t, []*unstructured.Unstructured{readOne(t, filepath.Join(team, "template.yaml"))})
-		c := readOne(t, filepath.Join(team, "samples", "deny", "constraint.yaml"))
-		if err := eventually(90*time.Second, func() error { _, err := kube.Apply(ctxT(t), c); return err }); err != nil {
-			t.Fatalf("the constraint of company.prod_redundancy: %v", err)
-		}
-		t.Cleanup(func() {
-			if err := kube.Delete(ctxT(t), c); err != nil {
-				t.Error(err)
-			}
-		})
+		installTeamRule(t, dir, "companyprodredundancy")
 		want := "[company-prod-redundancy] " + teamFindings(t, "company.prod_redundancy", prod)[0]
 		if err := eventually(90*time.Second, func() error {
 			_, err := kube.Create(ctxT(t), models["mistral-7b"], true)
