@@ -46,15 +46,7 @@ func TestKyvernoCLIMessages(t *testing.T) {
 	}
 	for _, r := range all.Releases() {
 		t.Run(r, func(t *testing.T) {
-			set, err := all.ForRelease(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts := projectOptions(t, set)
-			b, err := Generate(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b, opts := projectBundle(t, all, r)
 			dir := t.TempDir()
 			if err := b.Write(dir, b.Paths(), nil); err != nil {
 				t.Fatal(err)

@@ -224,6 +224,22 @@ func kyvernoComment(t *testing.T, testFile []byte, key string, n int) string {
 
 // projectOptions are the generators' inputs for set's release as the CLI
 // makes them from the project's own files, which the binary carries.
+// projectBundle is the bundle of release r of all, with the project's
+// inputs (projectOptions), and those inputs.
+func projectBundle(t *testing.T, all *policyset.Set, r string) (admission.Bundle, admission.Options) {
+	t.Helper()
+	set, err := all.ForRelease(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := projectOptions(t, set)
+	b, err := Generate(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, opts
+}
+
 func projectOptions(t *testing.T, set *policyset.Set) admission.Options {
 	t.Helper()
 	opts, err := admission.BundleInputs(set, nil, nil, nil)

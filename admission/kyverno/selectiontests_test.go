@@ -66,15 +66,7 @@ func TestKyvernoSelectionTestsHoldTheCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range all.Releases() {
-		set, err := all.ForRelease(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts := projectOptions(t, set)
-		b, err := Generate(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b, opts := projectBundle(t, all, r)
 		bundleTests := admission.Bundle{}
 		prefix := path.Join(kyvernoSelectionName, ".kyverno-test") + "/"
 		for p, data := range b {
