@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
@@ -305,21 +304,11 @@ func ruleFindings(in Input) ([]engine.Finding, error) {
 		fs, probs := in.Rules.Check(o)
 		out, problems = append(out, fs...), append(problems, probs...)
 	}
-	if in.Rules.ReadsDecisions() {
-		kept, _ := objects.Deduplicate(append(append([]*objects.Object{}, in.Others...), objs...))
-		decisions, err := in.Decide(kept)
-		if err != nil {
-			return nil, err
-		}
-		all := answer.ObjectValues(kept)
-		for _, o := range kept {
-			if !o.IsModel() && !o.IsRuntime() && !o.IsService() {
-				continue
-			}
-			fs, probs := in.Rules.CheckDecisions(o, rules.View{Objects: all, Decision: decisions[o]})
-			out, problems = append(out, fs...), append(problems, probs...)
-		}
+	fs, probs, err := in.Rules.CheckAllDecisions(append(append([]*objects.Object{}, in.Others...), objs...), in.Decide)
+	if err != nil {
+		return nil, err
 	}
+	out, problems = append(out, fs...), append(problems, probs...)
 	if len(problems) > 0 {
 		return nil, problems
 	}

@@ -379,8 +379,7 @@ type Decide func(objs []*objects.Object) (map[*objects.Object]map[string]any, er
 
 // CheckAll runs every rule on each object of objs, objects as kubectl
 // apply leaves them (no two of one kind, namespace and name): Check, then
-// CheckDecisions with every object of objs and decide's decision about
-// it. decide is called only when a rule reads OME's decisions.
+// CheckAllDecisions.
 func (s *Set) CheckAll(objs []*objects.Object, decide Decide) ([]answer.Finding, Problems, error) {
 	var out []answer.Finding
 	var probs Problems
@@ -388,15 +387,30 @@ func (s *Set) CheckAll(objs []*objects.Object, decide Decide) ([]answer.Finding,
 		fs, p := s.Check(o)
 		out, probs = append(out, fs...), append(probs, p...)
 	}
-	if !s.ReadsDecisions() {
-		return out, probs, nil
-	}
-	decisions, err := decide(objs)
+	fs, p, err := s.CheckAllDecisions(objs, decide)
 	if err != nil {
 		return nil, nil, err
 	}
-	all := answer.ObjectValues(objs)
-	for _, o := range objs {
+	return append(out, fs...), append(probs, p...), nil
+}
+
+// CheckAllDecisions runs the rules that read OME's decisions on each
+// object that kubectl apply would leave of objs (objects.Deduplicate),
+// with every such object and decide's decision about it. decide is
+// called only when a rule reads OME's decisions.
+func (s *Set) CheckAllDecisions(objs []*objects.Object, decide Decide) ([]answer.Finding, Problems, error) {
+	if !s.ReadsDecisions() {
+		return nil, nil, nil
+	}
+	kept, _ := objects.Deduplicate(objs)
+	decisions, err := decide(kept)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []answer.Finding
+	var probs Problems
+	all := answer.ObjectValues(kept)
+	for _, o := range kept {
 		fs, p := s.CheckDecisions(o, View{Objects: all, Decision: decisions[o]})
 		out, probs = append(out, fs...), append(probs, p...)
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
@@ -259,16 +258,13 @@ func (r *LintRun) decisionRules(ignored map[engine.LintedObject]map[string]bool)
 	if r.Decide == nil {
 		return fmt.Errorf("rules that read OME's decisions need its decisions: this run gives none")
 	}
-	kept, _ := objects.Deduplicate(r.full)
-	decisions, err := r.Decide(kept)
+	fs, problems, err := r.Own.CheckAllDecisions(r.full, r.Decide)
 	if err != nil {
 		return err
 	}
-	all := answer.ObjectValues(kept)
-	for _, o := range kept {
-		fs, problems := r.Own.CheckDecisions(o, rules.View{Objects: all, Decision: decisions[o]})
-		r.Problems = append(r.Problems, problems...)
-		r.keep(fs, ignored[engine.LintedObject{Ref: objects.RefOf(o), File: o.File, Line: o.Line}])
+	r.Problems = append(r.Problems, problems...)
+	for _, f := range fs {
+		r.keep([]engine.Finding{f}, ignored[engine.LintedObject{Ref: f.Object, File: f.File, Line: f.ObjectLine}])
 	}
 	return nil
 }

@@ -43,10 +43,11 @@ func (d *diffMarkdown) Write(r *diff.Report, sides Sides) error {
 		b.WriteString("No decision changes.\n\n")
 	}
 	b.WriteString("| | |\n|---|--:|\n")
-	for _, row := range []struct {
+	type row struct {
 		what string
 		n    int
-	}{
+	}
+	rows := []row{
 		{"Models left with no compatible runtime", s.NoRuntime},
 		{"Other models that gain or lose a runtime", s.Models},
 		{"InferenceServices routed elsewhere or refused", s.Rerouted},
@@ -54,12 +55,11 @@ func (d *diffMarkdown) Write(r *diff.Report, sides Sides) error {
 		{"Refusals that read differently", s.Refusals},
 		{"Pairs not compatible before and after whose reason reads differently", s.Reworded},
 		{"Objects added, removed or changed that move no decision", s.Unmoved},
-		{"Findings of --rules made (errors among them are regressions)", s.RulesMade},
-		{"Findings of --rules cleared", s.RulesCleared},
-	} {
-		if r.Rules == nil && strings.Contains(row.what, "--rules") {
-			continue
-		}
+	}
+	if r.Rules != nil { // a team's rules judged the sides
+		rows = append(rows, row{"Findings of --rules made (errors among them are regressions)", s.RulesMade}, row{"Findings of --rules cleared", s.RulesCleared})
+	}
+	for _, row := range rows {
 		fmt.Fprintf(&b, "| %s | %d |\n", row.what, row.n)
 	}
 	details := func(open bool, title string, n int, body func()) {
