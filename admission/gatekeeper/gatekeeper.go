@@ -25,7 +25,10 @@ func Generate(opts admission.Options, checks []*admission.Check) (admission.Bund
 	}
 	gk.Add("", selection)
 	gk.Add("", lintSuite(opts.Lint))
-	team, templates, constraints := teamFiles(opts.Team, opts.Lint)
+	team, templates, constraints, err := teamFiles(opts.Team, opts.Lint)
+	if err != nil {
+		return nil, err
+	}
 	gk.Add("", team)
 	gk.Add("", installFiles(templates, constraints))
 	return gk, nil

@@ -33,7 +33,7 @@ var Owned = []string{"omeruntimeselection", "omeversionlint", TeamFolder}
 // objects of OMEVersionLint's suite (lint) with each of its constraints,
 // expecting the messages that the rule gives each object in `evaluate lint
 // --rules`, of the constraint's severities.
-func teamFiles(team admission.TeamRules, lint []admission.ObjectFindings) (b admission.Bundle, templates, constraints []string) {
+func teamFiles(team admission.TeamRules, lint []admission.ObjectFindings) (b admission.Bundle, templates, constraints []string, err error) {
 	b = admission.Bundle{}
 	for _, c := range team.Gatekeeper {
 		dir := path.Join(TeamFolder, c.Name)
@@ -48,12 +48,16 @@ func teamFiles(team admission.TeamRules, lint []admission.ObjectFindings) (b adm
 			sample := path.Join("samples", s.sample)
 			b[path.Join(dir, sample, "constraint.yaml")] = constraintYAML(c.Release, c.Generator, c.Kind, s.name, s.action, s.description, kinds, s.params)
 			constraints = append(constraints, path.Join(dir, sample, "constraint.yaml"))
+			suiteCases, err := teamCases(team, c.Team.ID, s.severities, lint)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("the suite of %s: %w", c.Team.ID, err)
+			}
 			tests = append(tests, SuiteTest{Name: s.sample, Template: "template.yaml", Constraint: path.Join(sample, "constraint.yaml"),
-				CaseDir: sample, Cases: teamCases(team, c.Team.ID, s.severities, lint)})
+				CaseDir: sample, Cases: suiteCases})
 		}
 		b.Add(dir, suiteFiles(c.Name, tests))
 	}
-	return b, templates, constraints
+	return b, templates, constraints, nil
 }
 
 // teamCases are the rule's own cases (rule cases of the rules' case
@@ -62,7 +66,7 @@ func teamFiles(team admission.TeamRules, lint []admission.ObjectFindings) (b adm
 // each with the messages the rule id of the team's rules gives it, of the
 // severities. A rule that reads OME's decisions judges each object of lint
 // with all of them, as evaluate lint does: they are each case's inventory.
-func teamCases(team admission.TeamRules, id string, severities []string, lint []admission.ObjectFindings) []admission.SuiteCase {
+func teamCases(team admission.TeamRules, id string, severities []string, lint []admission.ObjectFindings) ([]admission.SuiteCase, error) {
 	set := team.Set
 	var out []admission.SuiteCase
 	var rule rules.Rule
@@ -72,7 +76,7 @@ func teamCases(team admission.TeamRules, id string, severities []string, lint []
 		}
 	}
 	if rule.Decisions {
-		return append(out, decisionCases(team, id, severities, lint)...)
+		return decisionCases(team, id, severities, lint)
 	}
 	if all, err := cases.ReadAll(set.CaseFiles); err == nil && len(rule.Severities) == 1 && slices.Contains(severities, rule.Severities[0]) {
 		for _, c := range all {
@@ -92,22 +96,27 @@ func teamCases(team admission.TeamRules, id string, severities []string, lint []
 		}
 		out = append(out, admission.SuiteCase{Name: fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, path.Base(o.File)), Object: admission.DeepCopy(o.Value), Messages: msgs})
 	}
-	return out
+	return out, nil
 }
 
 // decisionCases are the objects of lint, each with the messages that the
 // rule id, which reads OME's decisions, gives it beside all of them (the
 // case's inventory: the models and runtimes, each with its namespace),
-// of the severities. Objects the rule cannot judge give no case.
-func decisionCases(team admission.TeamRules, id string, severities []string, lint []admission.ObjectFindings) []admission.SuiteCase {
+// of the severities. What keeps the rule from judging them (OME's
+// decisions, or the rule's own problems) is an error: a suite without
+// those cases would pass unseen.
+func decisionCases(team admission.TeamRules, id string, severities []string, lint []admission.ObjectFindings) ([]admission.SuiteCase, error) {
 	all := make([]*objects.Object, len(lint))
 	for i, l := range lint {
 		all[i] = l.Object
 	}
 	kept, _ := objects.Deduplicate(all)
 	fs, problems, err := team.Set.CheckAll(kept, team.Decide)
-	if err != nil || len(problems) > 0 {
-		return nil
+	if err == nil && len(problems) > 0 {
+		err = problems
+	}
+	if err != nil {
+		return nil, err
 	}
 	var inventory []map[string]any
 	for _, o := range kept {
@@ -126,7 +135,7 @@ func decisionCases(team admission.TeamRules, id string, severities []string, lin
 		out = append(out, admission.SuiteCase{Name: fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, path.Base(o.File)), Object: withNamespace(o),
 			Inventory: inventory, Messages: msgs})
 	}
-	return out
+	return out, nil
 }
 
 // withNamespace is a copy of o's value that says its namespace when its

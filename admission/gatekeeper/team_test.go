@@ -1,0 +1,47 @@
+package gatekeeper
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ome-policy/evaluator/admission"
+	"github.com/ome-policy/evaluator/admission/team"
+	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/rules"
+)
+
+// The suite of a rule over OME's decisions is made with them: without
+// them the bundle is not written, where a suite without its cases would
+// pass unseen.
+func TestDecisionSuiteNeedsTheDecisions(t *testing.T) {
+	all, err := policyset.Embedded()
+	require.NoError(t, err)
+	set, err := all.ForRelease(all.Newest())
+	require.NoError(t, err)
+	own, err := rules.Load([]string{"../../examples/company-rules"}, nil)
+	require.NoError(t, err)
+	checks, err := admission.Checks(set)
+	require.NoError(t, err)
+	var selection *admission.Check
+	for _, c := range checks {
+		if c.Kind == admission.SelectionKind {
+			selection = c
+		}
+	}
+	compiled, err := team.Compile(own, []string{team.TargetGatekeeper}, nil, set.Release, "evaluate gatekeeper --rules", selection)
+	require.NoError(t, err)
+	compiled.Decide = func([]*objects.Object) (map[*objects.Object]map[string]any, error) {
+		return nil, errors.New("no decisions here")
+	}
+	objs, err := objects.Load([]string{"../../testdata/rules/prod.yaml"}, objects.LoadOptions{})
+	require.NoError(t, err)
+	var lint []admission.ObjectFindings
+	for _, o := range objs {
+		lint = append(lint, admission.ObjectFindings{Object: o})
+	}
+	_, _, _, err = teamFiles(compiled, lint)
+	require.EqualError(t, err, "the suite of company.prod_redundancy: no decisions here")
+}
