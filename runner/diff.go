@@ -198,16 +198,9 @@ func (d *Diff) Run() (DiffResult, error) {
 		return d.upgrade()
 	}
 	// The team's rules are read first: a bad rule ends the run at once.
-	var set *policyset.Set
-	var own *sideRules
-	if len(d.Rules) > 0 {
-		var err error
-		if set, err = d.Policies.For(d.Engine); err != nil {
-			return DiffResult{}, err
-		}
-		if own, err = d.ownRules(set); err != nil {
-			return DiffResult{}, err
-		}
+	set, own, err := d.ownRules(func() (*policyset.Set, error) { return d.Policies.For(d.Engine) })
+	if err != nil {
+		return DiffResult{}, err
 	}
 	ready := Compile(d.Engine, func() (*policyset.Set, error) { return d.Policies.For(d.Engine) }, CompileMatch|CompileSelect)
 	sides, err := d.read()
@@ -243,17 +236,22 @@ func (d *Diff) Run() (DiffResult, error) {
 	return r, err
 }
 
-// ownRules reads the team's rules of d (nil without any) beside the lint
-// rules of set.
-func (d *Diff) ownRules(set *policyset.Set) (*sideRules, error) {
+// ownRules reads the team's rules of d beside the lint rules of the
+// policies that set gives, and gives those policies too; nothing (and set
+// is not asked) without rules.
+func (d *Diff) ownRules(set func() (*policyset.Set, error)) (*policyset.Set, *sideRules, error) {
 	if len(d.Rules) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	ome, own, err := OwnRulesFor(set, d.Rules)
+	s, err := set()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &sideRules{own: own, all: WithOwnRules(ome, own)}, nil
+	ome, own, err := OwnRulesFor(s, d.Rules)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, &sideRules{own: own, all: WithOwnRules(ome, own)}, nil
 }
 
 // sideRules are a team's own rules that judge both sides of a diff: own,
@@ -333,11 +331,8 @@ func (d *Diff) upgrade() (DiffResult, error) {
 	if err != nil {
 		return DiffResult{}, err
 	}
-	from, err := up.all.Only(d.Engine).ForRelease(up.From)
-	if err != nil {
-		return DiffResult{}, err
-	}
-	own, err := d.ownRules(from)
+	// The team's rules are read first: a bad rule ends the run at once.
+	from, own, err := d.ownRules(func() (*policyset.Set, error) { return up.all.Only(d.Engine).ForRelease(up.From) })
 	if err != nil {
 		return DiffResult{}, err
 	}
