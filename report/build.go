@@ -33,7 +33,7 @@ type Input struct {
 	// models, runtimes and InferenceServices the page lists with lint's;
 	// Decide gives OME's decisions to those that read them.
 	Rules  *rules.Set
-	Decide func(objs []*objects.Object) (map[*objects.Object]map[string]any, error)
+	Decide rules.Decide
 	// Progress, when set, is told how far each step is: "matching" and
 	// "explaining" model by model (total: the models), "linting" and
 	// "selecting" once each, when they start (done 0 of 1).

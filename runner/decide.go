@@ -23,7 +23,7 @@ import (
 // An object with a field of the wrong type (objects.CheckObject), which
 // OME's API refuses and which lint reads to say so, has no decision and is
 // in none.
-func Decider(engineName string, set *policyset.Set) func(objs []*objects.Object) (map[*objects.Object]map[string]any, error) {
+func Decider(engineName string, set *policyset.Set) rules.Decide {
 	return func(objs []*objects.Object) (map[*objects.Object]map[string]any, error) {
 		var models, runtimes, services []*objects.Object
 		for _, o := range objs {
@@ -36,7 +36,7 @@ func Decider(engineName string, set *policyset.Set) func(objs []*objects.Object)
 				models = append(models, o)
 			case o.IsRuntime():
 				runtimes = append(runtimes, o)
-			case o.Kind == objects.KindInferenceService:
+			case o.IsService():
 				services = append(services, o)
 			}
 		}

@@ -140,7 +140,7 @@ type LintRun struct {
 	Own *rules.Set
 	// Decide gives OME's decisions about the objects, for the rules of Own
 	// that read them (Decider).
-	Decide func(objs []*objects.Object) (map[*objects.Object]map[string]any, error)
+	Decide rules.Decide
 
 	set     []engine.SetObject
 	full    []*objects.Object // the objects, when rules read OME's decisions
