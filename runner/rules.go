@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ome-policy/evaluator/admission"
@@ -90,7 +91,7 @@ func TeamBundles(set *policyset.Set, paths, leaveOut, targets []string, command 
 		made = "`" + command + " --ome-version " + set.Release + " --rules`"
 	}
 	var selection *admission.Check
-	if own.ReadsDecisions() {
+	if own.ReadsDecisions() && slices.Contains(targets, team.TargetGatekeeper) {
 		checks, err := admission.Checks(set)
 		if err != nil {
 			return admission.TeamRules{}, err
