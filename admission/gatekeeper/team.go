@@ -101,7 +101,7 @@ func teamCases(team admission.TeamRules, id string, severities []string, lint []
 
 // decisionCases are the objects of lint, each with the messages that the
 // rule id, which reads OME's decisions, gives it beside all of them (the
-// case's inventory: the models and runtimes, each with its namespace),
+// case's inventory: the models and runtimes),
 // of the severities. What keeps the rule from judging them (OME's
 // decisions, or the rule's own problems) is an error: a suite without
 // those cases would pass unseen.
@@ -121,7 +121,7 @@ func decisionCases(team admission.TeamRules, id string, severities []string, lin
 	var inventory []map[string]any
 	for _, o := range kept {
 		if o.IsModel() || o.IsRuntime() {
-			inventory = append(inventory, withNamespace(o))
+			inventory = append(inventory, admission.DeepCopy(o.Value))
 		}
 	}
 	var out []admission.SuiteCase
@@ -132,25 +132,10 @@ func decisionCases(team admission.TeamRules, id string, severities []string, lin
 				msgs = append(msgs, f.Message)
 			}
 		}
-		out = append(out, admission.SuiteCase{Name: fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, path.Base(o.File)), Object: withNamespace(o),
+		out = append(out, admission.SuiteCase{Name: fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, path.Base(o.File)), Object: admission.DeepCopy(o.Value),
 			Inventory: inventory, Messages: msgs})
 	}
 	return out, nil
-}
-
-// withNamespace is a copy of o's value that says its namespace when its
-// kind has one, as the API server stores it.
-func withNamespace(o *objects.Object) map[string]any {
-	v := admission.DeepCopy(o.Value)
-	if o.Namespace != "" {
-		meta, _ := v["metadata"].(map[string]any)
-		if meta == nil {
-			meta = map[string]any{}
-			v["metadata"] = meta
-		}
-		meta["namespace"] = o.Namespace
-	}
-	return v
 }
 
 type teamConstraint struct {
