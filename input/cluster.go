@@ -2,6 +2,7 @@ package input
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"slices"
 
@@ -32,8 +33,14 @@ type ClusterSource struct {
 	// what is called once the read is over.
 	Reading func() (progress func(read int), done func())
 
-	client *live.Client
-	told   func(read int) // the progress of the read under way
+	// AllContexts (--all-contexts) reads the cluster of every context of
+	// the kubeconfig; Concurrency (--concurrency) is how many clusters a
+	// fleet reads at once (fleet.go).
+	AllContexts bool
+	Concurrency int
+
+	client     *live.Client
+	told       func(read int) // the progress of the read under way
 }
 
 // FlagAnnotation marks the flags that AddFlags binds, so that a command's
@@ -65,7 +72,7 @@ func (c *ClusterSource) AddFlags(fs *pflag.FlagSet) {
 // Enabled says whether the cluster is read: --cluster, or any flag of
 // live.ImpliesCluster.
 func (c *ClusterSource) Enabled() bool {
-	if c.Cluster.Given {
+	if c.Cluster.Given || c.AllContexts {
 		return true
 	}
 	if c.Changed == nil {
@@ -108,11 +115,7 @@ func (c *ClusterSource) ReadInto(resources []live.Resource, in *objects.Input, o
 		done()
 		return err
 	}
-	ctx := c.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	lists, err := c.client.Fetch(ctx, resources)
+	lists, err := c.client.Fetch(c.context(), resources)
 	done()
 	if err != nil {
 		return err
@@ -146,9 +149,17 @@ func (c *ClusterSource) connect() error {
 	if c.client != nil {
 		return nil
 	}
+	if n := len(c.Flags.Contexts); n > 1 {
+		return fmt.Errorf("--context names %d contexts, and this command reads one cluster: give one", n)
+	}
 	c.Flags.Overrides.Context.Cluster = c.Cluster.Name
 	o := live.Options{AllNamespaces: c.All, Warnings: c.Warnings}
-	o.Progress = func(_ string, read int) { c.told(read) }
+	o.Progress = func(_ string, read int) {
+		// A fleet's member is read as a copy of c, which is told nothing.
+		if c.told != nil {
+			c.told(read)
+		}
+	}
 	client, err := live.Connect(c.Flags, o)
 	if err != nil {
 		return err

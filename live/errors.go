@@ -108,22 +108,33 @@ func (c *Client) listError(err error, r Resource, ns string) error {
 		}
 		return fmt.Errorf("listing %s %s from %s: %s (%d %s)", resource, where, c.cluster(), msg, st.Code, st.Reason)
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		inner := ue.Err
-		var ne net.Error
-		var oe *net.OpError
-		switch {
-		case errors.As(inner, &ne) && ne.Timeout() || strings.Contains(inner.Error(), "Client.Timeout exceeded"):
-			return fmt.Errorf("%s at %s did not answer in time (--request-timeout) listing %s %s: %s", c.cluster(), c.server, resource, where, oneLine(inner))
-		case errors.As(inner, &oe):
-			return fmt.Errorf("cannot reach %s at %s: %s", c.cluster(), c.server, oneLine(inner))
-		case strings.HasPrefix(inner.Error(), "getting credentials"):
-			return fmt.Errorf("the credential plugin%s of %s failed: %s", c.who(), c.cluster(), oneLine(inner))
-		}
-		return fmt.Errorf("cannot connect to %s at %s: %s", c.cluster(), c.server, oneLine(inner))
+	if ce := c.connError(err, "listing "+resource+" "+where); ce != nil {
+		return ce
 	}
 	return fmt.Errorf("listing %s %s from %s: %s", resource, where, c.cluster(), oneLine(err))
+}
+
+// connError says why a request (doing: "listing basemodels.ome.io in
+// every namespace") got no answer: a cluster that cannot be reached, that
+// did not answer in time, or a credential plugin that failed; nil when
+// err is none of those.
+func (c *Client) connError(err error, doing string) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return nil
+	}
+	inner := ue.Err
+	var ne net.Error
+	var oe *net.OpError
+	switch {
+	case errors.As(inner, &ne) && ne.Timeout() || strings.Contains(inner.Error(), "Client.Timeout exceeded"):
+		return fmt.Errorf("%s at %s did not answer in time (--request-timeout) %s: %s", c.cluster(), c.server, doing, oneLine(inner))
+	case errors.As(inner, &oe):
+		return fmt.Errorf("cannot reach %s at %s: %s", c.cluster(), c.server, oneLine(inner))
+	case strings.HasPrefix(inner.Error(), "getting credentials"):
+		return fmt.Errorf("the credential plugin%s of %s failed: %s", c.who(), c.cluster(), oneLine(inner))
+	}
+	return fmt.Errorf("cannot connect to %s at %s: %s", c.cluster(), c.server, oneLine(inner))
 }
 
 // oneLine is an error's message on one line: client-go's may hold several

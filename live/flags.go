@@ -1,6 +1,7 @@
 package live
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -23,7 +24,40 @@ type Flags struct {
 	// UserExtra is --as-user-extra, KEY=VALUE each (clientcmd has no flag
 	// for it); an entry without "=" is ignored, as kubectl ignores it.
 	UserExtra []string
+	// Contexts are --context's values, repeated or comma-separated: a
+	// run of several contexts reads each one's cluster (a fleet). The
+	// first is also Overrides.CurrentContext, so that a run of one
+	// context reads it as kubectl does.
+	Contexts []string
 }
+
+// ForContext is f for the context name alone: a fleet's member reads its
+// cluster with these flags, each with a client of its own.
+func (f Flags) ForContext(name string) Flags {
+	f.Contexts = []string{name}
+	f.Overrides.CurrentContext = name
+	return f
+}
+
+// contextsFlag is --context: kubectl's one name, here repeatable and
+// comma-separated; the first is the current context.
+type contextsFlag struct{ f *Flags }
+
+func (c contextsFlag) Set(s string) error {
+	for _, name := range strings.Split(s, ",") {
+		if name = strings.TrimSpace(name); name != "" && !slices.Contains(c.f.Contexts, name) {
+			c.f.Contexts = append(c.f.Contexts, name)
+		}
+	}
+	if len(c.f.Contexts) > 0 {
+		c.f.Overrides.CurrentContext = c.f.Contexts[0]
+	}
+	return nil
+}
+
+func (c contextsFlag) String() string { return strings.Join(c.f.Contexts, ",") }
+
+func (c contextsFlag) Type() string { return "strings" }
 
 // AddFlags binds kubectl's flags of a connection to f, with the names,
 // kinds and defaults kubectl gives them, through clientcmd's own override
@@ -39,6 +73,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	names.ClusterOverrideFlags.APIServer.ShortName = "s" // kubectl's -s
 	namespace := names.ContextOverrideFlags.Namespace
 	for _, info := range []*clientcmd.FlagInfo{
+		&names.CurrentContext,
 		&names.ContextOverrideFlags.ClusterName,
 		&names.ContextOverrideFlags.Namespace,
 		&names.AuthOverrideFlags.Username,
@@ -51,6 +86,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Kubeconfig, clientcmd.RecommendedConfigPathFlag, "", "Path to the kubeconfig file")
 	clientcmd.BindOverrideFlags(&f.Overrides, fs, names)
 	namespace.BindStringFlag(fs, &f.Overrides.Context.Namespace)
+	fs.Var(contextsFlag{f}, clientcmd.FlagContext, "The names of the kubeconfig contexts to use (repeatable, comma-separated)")
 	fs.StringArrayVar(&f.UserExtra, "as-user-extra", nil, "User extra to impersonate, KEY=VALUE (repeatable)")
 }
 
@@ -91,7 +127,7 @@ var ImpliesCluster = []string{
 // (AddFlags binds clientcmd's).
 var FlagUsage = map[string]string{
 	"kubeconfig":               "kubeconfig file of the cluster (default $KUBECONFIG, then ~/.kube/config)",
-	"context":                  "kubeconfig context to use",
+	"context":                  "kubeconfig context to use; several (repeated or comma-separated) read each one's cluster in one run",
 	"user":                     "kubeconfig user to log in as",
 	"server":                   "address of the Kubernetes API server",
 	"token":                    "bearer token to log in with",

@@ -158,6 +158,13 @@ func Connect(flags Flags, o Options) (*Client, error) {
 	if o.Warnings != nil {
 		cfg.WarningHandler = rest.NewWarningWriter(o.Warnings, rest.WarningWriterOptions{Deduplicate: true})
 	}
+	// A transport of its own: client-go keeps one transport for every
+	// client of the same TLS settings, which two contexts of a fleet may
+	// share; with a proxy function it keeps none (the function is the one
+	// client-go would use).
+	if cfg.Proxy == nil {
+		cfg.Proxy = http.ProxyFromEnvironment
+	}
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		msg := oneLine(err)

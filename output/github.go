@@ -50,7 +50,19 @@ func GitHubAnnotation(command, file string, line int, title, message string) str
 	return fmt.Sprintf("::%s %s,title=%s::%s\n", command, props, ghProperty(title), ghData(message))
 }
 
-type lintGitHub struct{ w io.Writer }
+type lintGitHub struct {
+	w       io.Writer
+	cluster *Cluster // of a fleet's results (fleet.go): named in each annotation
+}
+
+// inClusterTitle is what an annotation's title says of a fleet's cluster:
+// " in cluster prod"; nothing for one run.
+func inClusterTitle(c *Cluster) string {
+	if c == nil {
+		return ""
+	}
+	return " in cluster " + c.Name
+}
 
 func (l *lintGitHub) Write(r LintReport) error {
 	var b strings.Builder
@@ -59,10 +71,14 @@ func (l *lintGitHub) Write(r LintReport) error {
 		if f.Object.Kind != "" {
 			title += " (" + RefText(f.Object) + ")"
 		}
+		title += inClusterTitle(l.cluster)
 		if f.Field != "" {
 			message = f.Field + ": " + message
 		}
 		b.WriteString(GitHubAnnotation(ghCommand(f.Severity), f.File, f.Line, title, message))
+	}
+	if l.cluster != nil {
+		b.WriteString("cluster " + l.cluster.Name + ": ")
 	}
 	fmt.Fprintf(&b, "%d object(s): %d error(s), %d warning(s), %d info\n", len(r.Objects),
 		r.Count(engine.SeverityError), r.Count(engine.SeverityWarning), r.Count(engine.SeverityInfo))

@@ -40,15 +40,25 @@ type junitFailure struct {
 }
 
 func writeJUnit(w io.Writer, name string, cases []junitCase) error {
+	return writeJUnitSuites(w, name, []junitSuite{newJUnitSuite(name, cases)})
+}
+
+func newJUnitSuite(name string, cases []junitCase) junitSuite {
 	failures := 0
 	for _, c := range cases {
 		if c.Failure != nil {
 			failures++
 		}
 	}
-	doc := junitSuites{Name: name, Tests: len(cases), Failures: failures, Suites: []junitSuite{{
-		Name: name, Tests: len(cases), Failures: failures, Cases: cases,
-	}}}
+	return junitSuite{Name: name, Tests: len(cases), Failures: failures, Cases: cases}
+}
+
+func writeJUnitSuites(w io.Writer, name string, suites []junitSuite) error {
+	doc := junitSuites{Name: name, Suites: suites}
+	for _, s := range suites {
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+	}
 	b, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
@@ -64,16 +74,39 @@ func writeJUnit(w io.Writer, name string, cases []junitCase) error {
 type lintJUnit struct{ w io.Writer }
 
 func (l *lintJUnit) Write(r LintReport) error {
+	return writeJUnit(l.w, "evaluate lint", lintJUnitCases(r, ""))
+}
+
+// writeFleetJUnit writes a testsuite a cluster, each testcase's name
+// naming its cluster; a cluster that could not be read is a suite of one
+// failed testcase.
+func writeFleetJUnit(w io.Writer, reports []LintReport, clusters []Cluster, read []ClusterRead) error {
+	var suites []junitSuite
+	for i, r := range reports {
+		suites = append(suites, newJUnitSuite("evaluate lint: cluster "+clusters[i].Name, lintJUnitCases(r, " in cluster "+clusters[i].Name)))
+	}
+	for _, c := range read {
+		if c.Error != "" {
+			suites = append(suites, newJUnitSuite("evaluate lint: cluster "+c.Name, []junitCase{{ClassName: "cluster " + c.Name, Name: "read cluster " + c.Name,
+				Failure: &junitFailure{Message: "the cluster cannot be read", Type: "lint", Text: c.Error}}}))
+		}
+	}
+	return writeJUnitSuites(w, "evaluate lint", suites)
+}
+
+// lintJUnitCases are the testcases of a lint report, each name followed
+// by suffix.
+func lintJUnitCases(r LintReport, suffix string) []junitCase {
 	cases := make([]junitCase, 0, len(r.Objects))
 	for _, f := range r.Findings {
 		if f.Object.Kind == "" {
-			cases = append(cases, junitCase{ClassName: f.File, Name: f.Rule, Failure: &junitFailure{
+			cases = append(cases, junitCase{ClassName: f.File, Name: f.Rule + suffix, Failure: &junitFailure{
 				Message: "the input cannot be read", Type: "lint", Text: findingLine(f, Style{}),
 			}})
 		}
 	}
 	for _, o := range r.Objects {
-		c := junitCase{ClassName: o.File, Name: RefText(o.Ref)}
+		c := junitCase{ClassName: o.File, Name: RefText(o.Ref) + suffix}
 		var failing, other []string
 		for _, f := range r.FindingsOf(o) {
 			if r.Fails(f) {
@@ -94,7 +127,7 @@ func (l *lintJUnit) Write(r LintReport) error {
 		}
 		cases = append(cases, c)
 	}
-	return writeJUnit(l.w, "evaluate lint", cases)
+	return cases
 }
 
 // testJUnit writes a testcase per case or Rego unit test; one that fails

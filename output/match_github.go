@@ -18,6 +18,7 @@ type matchGitHub struct {
 	where    map[engine.Ref]*objects.Object
 	models   int
 	unserved int
+	cluster  *Cluster // of a fleet's results (fleet.go): named in each annotation
 }
 
 func (m *matchGitHub) Begin(models, _ []*objects.Object) error {
@@ -50,7 +51,7 @@ func (m *matchGitHub) Model(model engine.Ref, results []engine.Result) error {
 	if o := m.where[model]; o != nil {
 		file, line = o.File, o.Line
 	}
-	_, err := io.WriteString(m.w, GitHubAnnotation("error", file, line, "no compatible runtime ("+RefText(model)+")", message))
+	_, err := io.WriteString(m.w, GitHubAnnotation("error", file, line, "no compatible runtime ("+RefText(model)+")"+inClusterTitle(m.cluster), message))
 	return err
 }
 
@@ -61,7 +62,10 @@ func (m *matchGitHub) End(s MatchSummary) error {
 		if p.Field != "" {
 			message = p.Field + ": " + message
 		}
-		b.WriteString(GitHubAnnotation("error", p.File, p.Line, "input-error", message))
+		b.WriteString(GitHubAnnotation("error", p.File, p.Line, "input-error"+inClusterTitle(m.cluster), message))
+	}
+	if m.cluster != nil {
+		b.WriteString("cluster " + m.cluster.Name + ": ")
 	}
 	fmt.Fprintf(&b, "%d model(s), %d with no compatible runtime", m.models, m.unserved)
 	if s.LeftOut > 0 {

@@ -25,6 +25,9 @@ type matchJSON struct {
 	w     io.Writer
 	count int
 	buf   []byte
+	// cluster is the cluster of a fleet's results, as JSON at a
+	// result's depth (fleet.go); nil for one run.
+	cluster []byte
 }
 
 func (m *matchJSON) Begin(_, _ []*objects.Object) error {
@@ -36,6 +39,9 @@ func (m *matchJSON) Model(_ engine.Ref, results []engine.Result) error {
 	b := m.buf[:0]
 	for _, r := range results {
 		b = appendResult(b, r, m.count > 0)
+		if m.cluster != nil {
+			b = append(append(append(b[:len(b)-4], ",\n    \"cluster\": "...), m.cluster...), "\n  }"...)
+		}
 		m.count++
 	}
 	m.buf = b
@@ -102,7 +108,15 @@ func (m *matchJSON) End(s MatchSummary) error {
 	if err != nil {
 		return err
 	}
-	b = append(append(b, errs...), "}\n"...)
+	b = append(b, errs...)
+	if len(s.Clusters) > 0 {
+		clusters, err := json.MarshalIndent(s.Clusters, "", "  ")
+		if err != nil {
+			return err
+		}
+		b = append(append(b, ",\n\"clusters\": "...), clusters...)
+	}
+	b = append(b, "}\n"...)
 	_, err = m.w.Write(b)
 	return err
 }

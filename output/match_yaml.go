@@ -13,8 +13,15 @@ import (
 // matchYAML writes the same document as -o json, in YAML, one result at a
 // time.
 type matchYAML struct {
-	w     io.Writer
-	count int
+	w       io.Writer
+	count   int
+	cluster *Cluster // of a fleet's results (fleet.go); nil for one run
+}
+
+// clusterResult is a result of a fleet, with its cluster.
+type clusterResult struct {
+	engine.Result `yaml:",inline"`
+	Cluster       *Cluster `yaml:"cluster"`
 }
 
 func (m *matchYAML) Begin(_, _ []*objects.Object) error { return nil }
@@ -32,6 +39,13 @@ func (m *matchYAML) Model(_ engine.Ref, results []engine.Result) error {
 	out := make([]engine.Result, len(results))
 	for i, r := range results {
 		out[i] = normalise(r)
+	}
+	if m.cluster != nil {
+		withCluster := make([]clusterResult, len(out))
+		for i, r := range out {
+			withCluster[i] = clusterResult{r, m.cluster}
+		}
+		return encodeYAML(m.w, withCluster)
 	}
 	return encodeYAML(m.w, out)
 }

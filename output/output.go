@@ -38,6 +38,8 @@ type MatchSummary struct {
 	// Problems are the inputs that could not be read; the machine-readable
 	// formats carry them as entries.
 	Problems []Problem `json:"errors" yaml:"errors"`
+	// Clusters are a fleet's clusters (fleet.go); none for one run.
+	Clusters []ClusterRead `json:"clusters,omitempty" yaml:"clusters,omitempty"`
 }
 
 // Problem is an input that could not be read, as the machine-readable
@@ -47,6 +49,8 @@ type Problem struct {
 	Line    int    `json:"line" yaml:"line"`
 	Field   string `json:"field" yaml:"field"`
 	Message string `json:"message" yaml:"message"`
+	// Cluster is the cluster of a fleet whose input it is (fleet.go).
+	Cluster *Cluster `json:"cluster,omitempty" yaml:"cluster,omitempty"`
 }
 
 // Problems turns input errors into Problems ([] for none).

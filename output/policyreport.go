@@ -29,47 +29,53 @@ const (
 type policyReportList struct {
 	APIVersion string         `yaml:"apiVersion"`
 	Kind       string         `yaml:"kind"`
-	Items      []policyReport `yaml:"items"`
+	Items      []PolicyReport `yaml:"items"`
 }
 
-type policyReport struct {
-	APIVersion string               `yaml:"apiVersion"`
-	Kind       string               `yaml:"kind"`
-	Metadata   policyReportMetadata `yaml:"metadata"`
-	Summary    policyReportSummary  `yaml:"summary"`
-	Results    []policyReportResult `yaml:"results"`
+// PolicyReport is one PolicyReport (a namespace's) or ClusterPolicyReport,
+// as -o policyreport writes it and evaluate audit applies it.
+type PolicyReport struct {
+	APIVersion string               `json:"apiVersion" yaml:"apiVersion"`
+	Kind       string               `json:"kind" yaml:"kind"`
+	Metadata   PolicyReportMetadata `json:"metadata" yaml:"metadata"`
+	Summary    policyReportSummary  `json:"summary" yaml:"summary"`
+	Results    []PolicyReportResult `json:"results" yaml:"results"`
 }
 
-type policyReportMetadata struct {
-	Name      string            `yaml:"name"`
-	Namespace string            `yaml:"namespace,omitempty"`
-	Labels    map[string]string `yaml:"labels"`
+// PolicyReportMetadata is a report's name, namespace ("" for a
+// ClusterPolicyReport), labels and annotations.
+type PolicyReportMetadata struct {
+	Name        string            `json:"name" yaml:"name"`
+	Namespace   string            `json:"namespace,omitempty" yaml:"namespace,omitempty"`
+	Labels      map[string]string `json:"labels" yaml:"labels"`
+	Annotations map[string]string `json:"annotations,omitempty" yaml:"annotations,omitempty"`
 }
 
 type policyReportSummary struct {
-	Pass  int `yaml:"pass"`
-	Fail  int `yaml:"fail"`
-	Warn  int `yaml:"warn"`
-	Error int `yaml:"error"`
-	Skip  int `yaml:"skip"`
+	Pass  int `json:"pass" yaml:"pass"`
+	Fail  int `json:"fail" yaml:"fail"`
+	Warn  int `json:"warn" yaml:"warn"`
+	Error int `json:"error" yaml:"error"`
+	Skip  int `json:"skip" yaml:"skip"`
 }
 
-type policyReportResult struct {
-	Source     string            `yaml:"source"`
-	Policy     string            `yaml:"policy"`
-	Rule       string            `yaml:"rule,omitempty"`
-	Result     string            `yaml:"result"`
-	Severity   string            `yaml:"severity"`
-	Message    string            `yaml:"message"`
-	Resources  []policyReportRef `yaml:"resources,omitempty"`
-	Properties map[string]string `yaml:"properties,omitempty"`
+// PolicyReportResult is one result of a report.
+type PolicyReportResult struct {
+	Source     string            `json:"source" yaml:"source"`
+	Policy     string            `json:"policy" yaml:"policy"`
+	Rule       string            `json:"rule,omitempty" yaml:"rule,omitempty"`
+	Result     string            `json:"result" yaml:"result"`
+	Severity   string            `json:"severity" yaml:"severity"`
+	Message    string            `json:"message" yaml:"message"`
+	Resources  []policyReportRef `json:"resources,omitempty" yaml:"resources,omitempty"`
+	Properties map[string]string `json:"properties,omitempty" yaml:"properties,omitempty"`
 }
 
 type policyReportRef struct {
-	APIVersion string `yaml:"apiVersion"`
-	Kind       string `yaml:"kind"`
-	Namespace  string `yaml:"namespace,omitempty"`
-	Name       string `yaml:"name"`
+	APIVersion string `json:"apiVersion" yaml:"apiVersion"`
+	Kind       string `json:"kind" yaml:"kind"`
+	Namespace  string `json:"namespace,omitempty" yaml:"namespace,omitempty"`
+	Name       string `json:"name" yaml:"name"`
 }
 
 // policyReports gathers results into the report of their namespace ("" for
@@ -77,19 +83,19 @@ type policyReportRef struct {
 // replaces the reports of the one before.
 type policyReports struct {
 	name    string
-	reports map[string]*policyReport
+	reports map[string]*PolicyReport
 }
 
 func newPolicyReports(name string) *policyReports {
-	return &policyReports{name: name, reports: map[string]*policyReport{}}
+	return &policyReports{name: name, reports: map[string]*PolicyReport{}}
 }
 
 // add puts r in the report of namespace ns ("" for cluster scope).
-func (p *policyReports) add(ns string, r policyReportResult) {
+func (p *policyReports) add(ns string, r PolicyReportResult) {
 	rep := p.reports[ns]
 	if rep == nil {
-		rep = &policyReport{APIVersion: policyReportAPIVersion, Kind: "ClusterPolicyReport",
-			Metadata: policyReportMetadata{Name: p.name, Namespace: ns,
+		rep = &PolicyReport{APIVersion: policyReportAPIVersion, Kind: "ClusterPolicyReport",
+			Metadata: PolicyReportMetadata{Name: p.name, Namespace: ns,
 				Labels: map[string]string{"app.kubernetes.io/managed-by": policyReportSource}}}
 		if ns != "" {
 			rep.Kind = "PolicyReport"
@@ -110,19 +116,27 @@ func (p *policyReports) add(ns string, r policyReportResult) {
 	rep.Results = append(rep.Results, r)
 }
 
-// write writes the reports as a List, the ClusterPolicyReport first, then
-// the namespaces' in order.
-func (p *policyReports) write(w io.Writer) error {
-	list := policyReportList{APIVersion: "v1", Kind: "List", Items: []policyReport{}}
+// list is the reports, the ClusterPolicyReport first, then the
+// namespaces' in order.
+func (p *policyReports) list() []PolicyReport {
 	namespaces := make([]string, 0, len(p.reports))
 	for ns := range p.reports {
 		namespaces = append(namespaces, ns)
 	}
 	sort.Strings(namespaces)
+	out := make([]PolicyReport, 0, len(namespaces))
 	for _, ns := range namespaces {
-		list.Items = append(list.Items, *p.reports[ns])
+		out = append(out, *p.reports[ns])
 	}
-	return encodeYAML(w, list)
+	return out
+}
+
+// writePolicyReports writes reports as a List that kubectl apply takes.
+func writePolicyReports(w io.Writer, reports []PolicyReport) error {
+	if reports == nil {
+		reports = []PolicyReport{}
+	}
+	return encodeYAML(w, policyReportList{APIVersion: "v1", Kind: "List", Items: reports})
 }
 
 // reportNamespace is the report an object's results go to: its
@@ -157,6 +171,12 @@ func lintResult(severity string) (result, reportSeverity string) {
 type lintPolicyReport struct{ w io.Writer }
 
 func (l *lintPolicyReport) Write(r LintReport) error {
+	return writePolicyReports(l.w, LintPolicyReports(r))
+}
+
+// LintPolicyReports are the reports of a lint run (lintPolicyReport), each
+// named ome-lint.
+func LintPolicyReports(r LintReport) []PolicyReport {
 	p := newPolicyReports("ome-lint")
 	for _, f := range r.Findings {
 		result, severity := lintResult(f.Severity)
@@ -167,7 +187,7 @@ func (l *lintPolicyReport) Write(r LintReport) error {
 		if f.Field != "" {
 			props["field"] = f.Field
 		}
-		res := policyReportResult{Policy: f.Rule, Rule: f.Rule, Result: result, Severity: severity, Message: f.Message, Properties: props}
+		res := PolicyReportResult{Policy: f.Rule, Rule: f.Rule, Result: result, Severity: severity, Message: f.Message, Properties: props}
 		if f.Object.Kind == "" {
 			res.Result = "error"
 			p.add("", res)
@@ -178,11 +198,11 @@ func (l *lintPolicyReport) Write(r LintReport) error {
 	}
 	for _, o := range r.Objects {
 		if len(r.FindingsOf(o)) == 0 {
-			p.add(reportNamespace(o.Ref), policyReportResult{Policy: "ome-lint", Result: "pass", Severity: "info",
+			p.add(reportNamespace(o.Ref), PolicyReportResult{Policy: "ome-lint", Result: "pass", Severity: "info",
 				Message: "no finding", Resources: resourceOf(o.Ref)})
 		}
 	}
-	return p.write(l.w)
+	return p.list()
 }
 
 // selectPolicyReport writes a result per InferenceService, under the
@@ -196,10 +216,16 @@ type selectPolicyReport struct{ w io.Writer }
 const selectPolicy = "ome-runtime-selection"
 
 func (s *selectPolicyReport) Write(results []SelectResult, problems []Problem) error {
+	return writePolicyReports(s.w, SelectPolicyReports(results, problems))
+}
+
+// SelectPolicyReports are the reports of select's decisions
+// (selectPolicyReport), each named ome-runtime-selection.
+func SelectPolicyReports(results []SelectResult, problems []Problem) []PolicyReport {
 	p := newPolicyReports("ome-runtime-selection")
 	for _, r := range results {
 		d := r.Decision
-		res := policyReportResult{Policy: selectPolicy, Rule: d.Check, Result: "pass", Severity: "info", Resources: resourceOf(r.InferenceService)}
+		res := PolicyReportResult{Policy: selectPolicy, Rule: d.Check, Result: "pass", Severity: "info", Resources: resourceOf(r.InferenceService)}
 		switch {
 		case !d.Admitted:
 			res.Result, res.Severity, res.Message = "fail", "high", d.Message
@@ -211,7 +237,7 @@ func (s *selectPolicyReport) Write(results []SelectResult, problems []Problem) e
 		}
 		p.add(r.InferenceService.Namespace, res)
 		for _, w := range d.Warnings {
-			p.add(r.InferenceService.Namespace, policyReportResult{Policy: selectPolicy, Rule: "named-runtime", Result: "warn", Severity: "medium",
+			p.add(r.InferenceService.Namespace, PolicyReportResult{Policy: selectPolicy, Rule: "named-runtime", Result: "warn", Severity: "medium",
 				Message: w, Resources: resourceOf(r.InferenceService)})
 		}
 		// A team's rule is a policy of its own; an info is no failure.
@@ -223,7 +249,7 @@ func (s *selectPolicyReport) Write(results []SelectResult, problems []Problem) e
 			case engine.SeverityWarning:
 				result, severity = "warn", "medium"
 			}
-			p.add(r.InferenceService.Namespace, policyReportResult{Policy: f.Rule, Rule: f.Rule, Result: result, Severity: severity,
+			p.add(r.InferenceService.Namespace, PolicyReportResult{Policy: f.Rule, Rule: f.Rule, Result: result, Severity: severity,
 				Message: f.Message, Resources: resourceOf(r.InferenceService)})
 		}
 	}
@@ -232,7 +258,7 @@ func (s *selectPolicyReport) Write(results []SelectResult, problems []Problem) e
 		if pr.Field != "" {
 			props["field"] = pr.Field
 		}
-		p.add("", policyReportResult{Policy: "input-error", Rule: "input-error", Result: "error", Severity: "high", Message: pr.Message, Properties: props})
+		p.add("", PolicyReportResult{Policy: "input-error", Rule: "input-error", Result: "error", Severity: "high", Message: pr.Message, Properties: props})
 	}
-	return p.write(s.w)
+	return p.list()
 }

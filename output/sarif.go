@@ -55,6 +55,8 @@ type sarifResult struct {
 	Level     string          `json:"level"`
 	Message   sarifMessage    `json:"message"`
 	Locations []sarifLocation `json:"locations"`
+	// Properties name a fleet's cluster (fleet.go).
+	Properties map[string]any `json:"properties,omitempty"`
 }
 
 type sarifLocation struct {
@@ -147,8 +149,32 @@ func writeSARIF(w io.Writer, rules []sarifRule, results []sarifResult) error {
 type lintSARIF struct{ w io.Writer }
 
 func (l *lintSARIF) Write(r LintReport) error {
+	rules, results := lintSARIFResults(r.Rules, r.Findings, nil)
+	return writeSARIF(l.w, rules, results)
+}
+
+// writeFleetSARIF writes a fleet's findings in one run, each result's
+// message and properties naming its cluster.
+func writeFleetSARIF(w io.Writer, reports []LintReport, findings []ClusterFinding) error {
+	var described []engine.Rule
+	if len(reports) > 0 {
+		described = reports[0].Rules
+	}
+	fs := make([]engine.Finding, len(findings))
+	clusters := make([]*Cluster, len(findings))
+	for i := range findings {
+		fs[i], clusters[i] = findings[i].Finding, &findings[i].Cluster
+	}
+	rules, results := lintSARIFResults(described, fs, clusters)
+	return writeSARIF(w, rules, results)
+}
+
+// lintSARIFResults are the rules that occur in findings, sorted by id
+// (described by described), and a result per finding; clusters, when not
+// nil, are each finding's cluster of a fleet.
+func lintSARIFResults(described []engine.Rule, findings []engine.Finding, clusters []*Cluster) ([]sarifRule, []sarifResult) {
 	levels := map[string]string{}
-	for _, f := range r.Findings {
+	for _, f := range findings {
 		levels[f.Rule] = sarifLevel(f.Severity)
 	}
 	ids := make([]string, 0, len(levels))
@@ -162,15 +188,15 @@ func (l *lintSARIF) Write(r LintReport) error {
 		index[id] = i
 		rules[i].ID = id
 		rules[i].ShortDescription.Text = "evaluate lint rule " + id
-		for _, r := range r.Rules {
+		for _, r := range described {
 			if r.ID == id {
 				rules[i].ShortDescription.Text = r.Description
 			}
 		}
 		rules[i].DefaultConfiguration.Level = levels[id]
 	}
-	results := make([]sarifResult, 0, len(r.Findings))
-	for _, f := range r.Findings {
+	results := make([]sarifResult, 0, len(findings))
+	for i, f := range findings {
 		loc := sarifLocationAt(f.File, f.Line)
 		if f.Object.Kind != "" {
 			loc.LogicalLocations = []sarifLogical{{
@@ -179,12 +205,18 @@ func (l *lintSARIF) Write(r LintReport) error {
 				Kind:               "member",
 			}}
 		}
-		results = append(results, sarifResult{
+		res := sarifResult{
 			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
 			Message: sarifMessage{Text: f.Message}, Locations: []sarifLocation{loc},
-		})
+		}
+		if clusters != nil {
+			c := clusters[i]
+			res.Message.Text = "cluster " + c.Name + ": " + f.Message
+			res.Properties = map[string]any{"cluster": c}
+		}
+		results = append(results, res)
 	}
-	return writeSARIF(l.w, rules, results)
+	return rules, results
 }
 
 // refPath names an object as Kind/name or Kind/namespace/name.

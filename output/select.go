@@ -17,6 +17,9 @@ type SelectResult struct {
 	// InferenceService, apart from OME's verdict: an error is a refusal by
 	// the policy engine that enforces the rule. Absent without --rules.
 	Rules []engine.Finding `json:"rules,omitempty" yaml:"rules,omitempty"`
+	// Cluster is the cluster of a fleet the InferenceService is in
+	// (fleet.go); nil for one run.
+	Cluster *Cluster `json:"cluster,omitempty" yaml:"cluster,omitempty"`
 }
 
 // SelectWriter writes the results of `evaluate select`, and the inputs
@@ -54,6 +57,7 @@ type selectDocument struct {
 	OMEVersion string         `json:"omeVersion" yaml:"omeVersion"`
 	Decisions  []SelectResult `json:"decisions" yaml:"decisions"`
 	Errors     []Problem      `json:"errors" yaml:"errors"`
+	Clusters   []ClusterRead  `json:"clusters,omitempty" yaml:"clusters,omitempty"`
 }
 
 func newSelectDocument(release string, results []SelectResult, problems []Problem) selectDocument {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -32,6 +33,9 @@ type inputOptions struct {
 	// mix, read as -f reads. Both are the Options' Paths.
 	files, paths []string
 	cluster      clusterOptions
+	// stdin, when not nil, is standard input as a fleet's cluster reads
+	// it (read once for every cluster).
+	stdin io.Reader
 }
 
 // pathRule is how a folder given in any way is read, for the flags' help.
@@ -83,6 +87,9 @@ func (in *inputOptions) sources() string {
 func (in *inputOptions) options(g *globalOptions, cmd *cobra.Command, resources []live.Resource) input.Options {
 	o := in.Options
 	o.Paths, o.Namespace, o.Stdin = slices.Concat(in.paths, in.files), in.cluster.FilesNamespace(), g.stdin
+	if in.stdin != nil {
+		o.Stdin = in.stdin
+	}
 	o.Notice = func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }
 	if in.cluster.Enabled() && len(resources) > 0 {
 		o.Cluster, o.Resources = &in.cluster, resources

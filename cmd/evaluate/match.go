@@ -33,6 +33,7 @@ func newMatchCommand(g *globalOptions) *cobra.Command {
 		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
 	addInputFlags(cmd, &o.in, true)
+	addFleetFlags(cmd, &o.in)
 	takePathArgs(cmd, &o.in)
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
@@ -54,6 +55,9 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		parts |= runner.CompileSelect
 	}
 	ready := runner.Compile(o.engineName, func() (*policyset.Set, error) { return g.For(o.engineName) }, parts)
+	if o.in.fleet() {
+		return o.runFleet(cmd, g, ready)
+	}
 	got, err := o.in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
 	if err != nil {
 		return err
@@ -97,4 +101,51 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	reportProblems(cmd, got.Problems)
 	return exitAfter(got.Problems, unserved)
+}
+
+// runFleet matches the models and runtimes of each cluster of the fleet,
+// each cluster's as a run of it alone would, and writes them as one
+// output (output.FleetMatchWriter).
+func (o *matchOptions) runFleet(cmd *cobra.Command, g *globalOptions, ready <-chan runner.Compiled) error {
+	c := <-ready
+	if c.Err != nil {
+		return badInput(c.Err)
+	}
+	fw, err := output.NewFleetMatchWriter(o.format, cmd.OutOrStdout(), c.Release)
+	if err != nil {
+		return badInput(err)
+	}
+	problems, unserved := false, false
+	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*objects.Input, error) {
+		return in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
+	}, func(cl output.Cluster, got *objects.Input) error {
+		objs := pick(cmd, got.Objects, "match", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
+		ms, rs := input.Only(objs, (*objects.Object).IsModel), input.Only(objs, (*objects.Object).IsRuntime)
+		ms, err := runner.NamedModels(ms, o.modelNames)
+		if err != nil {
+			got.Problems = append(got.Problems, &objects.InputError{File: "cluster " + cl.Name, Msg: err.Error()})
+		}
+		for _, n := range objects.Notices(objs) {
+			fmt.Fprintln(cmd.ErrOrStderr(), n)
+		}
+		w, err := fw.Cluster(cl)
+		if err != nil {
+			return err
+		}
+		view := runner.MatchView{Only: o.only, Selector: c.Selector, Namespace: o.in.cluster.FilesNamespace()}
+		none, err := runner.MatchesIn(view, w, c.Matcher, c.Release, ms, rs, got.Problems, runner.FitMemoryLimit)
+		if err != nil {
+			return err
+		}
+		clusterProblems(cmd, cl, got.Problems)
+		problems, unserved = problems || len(got.Problems) > 0, unserved || none
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := fw.Close(clusters); err != nil {
+		return err
+	}
+	return fleetExit(cmd, clusters, problems, unserved)
 }

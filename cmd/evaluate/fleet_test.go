@@ -1,0 +1,193 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ome-policy/evaluator/objects"
+)
+
+// fakeAPIServer is an API server of OME's lists (path -> items) and a
+// kube-system namespace of the UID uid ("": none), which counts the
+// requests it is sent, by path.
+type fakeAPIServer struct {
+	srv   *httptest.Server
+	uid   string
+	lists map[string][]any
+	// forbid refuses every list, as a user without the right sees it.
+	forbid bool
+	mu     sync.Mutex
+	hits   map[string]int
+}
+
+func newFakeAPIServer(t *testing.T, uid string, lists map[string][]any) *fakeAPIServer {
+	t.Helper()
+	f := &fakeAPIServer{uid: uid, lists: lists, hits: map[string]int{}}
+	f.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.hits[r.URL.Path]++
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		status := func(code int, reason, msg string) {
+			w.WriteHeader(code)
+			_ = json.NewEncoder(w).Encode(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": reason, "code": code, "message": msg})
+		}
+		switch {
+		case r.URL.Path == "/api/v1/namespaces/kube-system" && f.uid != "":
+			_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "kube-system", "uid": f.uid}})
+		case !strings.HasPrefix(r.URL.Path, "/apis/ome.io/v1beta1/"):
+			status(http.StatusNotFound, "NotFound", "the server could not find the requested resource")
+		case f.forbid:
+			status(http.StatusForbidden, "Forbidden", `basemodels.ome.io is forbidden: User "bob" cannot list resource "basemodels" in API group "ome.io"`)
+		default:
+			items := f.lists[r.URL.Path]
+			if items == nil {
+				items = []any{}
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": "ome.io/v1beta1", "kind": "List", "metadata": map[string]any{}, "items": items})
+		}
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// listed is how many times each OME resource was listed.
+func (f *fakeAPIServer) listed() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]int{}
+	for p, n := range f.hits {
+		if strings.HasPrefix(p, "/apis/ome.io/") {
+			out[p] = n
+		}
+	}
+	return out
+}
+
+// fleetKubeconfig writes a kubeconfig whose contexts (name -> server URL)
+// each have a cluster of their own, with the CA of every fake server.
+func fleetKubeconfig(t *testing.T, contexts map[string]string, servers ...*fakeAPIServer) string {
+	t.Helper()
+	dir := t.TempDir()
+	var ca []byte
+	for _, s := range servers {
+		ca = append(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw})...)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ca.crt"), ca, 0o600))
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: Config\ncurrent-context: ''\nusers:\n- name: tester\n  user: {token: t}\nclusters:\n")
+	for name, server := range contexts {
+		fmt.Fprintf(&b, "- name: %s\n  cluster: {server: %q, certificate-authority: ca.crt}\n", name, server)
+	}
+	b.WriteString("contexts:\n")
+	for name := range contexts {
+		fmt.Fprintf(&b, "- name: %s\n  context: {cluster: %s, user: tester, namespace: llama-demo}\n", name, name)
+	}
+	path := filepath.Join(dir, "config")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o600))
+	return path
+}
+
+// closedPort is the URL of a port that nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return "https://" + addr
+}
+
+// exampleLists are the examples' model and runtimes as a cluster lists them.
+func exampleLists(t *testing.T) map[string][]any {
+	t.Helper()
+	lists := map[string][]any{}
+	for _, f := range []string{"models/llama-3-2-3b-instruct.yaml", "runtimes/vllm-llama-3-2-3b-instruct.yaml", "runtimes/srt-mistral-7b-instruct.yaml"} {
+		in := &objects.Input{}
+		in.Read([]string{at("testdata/examples/" + f)}, objects.ReadOptions{})
+		require.Empty(t, in.Problems)
+		for _, o := range in.Objects {
+			path := "/apis/ome.io/v1beta1/" + strings.ToLower(o.Kind) + "s"
+			if o.Namespace != "" {
+				path = "/apis/ome.io/v1beta1/namespaces/" + o.Namespace + "/" + strings.ToLower(o.Kind) + "s"
+			}
+			lists[path] = append(lists[path], o.Value)
+		}
+	}
+	return lists
+}
+
+// Three contexts, two of them reaching the same API server and one whose
+// server is down: the shared cluster is read once and its results carry
+// it, named by both contexts; the one down is named with its reason, after
+// the results; exit 2.
+func TestFleetThreeContexts(t *testing.T) {
+	prod := newFakeAPIServer(t, "0d5c-prod-uid", exampleLists(t))
+	kc := fleetKubeconfig(t, map[string]string{"prod": prod.srv.URL, "prod-admin": prod.srv.URL, "staging": closedPort(t)}, prod)
+
+	for _, format := range []string{"json", "yaml", "text"} {
+		t.Run(format, func(t *testing.T) {
+			prod.mu.Lock()
+			prod.hits = map[string]int{}
+			prod.mu.Unlock()
+			r := evaluate(t, time.Minute, "", "match", "--kubeconfig", kc, "--context", "prod,staging", "--context", "prod-admin", "-o", format)
+			require.Equal(t, 2, r.code, r.stderr)
+			// Read once: each resource listed once.
+			for path, n := range prod.listed() {
+				require.Equal(t, 1, n, "%s listed %d times", path, n)
+			}
+			require.Len(t, prod.listed(), 4)
+			require.Regexp(t, `(?m)^evaluate: cluster staging was not read: cannot reach the cluster of context "staging" at https://127\.0\.0\.1:\d+: .*connection refused$`, r.stderr)
+			switch format {
+			case "json":
+				var doc struct {
+					Results []struct {
+						Model   struct{ Name string }
+						Cluster struct {
+							Name, Server, UID string
+							Contexts          []string
+						}
+					}
+					Clusters []struct {
+						Name, Error string
+						Contexts    []string
+					}
+					Errors []struct{ File, Message string }
+				}
+				require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc), r.stdout)
+				require.Len(t, doc.Results, 2)
+				for _, res := range doc.Results {
+					require.Equal(t, "prod", res.Cluster.Name)
+					require.Equal(t, []string{"prod", "prod-admin"}, res.Cluster.Contexts)
+					require.Equal(t, prod.srv.URL, res.Cluster.Server)
+					require.Equal(t, "0d5c-prod-uid", res.Cluster.UID)
+				}
+				require.Len(t, doc.Clusters, 2)
+				require.Equal(t, "prod", doc.Clusters[0].Name)
+				require.Empty(t, doc.Clusters[0].Error)
+				require.Equal(t, "staging", doc.Clusters[1].Name)
+				require.Contains(t, doc.Clusters[1].Error, "connection refused")
+				require.Len(t, doc.Errors, 1)
+				require.Equal(t, "cluster staging", doc.Errors[0].File)
+			case "yaml":
+				require.Contains(t, r.stdout, "  cluster:\n    name: prod\n    contexts:\n      - prod\n      - prod-admin\n")
+				require.Contains(t, r.stdout, "clusters:\n  - name: prod\n")
+			case "text":
+				require.True(t, strings.HasPrefix(r.stdout, "=== cluster prod (contexts prod, prod-admin; server "+prod.srv.URL+"; kube-system UID 0d5c-prod-uid)\nBaseModel llama-demo/llama-3-2-3b-instruct\n"), r.stdout)
+				require.NotContains(t, r.stdout, "staging")
+			}
+		})
+	}
+}
