@@ -39,8 +39,8 @@ type ClusterSource struct {
 	AllContexts bool
 	Concurrency int
 
-	client     *live.Client
-	told       func(read int) // the progress of the read under way
+	client *live.Client
+	told   func(read int) // the progress of the read under way
 }
 
 // FlagAnnotation marks the flags that AddFlags binds, so that a command's
