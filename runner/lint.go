@@ -210,6 +210,17 @@ func (r *LintRun) Object(o *objects.Object) {
 	r.ignored = append(r.ignored, ignored)
 }
 
+// Again is a new run of r's linter, rules, filter and team's rules, for
+// other objects (a fleet's next cluster): the policies are compiled once.
+func (r *LintRun) Again() *LintRun {
+	run := NewLintRun(r.linter, r.rules, r.filter, r.crossCheck)
+	run.Own, run.Decide, run.release = r.Own, r.Decide, r.release
+	return run
+}
+
+// Release is the OME release whose rules the run applies.
+func (r *LintRun) Release() string { return r.release }
+
 // Err is the error that stopped Object, if any.
 func (r *LintRun) Err() error { return r.err }
 

@@ -114,7 +114,7 @@ func closedPort(t *testing.T) string {
 func exampleLists(t *testing.T) map[string][]any {
 	t.Helper()
 	lists := map[string][]any{}
-	for _, f := range []string{"models/llama-3-2-3b-instruct.yaml", "runtimes/vllm-llama-3-2-3b-instruct.yaml", "runtimes/srt-mistral-7b-instruct.yaml"} {
+	for _, f := range []string{"models/llama-3-2-3b-instruct.yaml", "runtimes/vllm-llama-3-2-3b-instruct.yaml", "runtimes/srt-mistral-7b-instruct.yaml", "select/inferenceservices.yaml"} {
 		in := &objects.Input{}
 		in.Read([]string{at("testdata/examples/" + f)}, objects.ReadOptions{})
 		require.Empty(t, in.Problems)
@@ -124,6 +124,9 @@ func exampleLists(t *testing.T) map[string][]any {
 				path = "/apis/ome.io/v1beta1/namespaces/" + o.Namespace + "/" + strings.ToLower(o.Kind) + "s"
 			}
 			lists[path] = append(lists[path], o.Value)
+			if o.Kind == "InferenceService" {
+				lists["/apis/ome.io/v1beta1/inferenceservices"] = append(lists["/apis/ome.io/v1beta1/inferenceservices"], o.Value)
+			}
 		}
 	}
 	return lists
@@ -190,4 +193,81 @@ func TestFleetThreeContexts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// select and lint on the same fleet: each decision and finding carries its
+// cluster in every format, the cluster down is named, and the run exits 2.
+func TestFleetSelectLint(t *testing.T) {
+	prod := newFakeAPIServer(t, "0d5c-prod-uid", exampleLists(t))
+	dev := newFakeAPIServer(t, "", exampleLists(t))
+	kc := fleetKubeconfig(t, map[string]string{"prod": prod.srv.URL, "prod-admin": prod.srv.URL, "dev": dev.srv.URL, "staging": closedPort(t)}, prod, dev)
+	fleet := []string{"--kubeconfig", kc, "--context", "prod,prod-admin,dev,staging"}
+	run := func(args ...string) result {
+		t.Helper()
+		r := evaluate(t, time.Minute, "", append(args, fleet...)...)
+		require.Equal(t, 2, r.code, r.stderr)
+		require.Contains(t, r.stderr, "evaluate: cluster staging was not read: cannot reach")
+		return r
+	}
+
+	var sel struct {
+		Decisions []struct {
+			InferenceService struct{ Name string }
+			Cluster          struct{ Name, UID string }
+		}
+		Clusters []struct{ Name, Error string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(run("select", "-o", "json").stdout), &sel))
+	require.Len(t, sel.Decisions, 6)
+	for i, d := range sel.Decisions {
+		want := "prod"
+		if i >= 3 {
+			want = "dev"
+		}
+		require.Equal(t, want, d.Cluster.Name, d.InferenceService.Name)
+	}
+	require.Equal(t, "0d5c-prod-uid", sel.Decisions[0].Cluster.UID)
+	require.Len(t, sel.Clusters, 3)
+
+	text := run("select").stdout
+	require.Regexp(t, `(?s)^=== cluster prod \(contexts prod, prod-admin; .*\n\n=== cluster dev \(context dev; server https://[^;]*\)\n`, text)
+
+	var lint struct {
+		Findings []struct {
+			Rule    string
+			Cluster struct{ Name string }
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(run("lint", "-o", "json").stdout), &lint))
+	clusters := map[string]bool{}
+	for _, f := range lint.Findings {
+		clusters[f.Cluster.Name] = true
+	}
+	require.Equal(t, map[string]bool{"prod": true, "dev": true, "staging": true}, clusters)
+
+	var sarif struct {
+		Runs []struct {
+			Results []struct {
+				Message    struct{ Text string }
+				Properties struct{ Cluster struct{ Name string } }
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(run("lint", "-o", "sarif").stdout), &sarif))
+	for _, r := range sarif.Runs[0].Results {
+		require.True(t, strings.HasPrefix(r.Message.Text, "cluster "+r.Properties.Cluster.Name+": "), r.Message.Text)
+	}
+	junit := run("lint", "-o", "junit").stdout
+	for _, c := range []string{"prod", "dev", "staging"} {
+		require.Contains(t, junit, `<testsuite name="evaluate lint: cluster `+c+`"`)
+	}
+	gh := run("lint", "-o", "github").stdout
+	for _, line := range strings.Split(strings.TrimSpace(gh), "\n") {
+		if strings.HasPrefix(line, "::") {
+			require.Regexp(t, `title=[^:]* in cluster (prod|dev)::`, line)
+		}
+	}
+	reports := run("select", "-o", "policyreport").stdout
+	require.Equal(t, 2, strings.Count(reports, "kind: List"))
+	require.Contains(t, reports, "evaluate.ome.io/cluster: dev")
 }

@@ -36,6 +36,7 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
 	addInputFlags(cmd, &o.in, true)
+	addFleetFlags(cmd, &o.in)
 	takePathArgs(cmd, &o.in)
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
@@ -79,6 +80,9 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if o.in.fleet() {
+		return o.runFleet(cmd, g, run, rules)
+	}
 	w, err := output.NewLintWriter(o.format, cmd.OutOrStdout(), output.StyleFor(cmd.OutOrStdout(), o.noColor))
 	if err != nil {
 		return badInput(err)
@@ -121,4 +125,42 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return err
 	}
 	return exitAfter(problems, report.AnyFails())
+}
+
+// runFleet lints the objects of each cluster of the fleet (with the
+// files' beside, as a run of each cluster alone would), each cluster a
+// lint run of its own (runner.LintRun.Again), and writes the reports as
+// one output (output.FleetLintWriter).
+func (o *lintOptions) runFleet(cmd *cobra.Command, g *globalOptions, first *runner.LintRun, rules []engine.Rule) error {
+	fw, err := output.NewFleetLintWriter(o.format, cmd.OutOrStdout(), output.StyleFor(cmd.OutOrStdout(), o.noColor), first.Release())
+	if err != nil {
+		return badInput(err)
+	}
+	problems, fails := false, false
+	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*objects.Input, error) {
+		return in.read(g, cmd, live.ModelsAndRuntimes, true, nil)
+	}, func(cl output.Cluster, got *objects.Input) error {
+		run := first.Again()
+		for _, obj := range got.Objects {
+			run.Object(obj)
+		}
+		noteSkipped(cmd, "lint", "models, runtimes and InferenceServices", run.Others)
+		if err := run.Finish(); err != nil {
+			return err
+		}
+		all := append(got.Problems, run.Problems...)
+		report := runner.LintReport(run, rules, all, o.failOnWarn)
+		if err := fw.Cluster(cl, report); err != nil {
+			return err
+		}
+		problems, fails = problems || len(all) > 0, fails || report.AnyFails()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := fw.Close(clusters); err != nil {
+		return err
+	}
+	return fleetExit(cmd, clusters, problems, fails)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/runner"
 )
@@ -29,6 +30,7 @@ func newSelectCommand(g *globalOptions) *cobra.Command {
 		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
 	addInputFlags(cmd, &o.in, true)
+	addFleetFlags(cmd, &o.in)
 	takePathArgs(cmd, &o.in)
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
@@ -44,6 +46,9 @@ func newSelectCommand(g *globalOptions) *cobra.Command {
 func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if !o.in.given() {
 		return badInput(fmt.Errorf("give the InferenceServices, models and runtimes: files, folders, -f (-m and -r for models and runtimes), - or --cluster"))
+	}
+	if o.in.fleet() {
+		return o.runFleet(cmd, g)
 	}
 	got, err := o.in.readWithServices(g, cmd)
 	if err != nil {
@@ -82,4 +87,47 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	reportProblems(cmd, got.Problems)
 	return exitAfter(got.Problems, fails)
+}
+
+// runFleet decides on the InferenceServices of each cluster of the fleet
+// (with the files' beside, as a run of each cluster alone would), and
+// writes the decisions as one output (output.FleetSelectWriter).
+func (o *selectOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
+	set, err := g.For(o.engineName)
+	if err != nil {
+		return badInput(err)
+	}
+	_, own, err := ownRules(cmd, set, o.rules)
+	if err != nil {
+		return err
+	}
+	fw, err := output.NewFleetSelectWriter(o.format, cmd.OutOrStdout(), set.Release)
+	if err != nil {
+		return badInput(err)
+	}
+	problems, fails := false, false
+	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*objects.Input, error) {
+		return in.readWithServices(g, cmd)
+	}, func(cl output.Cluster, got *objects.Input) error {
+		services, objs := runner.SplitServices(got.Objects)
+		sel := runner.Selection{Engine: o.engineName, Set: set, Strict: o.strict, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }, Own: own}
+		results, failed, ruleProblems, err := sel.Run(services, objs)
+		if err != nil {
+			return err
+		}
+		got.Problems = append(got.Problems, ruleProblems...)
+		if err := fw.Cluster(cl, results, output.Problems(got.Problems)); err != nil {
+			return err
+		}
+		clusterProblems(cmd, cl, got.Problems)
+		problems, fails = problems || len(got.Problems) > 0, fails || failed
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := fw.Close(clusters); err != nil {
+		return err
+	}
+	return fleetExit(cmd, clusters, problems, fails)
 }
