@@ -167,3 +167,12 @@ func (c *ClusterSource) connect() error {
 	c.client = client
 	return nil
 }
+
+// Client is the connection to the cluster, made on the first call (or
+// read): evaluate audit writes its reports through it.
+func (c *ClusterSource) Client() (*live.Client, error) {
+	if err := c.connect(); err != nil {
+		return nil, err
+	}
+	return c.client, nil
+}

@@ -101,3 +101,6 @@ func Contexts(flags Flags) ([]string, error) {
 	sort.Strings(names)
 	return names, nil
 }
+
+// Describe names the cluster in a message: `the cluster of context "prod"`.
+func (c *Client) Describe() string { return c.cluster() }

@@ -38,7 +38,7 @@ type PolicyReport struct {
 	APIVersion string               `json:"apiVersion" yaml:"apiVersion"`
 	Kind       string               `json:"kind" yaml:"kind"`
 	Metadata   PolicyReportMetadata `json:"metadata" yaml:"metadata"`
-	Summary    policyReportSummary  `json:"summary" yaml:"summary"`
+	Summary    PolicyReportSummary  `json:"summary" yaml:"summary"`
 	Results    []PolicyReportResult `json:"results" yaml:"results"`
 }
 
@@ -51,7 +51,8 @@ type PolicyReportMetadata struct {
 	Annotations map[string]string `json:"annotations,omitempty" yaml:"annotations,omitempty"`
 }
 
-type policyReportSummary struct {
+// PolicyReportSummary counts a report's results by result.
+type PolicyReportSummary struct {
 	Pass  int `json:"pass" yaml:"pass"`
 	Fail  int `json:"fail" yaml:"fail"`
 	Warn  int `json:"warn" yaml:"warn"`
@@ -103,17 +104,32 @@ func (p *policyReports) add(ns string, r PolicyReportResult) {
 		p.reports[ns] = rep
 	}
 	r.Source = policyReportSource
-	switch r.Result {
-	case "pass":
-		rep.Summary.Pass++
-	case "fail":
-		rep.Summary.Fail++
-	case "warn":
-		rep.Summary.Warn++
-	case "error":
-		rep.Summary.Error++
-	}
+	rep.Summary.count(r.Result)
 	rep.Results = append(rep.Results, r)
+}
+
+func (s *PolicyReportSummary) count(result string) {
+	switch result {
+	case "pass":
+		s.Pass++
+	case "fail":
+		s.Fail++
+	case "warn":
+		s.Warn++
+	case "error":
+		s.Error++
+	case "skip":
+		s.Skip++
+	}
+}
+
+// Summarise is the summary of results (a part of a split report).
+func Summarise(results []PolicyReportResult) PolicyReportSummary {
+	var s PolicyReportSummary
+	for _, r := range results {
+		s.count(r.Result)
+	}
+	return s
 }
 
 // list is the reports, the ClusterPolicyReport first, then the
@@ -130,6 +146,9 @@ func (p *policyReports) list() []PolicyReport {
 	}
 	return out
 }
+
+// WritePolicyReports writes reports as a List that kubectl apply takes.
+func WritePolicyReports(w io.Writer, reports []PolicyReport) error { return writePolicyReports(w, reports) }
 
 // writePolicyReports writes reports as a List that kubectl apply takes.
 func writePolicyReports(w io.Writer, reports []PolicyReport) error {

@@ -124,8 +124,9 @@ func exampleLists(t *testing.T) map[string][]any {
 				path = "/apis/ome.io/v1beta1/namespaces/" + o.Namespace + "/" + strings.ToLower(o.Kind) + "s"
 			}
 			lists[path] = append(lists[path], o.Value)
-			if o.Kind == "InferenceService" {
-				lists["/apis/ome.io/v1beta1/inferenceservices"] = append(lists["/apis/ome.io/v1beta1/inferenceservices"], o.Value)
+			if o.Namespace != "" { // and in the list of every namespace (-A)
+				all := "/apis/ome.io/v1beta1/" + strings.ToLower(o.Kind) + "s"
+				lists[all] = append(lists[all], o.Value)
 			}
 		}
 	}

@@ -85,6 +85,7 @@ func newRoot(g *globalOptions, stdout, stderr io.Writer) *cobra.Command {
 		newKyvernoCommand(g),
 		newReportCommand(g),
 		newDiffCommand(g),
+		newAuditCommand(g),
 		newVersionCommand(),
 	)
 	root.Version = buildVersion().FirstLine()
