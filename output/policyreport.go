@@ -148,7 +148,9 @@ func (p *policyReports) list() []PolicyReport {
 }
 
 // WritePolicyReports writes reports as a List that kubectl apply takes.
-func WritePolicyReports(w io.Writer, reports []PolicyReport) error { return writePolicyReports(w, reports) }
+func WritePolicyReports(w io.Writer, reports []PolicyReport) error {
+	return writePolicyReports(w, reports)
+}
 
 // writePolicyReports writes reports as a List that kubectl apply takes.
 func writePolicyReports(w io.Writer, reports []PolicyReport) error {
