@@ -25,13 +25,13 @@ const DefaultConcurrency = 4
 
 // AddFleetFlags binds --all-contexts and --concurrency, the flags of a
 // command that reads a fleet (--context, bound by AddFlags, takes several
-// names). Each is marked FlagAnnotation.
+// names); --all-contexts is marked FlagAnnotation.
 func (c *ClusterSource) AddFleetFlags(fs *pflag.FlagSet) {
+	c.Flags.ReadsFleet()
+	fs.Lookup("context").Usage = "kubeconfig context to use; several (repeated or comma-separated) read each one's cluster, in one run"
 	fs.BoolVar(&c.AllContexts, "all-contexts", false, "read the cluster of every context of the kubeconfig, each with its own client (implies --cluster)")
 	fs.IntVar(&c.Concurrency, "concurrency", DefaultConcurrency, "how many clusters to read at once with several contexts")
-	for _, name := range []string{"all-contexts", "concurrency"} {
-		fs.Lookup(name).Annotations = map[string][]string{FlagAnnotation: {"true"}}
-	}
+	fs.Lookup("all-contexts").Annotations = map[string][]string{FlagAnnotation: {"true"}}
 }
 
 // IsFleet says whether the flags name several clusters: --all-contexts,

@@ -29,7 +29,13 @@ type Flags struct {
 	// first is also Overrides.CurrentContext, so that a run of one
 	// context reads it as kubectl does.
 	Contexts []string
+
+	fleet bool // the command reads several contexts (ReadsFleet)
 }
+
+// ReadsFleet says that the command reads the cluster of each context
+// given: --context's help then says it takes several.
+func (f *Flags) ReadsFleet() { f.fleet = true }
 
 // ForContext is f for the context name alone: a fleet's member reads its
 // cluster with these flags, each with a client of its own.
@@ -57,7 +63,12 @@ func (c contextsFlag) Set(s string) error {
 
 func (c contextsFlag) String() string { return strings.Join(c.f.Contexts, ",") }
 
-func (c contextsFlag) Type() string { return "strings" }
+func (c contextsFlag) Type() string {
+	if c.f.fleet {
+		return "strings"
+	}
+	return "string"
+}
 
 // AddFlags binds kubectl's flags of a connection to f, with the names,
 // kinds and defaults kubectl gives them, through clientcmd's own override
@@ -127,7 +138,7 @@ var ImpliesCluster = []string{
 // (AddFlags binds clientcmd's).
 var FlagUsage = map[string]string{
 	"kubeconfig":               "kubeconfig file of the cluster (default $KUBECONFIG, then ~/.kube/config)",
-	"context":                  "kubeconfig context to use; several (repeated or comma-separated) read each one's cluster in one run",
+	"context":                  "kubeconfig context to use",
 	"user":                     "kubeconfig user to log in as",
 	"server":                   "address of the Kubernetes API server",
 	"token":                    "bearer token to log in with",

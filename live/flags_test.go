@@ -26,8 +26,8 @@ func TestAddFlags(t *testing.T) {
 		set         func(*Flags)
 	}{
 		{args: []string{"--kubeconfig", "k"}, kind: "string", set: func(f *Flags) { f.Kubeconfig = "k" }},
-		{args: []string{"--context", "c"}, kind: "strings", set: func(f *Flags) { f.Overrides.CurrentContext = "c"; f.Contexts = []string{"c"} }},
-		{args: []string{"--context", "c,d", "--context", "e"}, kind: "strings", set: func(f *Flags) { f.Overrides.CurrentContext = "c"; f.Contexts = []string{"c", "d", "e"} }},
+		{args: []string{"--context", "c"}, kind: "string", set: func(f *Flags) { f.Overrides.CurrentContext = "c"; f.Contexts = []string{"c"} }},
+		{args: []string{"--context", "c,d", "--context", "e"}, kind: "string", set: func(f *Flags) { f.Overrides.CurrentContext = "c"; f.Contexts = []string{"c", "d", "e"} }},
 		{args: []string{"--user", "u"}, kind: "string", set: func(f *Flags) { f.Overrides.Context.AuthInfo = "u" }},
 		{args: []string{"--namespace", "ns/team-a"}, short: "n", kind: "string", set: func(f *Flags) { f.Overrides.Context.Namespace = "ns/team-a" }},
 		{args: []string{"--server", "https://h:6443"}, short: "s", kind: "string", set: func(f *Flags) { f.Overrides.ClusterInfo.Server = "https://h:6443" }},
