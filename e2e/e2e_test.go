@@ -39,6 +39,7 @@ func TestE2E(t *testing.T) {
 		{"audit", testAudit},
 		{"team-rules", testTeamRules},
 		{"policyreports", testPolicyReports},
+		{"cluster-audit", testClusterAudit},
 		{"bundle/kustomize", testKustomizedBundle},
 		{"gatekeeper-down", testGatekeeperDown},
 		{"live-paging", testLivePaging},
