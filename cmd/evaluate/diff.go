@@ -48,6 +48,7 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 		RunE:    func(cmd *cobra.Command, args []string) error { return o.run(cmd, g, args) },
 	}
 	addInputFlags(cmd, &o.in, true)
+	addFleetFlags(cmd, &o.in)
 	// A change in a folder that diff does not read would pass unseen.
 	o.in.UnreadIsProblem = true
 	cmd.Flags().StringVar(&o.base, "base", "", "OLD is PATH... as git has it at this commit, branch or tag (NEW: PATH... now)")
@@ -72,6 +73,9 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	d := runner.Diff{Engine: o.engineName, Policies: &g.Policies, In: in.options(g, cmd, nil), Base: o.base, ToRelease: o.toRelease, Sources: in.sources(), Rules: o.rules}
 	if err := d.Sides(args, len(in.files)+len(in.Models)+len(in.Runtimes), &o.in.cluster); err != nil {
 		return badInput(err)
+	}
+	if d.Cluster != nil && o.in.fleet() {
+		return o.runFleet(cmd, g, d, args)
 	}
 	p := newProgress(cmd, "diff: reading", 2)
 	defer p.Finish()
@@ -102,6 +106,51 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 		fail = r.Report.Changes() > 0
 	}
 	return exitAfter(r.Problems, fail)
+}
+
+// runFleet says what the change does to each cluster of the fleet: each
+// cluster (OLD) against itself with the files applied (NEW), as a diff of
+// that cluster alone would, written as one output (diffout.FleetWriter).
+func (o *diffOptions) runFleet(cmd *cobra.Command, g *globalOptions, d runner.Diff, args []string) error {
+	fw, err := diffout.NewFleetWriter(o.format, cmd.OutOrStdout())
+	if err != nil {
+		return badInput(err)
+	}
+	in := o.in
+	in.paths = args
+	problems, fail := false, false
+	clusters, err := eachCluster(&in, g, cmd, func(mine *inputOptions) (runner.DiffResult, error) {
+		md := d
+		md.In, md.Cluster = mine.options(g, cmd, nil), &mine.cluster
+		return md.Run()
+	}, func(cl output.Cluster, r runner.DiffResult) error {
+		r.Old = strings.Replace(r.Old, "the cluster", "cluster "+cl.Name, 1)
+		r.New = strings.Replace(r.New, "the cluster", "cluster "+cl.Name, 1)
+		report := r.Report
+		if report == nil {
+			report = &diff.Report{Models: []diff.ModelChange{}, InferenceServices: []diff.ServiceChange{}, Unmoved: []diff.ObjectChange{}}
+		}
+		if err := fw.Cluster(cl, report, diffout.Sides{Old: r.Old, New: r.New, OMEVersion: r.From, ToOMEVersion: r.To,
+			Problems: output.Problems(r.Problems), ShowReasons: o.showReasons}); err != nil {
+			return err
+		}
+		clusterProblems(cmd, cl, r.Problems)
+		problems = problems || len(r.Problems) > 0
+		switch o.failOn {
+		case failOnRegressions:
+			fail = fail || report.Regressions() > 0
+		case failOnChanges:
+			fail = fail || report.Changes() > 0
+		}
+		return nil
+	})
+	if err != nil {
+		return rulesError(cmd, err)
+	}
+	if err := fw.Close(clusters); err != nil {
+		return err
+	}
+	return fleetExit(cmd, clusters, problems, fail)
 }
 
 // write writes report, of the sides of r.

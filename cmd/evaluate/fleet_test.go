@@ -272,3 +272,41 @@ func TestFleetSelectLint(t *testing.T) {
 	require.Equal(t, 2, strings.Count(reports, "kind: List"))
 	require.Contains(t, reports, "evaluate.ome.io/cluster: dev")
 }
+
+// diff --cluster on a fleet: each cluster against itself with the file
+// applied, the clusters apart; the one down is named, exit 2.
+func TestFleetDiff(t *testing.T) {
+	prod := newFakeAPIServer(t, "prod-uid", exampleLists(t))
+	dev := newFakeAPIServer(t, "dev-uid", exampleLists(t))
+	kc := fleetKubeconfig(t, map[string]string{"prod": prod.srv.URL, "dev": dev.srv.URL, "staging": closedPort(t)}, prod, dev)
+	change := at("testdata/examples/runtimes/srt-llama-3-2-3b-instruct.yaml")
+	for _, format := range []string{"text", "json", "markdown", "github"} {
+		r := evaluate(t, time.Minute, "", "diff", "--cluster", "-f", change, "--kubeconfig", kc, "--context", "prod,dev,staging", "-o", format)
+		require.Equal(t, 2, r.code, r.stderr)
+		require.Contains(t, r.stderr, "evaluate: cluster staging was not read: cannot reach")
+		switch format {
+		case "text":
+			require.Regexp(t, `(?s)^=== cluster prod \(context prod; .*\ncluster prod -> cluster prod with .* applied\n.*\n=== cluster dev \(context dev; .*\ncluster dev -> cluster dev with`, r.stdout)
+		case "json":
+			var doc struct {
+				Diffs []struct {
+					Cluster struct{ Name string }
+					Old     string
+					Models  []any
+				}
+				Clusters []struct{ Name, Error string }
+			}
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc), r.stdout)
+			require.Len(t, doc.Diffs, 2)
+			require.Equal(t, "prod", doc.Diffs[0].Cluster.Name)
+			require.Equal(t, "cluster dev", doc.Diffs[1].Old)
+			require.NotEmpty(t, doc.Diffs[1].Models)
+			require.Len(t, doc.Clusters, 3)
+		case "markdown":
+			require.Equal(t, 1, strings.Count(r.stdout, "<!-- evaluate diff -->"))
+			require.Contains(t, r.stdout, "### What this change does to OME's decisions in cluster dev (context dev; server ")
+		case "github":
+			require.Contains(t, r.stdout, "title=evaluate diff in cluster dev%3A ")
+		}
+	}
+}

@@ -36,6 +36,12 @@ type Sides struct {
 	// ShowReasons lists the verdicts that hold in other words (text and
 	// markdown; json always lists them).
 	ShowReasons bool `json:"-"`
+	// Cluster is the cluster of a fleet whose diff it is (fleet.go); nil
+	// for one run.
+	Cluster *output.Cluster `json:"-"`
+	// later says that a fleet's report of an earlier cluster was written
+	// before (markdown writes its marker once).
+	later bool
 }
 
 // upgrade says whether the sides are two OME releases' rules.

@@ -97,14 +97,14 @@ func (d *diffGitHub) Write(r *diff.Report, sides Sides) error {
 	var b strings.Builder
 	for _, n := range notes {
 		b.WriteString(output.GitHubAnnotation([]string{"notice", "warning", "error"}[n.level], n.at.File, n.at.Line,
-			"evaluate diff: "+n.title, strings.Join(n.messages, "\n")))
+			"evaluate diff"+inCluster(sides)+": "+n.title, strings.Join(n.messages, "\n")))
 	}
 	for _, p := range sides.Problems {
 		msg := p.Message
 		if p.Field != "" {
 			msg = p.Field + ": " + msg
 		}
-		b.WriteString(output.GitHubAnnotation("error", p.File, p.Line, "evaluate diff: input", msg))
+		b.WriteString(output.GitHubAnnotation("error", p.File, p.Line, "evaluate diff"+inCluster(sides)+": input", msg))
 	}
 	fmt.Fprintf(&b, "%s\n", countText(Summarize(r)))
 	_, err := io.WriteString(d.w, b.String())

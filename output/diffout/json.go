@@ -44,6 +44,7 @@ func (d *diffJSON) Write(r *diff.Report, sides Sides) error {
 		key   string
 		write func() error
 	}{
+		{"cluster", value(sides.Cluster)},
 		{"old", value(sides.Old)},
 		{"new", value(sides.New)},
 		{"omeVersion", value(sides.OMEVersion)},
@@ -56,8 +57,8 @@ func (d *diffJSON) Write(r *diff.Report, sides Sides) error {
 		{"evaluated", value(r.Work)},
 		{"errors", func() error { return writeJSONList(w, problems) }},
 	} {
-		if f.key == "rules" && r.Rules == nil {
-			continue // no team's rules judged the sides
+		if f.key == "rules" && r.Rules == nil || f.key == "cluster" && sides.Cluster == nil {
+			continue // no team's rules judged the sides; one run's
 		}
 		if err := field(f.key, f.write); err != nil {
 			return err

@@ -28,8 +28,14 @@ func mdRef(r diff.ObjectChange) string { return "`" + mdCell(output.RefText(r.Re
 func (d *diffMarkdown) Write(r *diff.Report, sides Sides) error {
 	var b strings.Builder
 	s := Summarize(r)
-	b.WriteString(Marker + "\n")
-	fmt.Fprintf(&b, "### What this change does to OME's decisions\n\n`%s` → `%s`\n\n", mdCell(sides.Old), mdCell(sides.New))
+	if !sides.later {
+		b.WriteString(Marker + "\n")
+	}
+	if sides.Cluster != nil {
+		fmt.Fprintf(&b, "### What this change does to OME's decisions in %s\n\n`%s` → `%s`\n\n", mdCell(sides.Cluster.Header()), mdCell(sides.Old), mdCell(sides.New))
+	} else {
+		fmt.Fprintf(&b, "### What this change does to OME's decisions\n\n`%s` → `%s`\n\n", mdCell(sides.Old), mdCell(sides.New))
+	}
 	switch {
 	case s.Regressions > 0 && s.RulesErrors > 0:
 		fmt.Fprintf(&b, "**%s**: models left with no compatible runtime, InferenceServices that OME would route elsewhere or refuse, or errors of the team's rules (--rules).\n\n", counted(s.Regressions, "regression"))
