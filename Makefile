@@ -96,7 +96,8 @@ fuzz:
 # and 10,000 runtimes), bench/lint.sh (evaluate lint on one core, at 700,
 # 11,200 and 45,000 runtimes), bench/diff.sh (evaluate diff of 5 and of
 # every runtime against one match, 300 x 700) and bench/commands.sh
-# (select, explain, report and test), each written into
+# (select, explain, report and test) and bench/fleet.sh (10 clusters of
+# 300 x 1,000 on fake API servers, in one run and in 10), each written into
 # docs/performance.md between its markers. Every evaluate row runs beside
 # the baseline's evaluate (bench/baseline.sh: the commit of bench/BASELINE,
 # or BASE=REV, built once into bin/baseline/), in alternating runs, and
@@ -112,6 +113,7 @@ bench: gator
 	BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/lint.sh RUNS SIZES ENGINES RELEASES || status=1; \
 	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/diff.sh RUNS ENGINES RELEASES || status=1; \
 	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/commands.sh RUNS ENGINES RELEASES COMMANDS || status=1; \
+	bash bench/doc.sh bench/fleet.sh RUNS CLUSTERS MODELS RUNTIMES || status=1; \
 	exit $$status
 
 # Rewrite docs/cli.md from the commands' help, the output and exit codes

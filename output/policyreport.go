@@ -65,6 +65,7 @@ type PolicyReportResult struct {
 	Source     string            `json:"source" yaml:"source"`
 	Policy     string            `json:"policy" yaml:"policy"`
 	Rule       string            `json:"rule,omitempty" yaml:"rule,omitempty"`
+	Category   string            `json:"category,omitempty" yaml:"category,omitempty"`
 	Result     string            `json:"result" yaml:"result"`
 	Severity   string            `json:"severity" yaml:"severity"`
 	Message    string            `json:"message" yaml:"message"`

@@ -52,6 +52,10 @@ const (
 // value (1.5 MiB by default).
 const MaxReportBytes = 1 << 20
 
+// categories are the category of each report's results, by the report's
+// name, as Policy Reporter shows them.
+var categories = map[string]string{"ome-lint": "OME lint", "ome-runtime-selection": "OME runtime selection"}
+
 // kinds are the namespaced and cluster-scoped report kinds of a format.
 func kinds(format string) (namespaced, cluster live.Kind) {
 	if format == FormatOpenReports {
@@ -172,6 +176,13 @@ func (w *Writer) objects(reports []output.PolicyReport, nk, ck live.Kind) ([]obj
 		r.APIVersion, r.Kind = k.Group+"/"+k.Version, k.Kind
 		if w.Cluster != nil {
 			r.Metadata.Annotations = output.ClusterAnnotations(*w.Cluster)
+		}
+		// Policy Reporter groups the results by category.
+		r.Results = append([]output.PolicyReportResult(nil), r.Results...)
+		for i := range r.Results {
+			if r.Results[i].Category == "" {
+				r.Results[i].Category = categories[r.Metadata.Name]
+			}
 		}
 		parts, err := split(r, max)
 		if err != nil {
