@@ -48,7 +48,7 @@ func Write(w io.Writer, in Input) (Summary, error) {
 		return sum, err
 	}
 	sum.DataBytes = len(data) + len(explain)
-	page, err := render(data, explain)
+	page, err := render(data, explain, nil)
 	if err != nil {
 		return sum, err
 	}
@@ -129,8 +129,9 @@ func hash(s string) string {
 	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
 }
 
-// render puts the style, script and data into the page.
-func render(data, explain []byte) ([]byte, error) {
+// render puts the style, script and data into the page; fleet, when not
+// nil, is the block of a fleet's clusters (fleet.go).
+func render(data, explain, fleet []byte) ([]byte, error) {
 	for name, s := range map[string]string{"page.css": pageCSS, "page.js": pageJS} {
 		l := strings.ToLower(s)
 		if strings.Contains(l, "</style") || strings.Contains(l, "</script") || strings.Contains(l, "<!--") {
@@ -142,12 +143,12 @@ func render(data, explain []byte) ([]byte, error) {
 		return nil, fmt.Errorf("report: page.html has {{EXPLAIN}} before {{DATA}}")
 	}
 	var b bytes.Buffer
-	b.Grow(len(pageHTML) + len(pageCSS) + len(pageJS) + len(data) + len(explain) + 256)
+	b.Grow(len(pageHTML) + len(pageCSS) + len(pageJS) + len(data) + len(explain) + len(fleet) + 256)
 	rest := pageHTML
 	for _, part := range []struct {
 		mark string
 		data []byte
-	}{{"{{DATA}}", data}, {"{{EXPLAIN}}", explain}} {
+	}{{"{{DATA}}", data}, {"{{EXPLAIN}}", explain}, {"{{FLEET}}", fleet}} {
 		before, after, found := strings.Cut(rest, part.mark)
 		if !found {
 			return nil, fmt.Errorf("report: page.html has no %s", part.mark)

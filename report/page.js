@@ -713,6 +713,76 @@
     return out;
   }
 
+  // ---- a fleet's page: a cluster at a time ----
+  // The clusters (data-fleet: empty for one cluster's page) are listed in
+  // the header, a row a cluster with its counts; the cluster filter, or a
+  // cluster's name in the list, shows that cluster's matrix and lists.
+  let fleet = null;
+  async function readFleet() {
+    const block = $('data-fleet');
+    if (!block || !block.textContent.trim()) return;
+    fleet = await readData('data-fleet');
+    const sel = el('select');
+    sel.id = 'cluster';
+    fleet.clusters.forEach((c, i) => {
+      const o = el('option', null, c.error ? `${c.cluster.name} (not read)` : c.cluster.name);
+      o.value = String(i);
+      o.disabled = Boolean(c.error);
+      add(sel, o);
+    });
+    const first = fleet.clusters.findIndex((c) => !c.error);
+    sel.value = String(first);
+    sel.addEventListener('change', () => showCluster(Number(sel.value)));
+    $('controls').prepend(add(el('label', null, 'Cluster '), sel));
+    clusterTable(first);
+  }
+  function clusterTable(current) {
+    const box = $('clusters');
+    box.textContent = '';
+    box.hidden = false;
+    add(box, el('h2', null, `Clusters (${fleet.clusters.length})`));
+    const head = el('tr');
+    for (const h of ['cluster', 'contexts', 'server', 'kube-system UID', 'models', 'runtimes', 'compatible pairs', 'models with no runtime', 'InferenceServices rejected', 'not read']) {
+      add(head, el('th', null, h));
+    }
+    const body = el('tbody');
+    fleet.clusters.forEach((c, i) => {
+      const s = c.summary || {};
+      const name = el('td');
+      if (c.error) {
+        name.textContent = c.cluster.name;
+      } else {
+        const b = el('button', null, c.cluster.name);
+        b.type = 'button';
+        b.addEventListener('click', () => { $('cluster').value = String(i); showCluster(i); });
+        add(name, b);
+      }
+      add(body, add(el('tr', i === current ? 'current' : null), name, el('td', null, c.cluster.contexts.join(', ')),
+        el('td', null, c.cluster.server), el('td', null, c.cluster.uid || ''), el('td', null, s.Models ?? ''), el('td', null, s.Runtimes ?? ''),
+        el('td', null, s.Compatible ?? ''), el('td', null, s.Unserved ?? ''), el('td', null, s.Rejected ?? ''), el('td', null, c.error || '')));
+    });
+    add(box, add(el('table'), add(el('thead'), head), body));
+  }
+  function showCluster(i) {
+    const c = fleet.clusters[i];
+    shown++; // an explanation still on its way does not draw over this cluster
+    prepare({ nodes: c.main.nodes.slice(), shapes: c.main.shapes, root: c.main.root });
+    D.append(c.explain.nodes);
+    XD = D;
+    XD.explainRoot = c.explain.root;
+    explanations = D.items(D.get(c.explain.root, 'explanations'));
+    explainReady = Promise.resolve();
+    counts();
+    legend();
+    redraw();
+    lists();
+    const detail = $('detail');
+    detail.textContent = '';
+    add(detail, el('p', 'hint', 'Click a cell, or move to it with the arrow keys and press Enter, to see evaluate explain for that pair.'));
+    clusterTable(i);
+    document.body.dataset.cluster = c.cluster.name;
+  }
+
   async function main() {
     const t0 = performance.now();
     let data;
@@ -755,7 +825,13 @@
       explanations = D.items(D.get(t.root, 'explanations'));
     });
     explainReady.catch((err) => { $('status').textContent = 'The explanations could not be read: ' + err; });
-    window.omeReport = Object.freeze({ documents, cells: () => ({ M, R, virtual }) });
+    try {
+      await readFleet();
+    } catch (err) {
+      $('status').textContent = 'The clusters could not be read: ' + err;
+      return;
+    }
+    window.omeReport = Object.freeze({ documents, cells: () => ({ M, R, virtual }), showCluster: (i) => showCluster(i) });
     const ms = Math.round(performance.now() - t0);
     $('status').textContent = `Ready (${ms} ms). Rows are models, columns runtimes; click a cell for evaluate explain on that pair.`;
     document.body.dataset.ready = 'yes';

@@ -29,7 +29,7 @@ func roundTrip(t *testing.T, docs map[string]string) map[string]json.RawMessage 
 	require.NoError(t, err)
 	explain, err := encodeData(pd.t.encode(pd.split, len(pd.t.nodes), pd.explainRoot, false))
 	require.NoError(t, err)
-	page, err := render(main, explain)
+	page, err := render(main, explain, nil)
 	require.NoError(t, err)
 	got, err := Documents(page)
 	require.NoError(t, err)
@@ -72,7 +72,7 @@ func TestTableRefusesMalformedJSON(t *testing.T) {
 // The page's own script and style are allowed by hash, and nothing else:
 // no network, no inline handler, no 'unsafe-inline'.
 func TestContentSecurityPolicy(t *testing.T) {
-	page, err := render([]byte("AAAA"), []byte("AAAA"))
+	page, err := render([]byte("AAAA"), []byte("AAAA"), nil)
 	require.NoError(t, err)
 	csp := CSP()
 	require.Contains(t, string(page), `<meta http-equiv="Content-Security-Policy" content="`+csp+`">`)

@@ -310,3 +310,33 @@ func TestFleetDiff(t *testing.T) {
 		}
 	}
 }
+
+// report on a fleet: one page of every cluster, -o json a report each with
+// its cluster; the cluster down is named, exit 2.
+func TestFleetReport(t *testing.T) {
+	prod := newFakeAPIServer(t, "prod-uid", exampleLists(t))
+	kc := fleetKubeconfig(t, map[string]string{"prod": prod.srv.URL, "staging": closedPort(t)}, prod)
+	r := evaluate(t, time.Minute, "", "report", "-o", "json", "--kubeconfig", kc, "--all-contexts")
+	require.Equal(t, 2, r.code, r.stderr)
+	require.Contains(t, r.stderr, "evaluate: cluster staging was not read: cannot reach")
+	var doc struct {
+		Reports []struct {
+			Cluster struct{ Name, UID string }
+			Models  []struct{ Name string }
+		}
+		Clusters []struct{ Name, Error string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc), r.stdout)
+	require.Len(t, doc.Reports, 1)
+	require.Equal(t, "prod-uid", doc.Reports[0].Cluster.UID)
+	require.Len(t, doc.Reports[0].Models, 1)
+	require.Len(t, doc.Clusters, 2)
+	require.NotEmpty(t, doc.Clusters[1].Error)
+
+	page := filepath.Join(t.TempDir(), "fleet.html")
+	r = evaluate(t, time.Minute, "", "report", "--out", page, "--kubeconfig", kc, "--context", "prod,staging")
+	require.Equal(t, 2, r.code, r.stderr)
+	data, err := os.ReadFile(page)
+	require.NoError(t, err)
+	require.Regexp(t, `<script type="application/octet-stream" id="data-fleet">[A-Za-z0-9+/=]{100,}</script>`, string(data))
+}

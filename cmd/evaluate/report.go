@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/report"
 	"github.com/ome-policy/evaluator/runner"
 )
@@ -36,6 +38,7 @@ func newReportCommand(g *globalOptions) *cobra.Command {
 		RunE:    func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
 	addInputFlags(cmd, &o.in, true)
+	addFleetFlags(cmd, &o.in)
 	takePathArgs(cmd, &o.in)
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
@@ -74,6 +77,9 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if !o.in.given() {
 		return badInput(fmt.Errorf("give the models and runtimes: files, folders, -f, -m and -r, - or --cluster"))
 	}
+	if o.in.fleet() {
+		return o.runFleet(cmd, g)
+	}
 	got, err := o.in.readWithServices(g, cmd)
 	if err != nil {
 		return err
@@ -111,6 +117,71 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	// Once the page is written, what it shows is no failure: match and
 	// select are the commands that exit 1 on a refusal.
 	return exitAfter(got.Problems, false)
+}
+
+// runFleet builds the page of each cluster of the fleet (with the files'
+// objects beside, as a run of each cluster alone would) and writes them as
+// one page (report.WriteFleet): the clusters listed in its header, a
+// cluster filter to choose the one shown. A cluster that cannot be read,
+// or holds no models or runtimes, is named, and the run exits 2.
+func (o *reportOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
+	set, err := g.For(o.engineName)
+	if err != nil {
+		return badInput(err)
+	}
+	_, own, err := ownRules(cmd, set, o.rules)
+	if err != nil {
+		return err
+	}
+	var clusters []report.FleetCluster
+	problems := false
+	read, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*objects.Input, error) {
+		return in.readWithServices(g, cmd)
+	}, func(cl output.Cluster, got *objects.Input) error {
+		clusterProblems(cmd, cl, got.Problems)
+		problems = problems || len(got.Problems) > 0
+		in, err := report.Of(got.Objects, "cluster "+cl.Name)
+		if err != nil {
+			clusters = append(clusters, report.FleetCluster{Cluster: cl, Error: err.Error()})
+			fmt.Fprintf(cmd.ErrOrStderr(), "evaluate: %s\n", err)
+			problems = true
+			return nil
+		}
+		in.Engine, in.Policies, in.Rules, in.Decide = o.engineName, set, own, runner.Decider(o.engineName, set)
+		in.Title = "OME compatibility report: cluster " + cl.Name
+		clusters = append(clusters, report.FleetCluster{Cluster: cl, In: in})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Every cluster, in the order of the contexts, those not read too.
+	var all []report.FleetCluster
+	for _, c := range read {
+		if c.Error != "" {
+			all = append(all, report.FleetCluster{Cluster: c.Cluster, Error: c.Error})
+			continue
+		}
+		for _, f := range clusters {
+			if f.Cluster.Name == c.Name {
+				all = append(all, f)
+			}
+		}
+	}
+	write := report.WriteFleet
+	if o.format == "json" {
+		write = report.WriteFleetJSON
+	}
+	var page bytes.Buffer
+	sum, err := write(&page, all)
+	if err != nil {
+		return err
+	}
+	if err := o.writePage(cmd, page.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), sum.Says(o.out, page.Len(), 0))
+	return fleetExit(cmd, read, problems, false)
 }
 
 // writePage writes the page to --out's file, or to standard output for -
