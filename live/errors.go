@@ -60,17 +60,14 @@ func (c *Client) authProviderError(name string) error {
 	return fmt.Errorf("user %q of %s authenticates with the auth-provider %q, which is not compiled in (only oidc is): use %s", c.user, c.cluster(), name, hint)
 }
 
-// forbiddenUser is who the API server says was refused.
-var forbiddenUser = regexp.MustCompile(`User "([^"]*)"`)
-
-// listError says why listing resource r (in namespace ns; "" for every
-// namespace or a cluster-scoped resource) failed, and what to do.
-func (c *Client) listError(err error, r Resource, ns string) error {
-	resource := r.Plural + "." + group
-	where := "in every namespace"
-	canI := "kubectl auth can-i list " + resource
+// scope says where a request of verb on resource went ("in namespace
+// "team-a"", "in every namespace", "(cluster-scoped)") and the kubectl
+// command that checks the right to it (without --as).
+func (c *Client) scope(verb, resource string, namespaced bool, ns string) (where, canI string) {
+	where = "in every namespace"
+	canI = "kubectl auth can-i " + verb + " " + resource
 	switch {
-	case !r.Namespaced:
+	case !namespaced:
 		where = "(cluster-scoped)"
 	case ns != "":
 		where = fmt.Sprintf("in namespace %q", ns)
@@ -81,6 +78,17 @@ func (c *Client) listError(err error, r Resource, ns string) error {
 	if c.context != "" {
 		canI += " --context " + c.context
 	}
+	return where, canI
+}
+
+// forbiddenUser is who the API server says was refused.
+var forbiddenUser = regexp.MustCompile(`User "([^"]*)"`)
+
+// listError says why listing resource r (in namespace ns; "" for every
+// namespace or a cluster-scoped resource) failed, and what to do.
+func (c *Client) listError(err error, r Resource, ns string) error {
+	resource := r.Plural + "." + group
+	where, canI := c.scope("list", resource, r.Namespaced, ns)
 	if c.as != "" {
 		canI += " --as " + c.as
 	}

@@ -120,21 +120,8 @@ func (c *Client) Delete(ctx context.Context, k Kind, ns, name string, dryRun boo
 
 // writeError says why a request of verb on kind k (in namespace ns) failed.
 func (c *Client) writeError(err error, verb string, k Kind, ns string) error {
-	where := ""
-	canI := "kubectl auth can-i " + verb + " " + k.resource()
-	switch {
-	case !k.Namespaced:
-		where = " (cluster-scoped)"
-	case ns != "":
-		where = fmt.Sprintf(" in namespace %q", ns)
-		canI += " -n " + ns
-	default:
-		where = " in every namespace"
-		canI += " -A"
-	}
-	if c.context != "" {
-		canI += " --context " + c.context
-	}
+	where, canI := c.scope(verb, k.resource(), k.Namespaced, ns)
+	where = " " + where
 	var se apierrors.APIStatus
 	if errors.As(err, &se) {
 		st := se.Status()

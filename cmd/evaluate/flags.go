@@ -131,6 +131,21 @@ func ownRules(cmd *cobra.Command, set *policyset.Set, paths []string) ([]engine.
 	return ome, own, nil
 }
 
+// policiesAndRules are the policies of the engine named (of the release
+// --ome-version chooses) and a team's rules of --rules (paths) beside
+// them, each error ready to end the run.
+func policiesAndRules(cmd *cobra.Command, g *globalOptions, engineName string, paths []string) (*policyset.Set, *rules.Set, error) {
+	set, err := g.For(engineName)
+	if err != nil {
+		return nil, nil, badInput(err)
+	}
+	_, own, err := ownRules(cmd, set, paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	return set, own, nil
+}
+
 // rulesError ends the run on err (exit 2): an error of several
 // (rules.Problems, team.Refusals) says each on its own line.
 func rulesError(cmd *cobra.Command, err error) error {

@@ -89,6 +89,18 @@ func fleetExit(cmd *cobra.Command, clusters []output.ClusterRead, problems, find
 	return exitAfter(nil, findings)
 }
 
+// closeFleet ends a fleet's run whose reads and writes ended with err:
+// close ends the output (naming every cluster), then the exit (fleetExit).
+func closeFleet(cmd *cobra.Command, clusters []output.ClusterRead, err error, close func([]output.ClusterRead) error, problems, findings bool) error {
+	if err != nil {
+		return err
+	}
+	if err := close(clusters); err != nil {
+		return err
+	}
+	return fleetExit(cmd, clusters, problems, findings)
+}
+
 // clusterProblems names a cluster's input problems on standard error.
 func clusterProblems(cmd *cobra.Command, c output.Cluster, problems []*objects.InputError) {
 	for _, p := range problems {

@@ -156,11 +156,5 @@ func (o *lintOptions) runFleet(cmd *cobra.Command, g *globalOptions, first *runn
 		problems, fails = problems || len(all) > 0, fails || report.AnyFails()
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if err := fw.Close(clusters); err != nil {
-		return err
-	}
-	return fleetExit(cmd, clusters, problems, fails)
+	return closeFleet(cmd, clusters, err, fw.Close, problems, fails)
 }

@@ -141,11 +141,5 @@ func (o *matchOptions) runFleet(cmd *cobra.Command, g *globalOptions, ready <-ch
 		problems, unserved = problems || len(got.Problems) > 0, unserved || none
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if err := fw.Close(clusters); err != nil {
-		return err
-	}
-	return fleetExit(cmd, clusters, problems, unserved)
+	return closeFleet(cmd, clusters, err, fw.Close, problems, unserved)
 }

@@ -89,11 +89,7 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		reportProblems(cmd, got.Problems)
 		return badInput(err)
 	}
-	set, err := g.For(o.engineName)
-	if err != nil {
-		return badInput(err)
-	}
-	_, own, err := ownRules(cmd, set, o.rules)
+	set, own, err := policiesAndRules(cmd, g, o.engineName, o.rules)
 	if err != nil {
 		return err
 	}
@@ -125,11 +121,7 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 // cluster filter to choose the one shown. A cluster that cannot be read,
 // or holds no models or runtimes, is named, and the run exits 2.
 func (o *reportOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
-	set, err := g.For(o.engineName)
-	if err != nil {
-		return badInput(err)
-	}
-	_, own, err := ownRules(cmd, set, o.rules)
+	set, own, err := policiesAndRules(cmd, g, o.engineName, o.rules)
 	if err != nil {
 		return err
 	}

@@ -54,11 +54,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	set, err := g.For(o.engineName)
-	if err != nil {
-		return badInput(err)
-	}
-	_, own, err := ownRules(cmd, set, o.rules)
+	set, own, err := policiesAndRules(cmd, g, o.engineName, o.rules)
 	if err != nil {
 		return err
 	}
@@ -93,11 +89,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 // (with the files' beside, as a run of each cluster alone would), and
 // writes the decisions as one output (output.FleetSelectWriter).
 func (o *selectOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
-	set, err := g.For(o.engineName)
-	if err != nil {
-		return badInput(err)
-	}
-	_, own, err := ownRules(cmd, set, o.rules)
+	set, own, err := policiesAndRules(cmd, g, o.engineName, o.rules)
 	if err != nil {
 		return err
 	}
@@ -123,11 +115,5 @@ func (o *selectOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
 		problems, fails = problems || len(got.Problems) > 0, fails || failed
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if err := fw.Close(clusters); err != nil {
-		return err
-	}
-	return fleetExit(cmd, clusters, problems, fails)
+	return closeFleet(cmd, clusters, err, fw.Close, problems, fails)
 }
