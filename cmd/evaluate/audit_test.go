@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
+	"k8s.io/kube-openapi/pkg/validation/validate"
 )
 
 // reportStore is what a fake API server holds of the reports' kinds
@@ -186,4 +187,40 @@ func TestAuditFleet(t *testing.T) {
 	ann := store.objects["/apis/wgpolicyk8s.io/v1alpha2/clusterpolicyreports/ome-lint"]["metadata"].(map[string]any)["annotations"].(map[string]any)
 	require.Equal(t, "prod", ann["evaluate.ome.io/cluster"])
 	require.Equal(t, "audit-uid", ann["evaluate.ome.io/cluster-uid"])
+}
+
+// What audit would write (--dry-run=client prints it) fits the CRDs of
+// each format: the PolicyReports Kyverno ships and OpenReports' v0.2.1
+// (testdata/openreports), every result with its category.
+func TestAuditReportsFitTheCRDs(t *testing.T) {
+	kc, _, _ := auditCluster(t, "wgpolicyk8s.io/v1alpha2", "openreports.io/v1alpha1")
+	for _, c := range []struct {
+		format     string
+		validators map[string]*validate.SchemaValidator
+		apiVersion string
+	}{
+		{"wgpolicyk8s", policyReportValidators(t), "wgpolicyk8s.io/v1alpha2"},
+		{"openreports", crdValidators(t, "testdata/openreports", "openreports.io", "v1alpha1", "openreports.io_reports.yaml", "openreports.io_clusterreports.yaml"), "openreports.io/v1alpha1"},
+	} {
+		r := evaluate(t, time.Minute, "", "audit", "--kubeconfig", kc, "--context", "prod", "--format", c.format, "--dry-run=client")
+		require.Equal(t, 0, r.code, r.stderr)
+		var list struct{ Items []map[string]any }
+		require.NoError(t, yaml.Unmarshal([]byte(r.stdout), &list))
+		require.Len(t, list.Items, 3, c.format)
+		for _, item := range list.Items {
+			// Through JSON, as the API server reads what is applied.
+			b, err := json.Marshal(item)
+			require.NoError(t, err)
+			var doc map[string]any
+			require.NoError(t, json.Unmarshal(b, &doc))
+			require.Equal(t, c.apiVersion, doc["apiVersion"])
+			v := c.validators[doc["kind"].(string)]
+			require.NotNil(t, v, "kind %v", doc["kind"])
+			res := v.Validate(doc)
+			require.True(t, res.IsValid(), "%s %v: %v", c.format, doc["metadata"], res.Errors)
+			for _, x := range doc["results"].([]any) {
+				require.Contains(t, []any{"OME lint", "OME runtime selection"}, x.(map[string]any)["category"])
+			}
+		}
+	}
 }

@@ -18,9 +18,16 @@ import (
 // CRDs' schemas (testdata/policyreport), by kind.
 func policyReportValidators(t *testing.T) map[string]*validate.SchemaValidator {
 	t.Helper()
+	return crdValidators(t, "testdata/policyreport", "wgpolicyk8s.io", "v1alpha2", "wgpolicyk8s.io_policyreports.yaml", "wgpolicyk8s.io_clusterpolicyreports.yaml")
+}
+
+// crdValidators are the schemas of the CRDs of group in dir (files), at
+// version, by kind.
+func crdValidators(t *testing.T, dir, group, version string, files ...string) map[string]*validate.SchemaValidator {
+	t.Helper()
 	out := map[string]*validate.SchemaValidator{}
-	for _, f := range []string{"wgpolicyk8s.io_policyreports.yaml", "wgpolicyk8s.io_clusterpolicyreports.yaml"} {
-		b, err := os.ReadFile(at("testdata/policyreport/" + f))
+	for _, f := range files {
+		b, err := os.ReadFile(at(dir + "/" + f))
 		require.NoError(t, err)
 		var crd struct {
 			Spec struct {
@@ -39,18 +46,18 @@ func policyReportValidators(t *testing.T) map[string]*validate.SchemaValidator {
 			}
 		}
 		require.NoError(t, yaml.Unmarshal(b, &crd))
-		require.Equal(t, "wgpolicyk8s.io", crd.Spec.Group)
+		require.Equal(t, group, crd.Spec.Group)
 		for _, v := range crd.Spec.Versions {
-			if v.Name != "v1alpha2" {
+			if v.Name != version {
 				continue
 			}
-			require.True(t, v.Served && v.Storage, "%s: v1alpha2 is served and stored", f)
+			require.True(t, v.Served && v.Storage, "%s: %s is served and stored", f, version)
 			var s spec.Schema
 			require.NoError(t, json.Unmarshal(v.Schema.OpenAPIV3Schema, &s))
 			out[crd.Spec.Names.Kind] = validate.NewSchemaValidator(&s, nil, "", strfmt.Default)
 		}
 	}
-	require.Len(t, out, 2)
+	require.Len(t, out, len(files))
 	return out
 }
 
