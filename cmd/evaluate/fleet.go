@@ -24,6 +24,7 @@ import (
 // --concurrency (--context takes several names on every command).
 func addFleetFlags(cmd *cobra.Command, in *inputOptions) {
 	in.cluster.AddFleetFlags(cmd.Flags())
+	cmd.MarkFlagsMutuallyExclusive("context", "all-contexts")
 }
 
 // fleet says whether the flags name several clusters.
