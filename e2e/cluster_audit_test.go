@@ -80,7 +80,7 @@ func testClusterAudit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var objs []*unstructured.Unstructured
-	var runtime, modelB *unstructured.Unstructured
+	var runtime, modelB, isvc *unstructured.Unstructured
 	for _, o := range examples {
 		switch {
 		case o.GetKind() == "BaseModel":
@@ -94,11 +94,16 @@ func testClusterAudit(t *testing.T) {
 			objs = append(objs, o)
 		case o.GetKind() == "InferenceService" && o.GetName() == "llama-chat":
 			o.SetNamespace(auditNSA)
-			objs = append(objs, o)
+			isvc = o
 		}
 	}
 	objs = applyAndReadBack(t, objs)
 	t.Cleanup(func() { deleteAll(t, objs) })
+	// The InferenceService once Gatekeeper's inventory holds its model.
+	if err := eventually(60*time.Second, func() error { _, err := kube.Apply(ctxT(t), isvc); return err }); err != nil {
+		t.Fatalf("the InferenceService: %v", err)
+	}
+	t.Cleanup(func() { deleteAll(t, []*unstructured.Unstructured{isvc}) })
 	// Another tool's report, which audit never touches.
 	other := obj("wgpolicyk8s.io/v1alpha2", "PolicyReport", auditNSB, "kyverno-polr", map[string]any{
 		"results": []any{}, "summary": map[string]any{"pass": int64(0)}})
