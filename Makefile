@@ -113,7 +113,7 @@ bench: gator
 	BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/lint.sh RUNS SIZES ENGINES RELEASES || status=1; \
 	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/diff.sh RUNS ENGINES RELEASES || status=1; \
 	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/commands.sh RUNS ENGINES RELEASES COMMANDS || status=1; \
-	bash bench/doc.sh bench/fleet.sh RUNS CLUSTERS MODELS RUNTIMES || status=1; \
+	bash bench/doc.sh bench/fleet.sh RUNS CLUSTERS MODELS RUNTIMES LATENCY || status=1; \
 	exit $$status
 
 # Rewrite docs/cli.md from the commands' help, the output and exit codes

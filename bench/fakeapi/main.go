@@ -4,7 +4,8 @@
 // (evaluate generate's: -models ClusterBaseModels and -runtimes
 // ClusterServingRuntimes, seed -seed plus the cluster's number) 500
 // objects a page, as kube-apiserver pages a list, and a kube-system
-// namespace of a UID of its own. It writes a kubeconfig of one context a
+// namespace of a UID of its own; each answer waits -latency, as a remote
+// API server's round trip would. It writes a kubeconfig of one context a
 // cluster (c00, c01, ...) to -kubeconfig, then serves until it is
 // stopped (SIGINT, SIGTERM).
 package main
@@ -22,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/ome-policy/evaluator/objects/synth"
 )
@@ -32,6 +34,7 @@ func main() {
 	runtimes := flag.Int("runtimes", 1000, "ClusterServingRuntimes a cluster")
 	seed := flag.Int64("seed", 1, "the first cluster's seed (the others: seed+1, ...)")
 	kubeconfig := flag.String("kubeconfig", "", "the kubeconfig to write")
+	latency := flag.Duration("latency", 0, "how long each answer waits, as a remote API server's round trip")
 	flag.Parse()
 	if *kubeconfig == "" {
 		fmt.Fprintln(os.Stderr, "fakeapi: give -kubeconfig FILE")
@@ -43,7 +46,7 @@ func main() {
 	dir := filepath.Dir(*kubeconfig)
 	for i := range *clusters {
 		ms, rs := synth.Cluster(*seed+int64(i), *models, *runtimes)
-		srv := httptest.NewTLSServer(handler(fmt.Sprintf("kube-system-%02d", i), map[string][]map[string]any{
+		srv := httptest.NewTLSServer(handler(*latency, fmt.Sprintf("kube-system-%02d", i), map[string][]map[string]any{
 			"/apis/ome.io/v1beta1/clusterbasemodels":      ms,
 			"/apis/ome.io/v1beta1/clusterservingruntimes": rs,
 		}))
@@ -69,8 +72,9 @@ func main() {
 // handler serves lists (path -> items), a page of ?limit= at a time with a
 // continue token, and the kube-system namespace of uid; any other path is
 // an empty list.
-func handler(uid string, lists map[string][]map[string]any) http.Handler {
+func handler(latency time.Duration, uid string, lists map[string][]map[string]any) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(latency)
 		w.Header().Set("Content-Type", "application/json")
 		if r.URL.Path == "/api/v1/namespaces/kube-system" {
 			_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "kube-system", "uid": uid}})
