@@ -138,7 +138,13 @@ func render(data, explain, fleet []byte) ([]byte, error) {
 			return nil, fmt.Errorf("report: %s holds text that would end its element", name)
 		}
 	}
-	r := strings.NewReplacer("{{CSP}}", CSP(), "{{STYLE}}", pageCSS, "{{SCRIPT}}", pageJS)
+	// A fleet's page has the clusters' list and their data (fleet.go); a
+	// page of one cluster has neither.
+	clusters := ""
+	if fleet != nil {
+		clusters = "\n  <section id=\"clusters\" aria-label=\"Clusters\" hidden></section>"
+	}
+	r := strings.NewReplacer("{{CSP}}", CSP(), "{{STYLE}}", pageCSS, "{{SCRIPT}}", pageJS, "{{CLUSTERS}}", clusters)
 	if strings.Index(pageHTML, "{{EXPLAIN}}") < strings.Index(pageHTML, "{{DATA}}") {
 		return nil, fmt.Errorf("report: page.html has {{EXPLAIN}} before {{DATA}}")
 	}
@@ -154,7 +160,13 @@ func render(data, explain, fleet []byte) ([]byte, error) {
 			return nil, fmt.Errorf("report: page.html has no %s", part.mark)
 		}
 		b.WriteString(r.Replace(before))
-		b.Write(part.data)
+		if part.mark == "{{FLEET}}" && len(fleet) > 0 {
+			b.WriteString("\n<!-- The clusters of a fleet's page, each one's data: read once the page is interactive. -->\n<script type=\"application/octet-stream\" id=\"data-fleet\">")
+			b.Write(fleet)
+			b.WriteString("</script>")
+		} else {
+			b.Write(part.data)
+		}
 		rest = after
 	}
 	b.WriteString(r.Replace(rest))
