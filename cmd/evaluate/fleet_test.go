@@ -340,3 +340,17 @@ func TestFleetReport(t *testing.T) {
 	require.NoError(t, err)
 	require.Regexp(t, `<script type="application/octet-stream" id="data-fleet">[A-Za-z0-9+/=]{100,}</script>`, string(data))
 }
+
+// explain reads one cluster: several contexts are refused by name, before
+// any cluster is read.
+func TestFleetRefusedByExplain(t *testing.T) {
+	prod := newFakeAPIServer(t, "prod-uid", exampleLists(t))
+	kc := fleetKubeconfig(t, map[string]string{"prod": prod.srv.URL, "dev": prod.srv.URL}, prod)
+	r := evaluate(t, time.Minute, "", "explain", "--kubeconfig", kc, "--context", "prod,dev")
+	require.Equal(t, 2, r.code)
+	require.Equal(t, "evaluate: --context names 2 contexts, and this command reads one cluster: give one\n", r.stderr)
+	require.Empty(t, prod.listed())
+	r = evaluate(t, time.Minute, "", "explain", "--kubeconfig", kc, "--all-contexts")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "unknown flag: --all-contexts")
+}
