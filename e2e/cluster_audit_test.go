@@ -177,9 +177,12 @@ func testClusterAudit(t *testing.T) {
 		t.Errorf("--dry-run=server wrote ome-lint (resourceVersion %s, then %s)", before, after)
 	}
 
-	// One right less, one named 403 each.
+	// One right less, one named 403 each: to read OME's objects; to
+	// create a report (a server-side apply that creates needs it: A's
+	// reports are deleted first); to delete a stale one.
 	for _, c := range []struct{ name, verb, resource, want string }{
 		{"no-list-isvc", "list", "inferenceservices", `to list inferenceservices.ome.io in every namespace (403 Forbidden)`},
+		{"no-create", "create", "policyreports", `to create policyreports.wgpolicyk8s.io in namespace "` + auditNSA + `" (403 Forbidden)`},
 		{"no-delete", "delete", "policyreports", `to delete policyreports.wgpolicyk8s.io in namespace "` + auditNSB + `" (403 Forbidden)`},
 	} {
 		sa := "evaluate-audit-" + c.name
@@ -201,6 +204,13 @@ func testClusterAudit(t *testing.T) {
 		stale.SetLabels(map[string]string{"app.kubernetes.io/managed-by": "evaluate"})
 		if _, err := kube.Apply(ctxT(t), stale); err != nil {
 			t.Fatal(err)
+		}
+		if c.verb == "create" {
+			for _, name := range []string{"ome-lint", "ome-runtime-selection"} {
+				if err := kube.Dynamic.Resource(policyReports).Namespace(auditNSA).Delete(ctxT(t), name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					t.Fatal(err)
+				}
+			}
 		}
 		refused(t, c.name, []string{"audit", "--kubeconfig", serviceAccountKubeconfig(t, sa)},
 			`forbids user "system:serviceaccount:`+auditDeployNS+`:`+sa+`" `+c.want)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -118,11 +119,20 @@ func (c *Client) Delete(ctx context.Context, k Kind, ns, name string, dryRun boo
 	return nil
 }
 
+// refusedVerb is the verb the API server says it refused: a server-side
+// apply (patch) that creates the object needs create as well.
+var refusedVerb = regexp.MustCompile(`cannot ([a-z]+) resource`)
+
 // writeError says why a request of verb on kind k (in namespace ns) failed.
 func (c *Client) writeError(err error, verb string, k Kind, ns string) error {
+	var se apierrors.APIStatus
+	if errors.As(err, &se) && apierrors.IsForbidden(err) {
+		if m := refusedVerb.FindStringSubmatch(se.Status().Message); m != nil {
+			verb = m[1]
+		}
+	}
 	where, canI := c.scope(verb, k.resource(), k.Namespaced, ns)
 	where = " " + where
-	var se apierrors.APIStatus
 	if errors.As(err, &se) {
 		st := se.Status()
 		switch {
