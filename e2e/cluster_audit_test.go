@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -224,6 +225,99 @@ func testClusterAudit(t *testing.T) {
 		refused(t, c.name, args, want)
 		deleteAll(t, setup)
 	}
+}
+
+// testFleetOnOneServer reads the real API server through two contexts of
+// one kubeconfig (the admin's, and the audit's ServiceAccount's): the
+// server is read once, known by its kube-system namespace's UID, and each
+// match result names both contexts. Then evaluate audit --format openreports
+// writes OpenReports beside OpenReports' CRDs (testdata/openreports).
+func testFleetOnOneServer(t *testing.T) {
+	admin, err := os.ReadFile(state.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second context of the same cluster and user.
+	two := strings.Replace(string(admin), "contexts:\n", "contexts:\n- name: ome-local-again\n  context:\n    cluster: ome-local\n    user: admin\n", 1)
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kc, []byte(two), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := kube.Dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Get(ctxT(t), "kube-system", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, err := cluster.ReadObjects(
+		filepath.Join(repo, "testdata", "examples", "models", "llama-3-2-3b-instruct.yaml"),
+		filepath.Join(repo, "testdata", "examples", "runtimes", "vllm-llama-3-2-3b-instruct.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range examples {
+		if o.GetNamespace() != "" {
+			o.SetNamespace(auditNSA)
+		}
+	}
+	examples = applyAndReadBack(t, examples)
+	t.Cleanup(func() { deleteAll(t, examples) })
+	stdout, stderr, code := run(t, "match", "-A", "-o", "json", "--kubeconfig", kc, "--all-contexts")
+	if code > 1 {
+		t.Fatalf("evaluate match -A --all-contexts: exit %d\n%s", code, stderr)
+	}
+	var doc struct {
+		Results []struct {
+			Cluster struct {
+				Name, UID string
+				Contexts  []string
+			}
+		} `json:"results"`
+		Clusters []struct{ Name string }
+	}
+	mustJSON(t, []byte(stdout), &doc)
+	if len(doc.Clusters) != 1 || len(doc.Results) == 0 {
+		t.Fatalf("two contexts of one server: %d cluster(s), %d result(s); want one cluster read once\n%s", len(doc.Clusters), len(doc.Results), stdout)
+	}
+	for _, d := range doc.Results {
+		if d.Cluster.UID != string(ns.GetUID()) || strings.Join(d.Cluster.Contexts, ",") != "ome-local,ome-local-again" {
+			t.Errorf("a result's cluster: %+v, want kube-system UID %s and both contexts", d.Cluster, ns.GetUID())
+		}
+	}
+	t.Logf("two contexts, one cluster (kube-system %s): %d result(s), each naming both", ns.GetUID(), len(doc.Results))
+
+	applyCRDs(t, filepath.Join(repo, "testdata", "openreports"), 2)
+	reports := schema.GroupVersionResource{Group: "openreports.io", Version: "v1alpha1", Resource: "reports"}
+	t.Cleanup(func() {
+		list, err := kube.Dynamic.Resource(reports).List(ctxT(t), metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=evaluate"})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for _, r := range list.Items {
+			if err := kube.Dynamic.Resource(reports).Namespace(r.GetNamespace()).Delete(ctxT(t), r.GetName(), metav1.DeleteOptions{}); err != nil {
+				t.Error(err)
+			}
+		}
+		clusterReports := schema.GroupVersionResource{Group: "openreports.io", Version: "v1alpha1", Resource: "clusterreports"}
+		if err := kube.Dynamic.Resource(clusterReports).DeleteCollection(ctxT(t), metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=evaluate"}); err != nil {
+			t.Error(err)
+		}
+	})
+	var out string
+	err = eventually(30*time.Second, func() error {
+		stdout, stderr, code := run(t, "audit", "--format", "openreports", "--kubeconfig", state.Kubeconfig)
+		if code != 0 {
+			return fmt.Errorf("evaluate audit --format openreports: exit %d\n%s", code, stderr)
+		}
+		out = stdout
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "clusterreport.openreports.io/ome-lint serverside-applied\n") {
+		t.Errorf("evaluate audit --format openreports:\n%s", out)
+	}
+	t.Logf("evaluate audit --format openreports:\n%s", out)
 }
 
 // withoutRight is role without verb on resource.

@@ -40,6 +40,7 @@ func TestE2E(t *testing.T) {
 		{"team-rules", testTeamRules},
 		{"policyreports", testPolicyReports},
 		{"cluster-audit", testClusterAudit},
+		{"fleet", testFleetOnOneServer},
 		{"bundle/kustomize", testKustomizedBundle},
 		{"gatekeeper-down", testGatekeeperDown},
 		{"live-paging", testLivePaging},
