@@ -316,7 +316,6 @@ func stringsAsWritten(mod *ast.Module) {
 	}).Walk(mod)
 }
 
-
 // importRank orders the added imports: the builtins' stand-ins in the
 // order of builtinNamespaces, then the others by path.
 func importRank(path string) string {
