@@ -3,7 +3,6 @@ package rewrite
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -230,20 +229,11 @@ func (m *module) builtinCalls(all bool) ([]string, error) {
 	return pkgs, nil
 }
 
-// text prints the module with OPA's formatter: the added imports first,
-// after the package, then the module's own.
+// text prints the module with OPA's formatter, its imports and those the
+// rewrite adds sorted.
 func (m *module) text() (string, error) {
-	if len(m.added) > 0 {
-		paths := make([]string, 0, len(m.added))
-		for p := range m.added {
-			paths = append(paths, p)
-		}
-		sort.SliceStable(paths, func(i, j int) bool { return importRank(paths[i]) < importRank(paths[j]) })
-		added := make([]*ast.Import, len(paths))
-		for i, p := range paths {
-			added[i] = m.added[p]
-		}
-		m.mod.Imports = append(added, m.mod.Imports...)
+	for _, imp := range m.added {
+		m.mod.Imports = append(m.mod.Imports, imp) // the formatter sorts them
 	}
 	stringsAsWritten(m.mod)
 	want := m.mod.Copy()
@@ -314,15 +304,4 @@ func stringsAsWritten(mod *ast.Module) {
 		}
 		return false
 	}).Walk(mod)
-}
-
-// importRank orders the added imports: the builtins' stand-ins in the
-// order of builtinNamespaces, then the others by path.
-func importRank(path string) string {
-	for i, ns := range builtinNamespaces {
-		if ns.pkg == path {
-			return fmt.Sprintf("0%d", i)
-		}
-	}
-	return "1" + path
 }
