@@ -272,13 +272,18 @@ func (t Tests) runRuleCase(c *cases.Case) (output.CaseResult, error) {
 		where.Msg = fmt.Sprintf("no rule %s among --rules (evaluate lint --rules ... --list-rules lists them)", c.Rule)
 		return output.CaseResult{}, where
 	}
-	fs, problems := t.Own.Check(c.Object)
+	// The rule judges the object beside the case's objects, with OME's
+	// decisions about them, as evaluate lint --rules would.
+	fs, problems, err := t.Own.CheckAll(append(slices.Clone(c.Objects), c.Object), Decider(t.Engine, t.Set))
+	if err != nil {
+		return output.CaseResult{}, err
+	}
 	if len(problems) > 0 {
 		return output.CaseResult{}, problems[0]
 	}
 	got := []string{}
 	for _, f := range fs {
-		if f.Rule == c.Rule {
+		if f.Rule == c.Rule && f.Object == objects.RefOf(c.Object) && f.ObjectLine == c.Object.Line {
 			got = append(got, f.Message)
 		}
 	}

@@ -25,7 +25,7 @@ func Generate(opts admission.Options, checks []*admission.Check) (admission.Bund
 	}
 	gk.Add("", selection)
 	gk.Add("", lintSuite(opts.Lint))
-	team, templates, constraints, err := teamFiles(opts.Team, opts.Lint)
+	team, templates, constraints, err := teamFiles(opts.Team)
 	if err != nil {
 		return nil, err
 	}

@@ -167,6 +167,40 @@ func (m *module) vars() map[string]bool {
 	return out
 }
 
+// aliases gives, for a package (without data.), the name under which the
+// module imports it: the name of its import, or one it adds, its last
+// part, or more of its path joined by "_", so as to take no name the
+// module uses.
+func (m *module) aliases() func(pkg string) string {
+	taken := m.vars()
+	given := map[string]string{}
+	for _, imp := range m.mod.Imports {
+		if ref, ok := imp.Path.Value.(ast.Ref); ok && ref[0].Equal(ast.DefaultRootDocument) {
+			given[strings.TrimPrefix(ref.String(), "data.")] = string(imp.Name())
+		}
+	}
+	return func(pkg string) string {
+		if a, ok := given[pkg]; ok {
+			return a
+		}
+		parts := strings.Split(pkg, ".")
+		alias := ""
+		for i := len(parts) - 1; i >= 0; i-- {
+			alias = strings.Join(parts[i:], "_")
+			if !taken[alias] {
+				break
+			}
+		}
+		for n := 2; taken[alias]; n++ {
+			alias = fmt.Sprintf("%s_%d", strings.ReplaceAll(pkg, ".", "_"), n)
+		}
+		taken[alias] = true
+		given[pkg] = alias
+		m.addImport("data."+pkg, alias)
+		return alias
+	}
+}
+
 // builtinNamespaces are the namespaces of the project's Go builtins and
 // the packages of their plain-Rego stand-in (policies/gatekeeper/lib),
 // each imported under an alias with "_" for "." (as long as the

@@ -72,37 +72,46 @@ func Team(source, text string, packages map[string]bool) (*TeamModule, error) {
 	m.dropDirectives()
 	m.setPackage(TeamLibrary(tm.Pkg))
 	refers := map[string]bool{}
-	// data.<path>: the team's package it is in, and the reference in the
-	// template.
-	resolve := func(ref ast.Ref, row int) (ast.Ref, error) {
+	// resolve gives the package in the template of a reference to data
+	// (pkg, without data.) and the rest of the reference after it.
+	resolve := func(ref ast.Ref, row int) (pkg string, rest ast.Ref, err error) {
 		if ref.HasPrefix(decisionsDocument) {
 			tm.Decisions = true
-			return append(dataRef(Decisions), ref[len(decisionsDocument):]...), nil
+			return Decisions, ref[len(decisionsDocument):], nil
 		}
 		if decisionsDocument.HasPrefix(ref) {
-			return nil, fmt.Errorf("%s:%d: %s: read OME's decisions as data.evaluate (the template gives that document only)", source, row, ref)
+			return "", nil, fmt.Errorf("%s:%d: %s: read OME's decisions as data.evaluate (the template gives that document only)", source, row, ref)
 		}
 		if p := teamPackage(ref, packages); p != "" {
 			refers[p] = true
-			return append(dataRef(TeamLibrary(p)), ref[len(dataRef(p)):]...), nil
+			return TeamLibrary(p), ref[len(dataRef(p)):], nil
 		}
 		if ref.HasPrefix(ast.MustParseRef("data.inventory")) {
-			return nil, fmt.Errorf("%s:%d: %s: evaluate lint has no Gatekeeper inventory, so the rule would decide otherwise there; read the objects and OME's decisions as data.evaluate gives them", source, row, ref)
+			return "", nil, fmt.Errorf("%s:%d: %s: evaluate lint has no Gatekeeper inventory, so the rule would decide otherwise there; read the objects and OME's decisions as data.evaluate gives them", source, row, ref)
 		}
-		return nil, fmt.Errorf("%s:%d: %s: no file of the rules holds it, and a template holds only the rule's packages and OME's decisions", source, row, ref)
+		return "", nil, fmt.Errorf("%s:%d: %s: no file of the rules holds it, and a template holds only the rule's packages and OME's decisions", source, row, ref)
 	}
 	err = m.importedRefs(func(ref ast.Ref, loc *ast.Location) (ast.Ref, error) {
-		return resolve(ref, loc.Row)
+		pkg, rest, err := resolve(ref, loc.Row)
+		return append(dataRef(pkg), rest...), err
 	})
 	if err != nil {
 		return nil, err
 	}
+	// A reference to data in a rule goes through an import of its package:
+	// Gatekeeper rewrites the imports of a template's libraries, but not a
+	// reference in a call's argument, nor a function called by its path.
+	aliases := m.aliases()
 	err = m.refs(func(ref ast.Ref) (ast.Ref, error) {
 		switch {
 		case ref[0].Equal(ast.InputRootDocument):
 			return append(ast.MustParseRef(ReviewedObject), ref[1:]...), nil
 		case ref[0].Equal(ast.DefaultRootDocument):
-			return resolve(ref, ref[0].Location.Row)
+			pkg, rest, err := resolve(ref, ref[0].Location.Row)
+			if err != nil {
+				return nil, err
+			}
+			return append(ast.Ref{ast.VarTerm(aliases(pkg))}, rest...), nil
 		}
 		return nil, nil
 	})

@@ -112,7 +112,10 @@ func RegoCheck(r rules.Rule, own *rules.Set, release, generator string, selectio
 		c.Libs = append(c.Libs, admission.LibModule{Path: m.Source, Text: m.Text})
 		c.Sources = append(c.Sources, m.Source)
 	}
-	if decisions || r.Decisions {
+	if decisions && !r.Decisions {
+		return nil, refuse("a package it reads reads OME's decisions (%s), which evaluate gives only to a rule whose own package or a library reads them: read them in the rule's package", rules.DecisionsDocument)
+	}
+	if r.Decisions {
 		libs, err := decisionLibs(selection)
 		if err != nil {
 			return nil, refuse("%v", err)

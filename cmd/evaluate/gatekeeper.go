@@ -97,6 +97,12 @@ func (t *bundleRules) inputs(cmd *cobra.Command, set *policyset.Set, targets, ca
 		return opts, badInput(err)
 	}
 	opts.Team = compiled
+	if err := opts.Team.Judge(opts.Objects); err != nil {
+		return opts, rulesError(cmd, err)
+	}
+	for _, id := range opts.Team.Untriggered() {
+		fmt.Fprintf(cmd.ErrOrStderr(), "notice: rule %s fires on none of its rule cases and none of the objects of --lint: its suites prove only that it compiles\n", id)
+	}
 	return opts, nil
 }
 
