@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,6 +56,13 @@ type sarifResult struct {
 	Level     string          `json:"level"`
 	Message   sarifMessage    `json:"message"`
 	Locations []sarifLocation `json:"locations"`
+	// Suppressions say that the result is turned off, and why.
+	Suppressions []sarifSuppression `json:"suppressions,omitempty"`
+}
+
+type sarifSuppression struct {
+	Kind          string `json:"kind"`
+	Justification string `json:"justification"`
 }
 
 type sarifLocation struct {
@@ -148,7 +156,7 @@ type lintSARIF struct{ w io.Writer }
 
 func (l *lintSARIF) Write(r LintReport) error {
 	levels := map[string]string{}
-	for _, f := range r.Findings {
+	for _, f := range append(slices.Clone(r.Findings), r.Ignored...) {
 		levels[f.Rule] = sarifLevel(f.Severity)
 	}
 	ids := make([]string, 0, len(levels))
@@ -169,8 +177,8 @@ func (l *lintSARIF) Write(r LintReport) error {
 		}
 		rules[i].DefaultConfiguration.Level = levels[id]
 	}
-	results := make([]sarifResult, 0, len(r.Findings))
-	for _, f := range r.Findings {
+	results := make([]sarifResult, 0, len(r.Findings)+len(r.Ignored))
+	for i, f := range append(slices.Clone(r.Findings), r.Ignored...) {
 		loc := sarifLocationAt(f.File, f.Line)
 		if f.Object.Kind != "" {
 			loc.LogicalLocations = []sarifLogical{{
@@ -179,10 +187,15 @@ func (l *lintSARIF) Write(r LintReport) error {
 				Kind:               "member",
 			}}
 		}
-		results = append(results, sarifResult{
+		res := sarifResult{
 			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
 			Message: sarifMessage{Text: f.Message}, Locations: []sarifLocation{loc},
-		})
+		}
+		if i >= len(r.Findings) {
+			// The object's own annotation turns it off, in the source.
+			res.Suppressions = []sarifSuppression{{Kind: "inSource", Justification: IgnoredNote(f)}}
+		}
+		results = append(results, res)
 	}
 	return writeSARIF(l.w, rules, results)
 }
