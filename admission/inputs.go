@@ -151,4 +151,7 @@ type Options struct {
 	// Team are a team's own rules, compiled for the targets
 	// (CompileTeamRules); empty without --rules.
 	Team TeamRules
+	// Exempt are the objects that every check of the bundles leaves
+	// alone, written into each target's match.
+	Exempt Exemptions
 }

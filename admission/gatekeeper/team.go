@@ -30,7 +30,7 @@ var Owned = []string{"omeruntimeselection", "omeversionlint", TeamFolder}
 // constraint's severities that evaluate gives each; for a rule that reads
 // OME's decisions, with the models and runtimes beside it as the
 // inventory.
-func teamFiles(team admission.TeamRules) (b admission.Bundle, templates, constraints []string, err error) {
+func teamFiles(team admission.TeamRules, exempt admission.Exemptions) (b admission.Bundle, templates, constraints []string, err error) {
 	b = admission.Bundle{}
 	for _, c := range team.Gatekeeper {
 		dir := path.Join(TeamFolder, c.Name)
@@ -43,10 +43,10 @@ func teamFiles(team admission.TeamRules) (b admission.Bundle, templates, constra
 		var tests []SuiteTest
 		for _, s := range teamConstraints(c) {
 			sample := path.Join("samples", s.sample)
-			b[path.Join(dir, sample, "constraint.yaml")] = constraintYAML(c.Release, c.Generator, c.Kind, s.name, s.action, s.description, kinds, s.params)
+			b[path.Join(dir, sample, "constraint.yaml")] = constraintYAML(c.Release, c.Generator, c.Kind, s.name, s.action, s.description, kinds, s.params, exempt)
 			constraints = append(constraints, path.Join(dir, sample, "constraint.yaml"))
 			tests = append(tests, SuiteTest{Name: s.sample, Template: "template.yaml", Constraint: path.Join(sample, "constraint.yaml"),
-				CaseDir: sample, Cases: teamCases(team, *c.Team, s.severities)})
+				CaseDir: sample, Cases: exemptCases(teamCases(team, *c.Team, s.severities), exempt)})
 		}
 		b.Add(dir, suiteFiles(c.Name, tests))
 	}

@@ -2,11 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/diff"
 	"github.com/stretchr/testify/require"
@@ -360,4 +364,77 @@ func TestDecisionRulesBesideIllTypedObjects(t *testing.T) {
 	require.Equal(t, 1, r.code, r.stderr)
 	require.Contains(t, r.stdout, "[company.prod_redundancy] metadata.namespace: BaseModel prod/mistral-7b is served by 1 runtime(s)")
 	require.Contains(t, r.stdout, "[wrong-type]")
+}
+
+// Exemptions are the engines' own: --exempt-namespaces and
+// --label-selector go into the match of every constraint of the
+// Gatekeeper bundle, every binding of the ValidatingAdmissionPolicies and
+// every Kyverno policy, OME's and the team's alike; a selector the API
+// cannot say, or a name that is no namespace's, is refused.
+func TestExemptionsInEveryTarget(t *testing.T) {
+	regoIDs := "company.prod_pins_runtime,company.prod_redundancy,company.runtime_size_range,company.transformers_floor"
+	dir := t.TempDir()
+	flags := []string{"--rules", companyRules, "--leave-out", regoIDs, "--exempt-namespaces", "sandbox,scratch", "-l", "evaluate.ome.io/exempt!=true,tier in (prod)"}
+	r := evaluate(t, 120*time.Second, "", append([]string{"gatekeeper", "--out", filepath.Join(dir, "gk"), "--native-out", filepath.Join(dir, "native")}, flags...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	r = evaluate(t, 120*time.Second, "", append([]string{"kyverno", "--out", filepath.Join(dir, "kyverno")}, flags...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	namespaces := []any{"sandbox", "scratch"}
+	selector := map[string]any{"matchExpressions": []any{
+		map[string]any{"key": "evaluate.ome.io/exempt", "operator": "NotIn", "values": []any{"true"}},
+		map[string]any{"key": "tier", "operator": "In", "values": []any{"prod"}},
+	}}
+	byNamespace := []any{map[string]any{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": namespaces}}
+	seen := map[string]int{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") || strings.Contains(p, "kyverno-test") || strings.Contains(p, "/samples/") && !strings.HasSuffix(p, "constraint.yaml") {
+			return err
+		}
+		dec := yaml.NewDecoder(strings.NewReader(readFile(t, p)))
+		for {
+			var doc map[string]any
+			if err := dec.Decode(&doc); err != nil {
+				break
+			}
+			spec, _ := doc["spec"].(map[string]any)
+			var match map[string]any
+			switch {
+			case strings.HasPrefix(fmt.Sprint(doc["apiVersion"]), "constraints.gatekeeper.sh/"):
+				match, _ = spec["match"].(map[string]any)
+				require.Equal(t, namespaces, match["excludedNamespaces"], p)
+				require.Equal(t, selector, match["labelSelector"], p)
+			case doc["kind"] == "ValidatingAdmissionPolicyBinding":
+				match, _ = spec["matchResources"].(map[string]any)
+			case doc["kind"] == "ValidatingPolicy":
+				match, _ = spec["matchConstraints"].(map[string]any)
+			default:
+				continue
+			}
+			if doc["kind"] == "ValidatingAdmissionPolicyBinding" || doc["kind"] == "ValidatingPolicy" {
+				require.Equal(t, map[string]any{"matchExpressions": byNamespace}, match["namespaceSelector"], p)
+				require.Equal(t, selector, match["objectSelector"], p)
+			}
+			seen[fmt.Sprint(doc["kind"])]++
+		}
+		return nil
+	}))
+	// OME's two constraints of each template and the team's; OME's two
+	// bindings and the team's; OME's three Kyverno policies and the team's.
+	require.GreaterOrEqual(t, seen["ValidatingAdmissionPolicyBinding"], 3, "%v", seen)
+	require.GreaterOrEqual(t, seen["ValidatingPolicy"], 4, "%v", seen)
+	require.GreaterOrEqual(t, seen["OMEVersionLint"]+seen["OMERuntimeSelection"], 4, "%v", seen)
+	require.Positive(t, seen["CompanyAutoselectPinsFramework"], "%v", seen)
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--exempt-namespaces", "kube-*"}, `--exempt-namespaces: "kube-*" is no namespace name`},
+		{[]string{"-l", "size>3"}, "--label-selector: size>3: the API's label selectors have no gt"},
+		{[]string{"-l", "a=b,,"}, "--label-selector: "},
+	} {
+		r := evaluate(t, 60*time.Second, "", append([]string{"gatekeeper", "--out", t.TempDir(), "--native-out", ""}, tc.args...)...)
+		require.Equal(t, 2, r.code, "%v: %s", tc.args, r.stderr)
+		require.Contains(t, r.stderr, tc.want)
+	}
 }
