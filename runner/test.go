@@ -79,22 +79,27 @@ func NewTests(p *Policies, paths []string, engineName string, rulePaths []string
 	if len(paths) == 0 {
 		paths = rulePaths
 	}
+	set, err := p.All()
+	if err != nil {
+		return Tests{}, err
+	}
+	// The rules first: a rule that does not load is said as itself, not
+	// as a folder without tests.
+	var own *rules.Set
+	if len(rulePaths) > 0 {
+		ome, err := engine.LintRules(set)
+		if err != nil {
+			return Tests{}, err
+		}
+		if own, err = OwnRules(rulePaths, ome); err != nil {
+			return Tests{}, err
+		}
+	}
 	t, err := FindTests(paths)
 	if err != nil {
 		return t, err
 	}
-	if t.Set, err = p.All(); err != nil {
-		return t, err
-	}
-	if len(rulePaths) > 0 {
-		ome, err := engine.LintRules(t.Set)
-		if err != nil {
-			return t, err
-		}
-		if t.Own, err = OwnRules(rulePaths, ome); err != nil {
-			return t, err
-		}
-	}
+	t.Set, t.Own = set, own
 	t.Releases, err = TestReleases(p, t.Set)
 	t.Engine = engineName
 	return t, err

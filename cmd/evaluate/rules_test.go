@@ -115,6 +115,49 @@ func TestTestRunsOwnRulesTests(t *testing.T) {
 	bad := evaluate(t, 60*time.Second, "", "test", "--rules", at("testdata/bad/rules"), companyRules)
 	require.Equal(t, 2, bad.code)
 	require.Contains(t, bad.stderr, "bad-rules.rego:4: deny must be a set of messages")
+	// A folder of rules without tests, one of which does not parse: the
+	// rule's error, not a folder without tests.
+	broken := t.TempDir()
+	writeFile(t, broken, "x.rego", "package x\n\ndeny contains \"a\" if {\n")
+	r = evaluate(t, 60*time.Second, "", "test", "--rules", broken)
+	require.Equal(t, 2, r.code)
+	require.Equal(t, "evaluate: "+filepath.Join(broken, "x.rego")+":4: unexpected eof token\n", r.stderr)
+
+	// A rule case of a rule over OME's decisions carries them: of its
+	// object beside its objects.
+	decisions := t.TempDir()
+	copyTree(t, at("testdata/rules/corpus/rego-decisions/rules"), decisions)
+	writeFile(t, decisions, "cases.yaml", `cases:
+- name: a model of corp served by one runtime
+  rule: corpus.decision_inline
+  object:
+    kind: BaseModel
+    metadata: {name: llama, namespace: corp}
+    spec:
+      modelFormat: {name: safetensors, version: "1.0.0"}
+      modelFramework: {name: transformers, version: "4.46.0"}
+  objects:
+  - kind: ServingRuntime
+    metadata: {name: vllm, namespace: corp}
+    spec:
+      supportedModelFormats:
+      - modelFormat: {name: safetensors, version: "1.0.0"}
+        modelFramework: {name: transformers, version: "4.46.0"}
+  expect:
+    findings: ["llama is served by 1 runtime(s): corp needs two"]
+- name: a model of corp alone
+  rule: corpus.decision_inline
+  object:
+    kind: BaseModel
+    metadata: {name: llama, namespace: corp}
+    spec:
+      modelFormat: {name: safetensors, version: "1.0.0"}
+  expect:
+    findings: ["llama is served by 0 runtime(s): corp needs two"]
+`)
+	r = evaluate(t, 60*time.Second, "", "test", "--rules", decisions)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	require.Equal(t, "2 passed, 0 failed\n", r.stdout)
 }
 
 // evaluate gatekeeper and evaluate kyverno write a team's rules into
