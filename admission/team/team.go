@@ -413,7 +413,31 @@ func Compile(own *rules.Set, targets, leaveOut []string, release, generator stri
 	if len(refusals) > 0 {
 		return out, refusals
 	}
-	return out, nil
+	return out, accounted(own, targets, out)
+}
+
+// accounted checks that every rule of own went into each of targets, or
+// was left out of it on purpose: never a bundle written without one of
+// the rules, unsaid.
+func accounted(own *rules.Set, targets []string, out admission.TeamRules) error {
+	in := map[string]bool{}
+	for _, c := range out.Gatekeeper {
+		in[TargetGatekeeper+" "+c.Team.ID] = true
+	}
+	for _, d := range out.Native {
+		in[TargetNative+" "+d.Rule.ID] = true
+	}
+	for _, d := range out.Kyverno {
+		in[TargetKyverno+" "+d.Rule.ID] = true
+	}
+	for _, r := range own.Rules {
+		for _, target := range targets {
+			if !in[target+" "+r.ID] && !slices.ContainsFunc(out.Left, func(l string) bool { return strings.HasPrefix(l, "rule "+r.ID+" is left out of "+target+" ") }) {
+				return fmt.Errorf("%s:%d: rule %s is neither written into %s nor refused: nothing written", r.File, r.Line, r.ID, target)
+			}
+		}
+	}
+	return nil
 }
 
 // decisionsRefusal says, by target, why a policy (CEL) that reads OME's

@@ -15,7 +15,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -225,4 +227,51 @@ func TestTeamRulesRefused(t *testing.T) {
 			assert.Contains(t, strings.ReplaceAll(err.Error(), dir+"/", ""), tc.want)
 		})
 	}
+}
+
+// Every rule goes into every target that can hold it: the five rules of
+// the example, four in Rego and one in CEL, are five Gatekeeper templates,
+// and the CEL one a policy for the API server and one for Kyverno.
+func TestEveryRuleGetsATemplate(t *testing.T) {
+	set, err := rules.Load([]string{teamExample}, nil)
+	require.NoError(t, err)
+	require.Len(t, set.Rules, 5)
+	var rego []string
+	for _, r := range set.Rules {
+		if r.Language == rules.Rego {
+			rego = append(rego, r.ID)
+		}
+	}
+	out, err := Compile(set, []string{TargetGatekeeper, TargetNative, TargetKyverno}, rego, "v1.2.2", "evaluate gatekeeper --rules", selectionCheck(t))
+	require.NoError(t, err)
+	var ids []string
+	for _, c := range out.Gatekeeper {
+		ids = append(ids, c.Team.ID)
+	}
+	var all []string
+	for _, r := range set.Rules {
+		all = append(all, r.ID)
+	}
+	require.Equal(t, all, ids)
+	require.Len(t, out.Native, 1)
+	require.Len(t, out.Kyverno, 1)
+	require.Len(t, out.Left, 8, "each Rego rule left out of the two CEL targets, said")
+}
+
+// selectionCheck is OMERuntimeSelection's check of the newest release.
+func selectionCheck(t *testing.T) *admission.Check {
+	t.Helper()
+	all, err := policyset.Embedded()
+	require.NoError(t, err)
+	set, err := all.ForRelease(all.Newest())
+	require.NoError(t, err)
+	checks, err := admission.Checks(set)
+	require.NoError(t, err)
+	for _, c := range checks {
+		if c.Kind == admission.SelectionKind {
+			return c
+		}
+	}
+	t.Fatal("no selection check")
+	return nil
 }
