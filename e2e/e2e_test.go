@@ -38,6 +38,7 @@ func TestE2E(t *testing.T) {
 		{"diff-cluster", testDiffCluster},
 		{"audit", testAudit},
 		{"team-rules", testTeamRules},
+		{"corpus-decisions", testCorpusDecisions},
 		{"policyreports", testPolicyReports},
 		{"bundle/kustomize", testKustomizedBundle},
 		{"gatekeeper-down", testGatekeeperDown},
