@@ -73,8 +73,9 @@ spec:
 `
 	r := evaluate(t, 30*time.Second, annotated, "lint", "--rules", companyRules, "-")
 	require.Equal(t, 1, r.code, r.stderr)
-	require.Contains(t, r.stdout, "[company.transformers_floor]")
-	require.NotContains(t, r.stdout, "company.runtime_size_range")
+	require.Contains(t, r.stdout, "error [company.transformers_floor]")
+	require.NotContains(t, r.stdout, ": error [company.runtime_size_range]")
+	require.Contains(t, r.stdout, ": ignored error [company.runtime_size_range] ", "named, since admission still refuses it")
 }
 
 // evaluate test --rules runs a team's unit tests against its rules, with
