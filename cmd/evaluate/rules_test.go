@@ -482,3 +482,50 @@ func TestExemptionsInEveryTarget(t *testing.T) {
 		require.Contains(t, r.stderr, tc.want)
 	}
 }
+
+// The rule forms of testdata/rules/corpus: evaluate select --rules gives
+// each InferenceService the findings of the team's rules that evaluate
+// lint --rules gives it, as the bundles enforce them (their suites hold
+// them to lint's).
+func TestCorpusSelectAgreesWithLint(t *testing.T) {
+	dirs, err := filepath.Glob(at("testdata/rules/corpus/*/objects.yaml"))
+	require.NoError(t, err)
+	services := 0
+	for _, objs := range dirs {
+		dir := filepath.Dir(objs)
+		if !strings.Contains(readFile(t, objs), "kind: InferenceService") {
+			continue
+		}
+		lint := evaluate(t, 60*time.Second, "", "lint", "--rules", filepath.Join(dir, "rules"), "-o", "json", objs)
+		var l struct {
+			Findings []struct {
+				Rule, Message string
+				Object        struct{ Kind, Name string }
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(lint.stdout), &l), lint.stderr)
+		want := map[string][]string{}
+		for _, f := range l.Findings {
+			if f.Object.Kind == "InferenceService" && strings.HasPrefix(f.Rule, "corpus.") {
+				want[f.Object.Name] = append(want[f.Object.Name], f.Rule+": "+f.Message)
+			}
+		}
+		sel := evaluate(t, 60*time.Second, "", "select", "--rules", filepath.Join(dir, "rules"), "-o", "json", objs)
+		var s struct {
+			Decisions []struct {
+				InferenceService struct{ Name string }
+				Rules            []struct{ Rule, Message string }
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(sel.stdout), &s), sel.stderr)
+		for _, d := range s.Decisions {
+			var got []string
+			for _, f := range d.Rules {
+				got = append(got, f.Rule+": "+f.Message)
+			}
+			require.ElementsMatch(t, want[d.InferenceService.Name], got, "%s: %s", dir, d.InferenceService.Name)
+			services++
+		}
+	}
+	require.GreaterOrEqual(t, services, 3)
+}
