@@ -103,6 +103,7 @@ func BundleInputs(set *policyset.Set, caseFiles, lint []string, notices io.Write
 	} else if objs, err = ProjectLintObjects(notices); err != nil {
 		return opts, err
 	}
+	opts.Objects = objs
 	opts.Lint, err = lintForSuite(set, objs)
 	return opts, err
 }
@@ -143,7 +144,14 @@ type Options struct {
 	// `evaluate lint` finds in each alone (LintEach; the project uses
 	// testdata/lint).
 	Lint []ObjectFindings
+	// Objects are every object of --lint (the project's lint objects
+	// without it), InferenceServices among them, which the suites of a
+	// team's rules review (TeamRules.Judge).
+	Objects []*objects.Object
 	// Team are a team's own rules, compiled for the targets
 	// (CompileTeamRules); empty without --rules.
 	Team TeamRules
+	// Exempt are the objects that every check of the bundles leaves
+	// alone, written into each target's match.
+	Exempt Exemptions
 }

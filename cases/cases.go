@@ -38,13 +38,13 @@ type Case struct {
 	Model, Runtime *objects.Object // match case
 
 	InferenceService *objects.Object   // selection case
-	Objects          []*objects.Object // selection case
+	Objects          []*objects.Object // selection case; rule case: the models and runtimes beside Object
 
 	CELPolicy string         // CEL policy case: the policy's name
 	Input     map[string]any // CEL policy case: the policy's inputs
 
 	Rule   string          // rule case: a team's rule (--rules), by id
-	Object *objects.Object // rule case: the object it reviews
+	Object *objects.Object // rule case: the object it reviews, beside Objects (optional)
 
 	Expect Expect
 }
@@ -334,10 +334,11 @@ func hasAny(m map[string]any, keys ...string) bool {
 // sort only, and checks that it has that sort's required fields.
 func caseSort(m, expect map[string]any, fail func(field, msg string) error) (caseKind, error) {
 	match := hasAny(m, "model", "runtime") || hasAny(expect, "compatible", "reason")
-	selection := hasAny(m, "inferenceService", "objects") || hasAny(expect, "admitted", "runtime", "message")
-	policy := hasAny(m, "celPolicy", "input") || hasAny(expect, "failures", "variables")
 	rule := hasAny(m, "rule", "object") || hasAny(expect, "findings")
-	const kinds = "a match case (model, runtime, expect.compatible), a selection case (inferenceService, objects, expect.admitted), a CEL policy case (celPolicy, input, expect.failures) or a rule case (rule, object, expect.findings)"
+	// A rule case may give objects (the cluster beside its object) too.
+	selection := hasAny(m, "inferenceService") || !rule && hasAny(m, "objects") || hasAny(expect, "admitted", "runtime", "message")
+	policy := hasAny(m, "celPolicy", "input") || hasAny(expect, "failures", "variables")
+	const kinds = "a match case (model, runtime, expect.compatible), a selection case (inferenceService, objects, expect.admitted), a CEL policy case (celPolicy, input, expect.failures) or a rule case (rule, object, optional objects, expect.findings)"
 	switch n := btoi(match) + btoi(selection) + btoi(policy) + btoi(rule); {
 	case n > 1:
 		return 0, fail("", "mixes the fields of different sorts of case; a case is "+kinds)
@@ -423,23 +424,35 @@ func readCaseObjects(c *Case, m map[string]any, pos map[string]objects.Pos, kind
 	if c.InferenceService, err = object("inferenceService", m["inferenceService"], objects.SubPos(pos, "inferenceService"), roleService); err != nil {
 		return err
 	}
+	c.Objects, err = clusterObjects(c, m, pos, fail)
+	return err
+}
+
+// clusterObjects reads the objects of a case's cluster (objects), the
+// models and runtimes beside the object it reviews.
+func clusterObjects(c *Case, m map[string]any, pos map[string]objects.Pos, fail func(field, msg string) error) ([]*objects.Object, error) {
 	list, ok := m["objects"].([]any)
 	if !ok {
-		return fail("objects", "must be a list, got "+objects.DescribeValue(m["objects"], pos["objects"].Raw))
+		return nil, fail("objects", "must be a list, got "+objects.DescribeValue(m["objects"], pos["objects"].Raw))
 	}
 	parts := objects.SplitPos(pos, "objects")
+	var out []*objects.Object
 	for j, x := range list {
 		p := parts[j]
 		if p == nil {
 			p = map[string]objects.Pos{}
 		}
-		o, err := object(objects.IndexPath("objects", j), x, p, roleCluster)
-		if err != nil {
-			return err
+		o, err := caseObject(c.File, x, p, roleCluster)
+		if ie, ok := err.(*objects.InputError); ok {
+			ie.Case = c.Name
+			ie.Field = strings.TrimSuffix(objects.IndexPath("objects", j)+"."+ie.Field, ".")
 		}
-		c.Objects = append(c.Objects, o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
 	}
-	return nil
+	return out, nil
 }
 
 // caseObject builds an object of a case from its value and its own
@@ -585,6 +598,11 @@ func readRuleCase(c Case, m, expect map[string]any, pos map[string]objects.Pos, 
 		return c, err
 	}
 	c.Object = o
+	if _, given := m["objects"]; given {
+		if c.Objects, err = clusterObjects(&c, m, pos, fail); err != nil {
+			return c, err
+		}
+	}
 	list, ok := expect["findings"].([]any)
 	if !ok {
 		return c, fail("expect.findings", "must be a list of messages ([] for none), got "+objects.DescribeValue(expect["findings"], pos["expect.findings"].Raw))

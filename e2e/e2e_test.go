@@ -38,6 +38,7 @@ func TestE2E(t *testing.T) {
 		{"diff-cluster", testDiffCluster},
 		{"audit", testAudit},
 		{"team-rules", testTeamRules},
+		{"corpus-decisions", testCorpusDecisions},
 		{"policyreports", testPolicyReports},
 		{"cluster-audit", testClusterAudit},
 		{"fleet", testFleetOnOneServer},

@@ -180,3 +180,96 @@ func testTeamRules(t *testing.T) {
 		warnedWith(t, "Policy company-autoselect-pins-framework failed: "+message)
 	})
 }
+
+// corpusFindings are the messages `evaluate lint --rules` gives of rule on
+// the objects of a folder of testdata/rules/corpus, by object name.
+func corpusFindings(t *testing.T, folder, rule string) map[string]string {
+	t.Helper()
+	dir := filepath.Join(repo, "testdata", "rules", "corpus", folder)
+	out, _, _ := run(t, "lint", "--rules", filepath.Join(dir, "rules"), "--enable-only", rule, "-o", "json", filepath.Join(dir, "objects.yaml"))
+	var doc struct {
+		Findings []struct {
+			Rule, Message string
+			Object        struct{ Name string }
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("evaluate lint --rules -o json: %v\n%s", err, out)
+	}
+	msgs := map[string]string{}
+	for _, f := range doc.Findings {
+		if f.Rule == rule {
+			msgs[f.Object.Name] = f.Message
+		}
+	}
+	if len(msgs) == 0 {
+		t.Fatalf("%s: evaluate lint --rules finds nothing of %s: the check would prove nothing", folder, rule)
+	}
+	return msgs
+}
+
+// testCorpusDecisions installs the rules over OME's decisions of
+// testdata/rules/corpus/rego-decisions, as evaluate gatekeeper --rules
+// writes them, on the real API server with Gatekeeper: decisions read
+// inline (count(data.evaluate.decision.runtimes) < 2) and of an
+// InferenceService (its verdict and the runtime OME selects), each
+// refusing what evaluate lint --rules finds, with its message, and
+// admitting the rest.
+func testCorpusDecisions(t *testing.T) {
+	folder := filepath.Join(repo, "testdata", "rules", "corpus", "rego-decisions")
+	dir := t.TempDir()
+	if _, stderr, code := run(t, "gatekeeper", "--rules", filepath.Join(folder, "rules"), "--lint", filepath.Join(folder, "objects.yaml"),
+		"--out", filepath.Join(dir, "gatekeeper"), "--native-out", ""); code != 0 {
+		t.Fatalf("evaluate gatekeeper --rules: exit %d\n%s", code, stderr)
+	}
+	objs, err := cluster.ReadObjects(filepath.Join(folder, "objects.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*unstructured.Unstructured{}
+	var runtimes []*unstructured.Unstructured
+	for _, o := range objs {
+		byName[o.GetName()] = o
+		if strings.HasSuffix(o.GetKind(), "ServingRuntime") {
+			runtimes = append(runtimes, o)
+		}
+	}
+	ensureNamespaces(t, []object{{Obj: byName["llama"]}})
+	applyWhileTesting(t, runtimes)
+	refused := func(t *testing.T, o *unstructured.Unstructured, want string) {
+		t.Helper()
+		if err := eventually(90*time.Second, func() error {
+			_, err := kube.Create(ctxT(t), o, true)
+			if got := answer(err); got.By != "webhook" || !strings.Contains(got.Raw, want) {
+				return fmt.Errorf("%s: want Gatekeeper's refusal %q, got %d %s: %s", o.GetName(), want, got.Code, got.By, got.Raw)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admitted := func(t *testing.T, o *unstructured.Unstructured) {
+		t.Helper()
+		if _, err := kube.Create(ctxT(t), o, true); err != nil {
+			t.Fatalf("%s: want it admitted, got %v", o.GetName(), err)
+		}
+	}
+
+	t.Run("inline", func(t *testing.T) {
+		installTeamRule(t, dir, "corpusdecisioninline")
+		want := corpusFindings(t, "rego-decisions", "corpus.decision_inline")
+		refused(t, byName["mistral"], "[corpus-decision-inline] "+want["mistral"])
+		admitted(t, byName["llama"])
+	})
+
+	t.Run("inference-service", func(t *testing.T) {
+		applyWhileTesting(t, []*unstructured.Unstructured{byName["llama"], byName["mistral"]})
+		installTeamRule(t, dir, "corpusdecisionadmitted")
+		want := corpusFindings(t, "rego-decisions", "corpus.decision_admitted")
+		refused(t, byName["assistant"], "[corpus-decision-admitted] "+want["assistant"])
+		// OME's selection admits chat, and so does the rule.
+		if err := eventually(90*time.Second, func() error { _, err := kube.Create(ctxT(t), byName["chat"], true); return err }); err != nil {
+			t.Fatalf("chat: want it admitted, got %v", err)
+		}
+	})
+}

@@ -13,6 +13,11 @@ type LintReport struct {
 	// OMEVersion is the OME release whose rules gave the findings.
 	OMEVersion string           `json:"omeVersion" yaml:"omeVersion"`
 	Findings   []engine.Finding `json:"findings" yaml:"findings"`
+	// Ignored are the findings that an object's own ignore annotation
+	// (evaluate.ome.io/ignore) turns off: lint leaves them out of the
+	// run's verdict, but admission still refuses or warns of them, since
+	// an object never exempts itself there.
+	Ignored []engine.Finding `json:"ignored,omitempty" yaml:"ignored,omitempty"`
 	// Objects are the models and runtimes that were read, in input order.
 	Objects []LintedObject `json:"-" yaml:"-"`
 	// FailOnWarn makes warnings fail the run, as errors always do.
@@ -90,4 +95,14 @@ func NewLintWriter(format string, w io.Writer, style Style) (LintWriter, error) 
 		return &lintPolicyReport{w: w}, nil
 	}
 	return nil, UnknownFormat(format, LintFormats)
+}
+
+// IgnoredNote is what lint says of a finding that an object's ignore
+// annotation turns off: admission still acts on it.
+func IgnoredNote(f engine.Finding) string {
+	does := "refuses the object"
+	if f.Severity != engine.SeverityError {
+		does = "warns of it"
+	}
+	return "turned off by the object's " + engine.IgnoreAnnotation + " annotation for lint only: admission still " + does
 }

@@ -24,8 +24,16 @@ func (l *lintText) Write(r LintReport) error {
 	for _, f := range r.Findings {
 		b.WriteString(findingLine(f, l.style) + "\n")
 	}
-	fmt.Fprintf(&b, "%d object(s): %d error(s), %d warning(s), %d info\n", len(r.Objects),
+	for _, f := range r.Ignored {
+		f.Message += " (" + IgnoredNote(f) + ")"
+		b.WriteString(strings.Replace(findingLine(f, l.style), ": "+l.style.severity(f.Severity)+" [", ": ignored "+f.Severity+" [", 1) + "\n")
+	}
+	fmt.Fprintf(&b, "%d object(s): %d error(s), %d warning(s), %d info", len(r.Objects),
 		r.Count(engine.SeverityError), r.Count(engine.SeverityWarning), r.Count(engine.SeverityInfo))
+	if len(r.Ignored) > 0 {
+		fmt.Fprintf(&b, "; %d ignored by annotation", len(r.Ignored))
+	}
+	b.WriteString("\n")
 	_, err := io.WriteString(l.w, b.String())
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,6 +58,13 @@ type sarifResult struct {
 	Locations []sarifLocation `json:"locations"`
 	// Properties name a fleet's cluster (fleet.go).
 	Properties map[string]any `json:"properties,omitempty"`
+	// Suppressions say that the result is turned off, and why.
+	Suppressions []sarifSuppression `json:"suppressions,omitempty"`
+}
+
+type sarifSuppression struct {
+	Kind          string `json:"kind"`
+	Justification string `json:"justification"`
 }
 
 type sarifLocation struct {
@@ -149,7 +157,7 @@ func writeSARIF(w io.Writer, rules []sarifRule, results []sarifResult) error {
 type lintSARIF struct{ w io.Writer }
 
 func (l *lintSARIF) Write(r LintReport) error {
-	rules, results := lintSARIFResults(r.Rules, r.Findings, nil)
+	rules, results := lintSARIFResults(r.Rules, r.Findings, r.Ignored, nil)
 	return writeSARIF(l.w, rules, results)
 }
 
@@ -165,16 +173,18 @@ func writeFleetSARIF(w io.Writer, reports []LintReport, findings []ClusterFindin
 	for i := range findings {
 		fs[i], clusters[i] = findings[i].Finding, &findings[i].Cluster
 	}
-	rules, results := lintSARIFResults(described, fs, clusters)
+	rules, results := lintSARIFResults(described, fs, nil, clusters)
 	return writeSARIF(w, rules, results)
 }
 
-// lintSARIFResults are the rules that occur in findings, sorted by id
-// (described by described), and a result per finding; clusters, when not
-// nil, are each finding's cluster of a fleet.
-func lintSARIFResults(described []engine.Rule, findings []engine.Finding, clusters []*Cluster) ([]sarifRule, []sarifResult) {
+// lintSARIFResults are the rules that occur in findings and ignored,
+// sorted by id (described by described), and a result per finding, then
+// per ignored finding, suppressed (an object's annotation turned it off);
+// clusters, when not nil, are each finding's cluster of a fleet.
+func lintSARIFResults(described []engine.Rule, findings, ignored []engine.Finding, clusters []*Cluster) ([]sarifRule, []sarifResult) {
 	levels := map[string]string{}
-	for _, f := range findings {
+	all := append(slices.Clone(findings), ignored...)
+	for _, f := range all {
 		levels[f.Rule] = sarifLevel(f.Severity)
 	}
 	ids := make([]string, 0, len(levels))
@@ -195,8 +205,8 @@ func lintSARIFResults(described []engine.Rule, findings []engine.Finding, cluste
 		}
 		rules[i].DefaultConfiguration.Level = levels[id]
 	}
-	results := make([]sarifResult, 0, len(findings))
-	for i, f := range findings {
+	results := make([]sarifResult, 0, len(all))
+	for i, f := range all {
 		loc := sarifLocationAt(f.File, f.Line)
 		if f.Object.Kind != "" {
 			loc.LogicalLocations = []sarifLogical{{
@@ -209,10 +219,14 @@ func lintSARIFResults(described []engine.Rule, findings []engine.Finding, cluste
 			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
 			Message: sarifMessage{Text: f.Message}, Locations: []sarifLocation{loc},
 		}
-		if clusters != nil {
+		if clusters != nil && i < len(clusters) {
 			c := clusters[i]
 			res.Message.Text = "cluster " + c.Name + ": " + f.Message
 			res.Properties = map[string]any{"cluster": c}
+		}
+		if i >= len(findings) {
+			// The object's own annotation turns it off, in the source.
+			res.Suppressions = []sarifSuppression{{Kind: "inSource", Justification: IgnoredNote(f)}}
 		}
 		results = append(results, res)
 	}

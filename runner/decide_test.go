@@ -60,7 +60,7 @@ deny contains json.marshal(data.evaluate.decision)
 			require.NoError(t, err)
 			require.Len(t, compiled.Gatekeeper, 1)
 			c := compiled.Gatekeeper[0]
-			opts := []func(*rego.Rego){rego.Module(c.Name+".rego", c.Rego), rego.Query("data.team.show.violation"),
+			opts := []func(*rego.Rego){rego.Module(c.Name+".rego", c.Rego), rego.Query("data." + c.Name + ".violation"),
 				rego.Store(inmem.NewFromObject(map[string]any{"inventory": inventory}))}
 			for _, l := range c.Libs {
 				opts = append(opts, rego.Module(l.Path, l.Text))

@@ -126,6 +126,9 @@ type LintRun struct {
 
 	// Findings are those kept so far, in the order they were found.
 	Findings []engine.Finding
+	// Ignored are those that an object's own ignore annotation turned
+	// off, and only it.
+	Ignored []engine.Finding
 	// Objects are the models, runtimes and InferenceServices read, in
 	// input order.
 	Objects []engine.LintedObject
@@ -297,8 +300,11 @@ func (r *LintRun) keep(fs []engine.Finding, ignored map[string]bool) {
 			r.err = fmt.Errorf("the policies give a finding of rule %q, which their %s does not list (evaluate lint --list-rules): list it there, or write it as a team's own rule with --rules", f.Rule, policyset.LintRulesFile)
 			return
 		}
-		if r.filter.Keep(f.Rule, ignored) {
+		switch {
+		case r.filter.Keep(f.Rule, ignored):
 			r.Findings = append(r.Findings, f)
+		case r.filter.Keep(f.Rule, nil):
+			r.Ignored = append(r.Ignored, f)
 		}
 	}
 }
@@ -306,11 +312,12 @@ func (r *LintRun) keep(fs []engine.Finding, ignored map[string]bool) {
 // LintReport is what a lint run found, with each input that could not be
 // read as an input-error finding, sorted by file, line and rule.
 func LintReport(run *LintRun, rules []engine.Rule, problems []*objects.InputError, failOnWarn bool) output.LintReport {
-	report := output.LintReport{OMEVersion: run.release, Findings: run.Findings, Objects: run.Objects, FailOnWarn: failOnWarn, Rules: rules}
+	report := output.LintReport{OMEVersion: run.release, Findings: run.Findings, Ignored: run.Ignored, Objects: run.Objects, FailOnWarn: failOnWarn, Rules: rules}
 	for _, p := range problems {
 		report.Findings = append(report.Findings, engine.Finding{Rule: engine.RuleInputError, Severity: engine.SeverityError,
 			Field: p.Field, File: p.File, Line: p.Line, Message: p.Msg})
 	}
 	engine.SortFindings(report.Findings)
+	engine.SortFindings(report.Ignored)
 	return report
 }

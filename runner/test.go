@@ -79,22 +79,27 @@ func NewTests(p *Policies, paths []string, engineName string, rulePaths []string
 	if len(paths) == 0 {
 		paths = rulePaths
 	}
+	set, err := p.All()
+	if err != nil {
+		return Tests{}, err
+	}
+	// The rules first: a rule that does not load is said as itself, not
+	// as a folder without tests.
+	var own *rules.Set
+	if len(rulePaths) > 0 {
+		ome, err := engine.LintRules(set)
+		if err != nil {
+			return Tests{}, err
+		}
+		if own, err = OwnRules(rulePaths, ome); err != nil {
+			return Tests{}, err
+		}
+	}
 	t, err := FindTests(paths)
 	if err != nil {
 		return t, err
 	}
-	if t.Set, err = p.All(); err != nil {
-		return t, err
-	}
-	if len(rulePaths) > 0 {
-		ome, err := engine.LintRules(t.Set)
-		if err != nil {
-			return t, err
-		}
-		if t.Own, err = OwnRules(rulePaths, ome); err != nil {
-			return t, err
-		}
-	}
+	t.Set, t.Own = set, own
 	t.Releases, err = TestReleases(p, t.Set)
 	t.Engine = engineName
 	return t, err
@@ -272,13 +277,18 @@ func (t Tests) runRuleCase(c *cases.Case) (output.CaseResult, error) {
 		where.Msg = fmt.Sprintf("no rule %s among --rules (evaluate lint --rules ... --list-rules lists them)", c.Rule)
 		return output.CaseResult{}, where
 	}
-	fs, problems := t.Own.Check(c.Object)
+	// The rule judges the object beside the case's objects, with OME's
+	// decisions about them, as evaluate lint --rules would.
+	fs, problems, err := t.Own.CheckAll(append(slices.Clone(c.Objects), c.Object), Decider(t.Engine, t.Set))
+	if err != nil {
+		return output.CaseResult{}, err
+	}
 	if len(problems) > 0 {
 		return output.CaseResult{}, problems[0]
 	}
 	got := []string{}
 	for _, f := range fs {
-		if f.Rule == c.Rule {
+		if f.Rule == c.Rule && f.Object == objects.RefOf(c.Object) && f.ObjectLine == c.Object.Line {
 			got = append(got, f.Message)
 		}
 	}

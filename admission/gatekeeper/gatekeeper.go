@@ -18,18 +18,29 @@ import "github.com/ome-policy/evaluator/admission"
 // kustomization.yaml.
 func Generate(opts admission.Options, checks []*admission.Check) (admission.Bundle, error) {
 	gk := templateFiles(checks)
-	gk.Add("", sampleConstraints(opts.Policies))
-	selection, err := selectionSuite(opts.SelectionCases, opts.Policies.Release)
+	gk.Add("", sampleConstraints(opts.Policies, opts.Exempt))
+	selection, err := selectionSuite(opts.SelectionCases, opts.Policies.Release, opts.Exempt)
 	if err != nil {
 		return nil, err
 	}
 	gk.Add("", selection)
-	gk.Add("", lintSuite(opts.Lint))
-	team, templates, constraints, err := teamFiles(opts.Team, opts.Lint)
+	gk.Add("", lintSuite(opts.Lint, opts.Exempt))
+	team, templates, constraints, err := teamFiles(opts.Team, opts.Exempt)
 	if err != nil {
 		return nil, err
 	}
 	gk.Add("", team)
 	gk.Add("", installFiles(templates, constraints))
 	return gk, nil
+}
+
+// exemptCases are cases with no violation expected of an object that
+// the exemptions leave alone: its constraint's match skips it.
+func exemptCases(cases []admission.SuiteCase, exempt admission.Exemptions) []admission.SuiteCase {
+	for i, c := range cases {
+		if exempt.Exempt(c.Object) {
+			cases[i].Messages = nil
+		}
+	}
+	return cases
 }

@@ -13,8 +13,11 @@ import (
 
 // sampleConstraints writes every sample constraint of set's bundle, each
 // naming its release (policyset.ReleaseAnnotation).
-func sampleConstraints(set *policyset.Set) admission.Bundle {
+func sampleConstraints(set *policyset.Set, exempt admission.Exemptions) admission.Bundle {
 	release, made := set.Release, admission.Generator(set)
+	constraintYAML := func(release, made, kind, name, action, description string, kinds []string, params *yaml.Node) []byte {
+		return constraintYAML(release, made, kind, name, action, description, kinds, params, exempt)
+	}
 	return admission.Bundle{
 		// OMERuntimeSelection: OME's verdict, and the named-runtime check.
 		"omeruntimeselection/samples/default/constraint.yaml": constraintYAML(release, made, "OMERuntimeSelection", "ome-runtime-selection", "deny",
@@ -33,14 +36,18 @@ func sampleConstraints(set *policyset.Set) admission.Bundle {
 	}
 }
 
-func constraintYAML(release, made, kind, name, action, description string, kinds []string, params *yaml.Node) []byte {
+// constraintYAML writes a constraint, with the bundle's exemptions in its
+// match.
+func constraintYAML(release, made, kind, name, action, description string, kinds []string, params *yaml.Node, exempt admission.Exemptions) []byte {
+	match := admission.Mapping("kinds", admission.Seq(admission.Mapping("apiGroups", []string{"ome.io"}, "kinds", kinds)))
+	exempt.AddToMatch(match)
 	doc := admission.Mapping(
 		"apiVersion", "constraints.gatekeeper.sh/v1beta1",
 		"kind", kind,
 		"metadata", admission.Mapping("name", name, "annotations", admission.Mapping(policyset.ReleaseAnnotation, release)),
 		"spec", admission.Mapping(
 			"enforcementAction", action,
-			"match", admission.Mapping("kinds", admission.Seq(admission.Mapping("apiGroups", []string{"ome.io"}, "kinds", kinds))),
+			"match", match,
 			"parameters", params,
 		),
 	)

@@ -22,7 +22,7 @@ import (
 // selectionSuite writes OMERuntimeSelection's suite: the default test of
 // the selection cases, and the validate-named-runtime test of the cases of
 // src/named-runtime-cases.yaml that hold for release.
-func selectionSuite(selection []cases.Case, release string) (admission.Bundle, error) {
+func selectionSuite(selection []cases.Case, release string, exempt admission.Exemptions) (admission.Bundle, error) {
 	defaults, err := admission.SelectionCases(selection)
 	if err != nil {
 		return nil, err
@@ -33,8 +33,8 @@ func selectionSuite(selection []cases.Case, release string) (admission.Bundle, e
 	}
 	b := admission.Bundle{}
 	b.Add("omeruntimeselection", suiteFiles("omeruntimeselection", []SuiteTest{
-		{Name: "default", Template: "template.yaml", Constraint: "samples/default/constraint.yaml", CaseDir: "samples/default", Cases: defaults},
-		{Name: "validate-named-runtime", Template: "template.yaml", Constraint: "samples/validate-named-runtime/constraint.yaml", CaseDir: "samples/validate-named-runtime", Cases: named},
+		{Name: "default", Template: "template.yaml", Constraint: "samples/default/constraint.yaml", CaseDir: "samples/default", Cases: exemptCases(defaults, exempt)},
+		{Name: "validate-named-runtime", Template: "template.yaml", Constraint: "samples/validate-named-runtime/constraint.yaml", CaseDir: "samples/validate-named-runtime", Cases: exemptCases(named, exempt)},
 	}))
 	return b, nil
 }
@@ -42,7 +42,7 @@ func selectionSuite(selection []cases.Case, release string) (admission.Bundle, e
 // lintSuite writes OMEVersionLint's suite: a case per object, in the
 // deny-errors test with its error violations and in the warn-warnings test
 // with its warning violations.
-func lintSuite(linted []admission.ObjectFindings) admission.Bundle {
+func lintSuite(linted []admission.ObjectFindings, exempt admission.Exemptions) admission.Bundle {
 	var errs, warns []admission.SuiteCase
 	for _, l := range linted {
 		o := l.Object
@@ -53,8 +53,8 @@ func lintSuite(linted []admission.ObjectFindings) admission.Bundle {
 	}
 	b := admission.Bundle{}
 	b.Add("omeversionlint", suiteFiles("omeversionlint", []SuiteTest{
-		{Name: "deny-errors", Template: "template.yaml", Constraint: "samples/deny-errors/constraint.yaml", CaseDir: "samples/deny-errors", Cases: errs},
-		{Name: "warn-warnings", Template: "template.yaml", Constraint: "samples/warn-warnings/constraint.yaml", CaseDir: "samples/warn-warnings", Cases: warns},
+		{Name: "deny-errors", Template: "template.yaml", Constraint: "samples/deny-errors/constraint.yaml", CaseDir: "samples/deny-errors", Cases: exemptCases(errs, exempt)},
+		{Name: "warn-warnings", Template: "template.yaml", Constraint: "samples/warn-warnings/constraint.yaml", CaseDir: "samples/warn-warnings", Cases: exemptCases(warns, exempt)},
 	}))
 	return b
 }

@@ -1,15 +1,11 @@
 package gatekeeper
 
 import (
-	"fmt"
 	"path"
-	"slices"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/admission"
-	"github.com/ome-policy/evaluator/cases"
-	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -28,12 +24,13 @@ var Owned = []string{"omeruntimeselection", "omeversionlint", TeamFolder}
 // says what the kustomization installs of them: the templates, then the
 // constraints.
 //
-// Each rule's suite (team/<name>/suite.yaml, for gator verify) reviews the
-// objects of its own rule cases, expecting what the cases expect, and the
-// objects of OMEVersionLint's suite (lint) with each of its constraints,
-// expecting the messages that the rule gives each object in `evaluate lint
-// --rules`, of the constraint's severities.
-func teamFiles(team admission.TeamRules, lint []admission.ObjectFindings) (b admission.Bundle, templates, constraints []string, err error) {
+// Each rule's suite (team/<name>/suite.yaml, for gator verify) reviews
+// its cases (admission.TeamRules.CasesOf: its rule cases and the objects
+// of --lint) with each of its constraints, expecting the messages of the
+// constraint's severities that evaluate gives each; for a rule that reads
+// OME's decisions, with the models and runtimes beside it as the
+// inventory.
+func teamFiles(team admission.TeamRules, exempt admission.Exemptions) (b admission.Bundle, templates, constraints []string, err error) {
 	b = admission.Bundle{}
 	for _, c := range team.Gatekeeper {
 		dir := path.Join(TeamFolder, c.Name)
@@ -46,96 +43,29 @@ func teamFiles(team admission.TeamRules, lint []admission.ObjectFindings) (b adm
 		var tests []SuiteTest
 		for _, s := range teamConstraints(c) {
 			sample := path.Join("samples", s.sample)
-			b[path.Join(dir, sample, "constraint.yaml")] = constraintYAML(c.Release, c.Generator, c.Kind, s.name, s.action, s.description, kinds, s.params)
+			b[path.Join(dir, sample, "constraint.yaml")] = constraintYAML(c.Release, c.Generator, c.Kind, s.name, s.action, s.description, kinds, s.params, exempt)
 			constraints = append(constraints, path.Join(dir, sample, "constraint.yaml"))
-			suiteCases, err := teamCases(team, c.Team.ID, s.severities, lint)
-			if err != nil {
-				return nil, nil, nil, fmt.Errorf("the suite of %s: %w", c.Team.ID, err)
-			}
 			tests = append(tests, SuiteTest{Name: s.sample, Template: "template.yaml", Constraint: path.Join(sample, "constraint.yaml"),
-				CaseDir: sample, Cases: suiteCases})
+				CaseDir: sample, Cases: exemptCases(teamCases(team, *c.Team, s.severities), exempt)})
 		}
 		b.Add(dir, suiteFiles(c.Name, tests))
 	}
 	return b, templates, constraints, nil
 }
 
-// teamCases are the rule's own cases (rule cases of the rules' case
-// files), each with the messages the case expects, when every message the
-// rule gives has the constraint's severities; then the objects of lint,
-// each with the messages the rule id of the team's rules gives it, of the
-// severities. A rule that reads OME's decisions judges each object of lint
-// with all of them, as evaluate lint does: they are each case's inventory.
-func teamCases(team admission.TeamRules, id string, severities []string, lint []admission.ObjectFindings) ([]admission.SuiteCase, error) {
-	set := team.Set
+// teamCases are the gator cases of rule with a constraint of severities.
+func teamCases(team admission.TeamRules, rule rules.Rule, severities []string) []admission.SuiteCase {
 	var out []admission.SuiteCase
-	var rule rules.Rule
-	for _, r := range set.Rules {
-		if r.ID == id {
-			rule = r
-		}
-	}
-	if rule.Decisions {
-		return decisionCases(team, id, severities, lint)
-	}
-	if all, err := cases.ReadAll(set.CaseFiles); err == nil && len(rule.Severities) == 1 && slices.Contains(severities, rule.Severities[0]) {
-		for _, c := range all {
-			if c.Rule == id {
-				out = append(out, admission.SuiteCase{Name: c.Name, Object: admission.DeepCopy(c.Object.Value), Messages: *c.Expect.Findings})
+	for _, tc := range team.CasesOf(rule.ID) {
+		sc := admission.SuiteCase{Name: tc.Name, Object: admission.DeepCopy(tc.Object.Value), Messages: tc.Messages(rule.ID, severities)}
+		if rule.Decisions {
+			for _, o := range tc.Inventory {
+				sc.Inventory = append(sc.Inventory, admission.DeepCopy(o.Value))
 			}
 		}
+		out = append(out, sc)
 	}
-	for _, l := range lint {
-		o := l.Object
-		fs, _ := set.Check(o)
-		var msgs []string
-		for _, f := range fs {
-			if f.Rule == id && slices.Contains(severities, f.Severity) {
-				msgs = append(msgs, f.Message)
-			}
-		}
-		out = append(out, admission.SuiteCase{Name: fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, path.Base(o.File)), Object: admission.DeepCopy(o.Value), Messages: msgs})
-	}
-	return out, nil
-}
-
-// decisionCases are the objects of lint, each with the messages that the
-// rule id, which reads OME's decisions, gives it beside all of them (the
-// case's inventory: the models and runtimes),
-// of the severities. What keeps the rule from judging them (OME's
-// decisions, or the rule's own problems) is an error: a suite without
-// those cases would pass unseen.
-func decisionCases(team admission.TeamRules, id string, severities []string, lint []admission.ObjectFindings) ([]admission.SuiteCase, error) {
-	all := make([]*objects.Object, len(lint))
-	for i, l := range lint {
-		all[i] = l.Object
-	}
-	kept, _ := objects.Deduplicate(all)
-	fs, problems, err := team.Set.CheckAll(kept, team.Decide)
-	if err == nil && len(problems) > 0 {
-		err = problems
-	}
-	if err != nil {
-		return nil, err
-	}
-	var inventory []map[string]any
-	for _, o := range kept {
-		if o.IsModel() || o.IsRuntime() {
-			inventory = append(inventory, admission.DeepCopy(o.Value))
-		}
-	}
-	var out []admission.SuiteCase
-	for _, o := range kept {
-		var msgs []string
-		for _, f := range fs {
-			if f.Rule == id && f.Object == objects.RefOf(o) && slices.Contains(severities, f.Severity) {
-				msgs = append(msgs, f.Message)
-			}
-		}
-		out = append(out, admission.SuiteCase{Name: fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, path.Base(o.File)), Object: admission.DeepCopy(o.Value),
-			Inventory: inventory, Messages: msgs})
-	}
-	return out, nil
+	return out
 }
 
 type teamConstraint struct {

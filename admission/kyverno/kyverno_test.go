@@ -54,7 +54,7 @@ func TestKyvernoBundleHoldsTheNativeCode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			nativeBundle, err := vap.Generate(checks, nil)
+			nativeBundle, err := vap.Generate(checks, nil, admission.Exemptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,7 +20,7 @@ import (
 const kyvernoSelectionName = "ome-runtime-selection"
 
 // kyvernoSelectionPolicy is the selection ValidatingPolicy of release.
-func kyvernoSelectionPolicy(set *policyset.Set, t *admission.Check) ([]byte, error) {
+func kyvernoSelectionPolicy(set *policyset.Set, t *admission.Check, exempt admission.Exemptions) ([]byte, error) {
 	sel, err := admission.KyvernoSelectionCEL(set)
 	if err != nil {
 		return nil, err
@@ -54,12 +54,12 @@ func kyvernoSelectionPolicy(set *policyset.Set, t *admission.Check) ([]byte, err
 			"validationActions", admission.Strs([]string{"Deny"}),
 			"failurePolicy", "Fail",
 			"evaluation", admission.Mapping("background", admission.Mapping("enabled", false)),
-			"matchConstraints", admission.Mapping("resourceRules", admission.Seq(admission.Mapping(
+			"matchConstraints", exempted(admission.Mapping("resourceRules", admission.Seq(admission.Mapping(
 				"apiGroups", admission.Strs([]string{"ome.io"}),
 				"apiVersions", admission.Strs([]string{"*"}),
 				"operations", admission.Strs([]string{"CREATE", "UPDATE"}),
 				"resources", admission.Strs([]string{"inferenceservices"}),
-			))),
+			))), exempt),
 			"variables", admission.Seq(vars...),
 			"validations", admission.Seq(vals...),
 		),

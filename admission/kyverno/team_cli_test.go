@@ -62,7 +62,7 @@ func TestKyvernoCLITeamPolicies(t *testing.T) {
 			t.Fatal(err)
 		}
 		policy := filepath.Join(t.TempDir(), r.ID+".yaml")
-		if err := os.WriteFile(policy, teamPolicy(admission.TeamDoc{Rule: r, Policy: doc}, "v1.2.2"), 0o644); err != nil {
+		if err := os.WriteFile(policy, teamPolicy(admission.TeamDoc{Rule: r, Policy: doc}, "v1.2.2", admission.Exemptions{}), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		want := map[string]string{}

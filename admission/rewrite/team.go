@@ -2,7 +2,6 @@ package rewrite
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -10,230 +9,175 @@ import (
 )
 
 // A team's own rules (Rego as conftest writes it: input is the object
-// under review) rewritten for a Gatekeeper template, whose input is
-// Gatekeeper's review: input becomes input.review.object, the calls of
-// the ome.* builtins become calls of their plain-Rego stand-in, and the
-// rule's own violation sets are renamed, so that the template's violation
-// is made of all its sets (TeamViolation).
+// under review) in a Gatekeeper template, whose input is Gatekeeper's
+// review. Every package of the team's that the rule needs, its own among
+// them, becomes a library of the template (TeamLibrary): input is read as
+// input.review.object, data.evaluate (OME's decisions) as the template's
+// library that gives them (Decisions), the calls of the ome.* builtins go
+// to their plain-Rego stand-in, and the rule's sets of messages are read
+// by the template's entry module (TeamEntry), which makes Gatekeeper's
+// violation of them.
 
 // ReviewedObject is where a Gatekeeper template finds the object under
 // review.
 const ReviewedObject = "input.review.object"
 
 // Decisions is the package of a team's template that gives OME's
-// decisions (rules.DecisionsDocument, data.evaluate in the rule): the rule's
-// references to data.evaluate are to it.
+// decisions (data.evaluate in the rule): the rule's references to
+// data.evaluate are to it.
 const Decisions = "lib.evaluate"
 
-// RenamedViolation is the name a rule's own violation set (or violation_x)
-// takes in its template: violation is the template's.
-func RenamedViolation(set string) string { return "evaluate_" + set }
+// decisionsDocument is where a team's rule reads OME's decisions.
+var decisionsDocument = ast.MustParseRef("data.evaluate")
 
-// TeamModule is one module of a team's rule, rewritten.
+// TeamLibrary is the package that a team's package takes in a template:
+// under lib, as Gatekeeper wants a library (lib.company.size), or as it
+// is when it is under lib already.
+func TeamLibrary(pkg string) string {
+	if strings.HasPrefix(pkg, LibPrefix) {
+		return pkg
+	}
+	return LibPrefix + pkg
+}
+
+// TeamModule is one module of a team's rules, rewritten.
 type TeamModule struct {
 	Source string
-	Pkg    string // its package: "company.size"
+	Pkg    string // its package as written: "company.size"
 	Text   string
 	// Standins are the packages of the stand-in library it imports
 	// ("lib.ome.version").
 	Standins []string
+	// Packages are the team's packages it refers to, as written.
+	Packages []string
+	// Decisions tells that it reads OME's decisions.
+	Decisions bool
 }
 
-// TeamRule rewrites one module of a team's rule, or of a library it
-// imports, for a Gatekeeper template (see above). A module that refers to
-// other data than its own package, libraries under lib and data.inventory
-// (which Gatekeeper's sync fills) is refused: a template holds nothing
-// else.
-func TeamRule(source, text string) (*TeamModule, error) {
-	mod, err := ast.ParseModuleWithOpts(source, text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+// Team rewrites one module of a team's rules for a template's libraries
+// (see above). packages are every package of the team's rules: a
+// reference to data that is none of them, nor OME's decisions, is refused
+// with its line, since the template could not hold it (data.inventory
+// among them: evaluate lint has no inventory, so a rule that reads it
+// would not decide there as it does at admission).
+func Team(source, text string, packages map[string]bool) (*TeamModule, error) {
+	m, err := parse(source, text)
 	if err != nil {
 		return nil, err
 	}
-	pkg := strings.TrimPrefix(mod.Package.Path.String(), "data.")
-	rw := &rewriter{source: source, text: text, mod: mod, seen: map[int]bool{}, imports: map[string]bool{}, pm: &Module{Source: source, Pkg: pkg}}
-	tm := &TeamModule{Source: source, Pkg: pkg}
-	if err := rw.teamDataRefs(pkg); err != nil {
-		return nil, err
+	tm := &TeamModule{Source: source, Pkg: m.pkg()}
+	if TeamLibrary(tm.Pkg) != tm.Pkg && packages[TeamLibrary(tm.Pkg)] {
+		return nil, fmt.Errorf("%s: package %s takes %s in the template, which package %s of the rules has", source, tm.Pkg, TeamLibrary(tm.Pkg), TeamLibrary(tm.Pkg))
 	}
-	if err := rw.teamInput(); err != nil {
-		return nil, err
-	}
-	if err := rw.teamDecisions(); err != nil {
-		return nil, err
-	}
-	if err := rw.teamViolations(); err != nil {
-		return nil, err
-	}
-	if err := rw.builtinCalls(); err != nil {
-		return nil, err
-	}
-	// The stand-ins' imports, after the package clause, for the
-	// namespaces the module calls.
-	pkgLoc := mod.Package.Location
-	if regexp.MustCompile(`^package\s+`).FindString(text[pkgLoc.Offset:]) == "" {
-		return nil, fmt.Errorf("%s: cannot find the package clause", source)
-	}
-	eol := strings.IndexByte(text[pkgLoc.Offset:], '\n')
-	if eol < 0 {
-		return nil, fmt.Errorf("%s: nothing after the package clause", source)
-	}
-	var imps strings.Builder
-	for _, ns := range builtinNamespaces {
-		if !rw.calls(ns.name) {
-			continue
+	m.dropDirectives()
+	m.setPackage(TeamLibrary(tm.Pkg))
+	refers := map[string]bool{}
+	// resolve gives the package in the template of a reference to data
+	// (pkg, without data.) and the rest of the reference after it.
+	resolve := func(ref ast.Ref, row int) (pkg string, rest ast.Ref, err error) {
+		if ref.HasPrefix(decisionsDocument) {
+			tm.Decisions = true
+			return Decisions, ref[len(decisionsDocument):], nil
 		}
-		alias := strings.TrimSuffix(ns.alias, ".")
-		if strings.Contains(text, alias) {
-			return nil, fmt.Errorf("%s: %s is taken; the stand-in's import needs it", source, alias)
+		if decisionsDocument.HasPrefix(ref) {
+			return "", nil, fmt.Errorf("%s:%d: %s: read OME's decisions as data.evaluate (the template gives that document only)", source, row, ref)
 		}
-		fmt.Fprintf(&imps, "import %s as %s\n", ns.pkg, alias)
-		tm.Standins = append(tm.Standins, strings.TrimPrefix(ns.pkg, "data."))
-	}
-	if imps.Len() > 0 {
-		if err := rw.add(&ast.Location{Offset: pkgLoc.Offset + eol + 1, Row: pkgLoc.Row + 1}, "", "\n"+imps.String()); err != nil {
-			return nil, err
+		if p := teamPackage(ref, packages); p != "" {
+			refers[p] = true
+			return TeamLibrary(p), ref[len(dataRef(p)):], nil
 		}
+		if ref.HasPrefix(ast.MustParseRef("data.inventory")) {
+			return "", nil, fmt.Errorf("%s:%d: %s: evaluate lint has no Gatekeeper inventory, so the rule would decide otherwise there; read the objects and OME's decisions as data.evaluate gives them", source, row, ref)
+		}
+		return "", nil, fmt.Errorf("%s:%d: %s: no file of the rules holds it, and a template holds only the rule's packages and OME's decisions", source, row, ref)
 	}
-	m, err := rw.result()
+	err = m.importedRefs(func(ref ast.Ref, loc *ast.Location) (ast.Ref, error) {
+		pkg, rest, err := resolve(ref, loc.Row)
+		return append(dataRef(pkg), rest...), err
+	})
 	if err != nil {
 		return nil, err
 	}
-	tm.Text = m.Text
-	sort.Strings(tm.Standins)
+	// A reference to data in a rule goes through an import of its package:
+	// Gatekeeper rewrites the imports of a template's libraries, but not a
+	// reference in a call's argument, nor a function called by its path.
+	aliases := m.aliases()
+	err = m.refs(func(ref ast.Ref) (ast.Ref, error) {
+		switch {
+		case ref[0].Equal(ast.InputRootDocument):
+			return append(ast.MustParseRef(ReviewedObject), ref[1:]...), nil
+		case ref[0].Equal(ast.DefaultRootDocument):
+			pkg, rest, err := resolve(ref, ref[0].Location.Row)
+			if err != nil {
+				return nil, err
+			}
+			return append(ast.Ref{ast.VarTerm(aliases(pkg))}, rest...), nil
+		}
+		return nil, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if tm.Standins, err = m.builtinCalls(false); err != nil {
+		return nil, err
+	}
+	for p := range refers {
+		if p != tm.Pkg {
+			tm.Packages = append(tm.Packages, p)
+		}
+	}
+	sort.Strings(tm.Packages)
+	if tm.Text, err = m.text(); err != nil {
+		return nil, err
+	}
 	return tm, nil
 }
 
-// calls reports whether the module calls a builtin of the namespace.
-func (rw *rewriter) calls(namespace string) bool {
-	alias := ""
-	for _, ns := range builtinNamespaces {
-		if ns.name == namespace {
-			alias = ns.alias
+// teamPackage is the package of packages that ref is in (the longest), or
+// "".
+func teamPackage(ref ast.Ref, packages map[string]bool) string {
+	best := ""
+	for p := range packages {
+		if ref.HasPrefix(dataRef(p)) && len(p) > len(best) {
+			best = p
 		}
 	}
-	for _, e := range rw.edits {
-		if e.old == namespace && e.new == alias {
-			return true
-		}
-	}
-	return false
+	return best
 }
 
-// teamDataRefs refuses a reference to data other than the module's own
-// package, packages under lib and data.inventory.
-func (rw *rewriter) teamDataRefs(pkg string) error {
-	var walkErr error
-	ok := func(ref ast.Ref) bool {
-		s := ref.String()
-		return strings.HasPrefix(s, "data.lib.") || s == "data.inventory" || strings.HasPrefix(s, "data.inventory.") ||
-			isDecisions(ref) || s == "data."+pkg || strings.HasPrefix(s, "data."+pkg+".")
-	}
-	for _, imp := range rw.mod.Imports {
-		if ref, isRef := imp.Path.Value.(ast.Ref); isRef && ref[0].Equal(ast.DefaultRootDocument) && !ok(ref) {
-			return fmt.Errorf("%s:%d: imports %s: a Gatekeeper template holds only its rule, libraries in packages under lib, and data.inventory", rw.source, imp.Location.Row, ref)
-		}
-	}
-	for _, r := range rw.mod.Rules {
-		ast.WalkRefs(r, func(ref ast.Ref) bool {
-			if walkErr == nil && ref[0].Equal(ast.DefaultRootDocument) && !ok(ref) {
-				walkErr = fmt.Errorf("%s:%d: %s: a Gatekeeper template holds only its rule, libraries in packages under lib, and data.inventory", rw.source, ref[0].Location.Row, ref)
-			}
-			return false
-		})
-	}
-	return walkErr
-}
-
-// teamInput turns every reference to input into one to the reviewed
-// object.
-func (rw *rewriter) teamInput() error {
-	var walkErr error
-	for _, r := range rw.mod.Rules {
-		ast.WalkRefs(r, func(ref ast.Ref) bool {
-			if walkErr == nil && ref[0].Equal(ast.InputRootDocument) {
-				walkErr = rw.add(ref[0].Location, "input", ReviewedObject)
-			}
-			return false
-		})
-	}
-	return walkErr
-}
-
-// isDecisions says whether ref is to OME's decisions (data.evaluate...).
-func isDecisions(ref ast.Ref) bool {
-	return len(ref) > 1 && ref[0].Equal(ast.DefaultRootDocument) && ref[1].Equal(ast.StringTerm("evaluate"))
-}
-
-// teamDecisions turns every reference to OME's decisions, data.evaluate,
-// into one to the template's library that gives them (Decisions), in the
-// imports and the rules.
-func (rw *rewriter) teamDecisions() error {
-	edit := func(ref ast.Ref) error {
-		if !isDecisions(ref) {
-			return nil
-		}
-		return rw.add(ref[1].Location, "evaluate", Decisions)
-	}
-	for _, imp := range rw.mod.Imports {
-		if ref, ok := imp.Path.Value.(ast.Ref); ok {
-			if err := edit(ref); err != nil {
-				return err
-			}
-		}
-	}
-	var walkErr error
-	for _, r := range rw.mod.Rules {
-		ast.WalkRefs(r, func(ref ast.Ref) bool {
-			if walkErr == nil {
-				walkErr = edit(ref)
-			}
-			return false
-		})
-	}
-	return walkErr
-}
-
-// teamViolations renames the rule's own violation sets.
-func (rw *rewriter) teamViolations() error {
-	for _, r := range rw.mod.Rules {
-		ref := r.Head.Ref()
-		name := ref[0].Value.String()
-		if name != "violation" && !strings.HasPrefix(name, "violation_") {
-			continue
-		}
-		if err := rw.add(r.Head.Location, name, RenamedViolation(name)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// TeamViolation is the rule that a template of a team's rule adds to its
-// package: Gatekeeper's violation, made of the rule's sets. A constraint
-// with the parameter warn set reports the warn sets' messages, else the
-// others' (deny, violation): so one template serves a deny constraint and
-// a warn one. Each message is a string, or an object whose msg it gives
-// and whose field goes to the violation's details.
-func TeamViolation(sets map[string]bool) string {
+// TeamEntry is the entry module of a team's rule's template, of package
+// name: Gatekeeper's violation, made of the sets of the rule's package
+// (as TeamLibrary has it). A constraint with the parameter warn reports the
+// warn sets' messages (warn[set]), else the others' (deny, violation): so
+// one template serves a deny constraint and a warn one. Each message is a
+// string, or an object whose msg it gives and whose field goes to the
+// violation's details.
+func TeamEntry(name, pkg string, warn map[string]bool) (string, error) {
 	var b strings.Builder
-	b.WriteString("\n# Added by evaluate: Gatekeeper's violation, from the rule's sets of messages.\n")
-	names := make([]string, 0, len(sets))
-	for s := range sets {
-		names = append(names, s)
+	fmt.Fprintf(&b, "# Gatekeeper's violation of the team's rule %s: the messages of its sets,\n", pkg)
+	b.WriteString("# those of the warn sets when the constraint's parameter warn is true, else\n")
+	b.WriteString("# those of its deny and violation sets. Written by evaluate.\n")
+	fmt.Fprintf(&b, "package %s\n\nimport data.%s as rule\n\n", name, TeamLibrary(pkg))
+	sets := make([]string, 0, len(warn))
+	for s := range warn {
+		sets = append(sets, s)
 	}
-	sort.Strings(names)
-	for _, s := range names {
-		from, when := s, "not input.parameters.warn"
-		if sets[s] {
+	sort.Strings(sets)
+	for _, s := range sets {
+		when := "not input.parameters.warn"
+		if warn[s] {
 			when = "input.parameters.warn"
 		}
-		if s == "violation" || strings.HasPrefix(s, "violation_") {
-			from = RenamedViolation(s)
-		}
-		fmt.Fprintf(&b, "violation contains {\"msg\": evaluate_msg(m), \"details\": evaluate_details(m)} if {\n\t%s\n\tsome m in %s\n}\n\n", when, from)
+		fmt.Fprintf(&b, "violation contains {\"msg\": message(m), \"details\": details(m)} if {\n\t%s\n\tsome m in rule.%s\n}\n\n", when, s)
 	}
-	b.WriteString("evaluate_msg(m) := m if is_string(m)\n\nevaluate_msg(m) := m.msg if is_object(m)\n\n")
-	b.WriteString("evaluate_details(m) := {} if is_string(m)\n\nevaluate_details(m) := {\"field\": m.field} if {\n\tis_object(m)\n\tm.field\n}\n\n")
-	b.WriteString("evaluate_details(m) := {} if {\n\tis_object(m)\n\tnot m.field\n}\n")
-	return b.String()
+	b.WriteString("message(m) := m if is_string(m)\n\n")
+	b.WriteString("message(m) := m.msg if {\n\tis_string(m.msg)\n\tis_string(object.get(m, \"field\", \"\"))\n}\n\n")
+	b.WriteString("details(m) := {} if is_string(m)\n\n")
+	b.WriteString("details(m) := {\"field\": m.field} if {\n\tis_object(m)\n\tis_string(m.field)\n\tm.field != \"\"\n}\n\n")
+	b.WriteString("details(m) := {} if {\n\tis_object(m)\n\tobject.get(m, \"field\", \"\") == \"\"\n}\n")
+	m, err := parse(name+".rego", b.String())
+	if err != nil {
+		return "", err
+	}
+	return m.text()
 }

@@ -67,33 +67,36 @@ func (rs Refusals) Errors() []error {
 	return append(out, errors.New(rs.Advice()))
 }
 
-// RegoCheck is a team's Rego rule as a Gatekeeper check: its package's
-// module rewritten (rewrite.TeamRule) with Gatekeeper's violation added
-// (rewrite.TeamViolation), the libraries under lib that it imports, and
-// the stand-in library when it calls the builtins. A rule that reads OME's
-// decisions gets them from evaluate.rego (lib.evaluate), with the
-// libraries of selection, OME's OMERuntimeSelection check of the release,
-// and its entry module as lib.ome.runtimeselection (decisionLibs). Its
-// constraint's one parameter, warn, picks the warn sets' messages rather
-// than the others'.
+// RegoCheck is a team's Rego rule as a Gatekeeper check: every package of
+// the team's that the rule needs, its own among them, as a library of the
+// template (rewrite.Team: input read as the reviewed object, the ome.*
+// builtins called through their plain-Rego stand-in, which the template
+// then carries), and an entry module whose violation is made of the rule's
+// sets (rewrite.TeamEntry). A rule that reads OME's decisions gets them
+// from evaluate.rego (lib.evaluate), with the libraries of selection,
+// OME's OMERuntimeSelection check of the release, and its entry module as
+// lib.ome.runtimeselection (decisionLibs). Its constraint's one parameter,
+// warn, picks the warn sets' messages rather than the others'.
 func RegoCheck(r rules.Rule, own *rules.Set, release, generator string, selection *admission.Check) (*admission.Check, error) {
 	refuse := func(format string, args ...any) error {
 		return &Refusal{Rule: r, Target: TargetGatekeeper, Reason: fmt.Sprintf(format, args...)}
 	}
-	if len(r.Files) != 1 {
-		return nil, refuse("its package is written in %d files (%s), and a template holds one: put it in one file", len(r.Files), strings.Join(r.Files, ", "))
-	}
-	main, err := rewrite.TeamRule(r.Files[0], own.Modules[r.Files[0]])
+	mods, decisions, standins, err := teamModules(own, r.ID)
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
-	sets := map[string]bool{}
+	warn := map[string]bool{}
 	for _, s := range r.Sets {
-		sets[s] = rules.SetSeverity(s) == rules.Warning
+		warn[s] = rules.SetSeverity(s) == rules.Warning
+	}
+	name := strings.ToLower(admission.TeamKind(r.ID))
+	entry, err := rewrite.TeamEntry(name, r.ID, warn)
+	if err != nil {
+		return nil, err
 	}
 	c := &admission.Check{
 		Team:        &r,
-		Name:        strings.ToLower(admission.TeamKind(r.ID)),
+		Name:        name,
 		Kind:        admission.TeamKind(r.ID),
 		Title:       r.ID,
 		Release:     release,
@@ -103,18 +106,14 @@ func RegoCheck(r rules.Rule, own *rules.Set, release, generator string, selectio
 			"description", "Report the messages of the rule's warn sets rather than those of its deny and violation sets.",
 		))),
 		Generator: generator,
-		Rego:      main.Text + rewrite.TeamViolation(sets),
-		Sources:   append([]string(nil), r.Files...),
+		Rego:      entry,
 	}
-	standins := slices.Clone(main.Standins)
-	libs, err := teamLibraries(own, main.Text)
-	if err != nil {
-		return nil, refuse("%v", err)
+	for _, m := range mods {
+		c.Libs = append(c.Libs, admission.LibModule{Path: m.Source, Text: m.Text})
+		c.Sources = append(c.Sources, m.Source)
 	}
-	for _, l := range libs {
-		c.Libs = append(c.Libs, admission.LibModule{Path: l.Source, Text: l.Text})
-		c.Sources = append(c.Sources, l.Source)
-		standins = append(standins, l.Standins...)
+	if decisions && !r.Decisions {
+		return nil, refuse("a package it reads reads OME's decisions (%s), which evaluate gives only to a rule whose own package or a library reads them: read them in the rule's package", rules.DecisionsDocument)
 	}
 	if r.Decisions {
 		libs, err := decisionLibs(selection)
@@ -123,7 +122,7 @@ func RegoCheck(r rules.Rule, own *rules.Set, release, generator string, selectio
 		}
 		c.Libs = append(c.Libs, libs...)
 		c.Sources = append(c.Sources, selection.Sources...)
-	} else if len(standins) > 0 {
+	} else if standins {
 		for _, l := range admission.Lib() {
 			c.Libs = append(c.Libs, l)
 			c.Sources = append(c.Sources, "policies/gatekeeper/"+l.Path)
@@ -133,6 +132,51 @@ func RegoCheck(r rules.Rule, own *rules.Set, release, generator string, selectio
 		return nil, refuse("%v", err)
 	}
 	return c, nil
+}
+
+// teamModules are the modules of the team's package pkg and of every
+// package of the team's it refers to, in turn, rewritten for a template
+// (rewrite.Team), by file; whether one of them reads OME's decisions, and
+// whether one calls a builtin (so that the template needs the stand-in).
+func teamModules(own *rules.Set, pkg string) (mods []*rewrite.TeamModule, decisions, standins bool, err error) {
+	byPkg := map[string][]string{}
+	packages := map[string]bool{}
+	for f, text := range own.Modules {
+		if strings.HasSuffix(f, "_test.rego") {
+			continue
+		}
+		m, err := ast.ParseModuleWithOpts(f, text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, false, false, err
+		}
+		p := strings.TrimPrefix(m.Package.Path.String(), "data.")
+		byPkg[p] = append(byPkg[p], f)
+		packages[p] = true
+	}
+	done := map[string]bool{}
+	queue := []string{pkg}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if done[p] {
+			continue
+		}
+		done[p] = true
+		files := byPkg[p]
+		sort.Strings(files)
+		for _, f := range files {
+			tm, err := rewrite.Team(f, own.Modules[f], packages)
+			if err != nil {
+				return nil, false, false, err
+			}
+			mods = append(mods, tm)
+			decisions = decisions || tm.Decisions
+			standins = standins || len(tm.Standins) > 0
+			queue = append(queue, tm.Packages...)
+		}
+	}
+	sort.SliceStable(mods, func(i, j int) bool { return mods[i].Source < mods[j].Source })
+	return mods, decisions, standins, nil
 }
 
 // decisionsLib gives a template OME's decisions (rewrite.Decisions).
@@ -164,57 +208,6 @@ func teamDescription(r rules.Rule) string {
 		d = strings.TrimSuffix(r.Description, ".") + ". " + d
 	}
 	return d
-}
-
-// teamLibraries are the team's library modules (packages under lib) that
-// text imports, and those they import, rewritten; a library the team does
-// not have is an error.
-func teamLibraries(own *rules.Set, text string) ([]*rewrite.TeamModule, error) {
-	byPkg := map[string][]string{}
-	for _, f := range own.Libraries {
-		m, err := ast.ParseModuleWithOpts(f, own.Modules[f], ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			return nil, err
-		}
-		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
-		byPkg[pkg] = append(byPkg[pkg], f)
-	}
-	var out []*rewrite.TeamModule
-	done := map[string]bool{}
-	queue := []string{text}
-	for len(queue) > 0 {
-		t := queue[0]
-		queue = queue[1:]
-		m, err := ast.ParseModuleWithOpts("", t, ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			return nil, err
-		}
-		for _, imp := range m.Imports {
-			ref, ok := imp.Path.Value.(ast.Ref)
-			if !ok || !ref[0].Equal(ast.DefaultRootDocument) {
-				continue
-			}
-			pkg := strings.TrimPrefix(ref.String(), "data.")
-			if !strings.HasPrefix(pkg, "lib.") || strings.HasPrefix(pkg, "lib.ome.") || done[pkg] {
-				continue
-			}
-			done[pkg] = true
-			files := byPkg[pkg]
-			if len(files) == 0 {
-				return nil, fmt.Errorf("imports data.%s, which no file of the rules holds", pkg)
-			}
-			for _, f := range files {
-				lm, err := rewrite.TeamRule(f, own.Modules[f])
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, lm)
-				queue = append(queue, lm.Text)
-			}
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Source < out[j].Source })
-	return out, nil
 }
 
 // compileTeamCheck compiles a team's check as Gatekeeper's OPA would: its
@@ -420,7 +413,31 @@ func Compile(own *rules.Set, targets, leaveOut []string, release, generator stri
 	if len(refusals) > 0 {
 		return out, refusals
 	}
-	return out, nil
+	return out, accounted(own, targets, out)
+}
+
+// accounted checks that every rule of own went into each of targets, or
+// was left out of it on purpose: never a bundle written without one of
+// the rules, unsaid.
+func accounted(own *rules.Set, targets []string, out admission.TeamRules) error {
+	in := map[string]bool{}
+	for _, c := range out.Gatekeeper {
+		in[TargetGatekeeper+" "+c.Team.ID] = true
+	}
+	for _, d := range out.Native {
+		in[TargetNative+" "+d.Rule.ID] = true
+	}
+	for _, d := range out.Kyverno {
+		in[TargetKyverno+" "+d.Rule.ID] = true
+	}
+	for _, r := range own.Rules {
+		for _, target := range targets {
+			if !in[target+" "+r.ID] && !slices.ContainsFunc(out.Left, func(l string) bool { return strings.HasPrefix(l, "rule "+r.ID+" is left out of "+target+" ") }) {
+				return fmt.Errorf("%s:%d: rule %s is neither written into %s nor refused: nothing written", r.File, r.Line, r.ID, target)
+			}
+		}
+	}
+	return nil
 }
 
 // decisionsRefusal says, by target, why a policy (CEL) that reads OME's

@@ -15,7 +15,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -69,7 +71,7 @@ func TestTeamChecksGiveTheRulesMessages(t *testing.T) {
 			for _, l := range c.Libs {
 				mods = append(mods, rego.Module(l.Path, l.Text))
 			}
-			pkg := "data." + r.ID
+			pkg := "data." + c.Name
 			q, err := rego.New(append(mods, rego.Query(pkg+".violation"))...).PrepareForEval(context.Background())
 			require.NoError(t, err)
 			for _, o := range objs {
@@ -201,8 +203,10 @@ func TestTeamRulesRefused(t *testing.T) {
 			"rule p cannot go into the ValidatingAdmissionPolicies (--native-out): spec.validations[0].expression: calls omeVersion(...).compareTo, which has no stand-in there (its CEL has no ome library)"},
 		{"a method Kyverno's stand-in lacks", "p.yaml", policy(`omeVersion("1.2").major() > 0u`), TargetKyverno, true,
 			"rule p cannot go into the Kyverno bundle: spec.validations[0].expression: without the ome library, it does not compile there:"},
-		{"a Rego rule that imports another package", "a.rego", "package a\n\nimport data.b\n\ndeny contains \"x\" if b.y\n", TargetGatekeeper, false,
-			"rule a cannot go into the Gatekeeper bundle:"},
+		{"a Rego rule that reads a document no file holds", "a.rego", "package a\n\nimport data.c\n\ndeny contains \"x\" if c.y\n", TargetGatekeeper, false,
+			"rule a cannot go into the Gatekeeper bundle: a.rego:3: data.c: no file of the rules holds it, and a template holds only the rule's packages and OME's decisions"},
+		{"a Rego rule that reads Gatekeeper's inventory", "a.rego", "package a\n\ndeny contains \"x\" if {\n\tsome o in data.inventory.cluster\n\to.kind == \"X\"\n}\n", TargetGatekeeper, false,
+			"rule a cannot go into the Gatekeeper bundle: a.rego:4: data.inventory.cluster: evaluate lint has no Gatekeeper inventory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -220,7 +224,54 @@ func TestTeamRulesRefused(t *testing.T) {
 			}
 			var refusal *Refusal
 			require.ErrorAs(t, err, &refusal)
-			assert.Contains(t, strings.TrimPrefix(err.Error(), dir+"/"), tc.want)
+			assert.Contains(t, strings.ReplaceAll(err.Error(), dir+"/", ""), tc.want)
 		})
 	}
+}
+
+// Every rule goes into every target that can hold it: the five rules of
+// the example, four in Rego and one in CEL, are five Gatekeeper templates,
+// and the CEL one a policy for the API server and one for Kyverno.
+func TestEveryRuleGetsATemplate(t *testing.T) {
+	set, err := rules.Load([]string{teamExample}, nil)
+	require.NoError(t, err)
+	require.Len(t, set.Rules, 5)
+	var rego []string
+	for _, r := range set.Rules {
+		if r.Language == rules.Rego {
+			rego = append(rego, r.ID)
+		}
+	}
+	out, err := Compile(set, []string{TargetGatekeeper, TargetNative, TargetKyverno}, rego, "v1.2.2", "evaluate gatekeeper --rules", selectionCheck(t))
+	require.NoError(t, err)
+	var ids []string
+	for _, c := range out.Gatekeeper {
+		ids = append(ids, c.Team.ID)
+	}
+	var all []string
+	for _, r := range set.Rules {
+		all = append(all, r.ID)
+	}
+	require.Equal(t, all, ids)
+	require.Len(t, out.Native, 1)
+	require.Len(t, out.Kyverno, 1)
+	require.Len(t, out.Left, 8, "each Rego rule left out of the two CEL targets, said")
+}
+
+// selectionCheck is OMERuntimeSelection's check of the newest release.
+func selectionCheck(t *testing.T) *admission.Check {
+	t.Helper()
+	all, err := policyset.Embedded()
+	require.NoError(t, err)
+	set, err := all.ForRelease(all.Newest())
+	require.NoError(t, err)
+	checks, err := admission.Checks(set)
+	require.NoError(t, err)
+	for _, c := range checks {
+		if c.Kind == admission.SelectionKind {
+			return c
+		}
+	}
+	t.Fatal("no selection check")
+	return nil
 }

@@ -57,6 +57,7 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 	addReleaseFlag(cmd, g)
 	cmd.Flags().StringVar(&o.toRelease, "to-ome-version", "", "what an upgrade of OME does to the same objects: the release upgraded to (from --ome-version's): "+
 		strings.Join(policyset.EmbeddedReleases(), ", "))
+	completeReleases(cmd, "to-ome-version")
 	cmd.Flags().BoolVar(&o.showReasons, "show-reasons", false, "also list the verdicts that hold with another reason (text and markdown; json always lists them)")
 	addFormatFlag(cmd, &o.format, diffout.Formats)
 	addRulesFlag(cmd, &o.rules, "the findings the change makes or clears are listed, and an error it makes is a regression")

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -43,17 +44,29 @@ func addEngineFlag(cmd *cobra.Command, name *string, def string) {
 // applies (globalOptions.chosenRelease), which shell completion offers.
 func addReleaseFlag(cmd *cobra.Command, g *globalOptions) {
 	cmd.Flags().StringVar(&g.Release, "ome-version", "", releaseFlagHelp("the OME release whose rules to apply"))
-	_ = cmd.RegisterFlagCompletionFunc("ome-version", cobra.FixedCompletions(policyset.EmbeddedReleases(), cobra.ShellCompDirectiveNoFileComp))
+	completeReleases(cmd, "ome-version")
+}
+
+// completeReleases has shell completion offer the OME releases, and more,
+// for the flag name of cmd.
+func completeReleases(cmd *cobra.Command, name string, more ...string) {
+	_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(append(policyset.EmbeddedReleases(), more...), cobra.ShellCompDirectiveNoFileComp))
 }
 
 // completeRuleIDs offers the ids of OME's lint rules (of --ome-version's
-// release) to shell completion, each with what it finds.
+// release) to shell completion, each with what it finds, and those of the
+// team's rules of --rules, when the command line gives some.
 func completeRuleIDs(g *globalOptions) cobra.CompletionFunc {
-	return func(*cobra.Command, []string, string) (ids []string, _ cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, _ []string, _ string) (ids []string, _ cobra.ShellCompDirective) {
 		if set, err := g.For(""); err == nil {
-			rules, _ := engine.LintRules(set)
-			for _, r := range rules {
-				ids = append(ids, r.ID+"\t"+r.Description)
+			// Cobra parses the command line twice to complete it, and
+			// --rules, repeatable, holds each path twice.
+			paths, _ := cmd.Flags().GetStringArray("rules")
+			slices.Sort(paths)
+			if ome, own, err := runner.OwnRulesFor(set, slices.Compact(paths)); err == nil {
+				for _, r := range runner.WithOwnRules(ome, own) {
+					ids = append(ids, r.ID+"\t"+r.Description)
+				}
 			}
 		}
 		return ids, cobra.ShellCompDirectiveNoFileComp

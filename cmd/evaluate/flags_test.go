@@ -25,6 +25,10 @@ func TestCompletionOffersFlagValues(t *testing.T) {
 		{[]string{"lint", "--disable", ""}, []string{"invalid-version\t", "duplicate-name\t"}},
 		{[]string{"lint", "--enable-only", ""}, []string{"crd-schema\t"}},
 		{[]string{"gatekeeper", "violations", "--severities", ""}, []string{"error", "warning", "info"}},
+		// A team's ids beside OME's, when the command line gives --rules.
+		{[]string{"lint", "--rules", companyRules, "--disable", ""}, []string{"unknown-operator\t", "company.transformers_floor\t", "company-autoselect-pins-framework\t"}},
+		{[]string{"diff", "--to-ome-version", ""}, []string{"v1.2.2", "v0.1.5", "v0.1.4"}},
+		{[]string{"test", "--ome-version", ""}, []string{"v1.2.2", "v0.1.4", "all"}},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			r := evaluate(t, 30*time.Second, "", append([]string{"__complete"}, tt.args...)...)

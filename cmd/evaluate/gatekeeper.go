@@ -68,14 +68,20 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-// bundleRules are --rules and --leave-out of a command that writes bundles.
+// bundleRules are --rules and --leave-out of a command that writes
+// bundles, and the exemptions its checks make (--exempt-namespaces,
+// --label-selector).
 type bundleRules struct {
-	paths, leaveOut []string
+	paths, leaveOut  []string
+	exemptNamespaces []string
+	selector         string
 }
 
 func (t *bundleRules) add(cmd *cobra.Command, what string) {
 	addRulesFlag(cmd, &t.paths, what+"; a rule a bundle cannot hold stops the run (exit 2), naming it")
 	cmd.Flags().StringSliceVar(&t.leaveOut, "leave-out", nil, "rules of --rules to leave out of the bundles that cannot hold them, each said on standard error (comma-separated or repeated)")
+	cmd.Flags().StringSliceVar(&t.exemptNamespaces, "exempt-namespaces", nil, "namespaces whose objects no check of the bundles reviews, written into each constraint's, binding's and policy's match (comma-separated or repeated)")
+	cmd.Flags().StringVarP(&t.selector, "label-selector", "l", "", "review only the objects whose labels match this selector (kubectl's syntax, such as 'evaluate.ome.io/exempt!=true'); the others are exempt, written into each constraint's, binding's and policy's match")
 }
 
 // inputs are a bundle's inputs (admission.Options): the team's rules
@@ -97,6 +103,15 @@ func (t *bundleRules) inputs(cmd *cobra.Command, set *policyset.Set, targets, ca
 		return opts, badInput(err)
 	}
 	opts.Team = compiled
+	if opts.Exempt, err = admission.NewExemptions(t.exemptNamespaces, t.selector); err != nil {
+		return opts, badInput(err)
+	}
+	if err := opts.Team.Judge(opts.Objects); err != nil {
+		return opts, rulesError(cmd, err)
+	}
+	for _, id := range opts.Team.Untriggered() {
+		fmt.Fprintf(cmd.ErrOrStderr(), "notice: rule %s fires on none of its rule cases and none of the objects of --lint: its suites prove only that it compiles\n", id)
+	}
 	return opts, nil
 }
 

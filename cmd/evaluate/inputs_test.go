@@ -236,7 +236,26 @@ func TestLintTuning(t *testing.T) {
 			for _, r := range only {
 				require.Equal(t, "name-case", r)
 			}
-			require.Empty(t, rules(lint(dir+"/annotated.yaml")), "the annotation turns both rules off for its object")
+			annotatedRun := lint(dir + "/annotated.yaml")
+			require.Empty(t, rules(annotatedRun), "the annotation turns both rules off for its object")
+			// ... for lint only: each finding it drops is named, with what
+			// admission still does with it.
+			var ignored struct {
+				Ignored []struct{ Rule, Message string }
+			}
+			require.NoError(t, json.Unmarshal([]byte(annotatedRun.stdout), &ignored))
+			require.NotEmpty(t, ignored.Ignored)
+			for _, f := range ignored.Ignored {
+				require.Equal(t, "name-case", f.Rule)
+			}
+			text := evaluate(t, 30*time.Second, "", "lint", "--engine", engine, dir+"/annotated.yaml")
+			require.Equal(t, 0, text.code)
+			require.Contains(t, text.stdout, ": ignored warning [name-case] ")
+			require.Contains(t, text.stdout, "(turned off by the object's evaluate.ome.io/ignore annotation for lint only: admission still warns of it)")
+			require.Contains(t, text.stdout, "; 1 ignored by annotation\n")
+			sarif := evaluate(t, 30*time.Second, "", "lint", "--engine", engine, "-o", "sarif", dir+"/annotated.yaml")
+			require.Contains(t, sarif.stdout, `"suppressions": [`)
+			require.Contains(t, sarif.stdout, `"kind": "inSource"`)
 
 			r := lint(dir + "/unknown.yaml")
 			require.Equal(t, 2, r.code)

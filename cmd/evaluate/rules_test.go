@@ -2,11 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/diff"
 	"github.com/stretchr/testify/require"
@@ -69,8 +73,9 @@ spec:
 `
 	r := evaluate(t, 30*time.Second, annotated, "lint", "--rules", companyRules, "-")
 	require.Equal(t, 1, r.code, r.stderr)
-	require.Contains(t, r.stdout, "[company.transformers_floor]")
-	require.NotContains(t, r.stdout, "company.runtime_size_range")
+	require.Contains(t, r.stdout, "error [company.transformers_floor]")
+	require.NotContains(t, r.stdout, ": error [company.runtime_size_range]")
+	require.Contains(t, r.stdout, ": ignored error [company.runtime_size_range] ", "named, since admission still refuses it")
 }
 
 // evaluate test --rules runs a team's unit tests against its rules, with
@@ -111,6 +116,49 @@ func TestTestRunsOwnRulesTests(t *testing.T) {
 	bad := evaluate(t, 60*time.Second, "", "test", "--rules", at("testdata/bad/rules"), companyRules)
 	require.Equal(t, 2, bad.code)
 	require.Contains(t, bad.stderr, "bad-rules.rego:4: deny must be a set of messages")
+	// A folder of rules without tests, one of which does not parse: the
+	// rule's error, not a folder without tests.
+	broken := t.TempDir()
+	writeFile(t, broken, "x.rego", "package x\n\ndeny contains \"a\" if {\n")
+	r = evaluate(t, 60*time.Second, "", "test", "--rules", broken)
+	require.Equal(t, 2, r.code)
+	require.Equal(t, "evaluate: "+filepath.Join(broken, "x.rego")+":4: unexpected eof token\n", r.stderr)
+
+	// A rule case of a rule over OME's decisions carries them: of its
+	// object beside its objects.
+	decisions := t.TempDir()
+	copyTree(t, at("testdata/rules/corpus/rego-decisions/rules"), decisions)
+	writeFile(t, decisions, "cases.yaml", `cases:
+- name: a model of corp served by one runtime
+  rule: corpus.decision_inline
+  object:
+    kind: BaseModel
+    metadata: {name: llama, namespace: corp}
+    spec:
+      modelFormat: {name: safetensors, version: "1.0.0"}
+      modelFramework: {name: transformers, version: "4.46.0"}
+  objects:
+  - kind: ServingRuntime
+    metadata: {name: vllm, namespace: corp}
+    spec:
+      supportedModelFormats:
+      - modelFormat: {name: safetensors, version: "1.0.0"}
+        modelFramework: {name: transformers, version: "4.46.0"}
+  expect:
+    findings: ["llama is served by 1 runtime(s): corp needs two"]
+- name: a model of corp alone
+  rule: corpus.decision_inline
+  object:
+    kind: BaseModel
+    metadata: {name: llama, namespace: corp}
+    spec:
+      modelFormat: {name: safetensors, version: "1.0.0"}
+  expect:
+    findings: ["llama is served by 0 runtime(s): corp needs two"]
+`)
+	r = evaluate(t, 60*time.Second, "", "test", "--rules", decisions)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	require.Equal(t, "2 passed, 0 failed\n", r.stdout)
 }
 
 // evaluate gatekeeper and evaluate kyverno write a team's rules into
@@ -360,4 +408,124 @@ func TestDecisionRulesBesideIllTypedObjects(t *testing.T) {
 	require.Equal(t, 1, r.code, r.stderr)
 	require.Contains(t, r.stdout, "[company.prod_redundancy] metadata.namespace: BaseModel prod/mistral-7b is served by 1 runtime(s)")
 	require.Contains(t, r.stdout, "[wrong-type]")
+}
+
+// Exemptions are the engines' own: --exempt-namespaces and
+// --label-selector go into the match of every constraint of the
+// Gatekeeper bundle, every binding of the ValidatingAdmissionPolicies and
+// every Kyverno policy, OME's and the team's alike; a selector the API
+// cannot say, or a name that is no namespace's, is refused.
+func TestExemptionsInEveryTarget(t *testing.T) {
+	regoIDs := "company.prod_pins_runtime,company.prod_redundancy,company.runtime_size_range,company.transformers_floor"
+	dir := t.TempDir()
+	flags := []string{"--rules", companyRules, "--leave-out", regoIDs, "--exempt-namespaces", "sandbox,scratch", "-l", "evaluate.ome.io/exempt!=true,tier in (prod)"}
+	r := evaluate(t, 120*time.Second, "", append([]string{"gatekeeper", "--out", filepath.Join(dir, "gk"), "--native-out", filepath.Join(dir, "native")}, flags...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	r = evaluate(t, 120*time.Second, "", append([]string{"kyverno", "--out", filepath.Join(dir, "kyverno")}, flags...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	namespaces := []any{"sandbox", "scratch"}
+	selector := map[string]any{"matchExpressions": []any{
+		map[string]any{"key": "evaluate.ome.io/exempt", "operator": "NotIn", "values": []any{"true"}},
+		map[string]any{"key": "tier", "operator": "In", "values": []any{"prod"}},
+	}}
+	byNamespace := []any{map[string]any{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": namespaces}}
+	seen := map[string]int{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") || strings.Contains(p, "kyverno-test") || strings.Contains(p, "/samples/") && !strings.HasSuffix(p, "constraint.yaml") {
+			return err
+		}
+		dec := yaml.NewDecoder(strings.NewReader(readFile(t, p)))
+		for {
+			var doc map[string]any
+			if err := dec.Decode(&doc); err != nil {
+				break
+			}
+			spec, _ := doc["spec"].(map[string]any)
+			var match map[string]any
+			switch {
+			case strings.HasPrefix(fmt.Sprint(doc["apiVersion"]), "constraints.gatekeeper.sh/"):
+				match, _ = spec["match"].(map[string]any)
+				require.Equal(t, namespaces, match["excludedNamespaces"], p)
+				require.Equal(t, selector, match["labelSelector"], p)
+			case doc["kind"] == "ValidatingAdmissionPolicyBinding":
+				match, _ = spec["matchResources"].(map[string]any)
+			case doc["kind"] == "ValidatingPolicy":
+				match, _ = spec["matchConstraints"].(map[string]any)
+			default:
+				continue
+			}
+			if doc["kind"] == "ValidatingAdmissionPolicyBinding" || doc["kind"] == "ValidatingPolicy" {
+				require.Equal(t, map[string]any{"matchExpressions": byNamespace}, match["namespaceSelector"], p)
+				require.Equal(t, selector, match["objectSelector"], p)
+			}
+			seen[fmt.Sprint(doc["kind"])]++
+		}
+		return nil
+	}))
+	// OME's two constraints of each template and the team's; OME's two
+	// bindings and the team's; OME's three Kyverno policies and the team's.
+	require.GreaterOrEqual(t, seen["ValidatingAdmissionPolicyBinding"], 3, "%v", seen)
+	require.GreaterOrEqual(t, seen["ValidatingPolicy"], 4, "%v", seen)
+	require.GreaterOrEqual(t, seen["OMEVersionLint"]+seen["OMERuntimeSelection"], 4, "%v", seen)
+	require.Positive(t, seen["CompanyAutoselectPinsFramework"], "%v", seen)
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--exempt-namespaces", "kube-*"}, `--exempt-namespaces: "kube-*" is no namespace name`},
+		{[]string{"-l", "size>3"}, "--label-selector: size>3: the API's label selectors have no gt"},
+		{[]string{"-l", "a=b,,"}, "--label-selector: "},
+	} {
+		r := evaluate(t, 60*time.Second, "", append([]string{"gatekeeper", "--out", t.TempDir(), "--native-out", ""}, tc.args...)...)
+		require.Equal(t, 2, r.code, "%v: %s", tc.args, r.stderr)
+		require.Contains(t, r.stderr, tc.want)
+	}
+}
+
+// The rule forms of testdata/rules/corpus: evaluate select --rules gives
+// each InferenceService the findings of the team's rules that evaluate
+// lint --rules gives it, as the bundles enforce them (their suites hold
+// them to lint's).
+func TestCorpusSelectAgreesWithLint(t *testing.T) {
+	dirs, err := filepath.Glob(at("testdata/rules/corpus/*/objects.yaml"))
+	require.NoError(t, err)
+	services := 0
+	for _, objs := range dirs {
+		dir := filepath.Dir(objs)
+		if !strings.Contains(readFile(t, objs), "kind: InferenceService") {
+			continue
+		}
+		lint := evaluate(t, 60*time.Second, "", "lint", "--rules", filepath.Join(dir, "rules"), "-o", "json", objs)
+		var l struct {
+			Findings []struct {
+				Rule, Message string
+				Object        struct{ Kind, Name string }
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(lint.stdout), &l), lint.stderr)
+		want := map[string][]string{}
+		for _, f := range l.Findings {
+			if f.Object.Kind == "InferenceService" && strings.HasPrefix(f.Rule, "corpus.") {
+				want[f.Object.Name] = append(want[f.Object.Name], f.Rule+": "+f.Message)
+			}
+		}
+		sel := evaluate(t, 60*time.Second, "", "select", "--rules", filepath.Join(dir, "rules"), "-o", "json", objs)
+		var s struct {
+			Decisions []struct {
+				InferenceService struct{ Name string }
+				Rules            []struct{ Rule, Message string }
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(sel.stdout), &s), sel.stderr)
+		for _, d := range s.Decisions {
+			var got []string
+			for _, f := range d.Rules {
+				got = append(got, f.Rule+": "+f.Message)
+			}
+			require.ElementsMatch(t, want[d.InferenceService.Name], got, "%s: %s", dir, d.InferenceService.Name)
+			services++
+		}
+	}
+	require.GreaterOrEqual(t, services, 3)
 }

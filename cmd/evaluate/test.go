@@ -67,6 +67,7 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 	addEngineFlag(cmd, &engineName, engine.Both)
 	cmd.Flags().StringVar(&g.Release, "ome-version", "", releaseFlagHelp("the OME release to run the cases on")+
 		"; "+runner.AllReleases+" runs each case on every release it holds for")
+	completeReleases(cmd, "ome-version", runner.AllReleases)
 	addFormatFlag(cmd, &format, output.TestFormats)
 	addRulesFlag(cmd, &rulePaths, "their Rego is loaded beside OME's, so that their unit tests (*_test.rego) test them; without PATH, their own tests run")
 	return cmd
