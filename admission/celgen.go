@@ -176,10 +176,6 @@ type celTranslator struct {
 	calls   map[string]func(args []string) string
 	methods map[string]func(recv string, args []string) string
 	kyverno bool
-	// guard makes omeVersion(x) fail, as the library does, on a string
-	// that is no OME version: the project's policies ask isOmeVersion
-	// first, a team's rules may not.
-	guard bool
 }
 
 // rewriteCEL replaces, in a CEL expression of the project's policies, the
@@ -231,11 +227,7 @@ func (r *celTranslator) call(c celrewrite.Call) (*celrewrite.StandIn, error) {
 			if !ok || n > 0 {
 				return nil, &NoStandIn{Name: "omeVersion(...)." + name}
 			}
-			x := c.Target.AsCall().Args()
-			if r.guard {
-				return &celrewrite.StandIn{Template: guardVersion("__arg0", f("__gv")), Args: x}, nil
-			}
-			return &celrewrite.StandIn{Template: f("__arg0"), Args: x}, nil
+			return &celrewrite.StandIn{Template: f("__arg0"), Args: c.Target.AsCall().Args()}, nil
 		}
 		if f, ok := r.methods[name]; ok {
 			return &celrewrite.StandIn{Template: f("__arg0", placeholders(1, n)), Args: append([]ast.Expr{c.Target}, c.Args...)}, nil
@@ -251,8 +243,6 @@ func (r *celTranslator) call(c celrewrite.Call) (*celrewrite.StandIn, error) {
 		return &celrewrite.StandIn{Template: celIsValid(args[0]), Args: c.Args}, nil
 	case name == "omeVersionProblem" && n == 1:
 		return &celrewrite.StandIn{Template: celProblem(args[0]), Args: c.Args}, nil
-	case name == "omeVersion" && n == 1 && r.kyverno && r.guard:
-		return &celrewrite.StandIn{Template: guardVersion(args[0], kyvernoVersion("__gv")), Args: c.Args}, nil
 	case name == "omeVersion" && n == 1 && r.kyverno:
 		return &celrewrite.StandIn{Template: kyvernoVersion(args[0]), Args: c.Args}, nil
 	}
@@ -271,7 +261,11 @@ func isCall(e ast.Expr, name string, n int) bool {
 }
 
 // NoStandIn is a call that the target's CEL has no stand-in for.
-type NoStandIn struct{ Name string }
+type NoStandIn struct {
+	Name string
+	// Why, when set, says why there is none.
+	Why string
+}
 
 func (e *NoStandIn) Error() string {
 	return fmt.Sprintf("CEL for Gatekeeper: no plain-CEL stand-in for %s(...)", e.Name)
@@ -402,41 +396,23 @@ func celCode(src celSource, policies map[string]celPolicy) (*CELBlock, error) {
 	return block, nil
 }
 
-type CELValidation struct{ Expression, MessageExpression string }
+// CELValidation is a validation of K8sNativeValidation code: its
+// expression, and its message (static) or messageExpression.
+type CELValidation struct{ Expression, Message, MessageExpression string }
 
+// CELBlock is a template's K8sNativeValidation code. OME's checks have
+// variables and validations; a team's policy may have matchConditions
+// and a failurePolicy too.
 type CELBlock struct {
-	Variables   []CELVariable
-	Validations []CELValidation
+	MatchConditions []CELVariable
+	Variables       []CELVariable
+	Validations     []CELValidation
+	FailurePolicy   string
 }
 
 // homogenize makes the literals of expr homogeneous
 // (celrewrite.Homogenize).
 func homogenize(expr string) (string, error) { return celrewrite.Homogenize(expr) }
 
-// TeamCEL writes an expression of a team's ValidatingAdmissionPolicy
-// without the ome library: in plain CEL (Kubernetes, Gatekeeper) or, with
-// kyverno, in Kyverno's CEL, with the stand-ins of teamCalls and omeVersion
-// failing, as the library does, on a string that is no version. A call
-// with no stand-in there is a *NoStandIn error.
-func TeamCEL(expr string, kyverno bool) (string, error) {
-	rw := &celTranslator{calls: teamCalls, guard: true}
-	if kyverno {
-		rw = &celTranslator{calls: teamCalls, methods: kyvernoVersionMethods, kyverno: true, guard: true}
-	}
-	return rw.rewrite(expr)
-}
-
 // CELString writes s as a CEL string literal.
 func CELString(s string) string { return celString(s) }
-
-// teamCalls are the stand-ins of the ome library's functions for a team's
-// rules, beside those the rewriter writes itself (isOmeVersion,
-// omeVersionProblem, omeVersion): only those that give the library's
-// answer on every input. The sizes, omeIsFloat and omeParseURL have none:
-// the selection policy's stand-ins leave some inputs to Gatekeeper, and a
-// team's rule cannot.
-var teamCalls = map[string]func(args []string) string{
-	"omeQuote": func(args []string) string {
-		return "[" + args[0] + "].map(__qv, " + celQuote("__qv") + ")[0]"
-	},
-}

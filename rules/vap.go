@@ -118,23 +118,30 @@ type validation struct {
 }
 
 // vapEnv is the CEL environment of a policy's expressions: Kubernetes'
-// variables for a ValidatingAdmissionPolicy (object, oldObject, request,
-// params, namespaceObject, variables), the cel-go libraries Kubernetes
-// v1.35 offers, and the ome library. Kubernetes' own libraries (regex
-// find, quantity, URLs, IP and CIDR, format, semver, authorizer) are not
-// here: an expression that calls them does not compile, and says so.
+// (KubernetesEnvOptions), the ome library, and OME's decisions for the
+// rules that read them.
 func vapEnv() (*cel.Env, error) {
-	return cel.NewEnv(
+	return cel.NewEnv(append(KubernetesEnvOptions(), cellib.Library(),
+		cel.Variable(DecisionsDocument, cel.MapType(cel.StringType, cel.DynType)))...)
+}
+
+// KubernetesEnvOptions are the options of Kubernetes' CEL for a
+// ValidatingAdmissionPolicy, as a team's rules are read with it: its
+// variables (object, oldObject, request, params, namespaceObject,
+// variables) and the cel-go libraries Kubernetes v1.35 offers. Kubernetes'
+// own libraries (regex find, quantity, URLs, IP and CIDR, format, semver,
+// authorizer) are not here: an expression that calls them does not
+// compile, and says so.
+func KubernetesEnvOptions() []cel.EnvOption {
+	return []cel.EnvOption{
 		cel.HomogeneousAggregateLiterals(), cel.EagerlyValidateDeclarations(true), cel.DefaultUTCTimeZone(true),
 		cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(),
 		ext.Strings(ext.StringsVersion(2)), ext.Sets(), ext.TwoVarComprehensions(), ext.Lists(ext.ListsVersion(3)),
-		cellib.Library(),
 		cel.Variable("object", cel.DynType), cel.Variable("oldObject", cel.DynType),
 		cel.Variable("request", cel.DynType), cel.Variable("params", cel.DynType),
 		cel.Variable("namespaceObject", cel.DynType),
 		cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)),
-		cel.Variable(DecisionsDocument, cel.MapType(cel.StringType, cel.DynType)),
-	)
+	}
 }
 
 // loadVAPs compiles the policies of docs and gives each the severity its
@@ -394,21 +401,28 @@ func (v *vapRule) check(o *objects.Object, view *View, add func(rule, severity, 
 }
 
 // messageFor is a failed validation's message, as the API server gives
-// it: its messageExpression's string when that gives one (not empty, on
-// one line), else its message, else the expression that failed.
+// it: its messageExpression's string when that gives one (trimmed, not
+// empty, on one line, at most maxMessage bytes), else its message
+// (trimmed), else the expression that failed.
 func (c validation) messageFor(act map[string]any) string {
 	if c.messageExpr != nil {
 		if out, _, err := c.messageExpr.Eval(act); err == nil {
-			if s, ok := out.Value().(string); ok && strings.TrimSpace(s) != "" && !strings.ContainsAny(s, "\r\n") {
-				return s
+			if s, ok := out.Value().(string); ok {
+				if s = strings.TrimSpace(s); s != "" && len(s) <= maxMessage && !strings.Contains(s, "\n") {
+					return s
+				}
 			}
 		}
 	}
-	if c.message != "" {
-		return c.message
+	if m := strings.TrimSpace(c.message); m != "" {
+		return m
 	}
-	return "failed expression: " + c.expression
+	return "failed expression: " + strings.TrimSpace(c.expression)
 }
+
+// maxMessage is the longest message a messageExpression may give the API
+// server (Kubernetes' MaxEvaluatedMessageExpressionSizeBytes).
+const maxMessage = 5 * 1024
 
 func groupOf(o *objects.Object) string {
 	g, _, _ := strings.Cut(apiVersionOf(o), "/")

@@ -19,7 +19,6 @@ import (
 	"strings"
 
 	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/ext"
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ome-policy/evaluator/admission"
@@ -241,9 +240,13 @@ func compileCheck(c *admission.Check) error {
 }
 
 // Policy is a team's ValidatingAdmissionPolicy with its expressions
-// rewritten for a CEL target without the ome library: plain CEL (a
-// ValidatingAdmissionPolicy, Gatekeeper) or, with kyverno, Kyverno's CEL.
-// A call that has no stand-in there refuses the rule for target.
+// rewritten for a CEL target without the ome library
+// (admission.TeamTranslator): plain CEL, which a ValidatingAdmissionPolicy,
+// Gatekeeper and Kyverno (with kyverno, its environment) run. A validation
+// without a message gets the one Kubernetes would give it, "failed
+// expression: " and the expression as the team wrote it, not as it is
+// rewritten. A call that has no stand-in there, or an omeVersion value
+// taken where the stand-ins cannot follow it, refuses the rule for target.
 func Policy(r rules.Rule, target string, kyverno bool) (map[string]any, error) {
 	p := admission.DeepCopy(r.Policy)
 	spec, _ := p["spec"].(map[string]any)
@@ -251,26 +254,43 @@ func Policy(r rules.Rule, target string, kyverno bool) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	var vars []admission.CELVariable
+	for _, x := range objects.MapsAt(spec, "variables") {
+		vars = append(vars, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
+	}
+	tr, err := admission.NewTeamTranslator(vars)
+	if err != nil {
+		return nil, err
+	}
 	for _, key := range []string{"matchConditions", "variables", "validations"} {
 		list, _ := spec[key].([]any)
 		for i, x := range list {
 			e, _ := x.(map[string]any)
+			if key == "validations" && strings.TrimSpace(objects.StringAt(e, "message")) == "" {
+				e["message"] = "failed expression: " + strings.TrimSpace(objects.StringAt(e, "expression"))
+			}
 			for _, field := range []string{"expression", "messageExpression"} {
 				expr, ok := e[field].(string)
 				if !ok {
 					continue
 				}
-				out, err := admission.TeamCEL(expr, kyverno)
+				at := fmt.Sprintf("spec.%s[%d].%s", key, i, field)
+				out, err := tr.Translate(expr, key == "variables" && field == "expression")
 				var missing *admission.NoStandIn
-				if errors.As(err, &missing) {
-					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.%s[%d].%s: calls %s, which has no stand-in there (its CEL has no ome library)", key, i, field, missing.Name)}
-				}
-				if err != nil {
-					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.%s[%d].%s: %v", key, i, field, err)}
+				var use *admission.VersionUse
+				switch {
+				case errors.As(err, &missing) && missing.Why != "":
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("%s: calls %s, which has no stand-in there: %s", at, missing.Name, missing.Why)}
+				case errors.As(err, &missing):
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("%s: calls %s, which has no stand-in there (its CEL has no ome library)", at, missing.Name)}
+				case errors.As(err, &use):
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("%s: %v", at, use)}
+				case err != nil:
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("%s: %v", at, err)}
 				}
 				if _, iss := env.Compile(out); iss.Err() != nil {
-					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.%s[%d].%s: without the ome library, it does not compile there: %s",
-						key, i, field, strings.Join(strings.Fields(iss.Err().Error()), " "))}
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("%s: without the ome library, it does not compile there: %s",
+						at, strings.Join(strings.Fields(iss.Err().Error()), " "))}
 				}
 				e[field] = out
 			}
@@ -283,27 +303,24 @@ func Policy(r rules.Rule, target string, kyverno bool) (map[string]any, error) {
 // the ome library: Kubernetes' (as rules.vapEnv has it, the ome library
 // aside), or Kyverno's.
 func teamEnv(kyverno bool) (*cel.Env, error) {
-	opts := []cel.EnvOption{
-		cel.HomogeneousAggregateLiterals(), cel.EagerlyValidateDeclarations(true), cel.DefaultUTCTimeZone(true),
-		cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(),
-		ext.Strings(ext.StringsVersion(2)), ext.Sets(), ext.TwoVarComprehensions(), ext.Lists(ext.ListsVersion(3)),
-	}
+	opts := rules.KubernetesEnvOptions()
 	if kyverno {
 		opts = admission.KyvernoEnvOptions()
+		for _, v := range []string{"object", "oldObject", "request", "params", "namespaceObject"} {
+			opts = append(opts, cel.Variable(v, cel.DynType))
+		}
+		opts = append(opts, cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)))
 	}
-	for _, v := range []string{"object", "oldObject", "request", "params", "namespaceObject"} {
-		opts = append(opts, cel.Variable(v, cel.DynType))
-	}
-	opts = append(opts, cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)))
 	return cel.NewEnv(opts...)
 }
 
 // CELCheck is a team's ValidatingAdmissionPolicy as a Gatekeeper check
-// whose code is CEL (K8sNativeValidation): its expressions in plain CEL
-// (Policy), each matchCondition asked before every validation (a
-// Gatekeeper template has no matchConditions of its own). Its constraint
-// matches the kinds the policy judges; a policy that names objects
-// (resourceNames) cannot be a constraint's match, and is refused.
+// whose code is CEL (K8sNativeValidation, which Gatekeeper evaluates with
+// Kubernetes' own validator): its matchConditions, variables, validations
+// (with their messages) and failurePolicy, the expressions in plain CEL
+// (Policy). Its constraint matches the kinds the policy judges; a policy
+// that names objects (resourceNames) cannot be a constraint's match, and
+// is refused.
 func CELCheck(r rules.Rule, release, generator string) (*admission.Check, error) {
 	if r.ByName {
 		return nil, &Refusal{Rule: r, Target: TargetGatekeeper, Reason: "its matchConstraints name objects (resourceNames), which a constraint's match cannot say"}
@@ -313,28 +330,16 @@ func CELCheck(r rules.Rule, release, generator string) (*admission.Check, error)
 		return nil, err
 	}
 	spec, _ := p["spec"].(map[string]any)
-	var conds []string
+	block := &admission.CELBlock{FailurePolicy: objects.StringAt(spec, "failurePolicy")}
 	for _, x := range objects.MapsAt(spec, "matchConditions") {
-		conds = append(conds, "!("+strings.TrimSpace(objects.StringAt(x, "expression"))+")")
+		block.MatchConditions = append(block.MatchConditions, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
 	}
-	block := &admission.CELBlock{}
 	for _, x := range objects.MapsAt(spec, "variables") {
 		block.Variables = append(block.Variables, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
 	}
 	for _, x := range objects.MapsAt(spec, "validations") {
-		expr := strings.TrimSpace(objects.StringAt(x, "expression"))
-		if len(conds) > 0 {
-			expr = strings.Join(conds, " || ") + " || (" + expr + ")"
-		}
-		fallback := admission.CELString(objects.StringAt(x, "message"))
-		if objects.StringAt(x, "message") == "" {
-			fallback = admission.CELString("failed expression: " + objects.StringAt(x, "expression"))
-		}
-		msg := fallback
-		if m := strings.TrimSpace(objects.StringAt(x, "messageExpression")); m != "" {
-			msg = "[" + m + "].map(__m, __m != \"\" ? __m : " + fallback + ")[0]"
-		}
-		block.Validations = append(block.Validations, admission.CELValidation{Expression: expr, MessageExpression: msg})
+		block.Validations = append(block.Validations, admission.CELValidation{Expression: objects.StringAt(x, "expression"),
+			Message: objects.StringAt(x, "message"), MessageExpression: objects.StringAt(x, "messageExpression")})
 	}
 	return &admission.Check{
 		Team:        &r,
