@@ -188,6 +188,18 @@ gator-verify: build gator
 	  $(BIN)/gator verify $$s || { echo "team rules: $$s"; rm -rf $$d; exit 1; }; \
 	done; \
 	rm -rf $$d
+	@# The rule forms of testdata/rules/corpus, each folder's rules in its
+	@# own bundle, run by gator on the folder's objects against what
+	@# evaluate lint --rules gives them.
+	@for f in testdata/rules/corpus/*/; do \
+	  d=$$(mktemp -d) || exit 1; \
+	  $(BIN)/evaluate gatekeeper --rules $$f/rules --lint $$f/objects.yaml --out $$d/gatekeeper --native-out '' >/dev/null || { echo "corpus: $$f"; rm -rf $$d; exit 1; }; \
+	  for s in $$(find $$d/gatekeeper/team -name suite.yaml | sort); do \
+	    $(BIN)/gator verify $$s >/dev/null || { $(BIN)/gator verify $$s; echo "corpus: $$f: $$s"; rm -rf $$d; exit 1; }; \
+	  done; \
+	  echo "corpus $$f: gator verify passes"; \
+	  rm -rf $$d; \
+	done
 
 # Kyverno's CLI (kubectl-kyverno) and admission controller (kyverno, which
 # the end-to-end checks run beside Gatekeeper), built from its Go module

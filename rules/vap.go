@@ -369,15 +369,22 @@ func (v *vapRule) check(o *objects.Object, view *View, add func(rule, severity, 
 			"resource": map[string]any{"group": groupOf(o), "version": versionOf(o), "resource": resourceOf(o.Kind)},
 		},
 	}
+	// As Kubernetes' matcher: a condition that is false spares the
+	// object, whatever the others give; else the first that fails fails
+	// the review.
+	failed := ""
 	for _, c := range v.conditions {
 		out, _, err := c.prg.Eval(act)
-		if err != nil {
-			fail(fmt.Sprintf("matchCondition %q resulted in error: %v", c.name, err))
+		switch {
+		case err != nil && failed == "":
+			failed = fmt.Sprintf("matchCondition %q resulted in error: %v", c.name, err)
+		case err == nil && out != types.True:
 			return nil
 		}
-		if out != types.True {
-			return nil
-		}
+	}
+	if failed != "" {
+		fail(failed)
+		return nil
 	}
 	for _, x := range v.variables {
 		// A variable that fails is left out: an expression that reads it

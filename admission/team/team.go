@@ -266,9 +266,7 @@ func Policy(r rules.Rule, target string, kyverno bool) (map[string]any, error) {
 		list, _ := spec[key].([]any)
 		for i, x := range list {
 			e, _ := x.(map[string]any)
-			if key == "validations" && strings.TrimSpace(objects.StringAt(e, "message")) == "" {
-				e["message"] = "failed expression: " + strings.TrimSpace(objects.StringAt(e, "expression"))
-			}
+			written := strings.TrimSpace(objects.StringAt(e, "expression"))
 			for _, field := range []string{"expression", "messageExpression"} {
 				expr, ok := e[field].(string)
 				if !ok {
@@ -293,6 +291,18 @@ func Policy(r rules.Rule, target string, kyverno bool) (map[string]any, error) {
 						at, strings.Join(strings.Fields(iss.Err().Error()), " "))}
 				}
 				e[field] = out
+			}
+			if key != "validations" || strings.TrimSpace(objects.StringAt(e, "message")) != "" {
+				continue
+			}
+			// Without a message, Kubernetes gives "failed expression: "
+			// and the expression, as it is in the policy.
+			switch {
+			case !strings.Contains(written, "\n"):
+				e["message"] = "failed expression: " + written
+			case strings.TrimSpace(objects.StringAt(e, "expression")) != written:
+				return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.validations[%d]: it has no message, so a refusal that its messageExpression "+
+					"does not word says \"failed expression: \" and the expression, which is rewritten there, and a message has one line: give the validation a message", i)}
 			}
 		}
 	}
@@ -347,7 +357,7 @@ func CELCheck(r rules.Rule, release, generator string) (*admission.Check, error)
 		Kind:        admission.TeamKind(r.ID),
 		Title:       r.ID,
 		Release:     release,
-		Description: strings.TrimSuffix(r.Description, ".") + ". A team's own rule, the ValidatingAdmissionPolicy " + r.ID + " of " + r.File + ".",
+		Description: strings.TrimPrefix(strings.TrimSuffix(r.Description, ".")+". ", ". ") + "A team's own rule, the ValidatingAdmissionPolicy " + r.ID + " of " + r.File + ".",
 		Parameters:  admission.Mapping("type", "object"),
 		Generator:   generator,
 		CEL:         block,

@@ -121,6 +121,7 @@ spec:
   - expression: >-
       !has(object.spec.supportedModelFormats) || object.spec.supportedModelFormats.all(f,
         !has(f.modelFramework) || !has(f.modelFramework.version) || !omeVersion(f.modelFramework.version).hasSuffix())
+    message: a framework version has no suffix
     messageExpression: object.metadata.name + ' has a suffix'
 `), 0o644))
 	unguarded, err := rules.Load([]string{dir}, nil)
@@ -215,6 +216,8 @@ func TestTeamRulesRefused(t *testing.T) {
 			"spec.validations[0].expression: it takes an omeVersion value in variables.vs.all(v, v.hasV())"},
 		{"a variable read as another", "p.yaml", policyWith("  variables:\n  - {name: v, expression: 'omeVersion(\"1.2\")'}\n  - {name: w, expression: variables.v}\n", `variables.w.hasV()`), TargetNative, false,
 			"spec.variables[1].expression: it takes an omeVersion value from another variable (variables.v) as a variable's value"},
+		{"a validation without a message, whose expression is rewritten over several lines", "p.yaml", strings.Replace(policy("X"), "'X'", ">-\n      object.spec.supportedModelFormats.all(f,\n        omeVersion(f.modelFramework.version).hasV())", 1), TargetNative, false,
+			"spec.validations[0]: it has no message, so a refusal that its messageExpression does not word says \"failed expression: \" and the expression, which is rewritten there, and a message has one line: give the validation a message"},
 		{"a two-variable comprehension in Kyverno", "p.yaml", policy(`object.metadata.labels.all(k, v, v != "")`), TargetKyverno, true,
 			"rule p cannot go into the Kyverno bundle: spec.validations[0].expression: without the ome library, it does not compile there:"},
 		{"a Rego rule that imports another package", "a.rego", "package a\n\nimport data.b\n\ndeny contains \"x\" if b.y\n", TargetGatekeeper, false,
