@@ -344,16 +344,67 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 	return v, nil
 }
 
-// check runs the policy on o, as the API server would on its creation.
+// check runs the policy on o, as the API server would on its creation:
+// a refusal is a finding, and so is an expression that fails, unless the
+// policy's failurePolicy ignores it.
 func (v *vapRule) check(o *objects.Object, view *View, add func(rule, severity, field, msg string)) Problems {
-	if !v.match.matches(o) {
-		return nil
-	}
+	r := v.review(o, view)
 	severity := v.rule.Severities[0]
 	fail := func(msg string) {
 		if !v.failOpen {
 			add(v.rule.ID, severity, "", msg)
 		}
+	}
+	if r.Error != "" {
+		fail(r.Error)
+	}
+	for _, x := range r.Validations {
+		switch {
+		case x.Failed:
+			fail(x.Message)
+		case x.Message != "":
+			add(v.rule.ID, severity, "", x.Message)
+		}
+	}
+	return nil
+}
+
+// Review is what a CEL rule's policy says of one object's creation, as
+// the API server gives it.
+type Review struct {
+	// Reviewed says that the policy reviews the object: its
+	// matchConstraints select it and no matchCondition is false.
+	Reviewed bool
+	// Error, when a matchCondition fails (and none is false), says so;
+	// no validation then runs.
+	Error string
+	// Validations are the verdicts of the policy's validations, in
+	// order.
+	Validations []Verdict
+}
+
+// Verdict is what one validation says of an object: Message is its
+// refusal's message, "" when the object passes; Failed says that the
+// validation failed to evaluate (Message then says how).
+type Verdict struct {
+	Message string
+	Failed  bool
+}
+
+// Review is the review of o by the CEL rule id, which reads no decision
+// of OME's; ok is false when there is no such rule.
+func (s *Set) Review(id string, o *objects.Object) (r Review, ok bool) {
+	for _, v := range s.cel {
+		if v.rule.ID == id && !v.rule.Decisions {
+			return v.review(o, nil), true
+		}
+	}
+	return Review{}, false
+}
+
+func (v *vapRule) review(o *objects.Object, view *View) Review {
+	if !v.match.matches(o) {
+		return Review{}
 	}
 	ns := any(nil)
 	vars := map[string]any{}
@@ -379,12 +430,11 @@ func (v *vapRule) check(o *objects.Object, view *View, add func(rule, severity, 
 		case err != nil && failed == "":
 			failed = fmt.Sprintf("matchCondition %q resulted in error: %v", c.name, err)
 		case err == nil && out != types.True:
-			return nil
+			return Review{}
 		}
 	}
 	if failed != "" {
-		fail(failed)
-		return nil
+		return Review{Reviewed: true, Error: failed}
 	}
 	for _, x := range v.variables {
 		// A variable that fails is left out: an expression that reads it
@@ -393,18 +443,21 @@ func (v *vapRule) check(o *objects.Object, view *View, add func(rule, severity, 
 			vars[x.name] = out
 		}
 	}
+	r := Review{Reviewed: true}
 	for _, c := range v.checks {
 		out, _, err := c.prg.Eval(act)
 		switch {
 		case err != nil:
-			fail(fmt.Sprintf("expression '%s' resulted in error: %v", c.expression, err))
+			r.Validations = append(r.Validations, Verdict{Failed: true, Message: fmt.Sprintf("expression '%s' resulted in error: %v", c.expression, err)})
 		case out == types.False:
-			add(v.rule.ID, severity, "", c.messageFor(act))
+			r.Validations = append(r.Validations, Verdict{Message: c.messageFor(act)})
 		case out != types.True:
-			fail(fmt.Sprintf("expression '%s' gave %v, not a boolean", c.expression, out))
+			r.Validations = append(r.Validations, Verdict{Failed: true, Message: fmt.Sprintf("expression '%s' gave %v, not a boolean", c.expression, out)})
+		default:
+			r.Validations = append(r.Validations, Verdict{})
 		}
 	}
-	return nil
+	return r
 }
 
 // messageFor is a failed validation's message, as the API server gives

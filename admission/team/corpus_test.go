@@ -30,7 +30,14 @@ import (
 // 5 KiB, not empty), else its message (trimmed), else "failed expression:
 // " and the expression (trimmed). Each expression runs under Kubernetes'
 // per-call cost limit.
+//
+// With kyverno, it runs as Kyverno's engine runs a ValidatingPolicy
+// (pkg/cel/policies/vpol/compiler): it stops at the first validation that
+// fails or refuses, and gives a messageExpression's value as it is (its
+// error, when it fails, and "CEL expression validation failed at index
+// N" when it is empty).
 type celCode struct {
+	kyverno     bool
 	block       *admission.CELBlock
 	conds, vars []cel.Program
 	vals, msgs  []cel.Program
@@ -102,12 +109,32 @@ func (c *celCode) review(o *objects.Object) []string {
 		v, _, err := p.Eval(act)
 		if err != nil {
 			fail(err)
+			if c.kyverno {
+				return out
+			}
 			continue
 		}
 		if v == types.True {
 			continue
 		}
 		val := c.block.Validations[i]
+		if c.kyverno {
+			msg := val.Message
+			if c.msgs[i] != nil {
+				m, _, err := c.msgs[i].Eval(act)
+				if err != nil {
+					msg = "failed to evaluate message expression: " + err.Error()
+				} else if s, ok := m.Value().(string); ok {
+					msg = s
+				} else {
+					msg = "failed to convert message expression to string"
+				}
+			}
+			if msg == "" {
+				msg = fmt.Sprintf("CEL expression validation failed at index %d", i)
+			}
+			return append(out, msg)
+		}
 		msg := ""
 		if c.msgs[i] != nil {
 			if m, _, err := c.msgs[i].Eval(act); err == nil {
@@ -183,24 +210,29 @@ func TestCorpusCELOnEveryTarget(t *testing.T) {
 			require.NoError(t, err, "every CEL form of the corpus is enforced")
 			for _, r := range set.Rules {
 				require.Equal(t, rules.CEL, r.Language)
-				targets := map[string]*celCode{}
+				// Each target's policies of the rule (Kyverno's, one a
+				// validation).
+				targets := map[string][]*celCode{}
 				for _, d := range compiled.Native {
 					if d.Rule.ID == r.ID {
-						targets["native"] = newCELCode(t, k8s, blockOf(d.Policy))
+						targets["native"] = append(targets["native"], newCELCode(t, k8s, blockOf(d.Policy)))
 						assert.Equal(t, r.Bindings, d.Rule.Bindings, "the policy keeps its bindings, and their actions")
 					}
 				}
 				for _, d := range compiled.Kyverno {
 					if d.Rule.ID == r.ID {
-						targets["kyverno"] = newCELCode(t, kyv, blockOf(d.Policy))
+						code := newCELCode(t, kyv, blockOf(d.Policy))
+						code.kyverno = true
+						targets["kyverno"] = append(targets["kyverno"], code)
 					}
 				}
 				for _, c := range compiled.Gatekeeper {
 					if c.Team.ID == r.ID {
-						targets["gatekeeper"] = newCELCode(t, k8s, c.CEL)
+						targets["gatekeeper"] = append(targets["gatekeeper"], newCELCode(t, k8s, c.CEL))
 					}
 				}
 				require.Len(t, targets, 3, "%s goes to every CEL target", r.ID)
+				assert.Len(t, targets["kyverno"], len(blockOf(r.Policy).Validations), "%s is a Kyverno policy a validation", r.ID)
 				fired, spared := 0, 0
 				for _, o := range objs {
 					var want []string
@@ -217,8 +249,11 @@ func TestCorpusCELOnEveryTarget(t *testing.T) {
 						continue
 					}
 					sort.Strings(want)
-					for name, code := range targets {
-						got := code.review(o)
+					for name, codes := range targets {
+						var got []string
+						for _, code := range codes {
+							got = append(got, code.review(o)...)
+						}
 						sort.Strings(got)
 						assert.Equal(t, want, got, "%s on %s %s (%s)", r.ID, o.Kind, o.Name, name)
 					}

@@ -22,6 +22,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ome-policy/evaluator/admission"
+	"github.com/ome-policy/evaluator/admission/celrewrite"
 	"github.com/ome-policy/evaluator/admission/rewrite"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/rules"
@@ -292,21 +293,49 @@ func Policy(r rules.Rule, target string, kyverno bool) (map[string]any, error) {
 				}
 				e[field] = out
 			}
-			if key != "validations" || strings.TrimSpace(objects.StringAt(e, "message")) != "" {
+			if key != "validations" {
 				continue
 			}
-			// Without a message, Kubernetes gives "failed expression: "
-			// and the expression, as it is in the policy.
-			switch {
-			case !strings.Contains(written, "\n"):
-				e["message"] = "failed expression: " + written
-			case strings.TrimSpace(objects.StringAt(e, "expression")) != written:
-				return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.validations[%d]: it has no message, so a refusal that its messageExpression "+
-					"does not word says \"failed expression: \" and the expression, which is rewritten there, and a message has one line: give the validation a message", i)}
+			if err := wordAsKubernetes(e, written, kyverno); err != nil {
+				return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.validations[%d]: %v", i, err)}
 			}
 		}
 	}
 	return p, nil
+}
+
+// wordAsKubernetes makes a validation (its expression written as the
+// team wrote it) word its refusals as Kubernetes does, there: without a
+// message, Kubernetes gives "failed expression: " and the expression as
+// it is in the policy, which the rewrite changes, so the validation gets
+// that message, written as the team wrote the expression, when it has
+// one line; on several lines, a message cannot say it, and the rule is
+// refused unless the expression is as written and the target is
+// Kubernetes. For Kyverno, which gives a messageExpression's string as it
+// is (empty, on several lines, or not a string), the messageExpression
+// gives it only when Kubernetes would, and the message otherwise.
+func wordAsKubernetes(e map[string]any, written string, kyverno bool) error {
+	message := strings.TrimSpace(objects.StringAt(e, "message"))
+	if message == "" {
+		rewritten := strings.TrimSpace(objects.StringAt(e, "expression")) != written
+		switch {
+		case !strings.Contains(written, "\n"):
+			message = "failed expression: " + written
+			e["message"] = message
+		case rewritten || kyverno:
+			return fmt.Errorf("it has no message, so a refusal that its messageExpression does not word says \"failed expression: \" and the expression, " +
+				"which is rewritten there, and a message has one line: give the validation a message")
+		}
+	}
+	if m, ok := e["messageExpression"].(string); ok && kyverno {
+		out, err := celrewrite.Fill(`[__arg0].map(__m, type(__m) == string && __m.trim() != "" && !__m.trim().contains("\n") && bytes(__m.trim()).size() <= 5120 ? __m.trim() : __arg1)[0]`,
+			m, admission.CELString(message))
+		if err != nil {
+			return err
+		}
+		e["messageExpression"] = out
+	}
+	return nil
 }
 
 // teamEnv is the CEL environment of a team's policy on a target without
@@ -415,9 +444,9 @@ func Compile(own *rules.Set, targets, leaveOut []string, release, generator stri
 			default:
 				var p map[string]any
 				if p, err = Policy(r, target, target == TargetKyverno); err == nil && target == TargetKyverno {
-					out.Kyverno = append(out.Kyverno, admission.TeamDoc{Rule: r, Policy: p})
+					out.Kyverno = append(out.Kyverno, KyvernoDocs(r, p)...)
 				} else if err == nil {
-					out.Native = append(out.Native, admission.TeamDoc{Rule: r, Policy: p})
+					out.Native = append(out.Native, admission.TeamDoc{Rule: r, Policy: p, Name: r.ID, Validation: -1})
 				}
 			}
 			var refusal *Refusal
@@ -436,6 +465,32 @@ func Compile(own *rules.Set, targets, leaveOut []string, release, generator stri
 		return out, refusals
 	}
 	return out, nil
+}
+
+// KyvernoDocs are a team's policy, rewritten for Kyverno (Policy), as
+// Kyverno's ValidatingPolicies: the policy itself when it has one
+// validation; else a policy each, named after the rule and the
+// validation's number (from 1), with the same match, matchConditions and
+// variables. Kyverno stops at a policy's first failing validation and
+// gives its message alone, where Kubernetes and evaluate lint give the
+// message of each.
+func KyvernoDocs(r rules.Rule, p map[string]any) []admission.TeamDoc {
+	spec, _ := p["spec"].(map[string]any)
+	vals, _ := spec["validations"].([]any)
+	if len(vals) <= 1 {
+		return []admission.TeamDoc{{Rule: r, Policy: p, Name: r.ID, Validation: -1}}
+	}
+	var out []admission.TeamDoc
+	for i, v := range vals {
+		one := admission.DeepCopy(p)
+		name := fmt.Sprintf("%s-%d", r.ID, i+1)
+		if meta, ok := one["metadata"].(map[string]any); ok {
+			meta["name"] = name
+		}
+		one["spec"].(map[string]any)["validations"] = []any{admission.DeepCopy(map[string]any{"v": v})["v"]}
+		out = append(out, admission.TeamDoc{Rule: r, Policy: one, Name: name, Validation: i})
+	}
+	return out
 }
 
 // decisionsRefusal says, by target, why a policy (CEL) that reads OME's
