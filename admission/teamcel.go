@@ -11,6 +11,7 @@ import (
 	"github.com/google/cel-go/common/types"
 
 	"github.com/ome-policy/evaluator/admission/celrewrite"
+	"github.com/ome-policy/evaluator/builtins"
 	"github.com/ome-policy/evaluator/builtins/cellib"
 	"github.com/ome-policy/evaluator/rules"
 )
@@ -265,6 +266,13 @@ func (t *TeamTranslator) call(tree *celrewrite.Tree, c celrewrite.Call) (*celrew
 	}
 	switch id := ids[0]; id {
 	case "string_to_ome_version":
+		if c.Args[0].Kind() == ast.LiteralKind {
+			if lit, ok := c.Args[0].AsLiteral().(types.String); ok {
+				if v, err := builtins.Parse(string(lit)); err == nil {
+					return &celrewrite.StandIn{Template: versionLiteral(v)}, nil
+				}
+			}
+		}
 		return &celrewrite.StandIn{Template: guardVersion("__arg0", teamVersion("__gv")), Args: c.Args}, nil
 	case "is_ome_version_string":
 		return &celrewrite.StandIn{Template: celIsValid("__arg0"), Args: c.Args}, nil
@@ -313,6 +321,20 @@ func teamVersion(x string) string {
 		`"dev": dyn(__vd.size() > 3 ? __vd.slice(3, __vd.size()) : []), ` +
 		`"pre": dyn(__vp.size() > 1 ? __vp[1].split(".") : []), ` +
 		`"build": dyn(__vb.size() > 1 ? __vb[1].split(".") : [])})[0])[0])[0])[0])[0]`
+}
+
+// versionLiteral is teamVersion of a version written as a literal, which
+// parses: its map, made once, as the translation reads it.
+func versionLiteral(v builtins.Version) string {
+	list := func(parts []string) string {
+		q := make([]string, len(parts))
+		for i, p := range parts {
+			q[i] = celString(p)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	return fmt.Sprintf(`{"text": dyn(%s), "v": dyn(%v), "parts": dyn(%d), "nums": dyn([%du, %du, %du]), "dev": dyn(%s), "pre": dyn(%s), "build": dyn(%s)}`,
+		celString(v.Original), v.V, v.Parts, v.Major, v.Minor, v.Patch, list(v.Dev), list(v.Pre), list(v.Build))
 }
 
 // compareNums orders the i-th numbers of the versions __va and __vo, or

@@ -41,6 +41,13 @@ var teamStandInExprs = []string{
 	`[omeVersion(object.x)].exists(v, v == omeVersion(object.y) || v.hasSuffix() && v.parts() == 3 && v.hasV())`,
 	`[object.y].map(s, omeVersion(s))[0].compareTo(omeVersion(object.x)) < 0 || string([omeVersion(object.x)][0]) == object.y`,
 	`!isOmeVersion(object.x) || omeVersion(object.x).compareTo(omeVersion(object.y)) >= 0`,
+	// Literals, whose maps the translation makes.
+	`[omeVersion(object.x).compareTo(omeVersion("v18446744073709551615.0.1-rc.1+b.2")), omeVersion(object.x).compareTo(omeVersion("4.40.1"))]`,
+	`omeVersion("4.40.0.dev0").isEqualTo(omeVersion(object.x)) || omeVersion(object.x) == omeVersion("v1.2")`,
+	`[string(omeVersion("v4.40")), string(omeVersion(object.x))]`,
+	`omeVersion("1.2.3.a-b.c+d.e").dev() == omeVersion(object.x).dev() && omeVersion("1.2.3.a-b.c+d.e").build() != omeVersion(object.x).build()`,
+	`[dyn(omeVersion("v1.2.3-rc.1.x").pre()), dyn(omeVersion("1.2").dev()), dyn(omeVersion("v1.2").hasV()), dyn(omeVersion("1.2.3+b").hasSuffix()), dyn(omeVersion("1").parts())]`,
+	`omeVersion("1.0-rc1").hasV() || object.x == ""`,
 }
 
 // teamStandInPrograms are the programs of teamStandInExprs: with the ome

@@ -305,3 +305,61 @@ func writeFile(t *testing.T, path, text string) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 }
+
+// manyEntries is o with its supportedModelFormats repeated to n entries
+// (itself when it has none).
+func manyEntries(o *objects.Object, n int) *objects.Object {
+	spec, _ := o.Value["spec"].(map[string]any)
+	entries := objects.MapsAt(spec, "supportedModelFormats")
+	if len(entries) == 0 {
+		return o
+	}
+	var list []any
+	for len(list) < n {
+		for _, e := range entries {
+			list = append(list, admission.DeepCopy(e))
+		}
+	}
+	big := *o
+	big.Value = admission.DeepCopy(o.Value)
+	big.Value["spec"].(map[string]any)["supportedModelFormats"] = list[:n]
+	return &big
+}
+
+// Each CEL rule form of the corpus, as each CEL target runs it, judges a
+// runtime of 250 entries (each runtime of its folder, its entries
+// repeated) within Kubernetes' cost limit of one expression, as CEL
+// counts the cost: the stand-ins of the ome library keep a team's rule
+// within it on runtimes larger than OME's catalog has.
+func TestCorpusCELWithinKubernetesCostLimit(t *testing.T) {
+	k8s, err := teamEnv(false)
+	require.NoError(t, err)
+	kyv, err := teamEnv(true)
+	require.NoError(t, err)
+	for _, dir := range corpusCEL(t) {
+		set, err := rules.Load([]string{filepath.Join(dir, "rules")}, nil)
+		require.NoError(t, err)
+		objs, err := objects.Load([]string{filepath.Join(dir, "objects.yaml")}, objects.LoadOptions{})
+		require.NoError(t, err)
+		compiled, err := Compile(set, []string{TargetNative, TargetKyverno}, nil, "v1.2.2", "", nil)
+		require.NoError(t, err)
+		var codes []*celCode
+		for _, d := range compiled.Native {
+			codes = append(codes, newCELCode(t, k8s, blockOf(d.Policy)))
+		}
+		for _, d := range compiled.Kyverno {
+			codes = append(codes, newCELCode(t, kyv, blockOf(d.Policy)))
+		}
+		for _, o := range objs {
+			if !o.IsRuntime() {
+				continue
+			}
+			big := manyEntries(o, 250)
+			for _, c := range codes {
+				for _, m := range c.review(big) {
+					assert.NotContains(t, m, "cost limit", "%s: %s", filepath.Base(dir), o.Name)
+				}
+			}
+		}
+	}
+}
