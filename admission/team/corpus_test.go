@@ -156,22 +156,16 @@ func (c *celCode) review(o *objects.Object) []string {
 	return out
 }
 
-// blockOf is the CEL code of a policy (a ValidatingAdmissionPolicy or a
-// Kyverno ValidatingPolicy, whose specs say it alike).
-func blockOf(policy map[string]any) *admission.CELBlock {
-	spec, _ := policy["spec"].(map[string]any)
-	b := &admission.CELBlock{FailurePolicy: objects.StringAt(spec, "failurePolicy")}
-	for _, x := range objects.MapsAt(spec, "matchConditions") {
-		b.MatchConditions = append(b.MatchConditions, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
-	}
-	for _, x := range objects.MapsAt(spec, "variables") {
-		b.Variables = append(b.Variables, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
-	}
-	for _, x := range objects.MapsAt(spec, "validations") {
-		b.Validations = append(b.Validations, admission.CELValidation{Expression: objects.StringAt(x, "expression"),
-			Message: objects.StringAt(x, "message"), MessageExpression: objects.StringAt(x, "messageExpression")})
-	}
-	return b
+// celTargets are the CEL environments of the targets: Kubernetes' (the
+// ValidatingAdmissionPolicies, Gatekeeper's K8sNativeValidation) and
+// Kyverno's.
+func celTargets(t *testing.T) (kubernetes, kyverno *cel.Env) {
+	t.Helper()
+	kubernetes, err := teamEnv(false)
+	require.NoError(t, err)
+	kyverno, err = teamEnv(true)
+	require.NoError(t, err)
+	return kubernetes, kyverno
 }
 
 // corpusCEL are the folders of the CEL rule forms of testdata/rules/corpus.
@@ -196,10 +190,7 @@ func corpusCEL(t *testing.T) []string {
 // gator-verify, kubectl-kyverno test the Kyverno one in make
 // kyverno-verify.)
 func TestCorpusCELOnEveryTarget(t *testing.T) {
-	k8s, err := teamEnv(false)
-	require.NoError(t, err)
-	kyv, err := teamEnv(true)
-	require.NoError(t, err)
+	k8s, kyv := celTargets(t)
 	for _, dir := range corpusCEL(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			set, err := rules.Load([]string{filepath.Join(dir, "rules")}, nil)
@@ -215,13 +206,13 @@ func TestCorpusCELOnEveryTarget(t *testing.T) {
 				targets := map[string][]*celCode{}
 				for _, d := range compiled.Native {
 					if d.Rule.ID == r.ID {
-						targets["native"] = append(targets["native"], newCELCode(t, k8s, blockOf(d.Policy)))
+						targets["native"] = append(targets["native"], newCELCode(t, k8s, PolicyCode(d.Policy)))
 						assert.Equal(t, r.Bindings, d.Rule.Bindings, "the policy keeps its bindings, and their actions")
 					}
 				}
 				for _, d := range compiled.Kyverno {
 					if d.Rule.ID == r.ID {
-						code := newCELCode(t, kyv, blockOf(d.Policy))
+						code := newCELCode(t, kyv, PolicyCode(d.Policy))
 						code.kyverno = true
 						targets["kyverno"] = append(targets["kyverno"], code)
 					}
@@ -232,7 +223,7 @@ func TestCorpusCELOnEveryTarget(t *testing.T) {
 					}
 				}
 				require.Len(t, targets, 3, "%s goes to every CEL target", r.ID)
-				assert.Len(t, targets["kyverno"], len(blockOf(r.Policy).Validations), "%s is a Kyverno policy a validation", r.ID)
+				assert.Len(t, targets["kyverno"], len(PolicyCode(r.Policy).Validations), "%s is a Kyverno policy a validation", r.ID)
 				fired, spared := 0, 0
 				for _, o := range objs {
 					var want []string
@@ -332,10 +323,7 @@ func manyEntries(o *objects.Object, n int) *objects.Object {
 // counts the cost: the stand-ins of the ome library keep a team's rule
 // within it on runtimes larger than OME's catalog has.
 func TestCorpusCELWithinKubernetesCostLimit(t *testing.T) {
-	k8s, err := teamEnv(false)
-	require.NoError(t, err)
-	kyv, err := teamEnv(true)
-	require.NoError(t, err)
+	k8s, kyv := celTargets(t)
 	for _, dir := range corpusCEL(t) {
 		set, err := rules.Load([]string{filepath.Join(dir, "rules")}, nil)
 		require.NoError(t, err)
@@ -345,10 +333,10 @@ func TestCorpusCELWithinKubernetesCostLimit(t *testing.T) {
 		require.NoError(t, err)
 		var codes []*celCode
 		for _, d := range compiled.Native {
-			codes = append(codes, newCELCode(t, k8s, blockOf(d.Policy)))
+			codes = append(codes, newCELCode(t, k8s, PolicyCode(d.Policy)))
 		}
 		for _, d := range compiled.Kyverno {
-			codes = append(codes, newCELCode(t, kyv, blockOf(d.Policy)))
+			codes = append(codes, newCELCode(t, kyv, PolicyCode(d.Policy)))
 		}
 		for _, o := range objs {
 			if !o.IsRuntime() {

@@ -368,18 +368,6 @@ func CELCheck(r rules.Rule, release, generator string) (*admission.Check, error)
 	if err != nil {
 		return nil, err
 	}
-	spec, _ := p["spec"].(map[string]any)
-	block := &admission.CELBlock{FailurePolicy: objects.StringAt(spec, "failurePolicy")}
-	for _, x := range objects.MapsAt(spec, "matchConditions") {
-		block.MatchConditions = append(block.MatchConditions, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
-	}
-	for _, x := range objects.MapsAt(spec, "variables") {
-		block.Variables = append(block.Variables, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
-	}
-	for _, x := range objects.MapsAt(spec, "validations") {
-		block.Validations = append(block.Validations, admission.CELValidation{Expression: objects.StringAt(x, "expression"),
-			Message: objects.StringAt(x, "message"), MessageExpression: objects.StringAt(x, "messageExpression")})
-	}
 	return &admission.Check{
 		Team:        &r,
 		Name:        strings.ToLower(admission.TeamKind(r.ID)),
@@ -389,9 +377,28 @@ func CELCheck(r rules.Rule, release, generator string) (*admission.Check, error)
 		Description: strings.TrimPrefix(strings.TrimSuffix(r.Description, ".")+". ", ". ") + "A team's own rule, the ValidatingAdmissionPolicy " + r.ID + " of " + r.File + ".",
 		Parameters:  admission.Mapping("type", "object"),
 		Generator:   generator,
-		CEL:         block,
+		CEL:         PolicyCode(p),
 		Sources:     []string{r.File},
 	}, nil
+}
+
+// PolicyCode is the CEL code of a policy (a ValidatingAdmissionPolicy, or
+// a Kyverno ValidatingPolicy, whose spec says it alike): its
+// matchConditions, variables, validations and failurePolicy.
+func PolicyCode(policy map[string]any) *admission.CELBlock {
+	spec, _ := policy["spec"].(map[string]any)
+	b := &admission.CELBlock{FailurePolicy: objects.StringAt(spec, "failurePolicy")}
+	for _, x := range objects.MapsAt(spec, "matchConditions") {
+		b.MatchConditions = append(b.MatchConditions, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
+	}
+	for _, x := range objects.MapsAt(spec, "variables") {
+		b.Variables = append(b.Variables, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
+	}
+	for _, x := range objects.MapsAt(spec, "validations") {
+		b.Validations = append(b.Validations, admission.CELValidation{Expression: objects.StringAt(x, "expression"),
+			Message: objects.StringAt(x, "message"), MessageExpression: objects.StringAt(x, "messageExpression")})
+	}
+	return b
 }
 
 // Compile compiles every rule of own for each of targets: for
