@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -199,4 +200,62 @@ func FuzzTeamStandIns(f *testing.F) {
 			t.Error(d)
 		}
 	})
+}
+
+// Every overload of the ome library is either called by
+// teamStandInExprs, whose stand-ins TestTeamStandInsAgreeWithTheLibrary
+// holds to the library, or refused by name with the reason
+// (noStandIn): a function added to the library cannot reach a team's
+// rules without one or the other.
+func TestEveryLibraryFunctionHasAStandInOrIsRefused(t *testing.T) {
+	env, err := cel.NewEnv(append(rules.KubernetesEnvOptions(), cellib.Library())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	called := map[string]bool{}
+	for _, e := range teamStandInExprs {
+		a, iss := env.Compile(e)
+		if iss.Err() != nil {
+			t.Fatal(iss.Err())
+		}
+		for _, ref := range a.NativeRep().ReferenceMap() {
+			for _, id := range ref.OverloadIDs {
+				called[id] = true
+			}
+		}
+	}
+	tr, err := NewTeamTranslator(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	overloads := 0
+	for name, fn := range env.Functions() {
+		for _, o := range fn.OverloadDecls() {
+			id := o.ID()
+			if !omeOverload([]string{id}) {
+				continue
+			}
+			overloads++
+			if called[id] {
+				if _, refused := noStandIn[name]; refused {
+					t.Errorf("%s (%s) has a stand-in and a refusal", name, id)
+				}
+				continue
+			}
+			why, refused := noStandIn[name]
+			if !refused || why == "" {
+				t.Errorf("%s (%s): no expression of teamStandInExprs calls it, and no refusal says why it has no stand-in", name, id)
+				continue
+			}
+			args := []string{`"1B"`, `"2B"`}[:len(o.ArgTypes())]
+			_, err := tr.Translate("dyn("+name+"("+strings.Join(args, ", ")+")) != null", false)
+			var missing *NoStandIn
+			if !errors.As(err, &missing) || missing.Name != name || missing.Why != why {
+				t.Errorf("%s: translating a call gives %v, not its refusal", name, err)
+			}
+		}
+	}
+	if overloads < 20 {
+		t.Errorf("%d overloads of the library: fewer than it has", overloads)
+	}
 }
