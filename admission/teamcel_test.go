@@ -3,7 +3,9 @@ package admission
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -154,16 +156,39 @@ var teamVersionPairs = [][2]string{
 func TestTeamStandInsAgreeWithTheLibrary(t *testing.T) {
 	p := newTeamStandInPrograms(t, teamStandInExprs)
 	corpus := append(repoStrings("testdata"), versionCorpus(20_000)...)
-	pairs := append(append([][2]string(nil), teamVersionPairs...), versionPairs(10_000, corpus)...)
+	pairs := append(append([][2]string(nil), teamVersionPairs...), versionPairs(6_000, corpus)...)
 	if testing.Short() {
 		pairs = pairs[:2000]
 	}
+	// Programs are safe for concurrent use: one worker per CPU.
+	type outcome struct {
+		diffs            []string
+		values, failures int
+	}
+	results := make([]outcome, len(pairs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if utf8.ValidString(pairs[i][0]) && utf8.ValidString(pairs[i][1]) {
+					r := &results[i]
+					r.diffs = p.check(teamStandInExprs, pairs[i][0], pairs[i][1], &r.values, &r.failures)
+				}
+			}
+		}()
+	}
+	for i := range pairs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	values, failures, diffs := 0, 0, 0
-	for _, pair := range pairs {
-		if !utf8.ValidString(pair[0]) || !utf8.ValidString(pair[1]) {
-			continue
-		}
-		for _, d := range p.check(teamStandInExprs, pair[0], pair[1], &values, &failures) {
+	for _, r := range results {
+		values, failures = values+r.values, failures+r.failures
+		for _, d := range r.diffs {
 			if diffs++; diffs <= 30 {
 				t.Error(d)
 			}
