@@ -82,11 +82,12 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
-# Short fuzzing runs of the parsers (FUZZTIME each).
+# Short fuzzing runs of the parsers and the stand-ins (FUZZTIME each).
 fuzz:
 	$(GO) test ./builtins -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./objects -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./admission -run '^$$' -fuzz '^FuzzStandIn$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./admission -run '^$$' -fuzz '^FuzzTeamStandIns$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./output -run '^$$' -fuzz '^FuzzAppendJSONString$$' -fuzztime $(FUZZTIME)
 
 # The Go benchmarks of the hot paths (allocations reported), then the
