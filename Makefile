@@ -82,11 +82,12 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
-# Short fuzzing runs of the parsers (FUZZTIME each).
+# Short fuzzing runs of the parsers and the stand-ins (FUZZTIME each).
 fuzz:
 	$(GO) test ./builtins -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./objects -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./admission -run '^$$' -fuzz '^FuzzStandIn$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./admission -run '^$$' -fuzz '^FuzzTeamStandIns$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./output -run '^$$' -fuzz '^FuzzAppendJSONString$$' -fuzztime $(FUZZTIME)
 
 # The Go benchmarks of the hot paths (allocations reported), then the
@@ -269,6 +270,23 @@ kyverno-verify: build kyverno-cli
 	@# and the selection policy's Tests (kubectl-kyverno test -o json); then
 	@# the Tests evaluate kyverno -f writes of a team's own objects.
 	KYVERNO_CLI=$(abspath $(BIN))/kubectl-kyverno $(GO) test -count=1 ./admission/kyverno ./cmd/evaluate -run '^(TestKyvernoCLIMessages|TestKyvernoCLITeamPolicies|TestKyvernoTestsFromObjects)$$'
+	@# A team's own rules as Kyverno ValidatingPolicies with their Tests
+	@# (team/.kyverno-test), made of the lint objects as evaluate lint
+	@# --rules judges them: kubectl-kyverno test on the example team's CEL
+	@# rule and on each CEL rule form of testdata/rules/corpus.
+	@set -e; d=$$(mktemp -d); trap 'rm -rf $$d' EXIT; \
+	for f in examples/company-rules testdata/rules/corpus/cel-*; do \
+	  rm -rf $$d/kyverno; \
+	  if [ -d $$f/rules ]; then \
+	    $(BIN)/evaluate kyverno --rules $$f/rules --lint $$f/objects.yaml --out $$d/kyverno >/dev/null; \
+	  else \
+	    $(BIN)/evaluate kyverno --rules $$f --lint testdata/lint/bad,testdata/examples/runtimes --out $$d/kyverno \
+	      --leave-out company.prod_pins_runtime,company.prod_redundancy,company.runtime_size_range,company.transformers_floor >/dev/null 2>&1; \
+	  fi; \
+	  $(BIN)/kubectl-kyverno test --remove-color $$d/kyverno/team > $$d/test.out 2>&1 || { cat $$d/test.out; echo "$$f: kubectl-kyverno test failed"; exit 1; }; \
+	  grep -Eq '^Test Summary: [1-9][0-9]* tests passed and 0 tests failed' $$d/test.out || { cat $$d/test.out; echo "$$f: no Test of the team's policies ran"; exit 1; }; \
+	  echo "  $$f: $$(grep '^Test Summary:' $$d/test.out)"; \
+	done
 
 # The local control plane's servers, built from their Go modules at the
 # pinned versions into bin/ and reused while they are those versions: etcd

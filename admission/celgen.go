@@ -2,9 +2,12 @@ package admission
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/google/cel-go/common/ast"
+
+	"github.com/ome-policy/evaluator/admission/celrewrite"
 )
 
 // Plain-CEL stand-ins for the ome CEL library, for Kubernetes' CEL as
@@ -155,31 +158,46 @@ func celParts(x string) string {
 	return `[` + x + `].map(__ov, __ov.matches("^v?[0-9]+$") ? 1 : __ov.matches("^v?[0-9]+\\.[0-9]+$") ? 2 : 3)[0]`
 }
 
+// celTranslator writes the project's CEL (or a team's) for a CEL target
+// without the ome library: it rewrites each expression's syntax tree
+// (package celrewrite). renames are the inputs and variables written
+// under another name: a key is a name ("model") or a variable
+// ("variables.score"), and a path that starts with it ("model.spec") is
+// renamed too. calls are stand-ins for functions by name, given their
+// arguments; methods are stand-ins for methods by name, given their
+// receiver and arguments (the identifiers celrewrite.Arg names, which
+// stand for them). With kyverno, cel.bind and math are kept (Kyverno's
+// CEL has them), and omeVersion values are written as maps
+// (kyvernoVersion); without, a binding cel.bind(x, e, body) is written
+// [e].map(x, body)[0], and omeVersion(x) is taken only with the method
+// hasSuffix, parts or hasV called on it.
+type celTranslator struct {
+	renames map[string]string
+	calls   map[string]func(args []string) string
+	methods map[string]func(recv string, args []string) string
+	kyverno bool
+}
+
 // rewriteCEL replaces, in a CEL expression of the project's policies, the
 // calls of the ome library and cel.bind by their plain-CEL stand-ins. It
 // fails on any other ome function, and on math, which Gatekeeper's CEL
 // does not have.
-func rewriteCEL(expr string, inputs map[string]string) (string, error) {
-	return (&celRewriter{inputs: inputs}).rewrite(expr)
+func rewriteCEL(expr string, renames map[string]string) (string, error) {
+	return (&celTranslator{renames: renames}).rewrite(expr)
 }
 
-// celRewriter rewrites the project's CEL for another CEL environment.
-// inputs renames identifiers: a key is a name ("model") or a variable
-// ("variables.score"), and a path that starts with it ("model.spec") is
-// renamed too. calls are stand-ins for functions by name, given their
-// rewritten arguments; methods are stand-ins for methods (the receiver is
-// an identifier or a call), given the rewritten receiver and arguments.
-// With kyverno, cel.bind and math are kept (Kyverno's CEL has them), and
-// omeVersion values are written as maps (kyvernoVersion).
-type celRewriter struct {
-	inputs  map[string]string
-	calls   map[string]func(args []string) string
-	methods map[string]func(recv string, args []string) string
-	kyverno bool
-	// guard makes omeVersion(x) fail, as the library does, on a string
-	// that is no OME version: the project's policies ask isOmeVersion
-	// first, a team's rules may not.
-	guard bool
+func (r *celTranslator) rewrite(expr string) (string, error) {
+	return celrewrite.Rewrite(expr, celrewrite.Rules{Renames: r.renames, Call: r.call})
+}
+
+// placeholders are the identifiers that stand for n arguments, from the
+// from-th on.
+func placeholders(from, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = celrewrite.Arg(from + i)
+	}
+	return out
 }
 
 // guardVersion is body (of the variable __gv holding x) when x is an OME
@@ -188,211 +206,70 @@ func guardVersion(x string, body string) string {
 	return "[" + x + "].map(__gv, " + celIsValid("__gv") + " ? dyn(" + body + `) : dyn(int("not an OME version: " + __gv)))[0]`
 }
 
-// rename applies inputs to an identifier path.
-func (r *celRewriter) rename(name string) string {
-	best := ""
-	for k := range r.inputs {
-		if (name == k || strings.HasPrefix(name, k+".")) && len(k) > len(best) {
-			best = k
-		}
-	}
-	if best == "" {
-		return name
-	}
-	return r.inputs[best] + name[len(best):]
-}
+// plainVersionMethods are the stand-ins, in plain CEL, of the methods
+// that need no version value: on omeVersion(x) itself, they read x.
+var plainVersionMethods = map[string]func(string) string{"hasSuffix": celHasSuffix, "parts": celParts, "hasV": celHasV}
 
-func (r *celRewriter) rewrite(expr string) (string, error) {
-	var out strings.Builder
-	for i := 0; i < len(expr); {
-		c := expr[i]
-		if c == '"' || c == '\'' {
-			end, err := skipString(expr, i)
-			if err != nil {
-				return "", err
+// call is the stand-in of a call of the ome library, cel.bind or math,
+// nil for a call the target has.
+func (r *celTranslator) call(c celrewrite.Call) (*celrewrite.StandIn, error) {
+	name, n := c.Function, len(c.Args)
+	if c.Target != nil {
+		recv := celrewrite.Path(c.Target)
+		switch {
+		case recv == "cel" && name == "bind" && n == 3:
+			if r.kyverno {
+				return nil, nil
 			}
-			out.WriteString(expr[i:end])
-			i = end
-			continue
+			return &celrewrite.StandIn{Template: "[__arg1].map(__arg0, __arg2)[0]", Args: c.Args}, nil
+		case !r.kyverno && isCall(c.Target, "omeVersion", 1):
+			f, ok := plainVersionMethods[name]
+			if !ok || n > 0 {
+				return nil, &NoStandIn{Name: "omeVersion(...)." + name}
+			}
+			return &celrewrite.StandIn{Template: f("__arg0"), Args: c.Target.AsCall().Args()}, nil
 		}
-		// An identifier that does not select a field (.name, .?name).
-		if isIdentStart(c) && (i == 0 || !isIdentChar(expr[i-1]) && expr[i-1] != '.' && !strings.HasSuffix(expr[:i], ".?")) {
-			j := i
-			for j < len(expr) && (isIdentChar(expr[j]) || expr[j] == '.') {
-				j++
-			}
-			name := expr[i:j]
-			if j < len(expr) && expr[j] == '(' {
-				args, end, err := callArgs(expr, j)
-				if err != nil {
-					return "", err
-				}
-				rewritten := make([]string, len(args))
-				for k, a := range args {
-					if rewritten[k], err = r.rewrite(a); err != nil {
-						return "", err
-					}
-				}
-				if text, ok, err := r.call(name, args, rewritten, expr, &end); err != nil {
-					return "", err
-				} else if ok {
-					out.WriteString(text)
-					i = end
-					continue
-				}
-				if strings.HasPrefix(name, "ome") || !r.kyverno && (strings.HasPrefix(name, "math.") || name == "cel.bind") {
-					return "", &NoStandIn{name}
-				}
-			}
-			out.WriteString(r.rename(name))
-			i = j
-			continue
+		if f, ok := r.methods[name]; ok {
+			return &celrewrite.StandIn{Template: f("__arg0", placeholders(1, n)), Args: append([]ast.Expr{c.Target}, c.Args...)}, nil
 		}
-		out.WriteByte(c)
-		i++
+		if (recv == "cel" || recv == "math") && !r.kyverno || strings.HasPrefix(recv, "ome") {
+			return nil, &NoStandIn{Name: recv + "." + name}
+		}
+		return nil, nil
 	}
-	return out.String(), nil
-}
-
-// call gives the stand-in of the call of name (args as written, and
-// rewritten); end, the index after the call, moves past a method that
-// follows it and is part of the stand-in.
-func (r *celRewriter) call(name string, args, rewritten []string, expr string, end *int) (string, bool, error) {
+	args := placeholders(0, n)
 	switch {
-	case name == "cel.bind" && len(args) == 3:
-		if r.kyverno {
-			return fmt.Sprintf("cel.bind(%s, %s, %s)", strings.TrimSpace(rewritten[0]), rewritten[1], rewritten[2]), true, nil
-		}
-		return fmt.Sprintf("[%s].map(%s, %s)[0]", rewritten[1], strings.TrimSpace(rewritten[0]), rewritten[2]), true, nil
-	case name == "isOmeVersion" && len(args) == 1:
-		return celIsValid(rewritten[0]), true, nil
-	case name == "omeVersionProblem" && len(args) == 1:
-		return celProblem(rewritten[0]), true, nil
-	case name == "omeVersion" && len(args) == 1 && r.kyverno && r.guard:
-		return r.chain(guardVersion(rewritten[0], kyvernoVersion("__gv")), expr, end)
-	case name == "omeVersion" && len(args) == 1 && r.kyverno:
-		return r.chain(kyvernoVersion(rewritten[0]), expr, end)
-	case name == "omeVersion" && len(args) == 1:
-		rest := expr[*end:]
-		for _, m := range []struct {
-			call    string
-			standIn func(string) string
-		}{{".hasSuffix()", celHasSuffix}, {".parts()", celParts}, {".hasV()", celHasV}} {
-			if !strings.HasPrefix(rest, m.call) {
-				continue
-			}
-			*end += len(m.call)
-			if r.guard {
-				return guardVersion(rewritten[0], m.standIn("__gv")), true, nil
-			}
-			return m.standIn(rewritten[0]), true, nil
-		}
-		if m := regexp.MustCompile(`^\.([A-Za-z_][A-Za-z0-9_]*)\(`).FindStringSubmatch(rest); m != nil {
-			return "", false, &NoStandIn{"omeVersion(...)." + m[1]}
-		}
+	case name == "isOmeVersion" && n == 1:
+		return &celrewrite.StandIn{Template: celIsValid(args[0]), Args: c.Args}, nil
+	case name == "omeVersionProblem" && n == 1:
+		return &celrewrite.StandIn{Template: celProblem(args[0]), Args: c.Args}, nil
+	case name == "omeVersion" && n == 1 && r.kyverno:
+		return &celrewrite.StandIn{Template: kyvernoVersion(args[0]), Args: c.Args}, nil
 	}
 	if f, ok := r.calls[name]; ok {
-		return r.chain(f(rewritten), expr, end)
+		return &celrewrite.StandIn{Template: f(args), Args: c.Args}, nil
 	}
-	if dot := strings.LastIndexByte(name, '.'); dot > 0 {
-		if f, ok := r.methods[name[dot+1:]]; ok {
-			return f(r.rename(name[:dot]), rewritten), true, nil
-		}
+	if strings.HasPrefix(name, "ome") {
+		return nil, &NoStandIn{Name: name}
 	}
-	return "", false, nil
+	return nil, nil
 }
 
-// chain is a stand-in followed by the methods of r that are called on it.
-func (r *celRewriter) chain(text, expr string, end *int) (string, bool, error) {
-	for *end < len(expr) && expr[*end] == '.' {
-		j := *end + 1
-		for j < len(expr) && isIdentChar(expr[j]) {
-			j++
-		}
-		f, ok := r.methods[expr[*end+1:j]]
-		if !ok || j == len(expr) || expr[j] != '(' {
-			break
-		}
-		args, after, err := callArgs(expr, j)
-		if err != nil {
-			return "", false, err
-		}
-		rewritten := make([]string, len(args))
-		for k, a := range args {
-			if rewritten[k], err = r.rewrite(a); err != nil {
-				return "", false, err
-			}
-		}
-		text, *end = f("("+text+")", rewritten), after
-	}
-	return text, true, nil
+// isCall reports whether e calls the function name with n arguments.
+func isCall(e ast.Expr, name string, n int) bool {
+	return e.Kind() == ast.CallKind && !e.AsCall().IsMemberFunction() && e.AsCall().FunctionName() == name && len(e.AsCall().Args()) == n
 }
 
 // NoStandIn is a call that the target's CEL has no stand-in for.
-type NoStandIn struct{ Name string }
+type NoStandIn struct {
+	Name string
+	// Why, when set, says why there is none.
+	Why string
+}
 
 func (e *NoStandIn) Error() string {
 	return fmt.Sprintf("CEL for Gatekeeper: no plain-CEL stand-in for %s(...)", e.Name)
 }
-
-func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-func isIdentChar(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
-
-// skipString returns the index after the string literal that starts at i
-// (single, double or triple quotes, with backslash escapes).
-func skipString(s string, i int) (int, error) {
-	q := s[i : i+1]
-	if strings.HasPrefix(s[i:], q+q+q) {
-		q = q + q + q
-	}
-	for j := i + len(q); j < len(s); j++ {
-		if s[j] == '\\' {
-			j++
-			continue
-		}
-		if strings.HasPrefix(s[j:], q) {
-			return j + len(q), nil
-		}
-	}
-	return 0, fmt.Errorf("CEL: unterminated string at %d", i)
-}
-
-// callArgs splits the arguments of the call whose "(" is at open, and
-// returns them with the index after the closing ")".
-func callArgs(s string, open int) ([]string, int, error) {
-	depth, start := 0, open+1
-	var args []string
-	for i := open; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\'':
-			end, err := skipString(s, i)
-			if err != nil {
-				return nil, 0, err
-			}
-			i = end
-			continue
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-			if depth == 0 {
-				if arg := s[start:i]; strings.TrimSpace(arg) != "" {
-					args = append(args, arg)
-				}
-				return args, i + 1, nil
-			}
-		case c == ',' && depth == 1:
-			args = append(args, s[start:i])
-			start = i + 1
-		}
-		i++
-	}
-	return nil, 0, fmt.Errorf("CEL: unbalanced call at %d", open)
-}
-
-var celVariableRef = regexp.MustCompile(`variables\.([A-Za-z_][A-Za-z0-9_]*)`)
 
 // CELVariable is one variable of a CEL policy.
 type CELVariable struct{ Name, Expression string }
@@ -412,8 +289,9 @@ func neededVariables(all []CELVariable, names ...string) []CELVariable {
 			return
 		}
 		need[n] = true
-		for _, m := range celVariableRef.FindAllStringSubmatch(v.Expression, -1) {
-			visit(m[1])
+		refs, _ := celrewrite.Variables(v.Expression)
+		for _, m := range refs {
+			visit(m)
 		}
 	}
 	for _, n := range names {
@@ -518,221 +396,23 @@ func celCode(src celSource, policies map[string]celPolicy) (*CELBlock, error) {
 	return block, nil
 }
 
-type CELValidation struct{ Expression, MessageExpression string }
+// CELValidation is a validation of K8sNativeValidation code: its
+// expression, and its message (static) or messageExpression.
+type CELValidation struct{ Expression, Message, MessageExpression string }
 
+// CELBlock is a template's K8sNativeValidation code. OME's checks have
+// variables and validations; a team's policy may have matchConditions
+// and a failurePolicy too.
 type CELBlock struct {
-	Variables   []CELVariable
-	Validations []CELValidation
+	MatchConditions []CELVariable
+	Variables       []CELVariable
+	Validations     []CELValidation
+	FailurePolicy   string
 }
 
-// homogenize wraps every element of a list literal and every value of a
-// map literal in dyn(...): Kubernetes' CEL requires the elements of a
-// literal to have one type, and the project's policies mix strings, lists
-// and maps in them. Brackets that index are left alone.
-func homogenize(expr string) (string, error) {
-	var out strings.Builder
-	for i := 0; i < len(expr); {
-		c := expr[i]
-		switch {
-		case c == '"' || c == '\'':
-			end, err := skipString(expr, i)
-			if err != nil {
-				return "", err
-			}
-			out.WriteString(expr[i:end])
-			i = end
-		case c == '[' || c == '{' || c == '(':
-			elems, end, err := bracketElements(expr, i)
-			if err != nil {
-				return "", err
-			}
-			literal := c != '(' && !indexes(expr, i)
-			if c == '[' && literal && hasOptionalElement(elems) {
-				h, err := optionalList(elems)
-				if err != nil {
-					return "", err
-				}
-				out.WriteString(h)
-				i = end
-				continue
-			}
-			out.WriteByte(c)
-			for k, e := range elems {
-				if k > 0 {
-					out.WriteByte(',')
-				}
-				if c == '{' && literal {
-					colon := topLevelColon(e)
-					if colon < 0 {
-						return "", fmt.Errorf("CEL: map entry without a key: %q", e)
-					}
-					key, err := homogenize(e[:colon])
-					if err != nil {
-						return "", err
-					}
-					val, err := homogenize(e[colon+1:])
-					if err != nil {
-						return "", err
-					}
-					fmt.Fprintf(&out, "%s: dyn(%s)", key, strings.TrimSpace(val))
-					continue
-				}
-				h, err := homogenize(e)
-				if err != nil {
-					return "", err
-				}
-				if literal && strings.TrimSpace(h) != "" {
-					fmt.Fprintf(&out, "dyn(%s)", strings.TrimSpace(h))
-				} else {
-					out.WriteString(h)
-				}
-			}
-			out.WriteByte(expr[end-1])
-			i = end
-		default:
-			out.WriteByte(c)
-			i++
-		}
-	}
-	return out.String(), nil
-}
-
-func hasOptionalElement(elems []string) bool {
-	for _, e := range elems {
-		if strings.HasPrefix(strings.TrimSpace(e), "?") {
-			return true
-		}
-	}
-	return false
-}
-
-// optionalList writes a list literal with optional elements ([a, ?b]) as
-// lists joined, each optional element a list of its value or of nothing:
-// the homogeneity check of cel-go (v0.31) fails on an optional element
-// whose type is dyn, as a field of an object under admission is.
-func optionalList(elems []string) (string, error) {
-	var parts, plain []string
-	flush := func() {
-		if len(plain) > 0 {
-			parts = append(parts, "["+strings.Join(plain, ", ")+"]")
-			plain = nil
-		}
-	}
-	for _, e := range elems {
-		h, err := homogenize(e)
-		if err != nil {
-			return "", err
-		}
-		h = strings.TrimSpace(h)
-		if strings.HasPrefix(h, "?") {
-			flush()
-			parts = append(parts, "["+strings.TrimSpace(h[1:])+"].map(__o, __o.hasValue() ? [dyn(__o.value())] : [])[0]")
-			continue
-		}
-		plain = append(plain, "dyn("+h+")")
-	}
-	flush()
-	return "(" + strings.Join(parts, " + ") + ")", nil
-}
-
-// indexes reports whether the bracket at i follows an operand, so that it
-// indexes it (a[0], m[?k], f(x)[0]) or builds a message (T{...}).
-func indexes(s string, i int) bool {
-	j := i - 1
-	for j >= 0 && (s[j] == ' ' || s[j] == '\n' || s[j] == '\t') {
-		j--
-	}
-	if j < 0 {
-		return false
-	}
-	c := s[j]
-	return isIdentChar(c) || c == ')' || c == ']' || c == '}' || c == '"' || c == '\''
-}
-
-// bracketElements splits the bracket that opens at open into its top-level
-// comma-separated elements, and returns the index after its closing bracket.
-func bracketElements(s string, open int) ([]string, int, error) {
-	depth, start := 0, open+1
-	var elems []string
-	for i := open; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\'':
-			end, err := skipString(s, i)
-			if err != nil {
-				return nil, 0, err
-			}
-			i = end
-			continue
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-			if depth == 0 {
-				if e := s[start:i]; strings.TrimSpace(e) != "" || len(elems) > 0 {
-					elems = append(elems, e)
-				}
-				return elems, i + 1, nil
-			}
-		case c == ',' && depth == 1:
-			elems = append(elems, s[start:i])
-			start = i + 1
-		}
-		i++
-	}
-	return nil, 0, fmt.Errorf("CEL: unbalanced bracket at %d", open)
-}
-
-// topLevelColon is the index of the first ":" of a map entry outside
-// brackets and strings.
-func topLevelColon(e string) int {
-	depth := 0
-	for i := 0; i < len(e); {
-		c := e[i]
-		switch {
-		case c == '"' || c == '\'':
-			end, err := skipString(e, i)
-			if err != nil {
-				return -1
-			}
-			i = end
-			continue
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-		case c == ':' && depth == 0:
-			return i
-		}
-		i++
-	}
-	return -1
-}
-
-// TeamCEL writes an expression of a team's ValidatingAdmissionPolicy
-// without the ome library: in plain CEL (Kubernetes, Gatekeeper) or, with
-// kyverno, in Kyverno's CEL, with the stand-ins of teamCalls and omeVersion
-// failing, as the library does, on a string that is no version. A call
-// with no stand-in there is a *NoStandIn error.
-func TeamCEL(expr string, kyverno bool) (string, error) {
-	rw := &celRewriter{calls: teamCalls, guard: true}
-	if kyverno {
-		rw = &celRewriter{calls: teamCalls, methods: kyvernoVersionMethods, kyverno: true, guard: true}
-	}
-	return rw.rewrite(expr)
-}
+// homogenize makes the literals of expr homogeneous
+// (celrewrite.Homogenize).
+func homogenize(expr string) (string, error) { return celrewrite.Homogenize(expr) }
 
 // CELString writes s as a CEL string literal.
 func CELString(s string) string { return celString(s) }
-
-// teamCalls are the stand-ins of the ome library's functions for a team's
-// rules, beside those the rewriter writes itself (isOmeVersion,
-// omeVersionProblem, omeVersion): only those that give the library's
-// answer on every input. The sizes, omeIsFloat and omeParseURL have none:
-// the selection policy's stand-ins leave some inputs to Gatekeeper, and a
-// team's rule cannot.
-var teamCalls = map[string]func(args []string) string{
-	"omeQuote": func(args []string) string {
-		return "[" + args[0] + "].map(__qv, " + celQuote("__qv") + ")[0]"
-	},
-}

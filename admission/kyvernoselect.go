@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ome-policy/evaluator/admission/celrewrite"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/policies/policyset"
 )
@@ -47,7 +48,7 @@ type CELRule struct {
 }
 
 // message is the rule's message as a CEL expression.
-func (c CELRule) message(r *celRewriter) (string, error) {
+func (c CELRule) message(r *celTranslator) (string, error) {
 	if c.MessageExpression != "" {
 		return r.rewrite(c.MessageExpression)
 	}
@@ -104,7 +105,7 @@ func selectionPolicies(set *policyset.Set) (map[string]celPolicy, []string, erro
 // bindAll writes body inside one cel.bind per variable of p, each named
 // prefix + its name (a binding is evaluated when first used, as a
 // variable is).
-func bindAll(p celPolicy, prefix string, r *celRewriter, body string) (string, error) {
+func bindAll(p celPolicy, prefix string, r *celTranslator, body string) (string, error) {
 	var b strings.Builder
 	for _, v := range p.Spec.Variables {
 		expr, err := r.rewrite(v.Expression)
@@ -119,7 +120,7 @@ func bindAll(p celPolicy, prefix string, r *celRewriter, body string) (string, e
 }
 
 // policyRewriter renames p's inputs (to) and variables (prefix + name).
-func policyRewriter(p celPolicy, prefix string, to map[string]string) *celRewriter {
+func policyRewriter(p celPolicy, prefix string, to map[string]string) *celTranslator {
 	inputs := map[string]string{}
 	for k, v := range to {
 		inputs[k] = v
@@ -127,7 +128,7 @@ func policyRewriter(p celPolicy, prefix string, to map[string]string) *celRewrit
 	for _, v := range p.Spec.Variables {
 		inputs["variables."+v.Name] = prefix + v.Name
 	}
-	return &celRewriter{inputs: inputs, calls: kyvernoCalls, methods: kyvernoVersionMethods, kyverno: true}
+	return &celTranslator{renames: inputs, calls: kyvernoCalls, methods: kyvernoVersionMethods, kyverno: true}
 }
 
 // kyvernoVerdict is omeVerdict(model, runtime, classes) in Kyverno's CEL:
@@ -223,7 +224,7 @@ func KyvernoSelectionCEL(set *policyset.Set) (*KyvernoSelection, error) {
 	for _, in := range src.Inputs {
 		inputs[in.Name] = "variables." + in.Name
 	}
-	r := &celRewriter{inputs: inputs, calls: calls, methods: kyvernoVersionMethods, kyverno: true}
+	r := &celTranslator{renames: inputs, calls: calls, methods: kyvernoVersionMethods, kyverno: true}
 	webhook := policies["webhook"]
 
 	// The variables the validations and src's predicates need.
@@ -235,8 +236,15 @@ func KyvernoSelectionCEL(set *policyset.Set) (*KyvernoSelection, error) {
 		used = append(used, u.Expression)
 	}
 	var names []string
-	for _, m := range celVariableRef.FindAllStringSubmatch(strings.Join(used, "\n"), -1) {
-		names = append(names, m[1])
+	for _, u := range used {
+		if strings.TrimSpace(u) == "" {
+			continue
+		}
+		refs, err := celrewrite.Variables(u)
+		if err != nil {
+			return nil, fmt.Errorf("CEL policy webhook: %w", err)
+		}
+		names = append(names, refs...)
 	}
 	sel := &KyvernoSelection{Sources: append(files, "policies/gatekeeper/"+kyvernoSelectionSource)}
 	sel.Variables = append(sel.Variables, src.Inputs...)

@@ -41,7 +41,7 @@ func kyvernoCEL(t testing.TB, vars ...cel.EnvOption) *cel.Env {
 // unstated.
 func TestKyvernoStandIns(t *testing.T) {
 	env := kyvernoCEL(t, cel.Variable("x", cel.StringType), cel.Variable("y", cel.StringType))
-	r := &celRewriter{calls: kyvernoCalls, methods: kyvernoVersionMethods, kyverno: true}
+	r := &celTranslator{calls: kyvernoCalls, methods: kyvernoVersionMethods, kyverno: true}
 	prog := func(expr string) cel.Program {
 		out, err := r.rewrite(expr)
 		if err != nil {

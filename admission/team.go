@@ -43,10 +43,15 @@ func TeamConstraintName(id string) string {
 }
 
 // TeamDoc is a team's ValidatingAdmissionPolicy for a CEL target: the
-// policy rewritten for it (TeamPolicy), and the rule it is.
+// policy rewritten for it (TeamPolicy), and the rule it is. Name is its
+// name there; Validation, when it is not -1, says that it holds only that
+// validation of the rule's (Kyverno gives one message a policy, so a rule
+// of several validations is a policy each there).
 type TeamDoc struct {
-	Rule   rules.Rule
-	Policy map[string]any
+	Rule       rules.Rule
+	Policy     map[string]any
+	Name       string
+	Validation int
 }
 
 // TeamRules are a team's rules compiled for the targets of a run.

@@ -118,23 +118,30 @@ type validation struct {
 }
 
 // vapEnv is the CEL environment of a policy's expressions: Kubernetes'
-// variables for a ValidatingAdmissionPolicy (object, oldObject, request,
-// params, namespaceObject, variables), the cel-go libraries Kubernetes
-// v1.35 offers, and the ome library. Kubernetes' own libraries (regex
-// find, quantity, URLs, IP and CIDR, format, semver, authorizer) are not
-// here: an expression that calls them does not compile, and says so.
+// (KubernetesEnvOptions), the ome library, and OME's decisions for the
+// rules that read them.
 func vapEnv() (*cel.Env, error) {
-	return cel.NewEnv(
+	return cel.NewEnv(append(KubernetesEnvOptions(), cellib.Library(),
+		cel.Variable(DecisionsDocument, cel.MapType(cel.StringType, cel.DynType)))...)
+}
+
+// KubernetesEnvOptions are the options of Kubernetes' CEL for a
+// ValidatingAdmissionPolicy, as a team's rules are read with it: its
+// variables (object, oldObject, request, params, namespaceObject,
+// variables) and the cel-go libraries Kubernetes v1.35 offers. Kubernetes'
+// own libraries (regex find, quantity, URLs, IP and CIDR, format, semver,
+// authorizer) are not here: an expression that calls them does not
+// compile, and says so.
+func KubernetesEnvOptions() []cel.EnvOption {
+	return []cel.EnvOption{
 		cel.HomogeneousAggregateLiterals(), cel.EagerlyValidateDeclarations(true), cel.DefaultUTCTimeZone(true),
 		cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(),
 		ext.Strings(ext.StringsVersion(2)), ext.Sets(), ext.TwoVarComprehensions(), ext.Lists(ext.ListsVersion(3)),
-		cellib.Library(),
 		cel.Variable("object", cel.DynType), cel.Variable("oldObject", cel.DynType),
 		cel.Variable("request", cel.DynType), cel.Variable("params", cel.DynType),
 		cel.Variable("namespaceObject", cel.DynType),
 		cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)),
-		cel.Variable(DecisionsDocument, cel.MapType(cel.StringType, cel.DynType)),
-	)
+	}
 }
 
 // loadVAPs compiles the policies of docs and gives each the severity its
@@ -337,16 +344,67 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 	return v, nil
 }
 
-// check runs the policy on o, as the API server would on its creation.
+// check runs the policy on o, as the API server would on its creation:
+// a refusal is a finding, and so is an expression that fails, unless the
+// policy's failurePolicy ignores it.
 func (v *vapRule) check(o *objects.Object, view *View, add func(rule, severity, field, msg string)) Problems {
-	if !v.match.matches(o) {
-		return nil
-	}
+	r := v.review(o, view)
 	severity := v.rule.Severities[0]
 	fail := func(msg string) {
 		if !v.failOpen {
 			add(v.rule.ID, severity, "", msg)
 		}
+	}
+	if r.Error != "" {
+		fail(r.Error)
+	}
+	for _, x := range r.Validations {
+		switch {
+		case x.Failed:
+			fail(x.Message)
+		case x.Message != "":
+			add(v.rule.ID, severity, "", x.Message)
+		}
+	}
+	return nil
+}
+
+// Review is what a CEL rule's policy says of one object's creation, as
+// the API server gives it.
+type Review struct {
+	// Reviewed says that the policy reviews the object: its
+	// matchConstraints select it and no matchCondition is false.
+	Reviewed bool
+	// Error, when a matchCondition fails (and none is false), says so;
+	// no validation then runs.
+	Error string
+	// Validations are the verdicts of the policy's validations, in
+	// order.
+	Validations []Verdict
+}
+
+// Verdict is what one validation says of an object: Message is its
+// refusal's message, "" when the object passes; Failed says that the
+// validation failed to evaluate (Message then says how).
+type Verdict struct {
+	Message string
+	Failed  bool
+}
+
+// Review is the review of o by the CEL rule id, which reads no decision
+// of OME's; ok is false when there is no such rule.
+func (s *Set) Review(id string, o *objects.Object) (r Review, ok bool) {
+	for _, v := range s.cel {
+		if v.rule.ID == id && !v.rule.Decisions {
+			return v.review(o, nil), true
+		}
+	}
+	return Review{}, false
+}
+
+func (v *vapRule) review(o *objects.Object, view *View) Review {
+	if !v.match.matches(o) {
+		return Review{}
 	}
 	ns := any(nil)
 	vars := map[string]any{}
@@ -362,15 +420,21 @@ func (v *vapRule) check(o *objects.Object, view *View, add func(rule, severity, 
 			"resource": map[string]any{"group": groupOf(o), "version": versionOf(o), "resource": resourceOf(o.Kind)},
 		},
 	}
+	// As Kubernetes' matcher: a condition that is false spares the
+	// object, whatever the others give; else the first that fails fails
+	// the review.
+	failed := ""
 	for _, c := range v.conditions {
 		out, _, err := c.prg.Eval(act)
-		if err != nil {
-			fail(fmt.Sprintf("matchCondition %q resulted in error: %v", c.name, err))
-			return nil
+		switch {
+		case err != nil && failed == "":
+			failed = fmt.Sprintf("matchCondition %q resulted in error: %v", c.name, err)
+		case err == nil && out != types.True:
+			return Review{}
 		}
-		if out != types.True {
-			return nil
-		}
+	}
+	if failed != "" {
+		return Review{Reviewed: true, Error: failed}
 	}
 	for _, x := range v.variables {
 		// A variable that fails is left out: an expression that reads it
@@ -379,36 +443,46 @@ func (v *vapRule) check(o *objects.Object, view *View, add func(rule, severity, 
 			vars[x.name] = out
 		}
 	}
+	r := Review{Reviewed: true}
 	for _, c := range v.checks {
 		out, _, err := c.prg.Eval(act)
 		switch {
 		case err != nil:
-			fail(fmt.Sprintf("expression '%s' resulted in error: %v", c.expression, err))
+			r.Validations = append(r.Validations, Verdict{Failed: true, Message: fmt.Sprintf("expression '%s' resulted in error: %v", c.expression, err)})
 		case out == types.False:
-			add(v.rule.ID, severity, "", c.messageFor(act))
+			r.Validations = append(r.Validations, Verdict{Message: c.messageFor(act)})
 		case out != types.True:
-			fail(fmt.Sprintf("expression '%s' gave %v, not a boolean", c.expression, out))
+			r.Validations = append(r.Validations, Verdict{Failed: true, Message: fmt.Sprintf("expression '%s' gave %v, not a boolean", c.expression, out)})
+		default:
+			r.Validations = append(r.Validations, Verdict{})
 		}
 	}
-	return nil
+	return r
 }
 
 // messageFor is a failed validation's message, as the API server gives
-// it: its messageExpression's string when that gives one (not empty, on
-// one line), else its message, else the expression that failed.
+// it: its messageExpression's string when that gives one (trimmed, not
+// empty, on one line, at most maxMessage bytes), else its message
+// (trimmed), else the expression that failed.
 func (c validation) messageFor(act map[string]any) string {
 	if c.messageExpr != nil {
 		if out, _, err := c.messageExpr.Eval(act); err == nil {
-			if s, ok := out.Value().(string); ok && strings.TrimSpace(s) != "" && !strings.ContainsAny(s, "\r\n") {
-				return s
+			if s, ok := out.Value().(string); ok {
+				if s = strings.TrimSpace(s); s != "" && len(s) <= maxMessage && !strings.Contains(s, "\n") {
+					return s
+				}
 			}
 		}
 	}
-	if c.message != "" {
-		return c.message
+	if m := strings.TrimSpace(c.message); m != "" {
+		return m
 	}
-	return "failed expression: " + c.expression
+	return "failed expression: " + strings.TrimSpace(c.expression)
 }
+
+// maxMessage is the longest message a messageExpression may give the API
+// server (Kubernetes' MaxEvaluatedMessageExpressionSizeBytes).
+const maxMessage = 5 * 1024
 
 func groupOf(o *objects.Object) string {
 	g, _, _ := strings.Cut(apiVersionOf(o), "/")

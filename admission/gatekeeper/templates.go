@@ -38,17 +38,33 @@ func templateYAML(t *admission.Check) []byte {
 		),
 	))
 	if t.CEL != nil {
-		var vars, vals []*yaml.Node
+		var conds, vars, vals []*yaml.Node
+		for _, v := range t.CEL.MatchConditions {
+			conds = append(conds, admission.Mapping("name", v.Name, "expression", v.Expression))
+		}
 		for _, v := range t.CEL.Variables {
 			vars = append(vars, admission.Mapping("name", v.Name, "expression", v.Expression))
 		}
 		for _, v := range t.CEL.Validations {
-			vals = append(vals, admission.Mapping("expression", v.Expression, "messageExpression", v.MessageExpression))
+			val := admission.Mapping("expression", v.Expression)
+			if v.Message != "" {
+				val.Content = append(val.Content, admission.Mapping("message", v.Message).Content...)
+			}
+			if v.MessageExpression != "" {
+				val.Content = append(val.Content, admission.Mapping("messageExpression", v.MessageExpression).Content...)
+			}
+			vals = append(vals, val)
 		}
-		code.Content = append(code.Content, admission.Mapping(
-			"engine", "K8sNativeValidation",
-			"source", admission.Mapping("variables", admission.Seq(vars...), "validations", admission.Seq(vals...)),
-		))
+		// Gatekeeper's key for the matchConditions is matchCondition.
+		source := admission.Mapping()
+		if len(conds) > 0 {
+			source.Content = append(source.Content, admission.Mapping("matchCondition", admission.Seq(conds...)).Content...)
+		}
+		source.Content = append(source.Content, admission.Mapping("variables", admission.Seq(vars...), "validations", admission.Seq(vals...)).Content...)
+		if t.CEL.FailurePolicy != "" {
+			source.Content = append(source.Content, admission.Mapping("failurePolicy", t.CEL.FailurePolicy).Content...)
+		}
+		code.Content = append(code.Content, admission.Mapping("engine", "K8sNativeValidation", "source", source))
 	}
 	doc := admission.Mapping(
 		"apiVersion", "templates.gatekeeper.sh/v1",

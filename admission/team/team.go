@@ -19,10 +19,10 @@ import (
 	"strings"
 
 	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/ext"
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ome-policy/evaluator/admission"
+	"github.com/ome-policy/evaluator/admission/celrewrite"
 	"github.com/ome-policy/evaluator/admission/rewrite"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/rules"
@@ -234,9 +234,13 @@ func compileCheck(c *admission.Check) error {
 }
 
 // Policy is a team's ValidatingAdmissionPolicy with its expressions
-// rewritten for a CEL target without the ome library: plain CEL (a
-// ValidatingAdmissionPolicy, Gatekeeper) or, with kyverno, Kyverno's CEL.
-// A call that has no stand-in there refuses the rule for target.
+// rewritten for a CEL target without the ome library
+// (admission.TeamTranslator): plain CEL, which a ValidatingAdmissionPolicy,
+// Gatekeeper and Kyverno (with kyverno, its environment) run. A validation
+// without a message gets the one Kubernetes would give it, "failed
+// expression: " and the expression as the team wrote it, not as it is
+// rewritten. A call that has no stand-in there, or an omeVersion value
+// taken where the stand-ins cannot follow it, refuses the rule for target.
 func Policy(r rules.Rule, target string, kyverno bool) (map[string]any, error) {
 	p := admission.DeepCopy(r.Policy)
 	spec, _ := p["spec"].(map[string]any)
@@ -244,59 +248,111 @@ func Policy(r rules.Rule, target string, kyverno bool) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	var vars []admission.CELVariable
+	for _, x := range objects.MapsAt(spec, "variables") {
+		vars = append(vars, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
+	}
+	tr, err := admission.NewTeamTranslator(vars)
+	if err != nil {
+		return nil, err
+	}
 	for _, key := range []string{"matchConditions", "variables", "validations"} {
 		list, _ := spec[key].([]any)
 		for i, x := range list {
 			e, _ := x.(map[string]any)
+			written := strings.TrimSpace(objects.StringAt(e, "expression"))
 			for _, field := range []string{"expression", "messageExpression"} {
 				expr, ok := e[field].(string)
 				if !ok {
 					continue
 				}
-				out, err := admission.TeamCEL(expr, kyverno)
+				at := fmt.Sprintf("spec.%s[%d].%s", key, i, field)
+				out, err := tr.Translate(expr, key == "variables" && field == "expression")
 				var missing *admission.NoStandIn
-				if errors.As(err, &missing) {
-					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.%s[%d].%s: calls %s, which has no stand-in there (its CEL has no ome library)", key, i, field, missing.Name)}
-				}
-				if err != nil {
-					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.%s[%d].%s: %v", key, i, field, err)}
+				var use *admission.VersionUse
+				switch {
+				case errors.As(err, &missing) && missing.Why != "":
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("%s: calls %s, which has no stand-in there: %s", at, missing.Name, missing.Why)}
+				case errors.As(err, &missing):
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("%s: calls %s, which has no stand-in there (its CEL has no ome library)", at, missing.Name)}
+				case errors.As(err, &use):
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("%s: %v", at, use)}
+				case err != nil:
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("%s: %v", at, err)}
 				}
 				if _, iss := env.Compile(out); iss.Err() != nil {
-					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.%s[%d].%s: without the ome library, it does not compile there: %s",
-						key, i, field, strings.Join(strings.Fields(iss.Err().Error()), " "))}
+					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("%s: without the ome library, it does not compile there: %s",
+						at, strings.Join(strings.Fields(iss.Err().Error()), " "))}
 				}
 				e[field] = out
+			}
+			if key != "validations" {
+				continue
+			}
+			if err := wordAsKubernetes(e, written, kyverno); err != nil {
+				return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("spec.validations[%d]: %v", i, err)}
 			}
 		}
 	}
 	return p, nil
 }
 
+// wordAsKubernetes makes a validation (its expression written as the
+// team wrote it) word its refusals as Kubernetes does, there: without a
+// message, Kubernetes gives "failed expression: " and the expression as
+// it is in the policy, which the rewrite changes, so the validation gets
+// that message, written as the team wrote the expression, when it has
+// one line; on several lines, a message cannot say it, and the rule is
+// refused unless the expression is as written and the target is
+// Kubernetes. For Kyverno, which gives a messageExpression's string as it
+// is (empty, on several lines, or not a string), the messageExpression
+// gives it only when Kubernetes would, and the message otherwise.
+func wordAsKubernetes(e map[string]any, written string, kyverno bool) error {
+	message := strings.TrimSpace(objects.StringAt(e, "message"))
+	if message == "" {
+		rewritten := strings.TrimSpace(objects.StringAt(e, "expression")) != written
+		switch {
+		case !strings.Contains(written, "\n"):
+			message = "failed expression: " + written
+			e["message"] = message
+		case rewritten || kyverno:
+			return fmt.Errorf("it has no message, so a refusal that its messageExpression does not word says \"failed expression: \" and the expression, " +
+				"which is rewritten there, and a message has one line: give the validation a message")
+		}
+	}
+	if m, ok := e["messageExpression"].(string); ok && kyverno {
+		out, err := celrewrite.Fill(`[__arg0].map(__m, type(__m) == string && __m.trim() != "" && !__m.trim().contains("\n") && bytes(__m.trim()).size() <= 5120 ? __m.trim() : __arg1)[0]`,
+			m, admission.CELString(message))
+		if err != nil {
+			return err
+		}
+		e["messageExpression"] = out
+	}
+	return nil
+}
+
 // teamEnv is the CEL environment of a team's policy on a target without
 // the ome library: Kubernetes' (as rules.vapEnv has it, the ome library
 // aside), or Kyverno's.
 func teamEnv(kyverno bool) (*cel.Env, error) {
-	opts := []cel.EnvOption{
-		cel.HomogeneousAggregateLiterals(), cel.EagerlyValidateDeclarations(true), cel.DefaultUTCTimeZone(true),
-		cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(),
-		ext.Strings(ext.StringsVersion(2)), ext.Sets(), ext.TwoVarComprehensions(), ext.Lists(ext.ListsVersion(3)),
-	}
+	opts := rules.KubernetesEnvOptions()
 	if kyverno {
 		opts = admission.KyvernoEnvOptions()
+		for _, v := range []string{"object", "oldObject", "request", "params", "namespaceObject"} {
+			opts = append(opts, cel.Variable(v, cel.DynType))
+		}
+		opts = append(opts, cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)))
 	}
-	for _, v := range []string{"object", "oldObject", "request", "params", "namespaceObject"} {
-		opts = append(opts, cel.Variable(v, cel.DynType))
-	}
-	opts = append(opts, cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)))
 	return cel.NewEnv(opts...)
 }
 
 // CELCheck is a team's ValidatingAdmissionPolicy as a Gatekeeper check
-// whose code is CEL (K8sNativeValidation): its expressions in plain CEL
-// (Policy), each matchCondition asked before every validation (a
-// Gatekeeper template has no matchConditions of its own). Its constraint
-// matches the kinds the policy judges; a policy that names objects
-// (resourceNames) cannot be a constraint's match, and is refused.
+// whose code is CEL (K8sNativeValidation, which Gatekeeper evaluates with
+// Kubernetes' own validator): its matchConditions, variables, validations
+// (with their messages) and failurePolicy, the expressions in plain CEL
+// (Policy). Its constraint matches the kinds the policy judges; a policy
+// that names objects (resourceNames) cannot be a constraint's match, and
+// is refused.
 func CELCheck(r rules.Rule, release, generator string) (*admission.Check, error) {
 	if r.ByName {
 		return nil, &Refusal{Rule: r, Target: TargetGatekeeper, Reason: "its matchConstraints name objects (resourceNames), which a constraint's match cannot say"}
@@ -305,42 +361,37 @@ func CELCheck(r rules.Rule, release, generator string) (*admission.Check, error)
 	if err != nil {
 		return nil, err
 	}
-	spec, _ := p["spec"].(map[string]any)
-	var conds []string
-	for _, x := range objects.MapsAt(spec, "matchConditions") {
-		conds = append(conds, "!("+strings.TrimSpace(objects.StringAt(x, "expression"))+")")
-	}
-	block := &admission.CELBlock{}
-	for _, x := range objects.MapsAt(spec, "variables") {
-		block.Variables = append(block.Variables, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
-	}
-	for _, x := range objects.MapsAt(spec, "validations") {
-		expr := strings.TrimSpace(objects.StringAt(x, "expression"))
-		if len(conds) > 0 {
-			expr = strings.Join(conds, " || ") + " || (" + expr + ")"
-		}
-		fallback := admission.CELString(objects.StringAt(x, "message"))
-		if objects.StringAt(x, "message") == "" {
-			fallback = admission.CELString("failed expression: " + objects.StringAt(x, "expression"))
-		}
-		msg := fallback
-		if m := strings.TrimSpace(objects.StringAt(x, "messageExpression")); m != "" {
-			msg = "[" + m + "].map(__m, __m != \"\" ? __m : " + fallback + ")[0]"
-		}
-		block.Validations = append(block.Validations, admission.CELValidation{Expression: expr, MessageExpression: msg})
-	}
 	return &admission.Check{
 		Team:        &r,
 		Name:        strings.ToLower(admission.TeamKind(r.ID)),
 		Kind:        admission.TeamKind(r.ID),
 		Title:       r.ID,
 		Release:     release,
-		Description: strings.TrimSuffix(r.Description, ".") + ". A team's own rule, the ValidatingAdmissionPolicy " + r.ID + " of " + r.File + ".",
+		Description: strings.TrimPrefix(strings.TrimSuffix(r.Description, ".")+". ", ". ") + "A team's own rule, the ValidatingAdmissionPolicy " + r.ID + " of " + r.File + ".",
 		Parameters:  admission.Mapping("type", "object"),
 		Generator:   generator,
-		CEL:         block,
+		CEL:         PolicyCode(p),
 		Sources:     []string{r.File},
 	}, nil
+}
+
+// PolicyCode is the CEL code of a policy (a ValidatingAdmissionPolicy, or
+// a Kyverno ValidatingPolicy, whose spec says it alike): its
+// matchConditions, variables, validations and failurePolicy.
+func PolicyCode(policy map[string]any) *admission.CELBlock {
+	spec, _ := policy["spec"].(map[string]any)
+	b := &admission.CELBlock{FailurePolicy: objects.StringAt(spec, "failurePolicy")}
+	for _, x := range objects.MapsAt(spec, "matchConditions") {
+		b.MatchConditions = append(b.MatchConditions, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
+	}
+	for _, x := range objects.MapsAt(spec, "variables") {
+		b.Variables = append(b.Variables, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
+	}
+	for _, x := range objects.MapsAt(spec, "validations") {
+		b.Validations = append(b.Validations, admission.CELValidation{Expression: objects.StringAt(x, "expression"),
+			Message: objects.StringAt(x, "message"), MessageExpression: objects.StringAt(x, "messageExpression")})
+	}
+	return b
 }
 
 // Compile compiles every rule of own for each of targets: for
@@ -393,9 +444,9 @@ func Compile(own *rules.Set, targets, leaveOut []string, release, generator stri
 			default:
 				var p map[string]any
 				if p, err = Policy(r, target, target == TargetKyverno); err == nil && target == TargetKyverno {
-					out.Kyverno = append(out.Kyverno, admission.TeamDoc{Rule: r, Policy: p})
+					out.Kyverno = append(out.Kyverno, KyvernoDocs(r, p)...)
 				} else if err == nil {
-					out.Native = append(out.Native, admission.TeamDoc{Rule: r, Policy: p})
+					out.Native = append(out.Native, admission.TeamDoc{Rule: r, Policy: p, Name: r.ID, Validation: -1})
 				}
 			}
 			var refusal *Refusal
@@ -438,6 +489,32 @@ func accounted(own *rules.Set, targets []string, out admission.TeamRules) error 
 		}
 	}
 	return nil
+}
+
+// KyvernoDocs are a team's policy, rewritten for Kyverno (Policy), as
+// Kyverno's ValidatingPolicies: the policy itself when it has one
+// validation; else a policy each, named after the rule and the
+// validation's number (from 1), with the same match, matchConditions and
+// variables. Kyverno stops at a policy's first failing validation and
+// gives its message alone, where Kubernetes and evaluate lint give the
+// message of each.
+func KyvernoDocs(r rules.Rule, p map[string]any) []admission.TeamDoc {
+	spec, _ := p["spec"].(map[string]any)
+	vals, _ := spec["validations"].([]any)
+	if len(vals) <= 1 {
+		return []admission.TeamDoc{{Rule: r, Policy: p, Name: r.ID, Validation: -1}}
+	}
+	var out []admission.TeamDoc
+	for i, v := range vals {
+		one := admission.DeepCopy(p)
+		name := fmt.Sprintf("%s-%d", r.ID, i+1)
+		if meta, ok := one["metadata"].(map[string]any); ok {
+			meta["name"] = name
+		}
+		one["spec"].(map[string]any)["validations"] = []any{admission.DeepCopy(map[string]any{"v": v})["v"]}
+		out = append(out, admission.TeamDoc{Rule: r, Policy: one, Name: name, Validation: i})
+	}
+	return out
 }
 
 // decisionsRefusal says, by target, why a policy (CEL) that reads OME's

@@ -123,6 +123,7 @@ spec:
   - expression: >-
       !has(object.spec.supportedModelFormats) || object.spec.supportedModelFormats.all(f,
         !has(f.modelFramework) || !has(f.modelFramework.version) || !omeVersion(f.modelFramework.version).hasSuffix())
+    message: a framework version has no suffix
     messageExpression: object.metadata.name + ' has a suffix'
 `), 0o644))
 	unguarded, err := rules.Load([]string{dir}, nil)
@@ -187,21 +188,39 @@ spec:
 // TestTeamRulesRefused: a rule that a target cannot hold is refused,
 // naming the rule, the target and why (the builtin, where one is missing).
 func TestTeamRulesRefused(t *testing.T) {
-	policy := func(expr string) string {
-		return "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec:\n  matchConstraints:\n    resourceRules:\n    - {apiGroups: [ome.io], apiVersions: ['*'], operations: [CREATE], resources: ['*']}\n  validations:\n  - expression: '" + expr + "'\n"
+	policyWith := func(variables, expr string) string {
+		return "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec:\n  matchConstraints:\n    resourceRules:\n    - {apiGroups: [ome.io], apiVersions: ['*'], operations: [CREATE], resources: ['*']}\n" +
+			variables + "  validations:\n  - expression: '" + expr + "'\n"
 	}
+	policy := func(expr string) string { return policyWith("", expr) }
 	for _, tc := range []struct {
 		name, file, text, target string
 		kyverno                  bool
 		want                     string
 	}{
 		{"a size in plain CEL", "p.yaml", policy(`omeSize("1B") > 0.0`), TargetNative, false,
-			"rule p cannot go into the ValidatingAdmissionPolicies (--native-out): spec.validations[0].expression: calls omeSize, which has no stand-in there (its CEL has no ome library)"},
+			"rule p cannot go into the ValidatingAdmissionPolicies (--native-out): spec.validations[0].expression: calls omeSize, which has no stand-in there: a size is read by Go's strconv.ParseFloat"},
 		{"a size in Kyverno", "p.yaml", policy(`omeSizeCompare("1B", "2B") < 0`), TargetKyverno, true,
-			"rule p cannot go into the Kyverno bundle: spec.validations[0].expression: calls omeSizeCompare, which has no stand-in there (its CEL has no ome library)"},
-		{"compareTo in plain CEL", "p.yaml", policy(`omeVersion("1.2").compareTo(omeVersion("1.3")) < 0`), TargetNative, false,
-			"rule p cannot go into the ValidatingAdmissionPolicies (--native-out): spec.validations[0].expression: calls omeVersion(...).compareTo, which has no stand-in there (its CEL has no ome library)"},
-		{"a method Kyverno's stand-in lacks", "p.yaml", policy(`omeVersion("1.2").major() > 0u`), TargetKyverno, true,
+			"rule p cannot go into the Kyverno bundle: spec.validations[0].expression: calls omeSizeCompare, which has no stand-in there: a size is read by Go's strconv.ParseFloat"},
+		{"a float in plain CEL", "p.yaml", policy(`omeIsFloat(object.metadata.name)`), TargetNative, false,
+			"spec.validations[0].expression: calls omeIsFloat, which has no stand-in there: Go's strconv.ParseFloat refuses a number beyond float64's range"},
+		{"a URL in Kyverno", "p.yaml", policy(`omeParseURL(object.metadata.name).error == ""`), TargetKyverno, true,
+			"spec.validations[0].expression: calls omeParseURL, which has no stand-in there: Go's net/url.Parse"},
+		{"a version in type()", "p.yaml", policy(`type(omeVersion("1.2")) != string`), TargetNative, false,
+			`spec.validations[0].expression: it takes an omeVersion value in type(omeVersion("1.2")), where its stand-in (a map of the version's parts) would not answer as the library does`},
+		{"a version in a list with in", "p.yaml", policy(`omeVersion("1.2") in [omeVersion("1.2.0")]`), TargetKyverno, true,
+			"spec.validations[0].expression: it takes an omeVersion value in "},
+		{"lists of versions compared", "p.yaml", policy(`[omeVersion("1.2")] == [omeVersion("1.2.0")]`), TargetNative, false,
+			"spec.validations[0].expression: it takes an omeVersion value in "},
+		{"a version compared with a string", "p.yaml", policy(`dyn(omeVersion("1.2")) != "1.2"`), TargetNative, false,
+			"spec.validations[0].expression: it takes an omeVersion value in dyn("},
+		{"a variable of versions", "p.yaml", policyWith("  variables:\n  - {name: vs, expression: '[omeVersion(\"1.2\")]'}\n", `variables.vs.all(v, v.hasV())`), TargetNative, false,
+			"spec.validations[0].expression: it takes an omeVersion value in variables.vs.all(v, v.hasV())"},
+		{"a variable read as another", "p.yaml", policyWith("  variables:\n  - {name: v, expression: 'omeVersion(\"1.2\")'}\n  - {name: w, expression: variables.v}\n", `variables.w.hasV()`), TargetNative, false,
+			"spec.variables[1].expression: it takes an omeVersion value from another variable (variables.v) as a variable's value"},
+		{"a validation without a message, whose expression is rewritten over several lines", "p.yaml", strings.Replace(policy("X"), "'X'", ">-\n      object.spec.supportedModelFormats.all(f,\n        omeVersion(f.modelFramework.version).hasV())", 1), TargetNative, false,
+			"spec.validations[0]: it has no message, so a refusal that its messageExpression does not word says \"failed expression: \" and the expression, which is rewritten there, and a message has one line: give the validation a message"},
+		{"a two-variable comprehension in Kyverno", "p.yaml", policy(`object.metadata.labels.all(k, v, v != "")`), TargetKyverno, true,
 			"rule p cannot go into the Kyverno bundle: spec.validations[0].expression: without the ome library, it does not compile there:"},
 		{"a Rego rule that reads a document no file holds", "a.rego", "package a\n\nimport data.c\n\ndeny contains \"x\" if c.y\n", TargetGatekeeper, false,
 			"rule a cannot go into the Gatekeeper bundle: a.rego:3: data.c: no file of the rules holds it, and a template holds only the rule's packages and OME's decisions"},

@@ -48,6 +48,9 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			for _, id := range opts.Team.Untriggered() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "notice: rule %s fires on none of its rule cases and none of the objects of --lint: its suites prove only that it compiles\n", id)
+			}
 			if err := writeBundle(cmd, out, b.Gatekeeper, gatekeeper.Owned, check); err != nil {
 				return err
 			}
@@ -108,9 +111,6 @@ func (t *bundleRules) inputs(cmd *cobra.Command, set *policyset.Set, targets, ca
 	}
 	if err := opts.Team.Judge(opts.Objects); err != nil {
 		return opts, rulesError(cmd, err)
-	}
-	for _, id := range opts.Team.Untriggered() {
-		fmt.Fprintf(cmd.ErrOrStderr(), "notice: rule %s fires on none of its rule cases and none of the objects of --lint: its suites prove only that it compiles\n", id)
 	}
 	return opts, nil
 }

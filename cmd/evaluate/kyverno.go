@@ -56,6 +56,9 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			for _, n := range kyverno.TeamNotices(opts) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "notice: "+n)
+			}
 			if err := writeBundle(cmd, out, b, kyverno.Owned(), check); err != nil {
 				return err
 			}

@@ -529,3 +529,62 @@ func TestCorpusSelectAgreesWithLint(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, services, 3)
 }
+
+// The CEL rule forms of testdata/rules/corpus through the commands a user
+// types: evaluate lint --rules finds against some object of each folder
+// and not another; evaluate gatekeeper (with --native-out) and evaluate
+// kyverno write each rule with exit 0 and no notice (each rule refuses an
+// object of --lint, so its suites and Tests test it); a rule whose call
+// has no stand-in in CEL is refused by both, by name, with exit 2, and
+// nothing is written.
+func TestCorpusCELRulesThroughTheCommands(t *testing.T) {
+	dirs, err := filepath.Glob(at("testdata/rules/corpus/cel-*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			rulesDir, objs := filepath.Join(dir, "rules"), filepath.Join(dir, "objects.yaml")
+			lint := evaluate(t, 60*time.Second, "", "lint", "--rules", rulesDir, "-o", "json", objs)
+			require.Contains(t, []int{0, 1}, lint.code, lint.stderr)
+			var doc struct {
+				Findings []struct {
+					Rule   string
+					Object struct{ Name string }
+				}
+			}
+			require.NoError(t, json.Unmarshal([]byte(lint.stdout), &doc))
+			refused := map[string]bool{}
+			for _, f := range doc.Findings {
+				if strings.HasPrefix(f.Rule, "corpus-") {
+					refused[f.Object.Name] = true
+				}
+			}
+			require.NotEmpty(t, refused, "the folder's rule finds against some object")
+			out := t.TempDir()
+			for _, args := range [][]string{
+				{"gatekeeper", "--out", filepath.Join(out, "gk"), "--native-out", filepath.Join(out, "native")},
+				{"kyverno", "--out", filepath.Join(out, "ky")},
+			} {
+				r := evaluate(t, 60*time.Second, "", append(args, "--rules", rulesDir, "--lint", objs)...)
+				require.Equal(t, 0, r.code, r.stderr)
+				require.NotContains(t, r.stderr, "notice: rule corpus-")
+			}
+			require.FileExists(t, filepath.Join(out, "native", "team-rules.yaml"))
+			require.FileExists(t, filepath.Join(out, "ky", "team", ".kyverno-test", "kyverno-test.yaml"))
+		})
+	}
+	// The compareTo form with a size comparison, which has no stand-in.
+	src, err := os.ReadFile(at("testdata/rules/corpus/cel-compareto/rules/transformers-floor.yaml"))
+	require.NoError(t, err)
+	rulesDir := t.TempDir()
+	text := strings.Replace(string(src), `omeVersion(f.modelFramework.version).compareTo(omeVersion("4.40.1")) >= 0)`, `omeSizeCompare(f.modelFramework.version, "4.40.1") >= 0)`, 1)
+	require.NoError(t, os.WriteFile(filepath.Join(rulesDir, "floor.yaml"), []byte(text), 0o644))
+	for _, cmd := range []string{"gatekeeper", "kyverno"} {
+		out := filepath.Join(t.TempDir(), "out")
+		r := evaluate(t, 60*time.Second, "", cmd, "--rules", rulesDir, "--out", out)
+		require.Equal(t, 2, r.code, r.stderr)
+		require.Contains(t, r.stderr, "floor.yaml:4: rule corpus-transformers-floor cannot go into the")
+		require.Contains(t, r.stderr, "spec.validations[0].expression: calls omeSizeCompare, which has no stand-in there")
+		require.NoDirExists(t, out)
+	}
+}
