@@ -1,13 +1,18 @@
 package rules
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/ext"
+	"github.com/google/cel-go/interpreter"
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/builtins/cellib"
@@ -104,14 +109,22 @@ type vapRule struct {
 	variables  []namedProgram
 	checks     []validation
 	failOpen   bool // failurePolicy: Ignore
+	sandbox    Sandbox
+	// bindingFiles are the files of its bindings.
+	bindingFiles []string
+	// stopped is set once the sandbox stopped the policy on an object:
+	// it judges no object after it.
+	stopped atomic.Bool
 }
 
 type namedProgram struct {
 	name, expression string
 	prg              cel.Program
+	line             int // of the expression in its file
 }
 
 type validation struct {
+	line                int // of the expression in its file
 	expression, message string
 	messageExpr         cel.Program // nil without a messageExpression
 	prg                 cel.Program
@@ -129,6 +142,8 @@ func vapEnv() (*cel.Env, error) {
 		cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(),
 		ext.Strings(ext.StringsVersion(2)), ext.Sets(), ext.TwoVarComprehensions(), ext.Lists(ext.ListsVersion(3)),
 		cellib.Library(),
+		// Costs as Kubernetes counts them: a presence test (has) is free.
+		cel.CostEstimatorOptions(checker.PresenceTestHasCost(false)),
 		cel.Variable("object", cel.DynType), cel.Variable("oldObject", cel.DynType),
 		cel.Variable("request", cel.DynType), cel.Variable("params", cel.DynType),
 		cel.Variable("namespaceObject", cel.DynType),
@@ -138,8 +153,8 @@ func vapEnv() (*cel.Env, error) {
 }
 
 // loadVAPs compiles the policies of docs and gives each the severity its
-// bindings give it.
-func loadVAPs(docs []vapDocument) ([]*vapRule, error) {
+// bindings give it, to run under sb.
+func loadVAPs(docs []vapDocument, sb Sandbox) ([]*vapRule, error) {
 	if len(docs) == 0 {
 		return nil, nil
 	}
@@ -159,6 +174,7 @@ func loadVAPs(docs []vapDocument) ([]*vapRule, error) {
 		if v == nil {
 			continue
 		}
+		v.sandbox = sb
 		if _, twice := byName[v.rule.ID]; !twice {
 			byName[v.rule.ID] = v
 		}
@@ -188,6 +204,7 @@ func loadVAPs(docs []vapDocument) ([]*vapRule, error) {
 			spec, _ := d.value["spec"].(map[string]any)
 			if v := byName[objects.StringAt(spec, "policyName")]; v != nil {
 				v.rule.Bindings = append(v.rule.Bindings, d.value)
+				v.bindingFiles = append(v.bindingFiles, d.file)
 			}
 		}
 	}
@@ -296,7 +313,16 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 			probs = append(probs, d.problem(field, "must give a %s, not a %s", want, t))
 			return nil
 		}
-		prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
+		// An estimate that CEL cannot bound (MaxUint64: a list whose size
+		// comes of the object's, such as lists.range(size(x))) says
+		// nothing; the runtime limit stops it where it runs away.
+		if cost, err := env.EstimateCost(ast, emptyInputs{}); err == nil && cost.Max > PerCallCostLimit && cost.Max < math.MaxUint64 {
+			probs = append(probs, d.problem(field, "its estimated cost is %d even on an object whose lists, maps and strings are empty, "+
+				"over Kubernetes' limit of %d per expression: the API server would stop every evaluation of it", cost.Max, PerCallCostLimit))
+			return nil
+		}
+		prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.CostLimit(PerCallCostLimit),
+			cel.CostTrackerOptions(interpreter.PresenceTestHasCost(false)), cel.InterruptCheckFrequency(checkFrequency))
 		if err != nil {
 			probs = append(probs, d.problem(field, "%s", err))
 			return nil
@@ -306,7 +332,8 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 	for i, c := range objects.MapsAt(spec, "matchConditions") {
 		field := objects.IndexPath("spec.matchConditions", i)
 		n, _ := c["name"].(string)
-		v.conditions = append(v.conditions, namedProgram{name: n, expression: objects.StringAt(c, "expression"), prg: compile(field+".expression", objects.StringAt(c, "expression"), cel.BoolType)})
+		v.conditions = append(v.conditions, namedProgram{name: n, expression: objects.StringAt(c, "expression"), prg: compile(field+".expression", objects.StringAt(c, "expression"), cel.BoolType),
+			line: objects.LineAt(d.pos, field+".expression", d.line)})
 	}
 	for i, c := range objects.MapsAt(spec, "variables") {
 		field := objects.IndexPath("spec.variables", i)
@@ -314,7 +341,8 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 		if n == "" {
 			probs = append(probs, d.problem(field+".name", "a variable needs a name"))
 		}
-		v.variables = append(v.variables, namedProgram{name: n, expression: objects.StringAt(c, "expression"), prg: compile(field+".expression", objects.StringAt(c, "expression"), nil)})
+		v.variables = append(v.variables, namedProgram{name: n, expression: objects.StringAt(c, "expression"), prg: compile(field+".expression", objects.StringAt(c, "expression"), nil),
+			line: objects.LineAt(d.pos, field+".expression", d.line)})
 	}
 	checks := objects.MapsAt(spec, "validations")
 	if len(checks) == 0 {
@@ -322,7 +350,8 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 	}
 	for i, c := range checks {
 		field := objects.IndexPath("spec.validations", i)
-		val := validation{expression: objects.StringAt(c, "expression"), message: objects.StringAt(c, "message"), prg: compile(field+".expression", objects.StringAt(c, "expression"), cel.BoolType)}
+		val := validation{expression: objects.StringAt(c, "expression"), message: objects.StringAt(c, "message"), prg: compile(field+".expression", objects.StringAt(c, "expression"), cel.BoolType),
+			line: objects.LineAt(d.pos, field+".expression", d.line)}
 		if _, given := c["messageExpression"]; given {
 			val.messageExpr = compile(field+".messageExpression", objects.StringAt(c, "messageExpression"), cel.StringType)
 		}
@@ -337,16 +366,41 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 	return v, nil
 }
 
-// check runs the policy on o, as the API server would on its creation.
+// check runs the policy on o, as the API server would on its creation,
+// within the sandbox's limits. An expression that fails fails the object
+// with the API server's message (failurePolicy Fail), and is a problem
+// besides, naming the policy, the object and the error, whatever the
+// failure policy: the rule is wrong, and says nothing of the object.
 func (v *vapRule) check(o *objects.Object, view *View, add func(rule, severity, field, msg string)) Problems {
-	if !v.match.matches(o) {
+	if v.stopped.Load() || !v.match.matches(o) {
 		return nil
 	}
 	severity := v.rule.Severities[0]
-	fail := func(msg string) {
-		if !v.failOpen {
-			add(v.rule.ID, severity, "", msg)
+	var probs Problems
+	ctx, done := v.sandbox.evaluation()
+	defer done()
+	// failed says whether an evaluation failed, and what it means: the
+	// sandbox stopped it (the policy is not run on another object), or
+	// the expression failed (the object fails, unless failurePolicy is
+	// Ignore).
+	failed := func(line int, what string, err error, message string) bool {
+		if err == nil {
+			return false
 		}
+		if s := stopCause(ctx); s != nil {
+			v.stopped.Store(true)
+			probs = append(probs, stopProblem(v.rule, o, s))
+			return true
+		}
+		why := err.Error()
+		if strings.Contains(why, "cost limit exceeded") {
+			why = fmt.Sprintf("past Kubernetes' cost limit of %d per expression (%s)", PerCallCostLimit, why)
+		}
+		probs = append(probs, evalProblem(v.rule, v.rule.File, line, o, fmt.Sprintf("%s: %s", what, why)))
+		if message != "" && !v.failOpen {
+			add(v.rule.ID, severity, "", message)
+		}
+		return true
 	}
 	ns := any(nil)
 	vars := map[string]any{}
@@ -363,42 +417,66 @@ func (v *vapRule) check(o *objects.Object, view *View, add func(rule, severity, 
 		},
 	}
 	for _, c := range v.conditions {
-		out, _, err := c.prg.Eval(act)
-		if err != nil {
-			fail(fmt.Sprintf("matchCondition %q resulted in error: %v", c.name, err))
-			return nil
+		out, _, err := c.prg.ContextEval(ctx, act)
+		if failed(c.line, fmt.Sprintf("matchCondition %q", c.name), err, fmt.Sprintf("matchCondition %q resulted in error: %v", c.name, err)) {
+			return probs
 		}
 		if out != types.True {
-			return nil
+			return probs
 		}
 	}
 	for _, x := range v.variables {
 		// A variable that fails is left out: an expression that reads it
 		// fails in turn, naming it.
-		if out, _, err := x.prg.Eval(act); err == nil {
+		out, _, err := x.prg.ContextEval(ctx, act)
+		if err == nil {
 			vars[x.name] = out
+		} else if s := stopCause(ctx); s != nil {
+			failed(x.line, "", err, "")
+			return probs
 		}
 	}
 	for _, c := range v.checks {
-		out, _, err := c.prg.Eval(act)
+		out, _, err := c.prg.ContextEval(ctx, act)
 		switch {
-		case err != nil:
-			fail(fmt.Sprintf("expression '%s' resulted in error: %v", c.expression, err))
+		case failed(c.line, fmt.Sprintf("expression '%s'", c.expression), err, fmt.Sprintf("expression '%s' resulted in error: %v", c.expression, err)):
+			if v.stopped.Load() {
+				return probs
+			}
 		case out == types.False:
-			add(v.rule.ID, severity, "", c.messageFor(act))
+			add(v.rule.ID, severity, "", c.messageFor(ctx, act))
 		case out != types.True:
-			fail(fmt.Sprintf("expression '%s' gave %v, not a boolean", c.expression, out))
+			probs = append(probs, evalProblem(v.rule, v.rule.File, c.line, o, fmt.Sprintf("expression '%s' gave %v, not a boolean", c.expression, out)))
+			if !v.failOpen {
+				add(v.rule.ID, severity, "", fmt.Sprintf("expression '%s' gave %v, not a boolean", c.expression, out))
+			}
 		}
 	}
+	return probs
+}
+
+// emptyInputs is a cost estimator that takes every list, map and string
+// whose size CEL does not know (those of the object under review, and of
+// what is made of them) as empty: the estimate is then what the expression
+// costs at the least, on any object. The API server stops an evaluation
+// past its limit however the policy was written, so one whose least cost
+// is over it can never pass.
+type emptyInputs struct{}
+
+func (emptyInputs) EstimateSize(checker.AstNode) *checker.SizeEstimate {
+	return &checker.SizeEstimate{}
+}
+
+func (emptyInputs) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
 	return nil
 }
 
 // messageFor is a failed validation's message, as the API server gives
 // it: its messageExpression's string when that gives one (not empty, on
 // one line), else its message, else the expression that failed.
-func (c validation) messageFor(act map[string]any) string {
+func (c validation) messageFor(ctx context.Context, act map[string]any) string {
 	if c.messageExpr != nil {
-		if out, _, err := c.messageExpr.Eval(act); err == nil {
+		if out, _, err := c.messageExpr.ContextEval(ctx, act); err == nil {
 			if s, ok := out.Value().(string); ok && strings.TrimSpace(s) != "" && !strings.ContainsAny(s, "\r\n") {
 				return s
 			}

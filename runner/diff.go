@@ -145,6 +145,8 @@ type Diff struct {
 	// report (diff.RuleChanges). Their problems are a rules.Problems
 	// error.
 	Rules []string
+	// Sandbox is what the rules may do (rules.Sandbox).
+	Sandbox rules.Sandbox
 }
 
 // Sides sets where d's two sides come from, as a command line names them:
@@ -247,7 +249,7 @@ func (d *Diff) ownRules(set func() (*policyset.Set, error)) (*policyset.Set, *si
 	if err != nil {
 		return nil, nil, err
 	}
-	ome, own, err := OwnRulesFor(s, d.Rules)
+	ome, own, err := OwnRulesFor(s, d.Rules, d.Sandbox)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -23,7 +23,7 @@ type reportOptions struct {
 	engineName string
 	format     string
 	out        string
-	rules      []string
+	rules      ruleOptions
 }
 
 func newReportCommand(g *globalOptions) *cobra.Command {
@@ -87,7 +87,7 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	_, own, err := ownRules(cmd, set, o.rules)
+	_, own, err := ownRules(cmd, set, &o.rules)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ type selectOptions struct {
 	engineName string
 	format     string
 	strict     bool
-	rules      []string
+	rules      ruleOptions
 }
 
 func newSelectCommand(g *globalOptions) *cobra.Command {
@@ -53,7 +53,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	_, own, err := ownRules(cmd, set, o.rules)
+	_, own, err := ownRules(cmd, set, &o.rules)
 	if err != nil {
 		return err
 	}
