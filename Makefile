@@ -3,6 +3,9 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 FUZZTIME ?= 10s
+# The short runs of the fuzz targets where a pull request's input enters
+# (fuzz-input, part of make test), each.
+FUZZSHORT ?= 3s
 RUNS    ?= 5
 BEFORE  ?=
 BASE    ?=
@@ -20,7 +23,7 @@ VERSION  ?= $(shell git describe --tags --dirty 2>/dev/null)
 REVISION ?= $(shell git describe --always --dirty --abbrev=40 --exclude='*' 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: FORCE all build install docs prereqs test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean bundles gatekeeper gator gator-verify kyverno kyverno-cli kyverno-verify tools cluster cluster-down e2e e2e-vet screenshot
+.PHONY: FORCE all build install docs prereqs test unit race cases fmt fmt-check vet fuzz fuzz-input bench capabilities celcache crdschema clean bundles gatekeeper gator gator-verify kyverno kyverno-cli kyverno-verify tools cluster cluster-down e2e e2e-vet screenshot
 
 all: build test
 
@@ -33,13 +36,14 @@ install:
 
 # vet, formatting, Go tests (unit, golden, differential, CLI, and the
 # floors of docs/architecture.md held against the imports), the workers'
-# shared batch under the race detector, the release's linux/amd64 snapshot
+# shared batch under the race detector, a few seconds of fuzzing where a
+# pull request's input enters (fuzz-input), the release's linux/amd64 snapshot
 # (release-check, at the end of this file), gator on every Gatekeeper suite,
 # the end-to-end checks on a local cluster, then every case file and Rego unit
 # test through the command a user types, on both engines. The last line is
 # the case runner's "N passed, M failed". Its prerequisites are checked
 # first (prereqs).
-test: prereqs vet fmt-check unit race release-check gator-verify kyverno-verify e2e cases
+test: prereqs vet fmt-check unit race fuzz-input release-check gator-verify kyverno-verify e2e cases
 
 # What the tests need beyond Go and make (Chromium, git, a C compiler for
 # the race detector), checked before anything else: installed with apt-get
@@ -88,6 +92,15 @@ fuzz:
 	$(GO) test ./objects -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./admission -run '^$$' -fuzz '^FuzzStandIn$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./output -run '^$$' -fuzz '^FuzzAppendJSONString$$' -fuzztime $(FUZZTIME)
+	$(MAKE) fuzz-input FUZZSHORT=$(FUZZTIME)
+
+# The fuzz targets where a pull request's input enters, FUZZSHORT each
+# (part of make test): the reading of objects (sizes, aliases, nesting,
+# links) and of a team's rules (their sandbox and limits). Their corpora
+# are in testdata/fuzz of their packages.
+fuzz-input:
+	$(GO) test ./objects -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZSHORT)
+	$(GO) test ./rules -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZSHORT)
 
 # The Go benchmarks of the hot paths (allocations reported), then the
 # tables: bench/run.sh (evaluate match per engine against the bare plain-Go
