@@ -107,7 +107,8 @@ fuzz-input:
 # program, on the catalog and three shapes of generated cluster),
 # bench/gatekeeper.sh (the templates per object in gator test, at 100, 1,000
 # and 10,000 runtimes), bench/lint.sh (evaluate lint on one core, at 700,
-# 11,200 and 45,000 runtimes), bench/diff.sh (evaluate diff of 5 and of
+# 11,200 and 45,000 runtimes, and with --rules at 700 and 11,200),
+# bench/diff.sh (evaluate diff of 5 and of
 # every runtime against one match, 300 x 700) and bench/commands.sh
 # (select, explain, report and test), each written into
 # docs/performance.md between its markers. Every evaluate row runs beside
@@ -122,7 +123,7 @@ bench: gator
 	status=0; \
 	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/run.sh RUNS ONE_RUNS DATASETS RELEASES || status=1; \
 	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/doc.sh bench/gatekeeper.sh RUNS SIZES ONLY SELECTION_OBJECTS LINT_OBJECTS FLOOR || status=1; \
-	BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/lint.sh RUNS SIZES ENGINES RELEASES || status=1; \
+	BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/lint.sh RUNS SIZES ENGINES RELEASES RULES_SIZES || status=1; \
 	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/diff.sh RUNS ENGINES RELEASES || status=1; \
 	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/commands.sh RUNS ENGINES RELEASES COMMANDS || status=1; \
 	exit $$status
