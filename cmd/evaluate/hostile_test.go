@@ -173,6 +173,11 @@ deny contains msg if {
 			assert.Contains(t, r.stderr, filepath.Join(send, "send.rego")+":4: calls http.send, which reaches the network: rules run in a sandbox that refuses it")
 		})
 	}
+	// A Rego unit test run without --rules is held to the same sandbox.
+	tests := writeRules(t, map[string]string{"up_test.rego": "package up_test\n\ntest_up if {\n\thttp.send({\"method\": \"GET\", \"url\": \"" + listener.URL + "\"}).status_code == 200\n}\n"})
+	r := evaluate(t, 30*time.Second, "", "test", tests)
+	require.Equal(t, exitBadInput, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, filepath.Join(tests, "up_test.rego")+":4: calls http.send, which reaches the network")
 	require.Zero(t, heard.Load(), "a request reached the listener")
 
 	for _, tc := range []struct{ builtin, call, why string }{
@@ -193,7 +198,7 @@ deny contains msg if {
 
 	// lint may allow one by name; a bundle never holds it.
 	clock := writeRules(t, map[string]string{"r.rego": "package r\n\nwarn contains \"late\" if time.now_ns() < 0\n"})
-	r := evaluate(t, 30*time.Second, "", "lint", "--allow-builtin", "time.now_ns", "--rules", clock, exRuntimes)
+	r = evaluate(t, 30*time.Second, "", "lint", "--allow-builtin", "time.now_ns", "--rules", clock, exRuntimes)
 	require.Equal(t, exitOK, r.code, r.stdout+r.stderr)
 	r = evaluate(t, 60*time.Second, "", "gatekeeper", "--rules", clock, "--out", filepath.Join(out, "gk2"))
 	require.Equal(t, exitBadInput, r.code, r.stdout+r.stderr)
