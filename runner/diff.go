@@ -253,6 +253,11 @@ func (d *Diff) ownRules(set func() (*policyset.Set, error)) (*policyset.Set, *si
 	if err != nil {
 		return nil, nil, err
 	}
+	if d.In.Notice != nil {
+		for _, n := range own.Notices {
+			d.In.Notice(n)
+		}
+	}
 	return s, &sideRules{own: own, all: WithOwnRules(ome, own)}, nil
 }
 

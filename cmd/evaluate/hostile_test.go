@@ -397,7 +397,16 @@ func TestRulesFoldersAreWalkedAsObjectFolders(t *testing.T) {
 	r := evaluate(t, 30*time.Second, "", "lint", "--rules", dir, exRuntimes)
 	require.Equal(t, exitFindings, r.code, r.stdout+r.stderr)
 	assert.Equal(t, 4, strings.Count(r.stdout, "error [linked] linked"), "the rule of the linked folder judges each runtime")
-	assert.Contains(t, r.stderr, "notice: "+filepath.Join(dir, "loop")+" leads to "+dir+", a folder already read (a link loop, or a second way to it): not walked again")
+	loop := "notice: " + filepath.Join(dir, "loop") + " leads to " + dir + ", a folder already read (a link loop, or a second way to it): not walked again"
+	assert.Contains(t, r.stderr, loop)
+	for _, args := range [][]string{
+		{"select", at("testdata/rules/prod.yaml")},
+		{"diff", exRuntimes, exRuntimes},
+		{"gatekeeper", "--native-out", "", "--out", filepath.Join(t.TempDir(), "gk")},
+	} {
+		r := evaluate(t, 60*time.Second, "", append([]string{args[0], "--rules", dir}, args[1:]...)...)
+		assert.Contains(t, r.stderr, loop, "%s says the loop", args[0])
+	}
 
 	only := writeRules(t, map[string]string{"kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n"})
 	r = evaluate(t, 30*time.Second, "", "lint", "--rules", dir, "--rules", only, exRuntimes)
