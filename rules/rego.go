@@ -29,7 +29,7 @@ type regoRules struct {
 	store     storage.Store
 	compiler  *ast.Compiler
 	sandbox   Sandbox
-	mu        sync.Mutex // guards the groups' alone and stopped
+	mu        sync.Mutex // guards the groups' split, alone and stopped
 }
 
 // regoGroup is some of the rules and the query of their sets. Once the
