@@ -3,6 +3,9 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 FUZZTIME ?= 10s
+# The short runs of the fuzz targets where a pull request's input enters
+# (fuzz-input, part of make test), each.
+FUZZSHORT ?= 3s
 RUNS    ?= 5
 BEFORE  ?=
 BASE    ?=
@@ -20,7 +23,7 @@ VERSION  ?= $(shell git describe --tags --dirty 2>/dev/null)
 REVISION ?= $(shell git describe --always --dirty --abbrev=40 --exclude='*' 2>/dev/null)
 LDFLAGS  := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
-.PHONY: FORCE all build install docs prereqs test unit race cases fmt fmt-check vet fuzz bench capabilities celcache crdschema clean bundles gatekeeper gator gator-verify kyverno kyverno-cli kyverno-verify tools cluster cluster-down e2e e2e-vet screenshot
+.PHONY: FORCE all build install docs prereqs test unit race cases fmt fmt-check vet fuzz fuzz-input bench capabilities celcache crdschema clean bundles gatekeeper gator gator-verify kyverno kyverno-cli kyverno-verify tools cluster cluster-down e2e e2e-vet screenshot
 
 all: build test
 
@@ -33,13 +36,14 @@ install:
 
 # vet, formatting, Go tests (unit, golden, differential, CLI, and the
 # floors of docs/architecture.md held against the imports), the workers'
-# shared batch under the race detector, the release's linux/amd64 snapshot
+# shared batch under the race detector, a few seconds of fuzzing where a
+# pull request's input enters (fuzz-input), the release's linux/amd64 snapshot
 # (release-check, at the end of this file), gator on every Gatekeeper suite,
 # the end-to-end checks on a local cluster, then every case file and Rego unit
 # test through the command a user types, on both engines. The last line is
 # the case runner's "N passed, M failed". Its prerequisites are checked
 # first (prereqs).
-test: prereqs vet fmt-check unit race release-check gator-verify kyverno-verify e2e cases
+test: prereqs vet fmt-check unit race fuzz-input release-check gator-verify kyverno-verify e2e cases
 
 # What the tests need beyond Go and make (Chromium, git, a C compiler for
 # the race detector), checked before anything else: installed with apt-get
@@ -89,13 +93,23 @@ fuzz:
 	$(GO) test ./admission -run '^$$' -fuzz '^FuzzStandIn$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./admission -run '^$$' -fuzz '^FuzzTeamStandIns$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./output -run '^$$' -fuzz '^FuzzAppendJSONString$$' -fuzztime $(FUZZTIME)
+	$(MAKE) fuzz-input FUZZSHORT=$(FUZZTIME)
+
+# The fuzz targets where a pull request's input enters, FUZZSHORT each
+# (part of make test): the reading of objects (sizes, aliases, nesting,
+# links) and of a team's rules (their sandbox and limits). Their corpora
+# are in testdata/fuzz of their packages.
+fuzz-input:
+	$(GO) test ./objects -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZSHORT)
+	$(GO) test ./rules -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZSHORT)
 
 # The Go benchmarks of the hot paths (allocations reported), then the
 # tables: bench/run.sh (evaluate match per engine against the bare plain-Go
 # program, on the catalog and three shapes of generated cluster),
 # bench/gatekeeper.sh (the templates per object in gator test, at 100, 1,000
 # and 10,000 runtimes), bench/lint.sh (evaluate lint on one core, at 700,
-# 11,200 and 45,000 runtimes), bench/diff.sh (evaluate diff of 5 and of
+# 11,200 and 45,000 runtimes, and with --rules at 700 and 11,200),
+# bench/diff.sh (evaluate diff of 5 and of
 # every runtime against one match, 300 x 700) and bench/commands.sh
 # (select, explain, report and test) and bench/fleet.sh (10 clusters of
 # 300 x 1,000 on fake API servers, in one run and in 10), each written into
@@ -111,7 +125,7 @@ bench: gator
 	status=0; \
 	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/run.sh RUNS ONE_RUNS DATASETS RELEASES || status=1; \
 	RUNS=$(RUNS) BEFORE=$(BEFORE) bash bench/doc.sh bench/gatekeeper.sh RUNS SIZES ONLY SELECTION_OBJECTS LINT_OBJECTS FLOOR || status=1; \
-	BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/lint.sh RUNS SIZES ENGINES RELEASES || status=1; \
+	BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/lint.sh RUNS SIZES ENGINES RELEASES RULES_SIZES || status=1; \
 	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/diff.sh RUNS ENGINES RELEASES || status=1; \
 	RUNS=$(RUNS) BASE=$(BASE) BENCH_ALLOW="$(BENCH_ALLOW)" bash bench/doc.sh bench/commands.sh RUNS ENGINES RELEASES COMMANDS || status=1; \
 	bash bench/doc.sh bench/fleet.sh RUNS CLUSTERS MODELS RUNTIMES LATENCY || status=1; \

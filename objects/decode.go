@@ -21,6 +21,12 @@ const (
 	maxInputBytes = 64 << 20  // bytes per file
 	maxDocNodes   = 1_000_000 // nodes per document, counting every alias expansion
 	maxNesting    = 100       // nested maps and lists
+	// maxDocBytes bounds the text of a document's scalars, counting every
+	// alias expansion: what a file without aliases can hold at most. A
+	// long string that many aliases repeat stays under maxDocNodes, yet
+	// costs each reader of the document (Rego, a rule) its whole length
+	// every time.
+	maxDocBytes = maxInputBytes
 )
 
 // LoadOptions configures Load.
@@ -114,14 +120,11 @@ func ReadInput(path string, stdin io.Reader) ([]byte, string, error) {
 			r = os.Stdin
 		}
 	} else {
-		f, err := os.Open(path)
+		f, err := openInput(path)
 		if err != nil {
-			return nil, name, pathError(path, err)
+			return nil, name, err
 		}
 		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.Size() > maxInputBytes {
-			return nil, name, tooLargeError(name)
-		}
 		r = f
 	}
 	data, err := io.ReadAll(io.LimitReader(r, maxInputBytes+1))
@@ -266,7 +269,7 @@ func DecodeValue(file string, n *yaml.Node, prefix string) (any, map[string]Pos,
 		return nil, nil, err
 	} else if alias {
 		m.seen = map[*yaml.Node]nodeMeasure{}
-		if _, _, err := m.walk(n, 0); err != nil {
+		if _, err := m.walk(n, 0); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -280,6 +283,7 @@ func DecodeValue(file string, n *yaml.Node, prefix string) (any, map[string]Pos,
 
 type nodeMeasure struct {
 	size, height int
+	bytes        int // the text of the scalars under the node
 	done         bool
 }
 
@@ -290,43 +294,52 @@ type nodeMeasurer struct {
 	seen map[*yaml.Node]nodeMeasure
 }
 
-func (m *nodeMeasurer) walk(n *yaml.Node, depth int) (size, height int, err error) {
+func (m *nodeMeasurer) walk(n *yaml.Node, depth int) (nodeMeasure, error) {
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		size, height, err = m.walk(n.Alias, depth)
-		return size + 1, height, err
+		r, err := m.walk(n.Alias, depth)
+		r.size++
+		return r, err
 	}
 	if r, ok := m.seen[n]; ok {
 		// A node still being measured is its own ancestor: an alias cycle,
 		// which would nest without end.
 		if !r.done || depth+r.height > maxNesting {
-			return 0, 0, m.tooDeep(n)
+			return nodeMeasure{}, m.tooDeep(n)
 		}
-		return r.size, r.height, nil
+		return r, nil
 	}
 	nested := 0
 	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
 		nested = 1
 		if depth+1 > maxNesting {
-			return 0, 0, m.tooDeep(n)
+			return nodeMeasure{}, m.tooDeep(n)
 		}
 	}
 	m.seen[n] = nodeMeasure{}
-	size = 1
+	r := nodeMeasure{size: 1, done: true}
+	if n.Kind == yaml.ScalarNode {
+		r.bytes = len(n.Value)
+	}
 	for _, c := range n.Content {
-		s, h, err := m.walk(c, depth+nested)
+		cr, err := m.walk(c, depth+nested)
 		if err != nil {
-			return 0, 0, err
+			return nodeMeasure{}, err
 		}
-		size += s
-		if size > maxDocNodes {
-			return 0, 0, &InputError{File: m.file, Line: n.Line,
+		r.size += cr.size
+		r.bytes += cr.bytes
+		if r.size > maxDocNodes {
+			return nodeMeasure{}, &InputError{File: m.file, Line: n.Line,
 				Msg: fmt.Sprintf("document expands to more than %d nodes (YAML alias bomb?)", maxDocNodes)}
 		}
-		height = max(height, h)
+		if r.bytes > maxDocBytes {
+			return nodeMeasure{}, &InputError{File: m.file, Line: n.Line,
+				Msg: fmt.Sprintf("document expands to more than %d MiB of text, its aliases repeating what they name (YAML alias bomb?)", maxDocBytes>>20)}
+		}
+		r.height = max(r.height, cr.height)
 	}
-	height += nested
-	m.seen[n] = nodeMeasure{size: size, height: height, done: true}
-	return size, height, nil
+	r.height += nested
+	m.seen[n] = r
+	return r, nil
 }
 
 // tree measures n as walk does while it finds no alias, without

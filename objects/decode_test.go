@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -549,4 +550,61 @@ func BenchmarkLoadCatalog(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// countingReader counts what is read of r.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Reading stops at the bound whatever the input: a line that never ends
+// (standard input without a newline) is read up to the bound and no
+// further, and a file that is no regular file (a device, a named pipe) is
+// refused before it is opened.
+func TestReadingStopsAtTheBound(t *testing.T) {
+	// Far past the bound: an endless line stops at it.
+	endless := &countingReader{r: io.LimitReader(repeatReader('a'), 1<<30)}
+	_, err := Load([]string{"-"}, LoadOptions{Stdin: endless})
+	require.EqualError(t, err, "<stdin>: file is larger than 64 MiB")
+	require.LessOrEqual(t, endless.n, int64(64<<20+128<<10), "read past the bound")
+
+	dir := t.TempDir()
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "zero.yaml")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o644))
+	in := &Input{}
+	in.Read([]string{dir}, ReadOptions{})
+	var got []string
+	for _, p := range in.Problems {
+		got = append(got, strings.TrimPrefix(p.Error(), dir+"/"))
+	}
+	require.Equal(t, []string{
+		"pipe.yaml: not a regular file (a named pipe): give a file, or - to read standard input",
+		"zero.yaml: not a regular file (a character device): give a file, or - to read standard input",
+	}, got)
+	_, _, err = ReadInput(filepath.Join(dir, "zero.yaml"), nil)
+	require.ErrorContains(t, err, "not a regular file (a character device)")
+	_, err = ReadFile(filepath.Join(dir, "pipe.yaml"))
+	require.ErrorContains(t, err, "not a regular file (a named pipe)")
+}
+
+// An alias counts what it expands to: a long string that many aliases
+// repeat stays under the node bound, yet is refused by the bound on the
+// text, which is the size of the largest file.
+func TestAliasesCountTheirText(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	doc := func(aliases int) string {
+		return "a: &a " + long + "\nb: [" + strings.TrimSuffix(strings.Repeat("*a, ", aliases), ", ") + "]\n"
+	}
+	_, err := Load([]string{writeTemp(t, "fine.yaml", doc(60))}, LoadOptions{Lenient: true})
+	require.NoError(t, err, "60 MiB of text, under the bound")
+	path := writeTemp(t, "bomb.yaml", doc(70))
+	_, err = Load([]string{path}, LoadOptions{Lenient: true})
+	require.EqualError(t, err, path+":2: document expands to more than 64 MiB of text, its aliases repeating what they name (YAML alias bomb?)")
 }

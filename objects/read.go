@@ -275,16 +275,12 @@ func (in *Input) readPath(path string, opts ReadOptions) {
 			r = os.Stdin
 		}
 	} else {
-		f, err := os.Open(path)
+		f, err := openInput(path)
 		if err != nil {
-			in.problem(pathError(path, err))
+			in.problem(err)
 			return
 		}
 		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.Size() > maxInputBytes {
-			in.problem(tooLargeError(name))
-			return
-		}
 		r = f
 	}
 	dr := &docReader{in: in, opts: opts, file: name, stdin: path == "-"}
@@ -375,10 +371,14 @@ func (r *docReader) stream(rd io.Reader) error {
 			}
 			start = line
 		}
-		// A line longer than the buffer comes in pieces.
+		// A line longer than the buffer comes in pieces, each counted: a
+		// line that never ends (a stream without a newline) stops at the
+		// limit too.
 		for ; err == bufio.ErrBufferFull; l, err = br.ReadSlice('\n') {
+			if total += len(l); total > maxInputBytes {
+				return tooLargeError(r.file)
+			}
 			doc = append(doc, l...)
-			total += len(l)
 		}
 		if err != nil && err != io.EOF {
 			return pathError(r.file, err)
@@ -609,13 +609,28 @@ func expandPath(path string, modelFolders, recursive bool) expansion {
 	if modelFolders && IsModelFolder(path) {
 		return expansion{items: []inputItem{{path: path, modelFolder: true}}}
 	}
-	w := &walker{modelFolders: modelFolders, recursive: recursive, walked: map[string]string{}}
+	w := &walker{modelFolders: modelFolders, recursive: recursive, walked: map[string]string{}, keep: isObjectFile, skip: isAtomicWriterFolder}
 	w.dir(filepath.Clean(path))
 	// Sort whole paths so the order is plain lexical order of what the user
 	// sees ("a" before "a-b.yaml" in a folder's listing).
 	sort.Slice(w.items, func(i, j int) bool { return w.items[i].path < w.items[j].path })
 	return w.expansion
 }
+
+// isObjectFile says whether a folder's file holds objects: *.yaml,
+// *.yml and *.json.
+func isObjectFile(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// isAtomicWriterFolder says whether a folder is one of the kubelet's
+// atomic-writer layout of a mounted ConfigMap or Secret (..data and
+// ..<timestamp>).
+func isAtomicWriterFolder(name string) bool { return strings.HasPrefix(name, "..") }
 
 // walker walks a folder given, following links.
 type walker struct {
@@ -624,6 +639,25 @@ type walker struct {
 	// walked maps each folder walked, as the file system has it (links
 	// resolved), to the path it was walked by.
 	walked map[string]string
+	keep   func(path string) bool // the files to read
+	skip   func(name string) bool // the folders not to walk
+}
+
+// Walk lists the files under the folder dir that keep takes, in lexical
+// order of their paths, walking every folder inside it but those whose
+// names skip takes, as -R walks a folder of objects: a link is read as
+// what it leads to, and a link to a folder already walked (a loop, or a
+// second way to it) is not walked again but said in links, one line
+// each. What cannot be read is in errs, each an InputError naming it.
+// The rules of --rules are found so.
+func Walk(dir string, keep func(path string) bool, skip func(name string) bool) (files, links []string, errs []error) {
+	w := &walker{recursive: true, walked: map[string]string{}, keep: keep, skip: skip}
+	w.dir(filepath.Clean(dir))
+	sort.Slice(w.items, func(i, j int) bool { return w.items[i].path < w.items[j].path })
+	for _, it := range w.items {
+		files = append(files, it.path)
+	}
+	return files, w.links, w.errs
 }
 
 func (w *walker) dir(p string) {
@@ -657,15 +691,14 @@ func (w *walker) dir(p string) {
 			isDir = fi.IsDir()
 		}
 		if !isDir {
-			switch strings.ToLower(filepath.Ext(q)) {
-			case ".yaml", ".yml", ".json":
+			if w.keep(q) {
 				w.items = append(w.items, inputItem{path: q})
 			}
 			continue
 		}
 		switch {
-		case strings.HasPrefix(e.Name(), ".."):
-			// A mounted ConfigMap's or Secret's own folders.
+		case w.skip(e.Name()):
+			// A mounted ConfigMap's or Secret's own folders, for objects.
 		case w.modelFolders && IsModelFolder(q):
 			w.items = append(w.items, inputItem{path: q, modelFolder: true})
 		case !w.recursive:

@@ -2,14 +2,17 @@ package rules
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/ome-policy/evaluator/builtins/regolib"
 	"github.com/ome-policy/evaluator/objects"
@@ -24,12 +27,22 @@ type regoRules struct {
 	plain     regoGroup
 	decisions regoGroup // its query reads data.evaluate from store
 	store     storage.Store
+	compiler  *ast.Compiler
+	sandbox   Sandbox
+	mu        sync.Mutex // guards the groups' split, alone and stopped
 }
 
-// regoGroup is some of the rules and the query of their sets.
+// regoGroup is some of the rules and the query of their sets. Once the
+// query fails on an object, each rule is asked on its own (alone), from
+// then on: so the rule that fails is named, the others still judge every
+// object, and a rule the sandbox stopped (stopped) is asked no more.
 type regoGroup struct {
-	list  []regoRule
-	query rego.PreparedEvalQuery
+	list    []regoRule
+	query   rego.PreparedEvalQuery
+	store   bool // the query reads data.evaluate from the store
+	split   bool // the rules are asked one by one
+	alone   []*rego.PreparedEvalQuery
+	stopped []bool
 }
 
 // regoRule is one package's sets of messages.
@@ -61,7 +74,7 @@ func setSeverity(name string) string {
 // the tests) with the ome.* builtins declared. A package with a deny, warn
 // or violation set is a rule; such a set that is not a partial set is a
 // problem, as is every parse or compile error.
-func loadRego(mods map[string]string, files []string) (*regoRules, error) {
+func loadRego(mods map[string]string, files []string, sb Sandbox) (*regoRules, error) {
 	if len(files) == 0 {
 		return nil, nil
 	}
@@ -107,11 +120,18 @@ func loadRego(mods map[string]string, files []string) (*regoRules, error) {
 			}
 		}
 	}
+	// A call the sandbox refuses is said as such, and nothing compiles:
+	// the compiler, which knows none of them, would only say that it does
+	// not know them.
+	if sp := sandboxProblems(parsed, sb.allowed(), sb.ForBundles); len(sp) > 0 {
+		return nil, append(probs, sp...)
+	}
 	decls := map[string]*ast.Builtin{}
 	for _, b := range regolib.Builtins() {
 		decls[b.AST().Name] = b.AST()
 	}
-	compiler := ast.NewCompiler().WithBuiltins(decls).WithDefaultRegoVersion(ast.RegoV1)
+	compiler := ast.NewCompiler().WithBuiltins(decls).WithDefaultRegoVersion(ast.RegoV1).
+		WithCapabilities(sandboxCapabilities(sb.allowed()))
 	if len(parsed) == len(files) {
 		if compiler.Compile(parsed); compiler.Failed() {
 			probs = append(probs, regoProblems("", compiler.Errors)...)
@@ -120,7 +140,7 @@ func loadRego(mods map[string]string, files []string) (*regoRules, error) {
 	if len(probs) > 0 {
 		return nil, probs
 	}
-	out := &regoRules{}
+	out := &regoRules{compiler: compiler, sandbox: sb}
 	for id, fs := range packageFiles {
 		if byID[id] == nil {
 			out.libraries = append(out.libraries, fs...)
@@ -168,21 +188,44 @@ func loadRego(mods map[string]string, files []string) (*regoRules, error) {
 		}
 	}
 	out.store = inmem.NewWithOpts(inmem.OptRoundTripOnWrite(false))
+	out.decisions.store = true
 	for g, group := range []*regoGroup{&out.plain, &out.decisions} {
 		if len(group.list) == 0 {
 			continue
 		}
-		opts := append([]func(*rego.Rego){rego.Query("[" + strings.Join(terms[g], ", ") + "]"), rego.Compiler(compiler)}, regolib.Options()...)
-		if g == 1 {
-			opts = append(opts, rego.Store(out.store))
-		}
-		q, err := rego.New(opts...).PrepareForEval(context.Background())
+		q, err := out.prepare(terms[g], group.store)
 		if err != nil {
 			return nil, regoProblems("", err)
 		}
 		group.query = q
+		group.alone = make([]*rego.PreparedEvalQuery, len(group.list))
+		group.stopped = make([]bool, len(group.list))
 	}
 	return out, nil
+}
+
+// prepare prepares the query of sets (data.<package>["set"], ...), a
+// list of their values, with the builtins the rules may call: a builtin
+// that fails is an error (strict builtin errors), not an undefined value
+// that would read as no finding. store says it reads the decisions of the
+// store.
+func (rr *regoRules) prepare(sets []string, store bool) (rego.PreparedEvalQuery, error) {
+	opts := append([]func(*rego.Rego){rego.Query("[" + strings.Join(sets, ", ") + "]"), rego.Compiler(rr.compiler),
+		rego.StrictBuiltinErrors(true)}, regolib.Options()...)
+	if store {
+		opts = append(opts, rego.Store(rr.store))
+	}
+	return rego.New(opts...).PrepareForEval(context.Background())
+}
+
+// setRefs are the references of a rule's sets, as a query asks them.
+func (r regoRule) setRefs() []string {
+	pkg := ast.MustParseRef("data." + r.rule.ID)
+	out := make([]string, len(r.sets))
+	for i, s := range r.sets {
+		out[i] = pkg.Append(ast.StringTerm(s.name)).String()
+	}
+	return out
 }
 
 func (r *regoRule) has(set string) bool {
@@ -266,7 +309,8 @@ func (rr *regoRules) rules() []Rule {
 }
 
 // check asks the Rego rules that read no decision about o (view nil), or
-// those that do (view given), input being the object.
+// those that do (view given), input being the object, each within the
+// sandbox's limits.
 func (rr *regoRules) check(o *objects.Object, view *View, add func(rule, severity, field, msg string)) Problems {
 	group := &rr.plain
 	if view != nil {
@@ -279,24 +323,112 @@ func (rr *regoRules) check(o *objects.Object, view *View, add func(rule, severit
 	if err != nil {
 		return Problems{{File: o.File, Line: o.Line, Msg: err.Error()}}
 	}
-	ctx := context.Background()
 	if view != nil {
 		doc := map[string]any{"objects": view.Objects, "decision": view.Decision}
-		if err := storage.WriteOne(ctx, rr.store, storage.AddOp, storage.Path{DecisionsDocument}, doc); err != nil {
+		if err := storage.WriteOne(context.Background(), rr.store, storage.AddOp, storage.Path{DecisionsDocument}, doc); err != nil {
 			return Problems{{File: o.File, Line: o.Line, Msg: "OME's decisions for the rules: " + err.Error()}}
 		}
 	}
-	rs, err := group.query.Eval(ctx, rego.EvalParsedInput(input))
-	if err != nil {
-		return Problems{{File: o.File, Line: o.Line, Msg: "evaluating the Rego rules: " + err.Error()}}
+	rr.mu.Lock()
+	split := group.split
+	rr.mu.Unlock()
+	if !split {
+		ctx, done := rr.sandbox.evaluation()
+		rs, err := group.query.Eval(ctx, rego.EvalParsedInput(input))
+		stop := stopCause(ctx)
+		done()
+		switch {
+		case err == nil:
+			return takeSets(group.list, rs, o, add)
+		case len(group.list) == 1:
+			// The one rule failed: no need to ask it again to know.
+			return rr.failed(group, 0, o, err, stop)
+		}
+		rr.mu.Lock()
+		group.split = true
+		rr.mu.Unlock()
 	}
+	var probs Problems
+	for i, r := range group.list {
+		q, stopped, err := rr.alone(group, i)
+		if stopped {
+			continue
+		}
+		if err != nil {
+			probs = append(probs, evalProblem(r.rule, "", 0, o, err.Error()))
+			continue
+		}
+		ctx, done := rr.sandbox.evaluation()
+		rs, err := q.Eval(ctx, rego.EvalParsedInput(input))
+		stop := stopCause(ctx)
+		done()
+		if err != nil {
+			probs = append(probs, rr.failed(group, i, o, err, stop)...)
+			continue
+		}
+		probs = append(probs, takeSets([]regoRule{r}, rs, o, add)...)
+	}
+	return probs
+}
+
+// failed is the problem of the group's rule i, whose evaluation of o
+// failed with err, or was stopped by the sandbox (stop): then it is asked
+// no more.
+func (rr *regoRules) failed(group *regoGroup, i int, o *objects.Object, err error, stop *stopped) Problems {
+	r := group.list[i].rule
+	if stop == nil {
+		return Problems{regoEvalProblem(r, o, err)}
+	}
+	rr.mu.Lock()
+	group.stopped[i] = true
+	group.split = true
+	rr.mu.Unlock()
+	return Problems{stopProblem(r, o, stop)}
+}
+
+// alone is the query of the group's rule i on its own, prepared the first
+// time it is asked for; stopped says the sandbox stopped the rule.
+func (rr *regoRules) alone(group *regoGroup, i int) (*rego.PreparedEvalQuery, bool, error) {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	if group.stopped[i] {
+		return nil, true, nil
+	}
+	if group.alone[i] == nil {
+		q, err := rr.prepare(group.list[i].setRefs(), group.store)
+		if err != nil {
+			return nil, false, err
+		}
+		group.alone[i] = &q
+	}
+	return group.alone[i], false, nil
+}
+
+// regoEvalProblem is the problem of a Rego rule whose evaluation of o
+// failed: at the call that failed when OPA says where, naming the object.
+func regoEvalProblem(r Rule, o *objects.Object, err error) *objects.InputError {
+	var te *topdown.Error
+	if errors.As(err, &te) {
+		file, line := "", 0
+		if te.Location != nil {
+			file, line = te.Location.File, te.Location.Row
+		}
+		return evalProblem(r, file, line, o, te.Message)
+	}
+	return evalProblem(r, "", 0, o, err.Error())
+}
+
+// takeSets hands add the messages of the rules' sets, rs being the
+// values of their sets in order; a set that holds something else than a
+// message is a problem naming the rule.
+func takeSets(rules []regoRule, rs rego.ResultSet, o *objects.Object, add func(rule, severity, field, msg string)) Problems {
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
 		return nil
 	}
 	sets, _ := rs[0].Expressions[0].Value.([]any)
 	var probs Problems
 	i := 0
-	for _, r := range group.list {
+	for _, r := range rules {
 		for _, s := range r.sets {
 			if i >= len(sets) {
 				break

@@ -134,6 +134,9 @@ type Set struct {
 	// Libraries are the Rego files that are no rule and no test (packages
 	// with no set of messages, which rules import), sorted.
 	Libraries []string
+	// Notices say each link to a folder that was not walked, as it leads
+	// to a folder already read (a loop, or a second way to it).
+	Notices []string
 
 	rego *regoRules
 	cel  []*vapRule
@@ -160,15 +163,32 @@ func (p Problems) Errors() []error {
 	return out
 }
 
-// Load reads the rules of paths (files or folders, read recursively). A
-// folder's files other than *.rego, *.yaml, *.yml and *.json are not
-// rules and are skipped; every file named is read. Everything wrong is
-// returned at once as Problems, each with its file and line: a rule that
-// does not compile is never left out as if absent. reserved are ids that
-// a rule may not take (OME's own rules').
+// Load reads the rules of paths (files or folders, read recursively) to
+// run in the default sandbox (LoadWith).
 func Load(paths []string, reserved []string) (*Set, error) {
+	return LoadWith(paths, reserved, Sandbox{})
+}
+
+// LoadWith reads the rules of paths (files or folders) to run in the
+// sandbox sb. A folder is walked as -R walks a folder of objects
+// (objects.Walk): every folder inside it but those whose names start with
+// ".", a link read as what it leads to, a link to a folder already walked
+// said in Notices and not walked again. A folder's files other than
+// *.rego, *.yaml, *.yml and *.json are not rules and are skipped; every
+// file named is read, each a regular file of at most the input size
+// limit. Everything wrong is returned at once as Problems, each with its
+// file and line: a rule that does not compile, or calls a builtin the
+// sandbox refuses, is never left out as if absent, and a path that gives
+// no rule, test, library or case list is named. reserved are ids that a
+// rule may not take (OME's own rules').
+func LoadWith(paths []string, reserved []string, sb Sandbox) (*Set, error) {
+	if err := sb.Check(); err != nil {
+		return nil, err
+	}
 	var files []string
 	var probs Problems
+	var notices []string
+	from := map[string][]string{} // the files each path gave
 	for _, p := range paths {
 		if p == "" {
 			probs = append(probs, &objects.InputError{File: "--rules", Msg: "an empty path: give a folder or a file of rules"})
@@ -181,39 +201,29 @@ func Load(paths []string, reserved []string) (*Set, error) {
 		}
 		if !st.IsDir() {
 			files = append(files, p)
+			from[p] = append(from[p], p)
 			continue
 		}
-		n := len(files)
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if path != p && strings.HasPrefix(d.Name(), ".") {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			switch filepath.Ext(path) {
-			case ".rego", ".yaml", ".yml", ".json":
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			probs = append(probs, &objects.InputError{File: p, Msg: err.Error()})
+		found, links, errs := objects.Walk(p, isRuleFile, func(name string) bool { return strings.HasPrefix(name, ".") })
+		for _, l := range links {
+			notices = append(notices, "notice: "+l)
 		}
-		if len(files) == n && err == nil {
+		for _, e := range errs {
+			probs = append(probs, asProblems(e)...)
+		}
+		if len(found) == 0 && len(errs) == 0 {
 			probs = append(probs, &objects.InputError{File: p, Msg: "no rules here: no .rego file and no ValidatingAdmissionPolicy"})
 		}
+		files = append(files, found...)
+		from[p] = append(from[p], found...)
 	}
-	s := &Set{Modules: map[string]string{}}
+	s := &Set{Modules: map[string]string{}, Notices: notices}
 	var regoFiles []string
 	var docs []vapDocument
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := objects.ReadFile(f)
 		if err != nil {
-			probs = append(probs, &objects.InputError{File: f, Msg: err.Error()})
+			probs = append(probs, asProblems(err)...)
 			continue
 		}
 		if filepath.Ext(f) == ".rego" {
@@ -234,7 +244,12 @@ func Load(paths []string, reserved []string) (*Set, error) {
 		}
 		docs = append(docs, d...)
 	}
-	rr, err := loadRego(s.Modules, regoFiles)
+	tests := map[string]string{}
+	for _, f := range s.TestFiles {
+		tests[f] = s.Modules[f]
+	}
+	probs = append(probs, SandboxProblems(tests)...)
+	rr, err := loadRego(s.Modules, regoFiles, sb)
 	if err != nil {
 		probs = append(probs, asProblems(err)...)
 	}
@@ -242,7 +257,7 @@ func Load(paths []string, reserved []string) (*Set, error) {
 	if rr != nil {
 		s.Libraries = rr.libraries
 	}
-	vaps, err := loadVAPs(docs)
+	vaps, err := loadVAPs(docs, sb)
 	if err != nil {
 		probs = append(probs, asProblems(err)...)
 	}
@@ -254,6 +269,9 @@ func Load(paths []string, reserved []string) (*Set, error) {
 		s.Rules = append(s.Rules, v.rule)
 	}
 	probs = append(probs, checkIDs(s.Rules, reserved)...)
+	if len(probs) == 0 {
+		probs = append(probs, s.noRules(paths, from)...)
+	}
 	sort.Strings(s.TestFiles)
 	sort.Strings(s.CaseFiles)
 	sort.Slice(s.Rules, func(i, j int) bool { return s.Rules[i].ID < s.Rules[j].ID })
@@ -262,6 +280,49 @@ func Load(paths []string, reserved []string) (*Set, error) {
 		return nil, probs
 	}
 	return s, nil
+}
+
+// isRuleFile says whether a folder's file may hold rules.
+func isRuleFile(path string) bool {
+	switch filepath.Ext(path) {
+	case ".rego", ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// noRules names each folder of paths whose files give nothing of a
+// rules set: no rule, test, library or case list (a folder of other
+// YAML, such as a kustomization alone). from are the files each path gave.
+func (s *Set) noRules(paths []string, from map[string][]string) Problems {
+	used := map[string]bool{}
+	for _, r := range s.Rules {
+		used[r.File] = true
+		for _, f := range r.Files {
+			used[f] = true
+		}
+	}
+	for _, v := range s.cel {
+		for _, f := range v.bindingFiles {
+			used[f] = true
+		}
+	}
+	for _, list := range [][]string{s.TestFiles, s.CaseFiles, s.Libraries} {
+		for _, f := range list {
+			used[f] = true
+		}
+	}
+	var probs Problems
+	for _, p := range paths {
+		files := from[p]
+		if len(files) == 0 {
+			continue // said already
+		}
+		if !slices.ContainsFunc(files, func(f string) bool { return used[f] }) {
+			probs = append(probs, &objects.InputError{File: p, Msg: "no rules here: no Rego rule, test or library, no ValidatingAdmissionPolicy and no case list"})
+		}
+	}
+	return probs
 }
 
 // Untested are the Rego files beside the tests (the folders of paths,
@@ -277,7 +338,7 @@ func Untested(paths []string, tests map[string]string) []string {
 			return
 		}
 		seen[path] = true
-		b, err := os.ReadFile(path)
+		b, err := objects.ReadFile(path)
 		if err != nil {
 			return
 		}

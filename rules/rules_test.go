@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -153,10 +154,7 @@ func TestPolicies(t *testing.T) {
 			[]string{"error m"}},
 		{"the ome library", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'omeVersion(object.spec.supportedModelFormats[0].modelFramework.version).compareTo(omeVersion(\"4.40\")) >= 0', message: old}\n")},
 			[]string{"error old"}},
-		{"an error fails closed", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'object.spec.nothing == 1', message: m}\n")},
-			[]string{"error expression 'object.spec.nothing == 1' resulted in error: no such key: nothing"}},
-		{"an error with failurePolicy Ignore", map[string]string{"p.yaml": vap(runtimesOnly + "  failurePolicy: Ignore\n  validations:\n  - {expression: 'object.spec.nothing == 1', message: m}\n")},
-			nil},
+
 		{"variables", map[string]string{"p.yaml": vap(runtimesOnly + "  variables:\n  - {name: n, expression: 'object.metadata.name'}\n  validations:\n  - {expression: 'variables.n != \"srt\"', message: m}\n")},
 			[]string{"error m"}},
 		{"matchConditions that hold", map[string]string{"p.yaml": vap(runtimesOnly + "  matchConditions:\n  - {name: a, expression: 'object.metadata.labels.team == \"a\"'}\n  validations:\n  - {expression: 'false', message: m}\n")},
@@ -204,6 +202,52 @@ func TestPolicies(t *testing.T) {
 				got = append(got, f.Severity+" "+f.Message)
 			}
 			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// A rule that fails on an object is a problem that names the rule, the
+// object and the error, whatever the language: a builtin that fails in
+// Rego (strict builtin errors: never an undefined read as no finding), a
+// CEL expression that fails. A CEL policy fails the object too, as the
+// API server refuses it, unless its failurePolicy is Ignore.
+func TestAFailingRuleIsAProblem(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		files    map[string]string
+		findings []string
+		problems []string
+	}{
+		{"CEL: an error fails closed", map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'object.spec.nothing == 1', message: m}\n")},
+			[]string{"error expression 'object.spec.nothing == 1' resulted in error: no such key: nothing"},
+			[]string{"p.yaml:10: rule p failed on ClusterServingRuntime/srt (file.yaml:1): expression 'object.spec.nothing == 1': no such key: nothing"}},
+		{"CEL: an error with failurePolicy Ignore", map[string]string{"p.yaml": vap(runtimesOnly + "  failurePolicy: Ignore\n  validations:\n  - {expression: 'object.spec.nothing == 1', message: m}\n")},
+			nil,
+			[]string{"p.yaml:11: rule p failed on ClusterServingRuntime/srt (file.yaml:1): expression 'object.spec.nothing == 1': no such key: nothing"}},
+		{"Rego: a builtin that fails", map[string]string{"a.rego": "package a\n\ndeny contains \"x\" if {\n  to_number(input.metadata.name) > 1\n}\n"},
+			nil,
+			[]string{"a.rego:4: rule a failed on ClusterServingRuntime/srt (file.yaml:1): to_number: strconv.ParseFloat: parsing \"srt\": invalid syntax"}},
+		{"Rego: the other rules still judge", map[string]string{"a.rego": "package a\n\ndeny contains \"x\" if {\n  to_number(input.metadata.name) > 1\n}\n",
+			"b.rego": "package b\n\nwarn contains \"b\" if true\n"},
+			[]string{"warning b"},
+			[]string{"a.rego:4: rule a failed on ClusterServingRuntime/srt (file.yaml:1): to_number: strconv.ParseFloat: parsing \"srt\": invalid syntax"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := write(t, tc.files)
+			s, err := Load([]string{dir}, nil)
+			require.NoError(t, err)
+			for range 2 { // and so on each object after it
+				fs, probs := s.Check(object(t, runtimeDoc))
+				var got, gotProbs []string
+				for _, f := range fs {
+					got = append(got, f.Severity+" "+f.Message)
+				}
+				for _, p := range probs {
+					gotProbs = append(gotProbs, strings.ReplaceAll(p.Error(), dir+string(filepath.Separator), ""))
+				}
+				assert.Equal(t, tc.findings, got)
+				assert.Equal(t, tc.problems, gotProbs)
+			}
 		})
 	}
 }
@@ -284,4 +328,94 @@ func TestLoadNamesWhatIsNotThere(t *testing.T) {
 	assert.Equal(t, "--rules: an empty path: give a folder or a file of rules", probs[0].Error())
 	assert.Contains(t, probs[1].Error(), ": no rules here: no .rego file and no ValidatingAdmissionPolicy")
 	assert.Equal(t, "no-such-folder: no such file or folder", probs[2].Error())
+}
+
+// The sandbox refuses, as the rules are read, each call of a builtin that
+// reaches the network or the host or answers differently from run to
+// run, in the rules and in their tests, with its file and line; lint may
+// allow one by name, a bundle never.
+func TestSandboxRefusesAtLoad(t *testing.T) {
+	files := map[string]string{
+		"a.rego":      "package a\n\ndeny contains msg if {\n\tmsg := sprintf(\"%d\", [time.now_ns()])\n}\n",
+		"b.rego":      "package b\n\nwarn contains \"w\" if {\n\thttp.send({\"method\": \"GET\", \"url\": \"http://127.0.0.1:1\"}, resp)\n\tresp.status_code == 200\n}\n",
+		"b_test.rego": "package b_test\n\ntest_up if net.lookup_ip_addr(\"example.com\")\n",
+	}
+	dir := write(t, files)
+	_, err := Load([]string{dir}, nil)
+	var probs Problems
+	require.ErrorAs(t, err, &probs)
+	var got []string
+	for _, p := range probs {
+		got = append(got, strings.ReplaceAll(p.Error(), dir+string(filepath.Separator), ""))
+	}
+	assert.Equal(t, []string{
+		"a.rego:4: calls time.now_ns, which answers differently from run to run (the clock): rules run in a sandbox that refuses it (docs/rules.md); evaluate lint --allow-builtin time.now_ns lets lint call it, no bundle does",
+		"b.rego:4: calls http.send, which reaches the network: rules run in a sandbox that refuses it (docs/rules.md); evaluate lint --allow-builtin http.send lets lint call it, no bundle does",
+		"b_test.rego:3: calls net.lookup_ip_addr, which reaches the network (DNS): rules run in a sandbox that refuses it (docs/rules.md); evaluate lint --allow-builtin net.lookup_ip_addr lets lint call it, no bundle does",
+	}, got)
+
+	clock := write(t, map[string]string{"a.rego": files["a.rego"]})
+	s, err := LoadWith([]string{clock}, nil, Sandbox{Allow: []string{"time.now_ns"}})
+	require.NoError(t, err)
+	fs, probs := s.Check(object(t, runtimeDoc))
+	require.Empty(t, probs)
+	require.Len(t, fs, 1)
+	_, err = LoadWith([]string{clock}, nil, Sandbox{Allow: []string{"time.now_ns"}, ForBundles: true})
+	require.ErrorAs(t, err, &probs)
+	assert.Contains(t, probs[0].Msg, "a bundle never holds such a rule")
+	_, err = LoadWith([]string{clock}, nil, Sandbox{Allow: []string{"trace"}})
+	require.ErrorContains(t, err, "--allow-builtin: trace is none of the builtins the sandbox refuses")
+
+	// Every builtin OPA marks non-deterministic is refused, and said why.
+	for _, b := range Refused() {
+		assert.NotEqual(t, "OPA marks non-deterministic", refusedReason(b), "%s: say what it reaches", b)
+	}
+	assert.Contains(t, Refused(), "http.send")
+}
+
+// A rule past its time or memory limit on an object is stopped, named
+// with the object, and not run on the objects after it; the other rules
+// still judge every object. A CEL expression is stopped past Kubernetes'
+// cost limit, and one whose least cost is over it is refused as it is
+// read.
+func TestLimits(t *testing.T) {
+	dir := write(t, map[string]string{
+		"slow.rego": "package slow\n\ndeny contains \"n\" if {\n\tcount([x | some i in numbers.range(1, 5000); some j in numbers.range(1, 5000); x := i * j]) > 1\n}\n",
+		"fine.rego": "package fine\n\nwarn contains \"w\" if true\n",
+	})
+	s, err := LoadWith([]string{dir}, nil, Sandbox{Timeout: 50 * time.Millisecond})
+	require.NoError(t, err)
+	for i := range 3 {
+		start := time.Now()
+		fs, probs := s.Check(object(t, runtimeDoc))
+		require.Len(t, fs, 1, "the other rule still judges")
+		if i == 0 {
+			require.Len(t, probs, 1)
+			assert.Equal(t, "rule slow on ClusterServingRuntime/srt (file.yaml:1): stopped at the time limit of 50ms (--rule-timeout); it is not run on the objects after it", probs[0].Msg)
+		} else {
+			require.Empty(t, probs, "stopped once")
+			assert.Less(t, time.Since(start), time.Second)
+		}
+	}
+
+	grow := write(t, map[string]string{"grow.rego": "package grow\n\ndeny contains \"n\" if count(numbers.range(0, 100000000)) > 1\n"})
+	s, err = LoadWith([]string{grow}, nil, Sandbox{Memory: 32 << 20})
+	require.NoError(t, err)
+	_, probs := s.Check(object(t, runtimeDoc))
+	require.Len(t, probs, 1)
+	assert.Contains(t, probs[0].Msg, "stopped at the memory limit of 32Mi (--rule-memory)")
+
+	nested := write(t, map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: '[1,2,3,4,5,6,7,8,9,10].all(a, lists.range(1000).all(b, lists.range(1000).all(c, a + b + c > 0)))'}\n")})
+	_, err = Load([]string{nested}, nil)
+	var refused Problems
+	require.ErrorAs(t, err, &refused)
+	assert.Contains(t, refused[0].Msg, "its estimated cost is ")
+	assert.Contains(t, refused[0].Msg, "over Kubernetes' limit of 1000000 per expression")
+
+	// Iterating over the object is not refused: its cost is the object's.
+	byObject := write(t, map[string]string{"p.yaml": vap(runtimesOnly + "  validations:\n  - {expression: 'lists.range(size(object.spec.supportedModelFormats)).all(i, object.spec.supportedModelFormats[i].all(k, k != \"\"))'}\n")})
+	s, err = Load([]string{byObject}, nil)
+	require.NoError(t, err)
+	_, probs = s.Check(object(t, runtimeDoc))
+	require.Empty(t, probs)
 }

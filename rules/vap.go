@@ -1,13 +1,18 @@
 package rules
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/ext"
+	"github.com/google/cel-go/interpreter"
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/builtins/cellib"
@@ -104,14 +109,22 @@ type vapRule struct {
 	variables  []namedProgram
 	checks     []validation
 	failOpen   bool // failurePolicy: Ignore
+	sandbox    Sandbox
+	// bindingFiles are the files of its bindings.
+	bindingFiles []string
+	// stopped is set once the sandbox stopped the policy on an object:
+	// it judges no object after it.
+	stopped atomic.Bool
 }
 
 type namedProgram struct {
 	name, expression string
 	prg              cel.Program
+	line             int // of the expression in its file
 }
 
 type validation struct {
+	line                int // of the expression in its file
 	expression, message string
 	messageExpr         cel.Program // nil without a messageExpression
 	prg                 cel.Program
@@ -137,6 +150,8 @@ func KubernetesEnvOptions() []cel.EnvOption {
 		cel.HomogeneousAggregateLiterals(), cel.EagerlyValidateDeclarations(true), cel.DefaultUTCTimeZone(true),
 		cel.CrossTypeNumericComparisons(true), cel.OptionalTypes(),
 		ext.Strings(ext.StringsVersion(2)), ext.Sets(), ext.TwoVarComprehensions(), ext.Lists(ext.ListsVersion(3)),
+		// Costs as Kubernetes counts them: a presence test (has) is free.
+		cel.CostEstimatorOptions(checker.PresenceTestHasCost(false)),
 		cel.Variable("object", cel.DynType), cel.Variable("oldObject", cel.DynType),
 		cel.Variable("request", cel.DynType), cel.Variable("params", cel.DynType),
 		cel.Variable("namespaceObject", cel.DynType),
@@ -145,8 +160,8 @@ func KubernetesEnvOptions() []cel.EnvOption {
 }
 
 // loadVAPs compiles the policies of docs and gives each the severity its
-// bindings give it.
-func loadVAPs(docs []vapDocument) ([]*vapRule, error) {
+// bindings give it, to run under sb.
+func loadVAPs(docs []vapDocument, sb Sandbox) ([]*vapRule, error) {
 	if len(docs) == 0 {
 		return nil, nil
 	}
@@ -166,6 +181,7 @@ func loadVAPs(docs []vapDocument) ([]*vapRule, error) {
 		if v == nil {
 			continue
 		}
+		v.sandbox = sb
 		if _, twice := byName[v.rule.ID]; !twice {
 			byName[v.rule.ID] = v
 		}
@@ -195,6 +211,7 @@ func loadVAPs(docs []vapDocument) ([]*vapRule, error) {
 			spec, _ := d.value["spec"].(map[string]any)
 			if v := byName[objects.StringAt(spec, "policyName")]; v != nil {
 				v.rule.Bindings = append(v.rule.Bindings, d.value)
+				v.bindingFiles = append(v.bindingFiles, d.file)
 			}
 		}
 	}
@@ -303,7 +320,16 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 			probs = append(probs, d.problem(field, "must give a %s, not a %s", want, t))
 			return nil
 		}
-		prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
+		// An estimate that CEL cannot bound (MaxUint64: a list whose size
+		// comes of the object's, such as lists.range(size(x))) says
+		// nothing; the runtime limit stops it where it runs away.
+		if cost, err := env.EstimateCost(ast, emptyInputs{}); err == nil && cost.Max > PerCallCostLimit && cost.Max < math.MaxUint64 {
+			probs = append(probs, d.problem(field, "its estimated cost is %d even on an object whose lists, maps and strings are empty, "+
+				"over Kubernetes' limit of %d per expression: the API server would stop every evaluation of it", cost.Max, PerCallCostLimit))
+			return nil
+		}
+		prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize), cel.CostLimit(PerCallCostLimit),
+			cel.CostTrackerOptions(interpreter.PresenceTestHasCost(false)), cel.InterruptCheckFrequency(checkFrequency))
 		if err != nil {
 			probs = append(probs, d.problem(field, "%s", err))
 			return nil
@@ -313,7 +339,8 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 	for i, c := range objects.MapsAt(spec, "matchConditions") {
 		field := objects.IndexPath("spec.matchConditions", i)
 		n, _ := c["name"].(string)
-		v.conditions = append(v.conditions, namedProgram{name: n, expression: objects.StringAt(c, "expression"), prg: compile(field+".expression", objects.StringAt(c, "expression"), cel.BoolType)})
+		v.conditions = append(v.conditions, namedProgram{name: n, expression: objects.StringAt(c, "expression"), prg: compile(field+".expression", objects.StringAt(c, "expression"), cel.BoolType),
+			line: objects.LineAt(d.pos, field+".expression", d.line)})
 	}
 	for i, c := range objects.MapsAt(spec, "variables") {
 		field := objects.IndexPath("spec.variables", i)
@@ -321,7 +348,8 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 		if n == "" {
 			probs = append(probs, d.problem(field+".name", "a variable needs a name"))
 		}
-		v.variables = append(v.variables, namedProgram{name: n, expression: objects.StringAt(c, "expression"), prg: compile(field+".expression", objects.StringAt(c, "expression"), nil)})
+		v.variables = append(v.variables, namedProgram{name: n, expression: objects.StringAt(c, "expression"), prg: compile(field+".expression", objects.StringAt(c, "expression"), nil),
+			line: objects.LineAt(d.pos, field+".expression", d.line)})
 	}
 	checks := objects.MapsAt(spec, "validations")
 	if len(checks) == 0 {
@@ -329,7 +357,8 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 	}
 	for i, c := range checks {
 		field := objects.IndexPath("spec.validations", i)
-		val := validation{expression: objects.StringAt(c, "expression"), message: objects.StringAt(c, "message"), prg: compile(field+".expression", objects.StringAt(c, "expression"), cel.BoolType)}
+		val := validation{expression: objects.StringAt(c, "expression"), message: objects.StringAt(c, "message"), prg: compile(field+".expression", objects.StringAt(c, "expression"), cel.BoolType),
+			line: objects.LineAt(d.pos, field+".expression", d.line)}
 		if _, given := c["messageExpression"]; given {
 			val.messageExpr = compile(field+".messageExpression", objects.StringAt(c, "messageExpression"), cel.StringType)
 		}
@@ -344,29 +373,44 @@ func compileVAP(env *cel.Env, d vapDocument) (*vapRule, Problems) {
 	return v, nil
 }
 
-// check runs the policy on o, as the API server would on its creation:
-// a refusal is a finding, and so is an expression that fails, unless the
-// policy's failurePolicy ignores it.
+// check runs the policy on o, as the API server would on its creation,
+// within the sandbox's limits: a refusal is a finding. An expression that
+// fails fails the object with the API server's message (failurePolicy
+// Fail), and is a problem besides, naming the policy, the object and the
+// error, whatever the failure policy: the rule is wrong, and says nothing
+// of the object. Past the sandbox's limits the policy is stopped, named
+// with the object, and run on no other.
 func (v *vapRule) check(o *objects.Object, view *View, add func(rule, severity, field, msg string)) Problems {
-	r := v.review(o, view)
+	if v.stopped.Load() {
+		return nil
+	}
+	ctx, done := v.sandbox.evaluation()
+	defer done()
+	r := v.review(ctx, o, view)
+	if r.stop != nil {
+		v.stopped.Store(true)
+		return Problems{stopProblem(v.rule, o, r.stop)}
+	}
 	severity := v.rule.Severities[0]
-	fail := func(msg string) {
+	var probs Problems
+	fail := func(x Verdict) {
+		probs = append(probs, evalProblem(v.rule, v.rule.File, x.line, o, x.problem))
 		if !v.failOpen {
-			add(v.rule.ID, severity, "", msg)
+			add(v.rule.ID, severity, "", x.Message)
 		}
 	}
-	if r.Error != "" {
+	if r.Error.Failed {
 		fail(r.Error)
 	}
 	for _, x := range r.Validations {
 		switch {
 		case x.Failed:
-			fail(x.Message)
+			fail(x)
 		case x.Message != "":
 			add(v.rule.ID, severity, "", x.Message)
 		}
 	}
-	return nil
+	return probs
 }
 
 // Review is what a CEL rule's policy says of one object's creation, as
@@ -375,34 +419,47 @@ type Review struct {
 	// Reviewed says that the policy reviews the object: its
 	// matchConstraints select it and no matchCondition is false.
 	Reviewed bool
-	// Error, when a matchCondition fails (and none is false), says so;
-	// no validation then runs.
-	Error string
+	// Error, when a matchCondition fails (and none is false), says so
+	// (Failed); no validation then runs.
+	Error Verdict
 	// Validations are the verdicts of the policy's validations, in
 	// order.
 	Validations []Verdict
+
+	stop *stopped // the sandbox stopped the review
 }
 
 // Verdict is what one validation says of an object: Message is its
 // refusal's message, "" when the object passes; Failed says that the
-// validation failed to evaluate (Message then says how).
+// validation failed to evaluate (Message then says so as the API server
+// does).
 type Verdict struct {
 	Message string
 	Failed  bool
+
+	problem string // of a failed evaluation: what failed and why
+	line    int    // where what failed is written
 }
 
 // Review is the review of o by the CEL rule id, which reads no decision
-// of OME's; ok is false when there is no such rule.
+// of OME's, within the sandbox's limits; ok is false when there is no
+// such rule. A review the sandbox stops is Failed, and says why.
 func (s *Set) Review(id string, o *objects.Object) (r Review, ok bool) {
 	for _, v := range s.cel {
 		if v.rule.ID == id && !v.rule.Decisions {
-			return v.review(o, nil), true
+			ctx, done := v.sandbox.evaluation()
+			defer done()
+			r = v.review(ctx, o, nil)
+			if r.stop != nil {
+				r.Error = Verdict{Failed: true, Message: r.stop.Error()}
+			}
+			return r, true
 		}
 	}
 	return Review{}, false
 }
 
-func (v *vapRule) review(o *objects.Object, view *View) Review {
+func (v *vapRule) review(ctx context.Context, o *objects.Object, view *View) Review {
 	if !v.match.matches(o) {
 		return Review{}
 	}
@@ -420,39 +477,56 @@ func (v *vapRule) review(o *objects.Object, view *View) Review {
 			"resource": map[string]any{"group": groupOf(o), "version": versionOf(o), "resource": resourceOf(o.Kind)},
 		},
 	}
+	// failed is the verdict of an evaluation that failed: what the API
+	// server says (message), and the problem (what failed, and why).
+	failed := func(line int, what string, err error, message string) Verdict {
+		why := err.Error()
+		if strings.Contains(why, "cost limit exceeded") {
+			why = fmt.Sprintf("past Kubernetes' cost limit of %d per expression (%s)", PerCallCostLimit, why)
+		}
+		return Verdict{Failed: true, Message: message, problem: what + ": " + why, line: line}
+	}
 	// As Kubernetes' matcher: a condition that is false spares the
 	// object, whatever the others give; else the first that fails fails
 	// the review.
-	failed := ""
+	var condition Verdict
 	for _, c := range v.conditions {
-		out, _, err := c.prg.Eval(act)
+		out, _, err := c.prg.ContextEval(ctx, act)
 		switch {
-		case err != nil && failed == "":
-			failed = fmt.Sprintf("matchCondition %q resulted in error: %v", c.name, err)
+		case err != nil && stopCause(ctx) != nil:
+			return Review{stop: stopCause(ctx)}
+		case err != nil && !condition.Failed:
+			condition = failed(c.line, fmt.Sprintf("matchCondition %q", c.name), err, fmt.Sprintf("matchCondition %q resulted in error: %v", c.name, err))
 		case err == nil && out != types.True:
 			return Review{}
 		}
 	}
-	if failed != "" {
-		return Review{Reviewed: true, Error: failed}
+	if condition.Failed {
+		return Review{Reviewed: true, Error: condition}
 	}
 	for _, x := range v.variables {
 		// A variable that fails is left out: an expression that reads it
 		// fails in turn, naming it.
-		if out, _, err := x.prg.Eval(act); err == nil {
+		out, _, err := x.prg.ContextEval(ctx, act)
+		if err == nil {
 			vars[x.name] = out
+		} else if s := stopCause(ctx); s != nil {
+			return Review{stop: s}
 		}
 	}
 	r := Review{Reviewed: true}
 	for _, c := range v.checks {
-		out, _, err := c.prg.Eval(act)
+		out, _, err := c.prg.ContextEval(ctx, act)
 		switch {
+		case err != nil && stopCause(ctx) != nil:
+			return Review{stop: stopCause(ctx)}
 		case err != nil:
-			r.Validations = append(r.Validations, Verdict{Failed: true, Message: fmt.Sprintf("expression '%s' resulted in error: %v", c.expression, err)})
+			r.Validations = append(r.Validations, failed(c.line, fmt.Sprintf("expression '%s'", c.expression), err, fmt.Sprintf("expression '%s' resulted in error: %v", c.expression, err)))
 		case out == types.False:
-			r.Validations = append(r.Validations, Verdict{Message: c.messageFor(act)})
+			r.Validations = append(r.Validations, Verdict{Message: c.messageFor(ctx, act)})
 		case out != types.True:
-			r.Validations = append(r.Validations, Verdict{Failed: true, Message: fmt.Sprintf("expression '%s' gave %v, not a boolean", c.expression, out)})
+			msg := fmt.Sprintf("expression '%s' gave %v, not a boolean", c.expression, out)
+			r.Validations = append(r.Validations, Verdict{Failed: true, Message: msg, problem: msg, line: c.line})
 		default:
 			r.Validations = append(r.Validations, Verdict{})
 		}
@@ -460,13 +534,29 @@ func (v *vapRule) review(o *objects.Object, view *View) Review {
 	return r
 }
 
+// emptyInputs is a cost estimator that takes every list, map and string
+// whose size CEL does not know (those of the object under review, and of
+// what is made of them) as empty: the estimate is then what the expression
+// costs at the least, on any object. The API server stops an evaluation
+// past its limit however the policy was written, so one whose least cost
+// is over it can never pass.
+type emptyInputs struct{}
+
+func (emptyInputs) EstimateSize(checker.AstNode) *checker.SizeEstimate {
+	return &checker.SizeEstimate{}
+}
+
+func (emptyInputs) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+	return nil
+}
+
 // messageFor is a failed validation's message, as the API server gives
 // it: its messageExpression's string when that gives one (trimmed, not
 // empty, on one line, at most maxMessage bytes), else its message
 // (trimmed), else the expression that failed.
-func (c validation) messageFor(act map[string]any) string {
+func (c validation) messageFor(ctx context.Context, act map[string]any) string {
 	if c.messageExpr != nil {
-		if out, _, err := c.messageExpr.Eval(act); err == nil {
+		if out, _, err := c.messageExpr.ContextEval(ctx, act); err == nil {
 			if s, ok := out.Value().(string); ok {
 				if s = strings.TrimSpace(s); s != "" && len(s) <= maxMessage && !strings.Contains(s, "\n") {
 					return s

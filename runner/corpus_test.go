@@ -38,7 +38,7 @@ func TestCorpusRegoInGatekeeper(t *testing.T) {
 	require.NoError(t, err)
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			compiled, err := TeamBundles(set, []string{filepath.Join(dir, "rules")}, nil, []string{team.TargetGatekeeper}, "evaluate gatekeeper")
+			compiled, err := TeamBundles(set, []string{filepath.Join(dir, "rules")}, nil, []string{team.TargetGatekeeper}, "evaluate gatekeeper", rules.Sandbox{})
 			require.NoError(t, err)
 			objs, err := objects.Load([]string{filepath.Join(dir, "objects.yaml")}, objects.LoadOptions{})
 			require.NoError(t, err)

@@ -41,39 +41,51 @@ func Decider(engineName string, set *policyset.Set) rules.Decide {
 			}
 		}
 		out := make(map[*objects.Object]map[string]any, len(objs))
-		byRef := map[objects.Ref]*objects.Object{}
-		for _, o := range runtimes {
-			byRef[objects.RefOf(o)] = o
-			out[o] = map[string]any{"models": []any{}}
+		// Each model and runtime is one ref value, which every list that
+		// names it shares: the lists hold a pointer a pair, and the
+		// decisions take memory in proportion to the objects, not to the
+		// pairs times a ref's maps. refs are in the order of kind,
+		// namespace and name, the order of every list.
+		refs := sortedRefs(append(append([]*objects.Object(nil), models...), runtimes...))
+		byRef := map[objects.Ref]int{}
+		for i, r := range refs {
+			byRef[r.ref] = i
 		}
+		accepted := make(map[*objects.Object][]int32, len(models)+len(runtimes))
 		if len(models) > 0 {
 			m, err := engine.New(engineName, set)
 			if err != nil {
 				return nil, err
 			}
 			_, err = engine.MatchObjects(m, models, runtimes, func(model *objects.Object, results []engine.Result) error {
-				accepting := []any{}
+				mi := int32(byRef[objects.RefOf(model)])
+				list := []int32{}
 				for _, r := range results {
 					if !r.Compatible {
 						continue
 					}
-					accepting = append(accepting, refValue(r.Runtime))
-					if rt := byRef[r.Runtime]; rt != nil {
-						out[rt]["models"] = append(out[rt]["models"].([]any), refValue(objects.RefOf(model)))
+					ri, known := byRef[r.Runtime]
+					if !known {
+						continue
+					}
+					list = append(list, int32(ri))
+					if rt := refs[ri].obj; rt != nil {
+						accepted[rt] = append(accepted[rt], mi)
 					}
 				}
-				out[model] = map[string]any{"runtimes": accepting}
+				accepted[model] = list
 				return nil
 			})
 			if err != nil {
 				return nil, err
 			}
 		}
-		for _, d := range out {
-			for _, key := range []string{"runtimes", "models"} {
-				if refs, ok := d[key].([]any); ok {
-					sortRefs(refs)
-				}
+		for _, o := range runtimes {
+			out[o] = map[string]any{"models": refList(refs, accepted[o])}
+		}
+		for _, o := range models {
+			if list, decided := accepted[o]; decided {
+				out[o] = map[string]any{"runtimes": refList(refs, list)}
 			}
 		}
 		if len(services) > 0 {
@@ -90,14 +102,40 @@ func Decider(engineName string, set *policyset.Set) rules.Decide {
 	}
 }
 
-// sortRefs puts refs (refValue's) in the order of their kind, namespace
-// and name, the order in which every target gives them.
-func sortRefs(refs []any) {
-	key := func(r any) string {
-		m := r.(map[string]any)
-		return m["kind"].(string) + "/" + m["namespace"].(string) + "/" + m["name"].(string)
+// sharedRef is an object's ref, and its value as the rules read it
+// (refValue), made once.
+type sharedRef struct {
+	ref   objects.Ref
+	obj   *objects.Object
+	value map[string]any
+}
+
+// sortedRefs are the refs of objs, one each (the last object of a ref),
+// in the order of their kind, namespace and name: the order in which
+// every target gives them.
+func sortedRefs(objs []*objects.Object) []sharedRef {
+	byRef := map[objects.Ref]*objects.Object{}
+	for _, o := range objs {
+		byRef[objects.RefOf(o)] = o
 	}
-	slices.SortStableFunc(refs, func(a, b any) int { return strings.Compare(key(a), key(b)) })
+	out := make([]sharedRef, 0, len(byRef))
+	for r, o := range byRef {
+		out = append(out, sharedRef{ref: r, obj: o, value: refValue(r)})
+	}
+	key := func(r objects.Ref) string { return r.Kind + "/" + r.Namespace + "/" + r.Name }
+	slices.SortFunc(out, func(a, b sharedRef) int { return strings.Compare(key(a.ref), key(b.ref)) })
+	return out
+}
+
+// refList is the values of the refs at the indexes of list, in the order
+// of refs.
+func refList(refs []sharedRef, list []int32) []any {
+	slices.Sort(list)
+	out := make([]any, len(list))
+	for i, x := range list {
+		out[i] = refs[x].value
+	}
+	return out
 }
 
 // refValue is a ref as the rules read it.

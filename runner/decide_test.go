@@ -15,6 +15,7 @@ import (
 	"github.com/ome-policy/evaluator/admission/team"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/rules"
 )
 
 // A team's Gatekeeper template gives a rule OME's decisions as evaluate
@@ -56,7 +57,7 @@ deny contains json.marshal(data.evaluate.decision)
 		t.Run(release, func(t *testing.T) {
 			set, err := all.ForRelease(release)
 			require.NoError(t, err)
-			compiled, err := TeamBundles(set, []string{dir}, nil, []string{team.TargetGatekeeper}, "evaluate gatekeeper")
+			compiled, err := TeamBundles(set, []string{dir}, nil, []string{team.TargetGatekeeper}, "evaluate gatekeeper", rules.Sandbox{})
 			require.NoError(t, err)
 			require.Len(t, compiled.Gatekeeper, 1)
 			c := compiled.Gatekeeper[0]

@@ -145,6 +145,8 @@ type Diff struct {
 	// report (diff.RuleChanges). Their problems are a rules.Problems
 	// error.
 	Rules []string
+	// Sandbox is what the rules may do (rules.Sandbox).
+	Sandbox rules.Sandbox
 }
 
 // Sides sets where d's two sides come from, as a command line names them:
@@ -247,9 +249,14 @@ func (d *Diff) ownRules(set func() (*policyset.Set, error)) (*policyset.Set, *si
 	if err != nil {
 		return nil, nil, err
 	}
-	ome, own, err := OwnRulesFor(s, d.Rules)
+	ome, own, err := OwnRulesFor(s, d.Rules, d.Sandbox)
 	if err != nil {
 		return nil, nil, err
+	}
+	if d.In.Notice != nil {
+		for _, n := range own.Notices {
+			d.In.Notice(n)
+		}
 	}
 	return s, &sideRules{own: own, all: WithOwnRules(ome, own)}, nil
 }

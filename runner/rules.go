@@ -13,9 +13,9 @@ import (
 )
 
 // OwnRules reads a team's own rules (--rules: files and folders) to run
-// beside OME's rules, whose ids they may not take; nil without paths.
-// Everything wrong with them is one rules.Problems error.
-func OwnRules(paths []string, ome []engine.Rule) (*rules.Set, error) {
+// beside OME's rules, whose ids they may not take, in the sandbox sb; nil
+// without paths. Everything wrong with them is one rules.Problems error.
+func OwnRules(paths []string, ome []engine.Rule, sb rules.Sandbox) (*rules.Set, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
@@ -24,7 +24,7 @@ func OwnRules(paths []string, ome []engine.Rule) (*rules.Set, error) {
 		ids[i] = r.ID
 	}
 	ids = append(ids, engine.RuleInputError)
-	return rules.Load(paths, ids)
+	return rules.LoadWith(paths, ids, sb)
 }
 
 // WithOwnRules is OME's lint rules followed by the team's, as lint lists,
@@ -45,13 +45,14 @@ func WithOwnRules(ome []engine.Rule, own *rules.Set) []engine.Rule {
 }
 
 // OwnRulesFor reads a team's rules (paths) beside the lint rules of set,
-// and gives both: OME's, and the team's (nil without paths).
-func OwnRulesFor(set *policyset.Set, paths []string) ([]engine.Rule, *rules.Set, error) {
+// to run in the sandbox sb, and gives both: OME's, and the team's (nil
+// without paths).
+func OwnRulesFor(set *policyset.Set, paths []string, sb rules.Sandbox) ([]engine.Rule, *rules.Set, error) {
 	ome, err := engine.LintRules(set)
 	if err != nil {
 		return nil, nil, err
 	}
-	own, err := OwnRules(paths, ome)
+	own, err := OwnRules(paths, ome, sb)
 	return ome, own, err
 }
 
@@ -64,8 +65,11 @@ func OwnRulesFor(set *policyset.Set, paths []string) ([]engine.Rule, *rules.Set,
 // of --policies add to OME's are an
 // error too: OME's templates cannot enforce them, and no bundle may leave
 // them out unsaid. The rules' problems are a rules.Problems error, what
-// the targets cannot hold a team.Refusals one.
-func TeamBundles(set *policyset.Set, paths, leaveOut, targets []string, command string) (admission.TeamRules, error) {
+// the targets cannot hold a team.Refusals one. The rules are loaded for
+// the bundles (rules.Sandbox.ForBundles: no builtin the sandbox refuses is
+// allowed, a CEL expression over Kubernetes' cost limit is refused), and
+// run within sb's limits to make the bundles' tests.
+func TeamBundles(set *policyset.Set, paths, leaveOut, targets []string, command string, sb rules.Sandbox) (admission.TeamRules, error) {
 	ome, err := engine.LintRules(set)
 	if err != nil {
 		return admission.TeamRules{}, err
@@ -82,7 +86,8 @@ func TeamBundles(set *policyset.Set, paths, leaveOut, targets []string, command 
 	if len(paths) == 0 && len(leaveOut) == 0 {
 		return admission.TeamRules{}, nil
 	}
-	own, err := OwnRules(paths, ome)
+	sb.ForBundles = true
+	own, err := OwnRules(paths, ome, sb)
 	if err != nil {
 		return admission.TeamRules{}, err
 	}

@@ -1,8 +1,8 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -71,8 +71,9 @@ func FindTests(paths []string) (Tests, error) {
 // every release's policies of p and the releases that p runs them on
 // (TestReleases). A team's own rules (rulePaths, as --rules gives them)
 // are loaded beside OME's policies, so that their unit tests can test
-// them; with no paths, the tests are those of rulePaths.
-func NewTests(p *Policies, paths []string, engineName string, rulePaths []string) (Tests, error) {
+// them; with no paths, the tests are those of rulePaths. The rules, and
+// every Rego test run, are held to the sandbox sb (rules.Sandbox).
+func NewTests(p *Policies, paths []string, engineName string, rulePaths []string, sb rules.Sandbox) (Tests, error) {
 	if len(paths)+len(rulePaths) == 0 {
 		return Tests{}, fmt.Errorf("give the case files and Rego tests to run (files or folders), or --rules")
 	}
@@ -91,7 +92,7 @@ func NewTests(p *Policies, paths []string, engineName string, rulePaths []string
 		if err != nil {
 			return Tests{}, err
 		}
-		if own, err = OwnRules(rulePaths, ome); err != nil {
+		if own, err = OwnRules(rulePaths, ome, sb); err != nil {
 			return Tests{}, err
 		}
 	}
@@ -99,10 +100,39 @@ func NewTests(p *Policies, paths []string, engineName string, rulePaths []string
 	if err != nil {
 		return t, err
 	}
+	if err := sandboxTests(t.RegoFiles); err != nil {
+		return t, err
+	}
 	t.Set, t.Own = set, own
 	t.Releases, err = TestReleases(p, t.Set)
 	t.Engine = engineName
 	return t, err
+}
+
+// sandboxTests reads the Rego tests files and names, as one
+// rules.Problems error, each call they make to a builtin that the rules'
+// sandbox refuses (rules.SandboxProblems): a test runs in the sandbox of
+// the rules it tests.
+func sandboxTests(files []string) error {
+	texts := map[string]string{}
+	var probs rules.Problems
+	for _, f := range files {
+		b, err := objects.ReadFile(f)
+		if err != nil {
+			var ie *objects.InputError
+			if errors.As(err, &ie) {
+				probs = append(probs, ie)
+				continue
+			}
+			return err
+		}
+		texts[f] = string(b)
+	}
+	probs = append(probs, rules.SandboxProblems(texts)...)
+	if len(probs) > 0 {
+		return probs
+	}
+	return nil
 }
 
 // NoTests is the error of a run that finds no test to run: no case file
@@ -183,7 +213,7 @@ func (t *Tests) run() (report output.TestReport, left []LeftOut, err error) {
 		}
 	}
 	for _, f := range t.RegoFiles {
-		b, err := os.ReadFile(f)
+		b, err := objects.ReadFile(f)
 		if err != nil {
 			return report, left, err
 		}

@@ -25,10 +25,10 @@ import (
 func teamResult(team admission.TeamRules, t admission.TeamDoc, o *objects.Object) (result, message string) {
 	r, ok := team.Set.Review(t.Rule.ID, o)
 	switch {
+	case r.Error.Failed:
+		return "error", r.Error.Message
 	case !ok || !r.Reviewed:
 		return "skip", ""
-	case r.Error != "":
-		return "error", r.Error
 	}
 	verdicts := r.Validations
 	if t.Validation >= 0 && t.Validation < len(verdicts) {

@@ -20,7 +20,7 @@ type auditOptions struct {
 	engineName string
 	format     string
 	dryRun     string
-	rules      []string
+	rules      ruleOptions
 }
 
 func newAuditCommand(g *globalOptions) *cobra.Command {
@@ -68,7 +68,7 @@ func (o *auditOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	all, own, err := ownRules(cmd, set, o.rules)
+	all, own, err := ownRules(cmd, set, &o.rules)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ type diffOptions struct {
 	toRelease string
 	// showReasons lists the verdicts that hold in other words.
 	showReasons bool
-	rules       []string
+	rules       ruleOptions
 }
 
 func newDiffCommand(g *globalOptions) *cobra.Command {
@@ -71,7 +71,12 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) error {
 	in := o.in
 	in.paths = args // OLD and NEW, or the files of the change
-	d := runner.Diff{Engine: o.engineName, Policies: &g.Policies, In: in.options(g, cmd, nil), Base: o.base, ToRelease: o.toRelease, Sources: in.sources(), Rules: o.rules}
+	sb, err := o.rules.sandbox()
+	if err != nil {
+		return err
+	}
+	d := runner.Diff{Engine: o.engineName, Policies: &g.Policies, In: in.options(g, cmd, nil), Base: o.base, ToRelease: o.toRelease, Sources: in.sources(),
+		Rules: o.rules.paths, Sandbox: sb}
 	if err := d.Sides(args, len(in.files)+len(in.Models)+len(in.Runtimes), &o.in.cluster); err != nil {
 		return badInput(err)
 	}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/policies/policyset"
@@ -63,7 +65,7 @@ func completeRuleIDs(g *globalOptions) cobra.CompletionFunc {
 			// --rules, repeatable, holds each path twice.
 			paths, _ := cmd.Flags().GetStringArray("rules")
 			slices.Sort(paths)
-			if ome, own, err := runner.OwnRulesFor(set, slices.Compact(paths)); err == nil {
+			if ome, own, err := runner.OwnRulesFor(set, slices.Compact(paths), rules.Sandbox{}); err == nil {
 				for _, r := range runner.WithOwnRules(ome, own) {
 					ids = append(ids, r.ID+"\t"+r.Description)
 				}
@@ -128,35 +130,97 @@ func checkBeforeRun(cmd *cobra.Command, check func() error) {
 	}
 }
 
+// ruleOptions are the flags of a team's own rules: --rules, and the
+// limits of the sandbox they run in (rules.Sandbox).
+type ruleOptions struct {
+	paths   []string
+	timeout time.Duration
+	memory  string
+	allow   []string
+}
+
 // addRulesFlag gives cmd --rules, a team's own rules run beside OME's
-// (runner.OwnRules), what they do told in the flag's help.
-func addRulesFlag(cmd *cobra.Command, paths *[]string, what string) {
-	cmd.Flags().StringArrayVar(paths, "rules", nil, "a team's own rules, beside OME's: a folder or file of Rego (conftest's deny and warn) and ValidatingAdmissionPolicies (repeatable); "+what)
+// (runner.OwnRules), what they do told in the flag's help, and the limits
+// of their sandbox: --rule-timeout and --rule-memory.
+func addRulesFlag(cmd *cobra.Command, o *ruleOptions, what string) {
+	cmd.Flags().StringArrayVar(&o.paths, "rules", nil, "a team's own rules, beside OME's: a folder or file of Rego (conftest's deny and warn) and ValidatingAdmissionPolicies (repeatable); "+what)
+	cmd.Flags().DurationVar(&o.timeout, "rule-timeout", rules.DefaultTimeout, "the time a rule of --rules may take on one object: past it, the rule is stopped and named with the object (exit 2)")
+	cmd.Flags().StringVar(&o.memory, "rule-memory", byteQuantity(rules.DefaultMemory), "how much the memory may grow while the rules of --rules judge one object (a quantity, as 512Mi or 2Gi): past it, the rule is stopped and named with the object (exit 2)")
+	checkBeforeRun(cmd, func() error {
+		_, err := o.sandbox()
+		return err
+	})
+}
+
+// addAllowFlag gives lint --allow-builtin: builtins the sandbox refuses
+// that the Rego rules of --rules may call nonetheless.
+func (o *ruleOptions) addAllowFlag(cmd *cobra.Command) {
+	cmd.Flags().StringSliceVar(&o.allow, "allow-builtin", nil, "let the Rego rules of --rules call these builtins, which their sandbox refuses ("+strings.Join(rules.Refused(), ", ")+"); lint only: a bundle never holds such a rule (comma-separated or repeated)")
+}
+
+// sandbox is the sandbox the flags say; an error names a flag whose value
+// is wrong.
+func (o *ruleOptions) sandbox() (rules.Sandbox, error) {
+	sb := rules.Sandbox{Allow: o.allow, Timeout: o.timeout}
+	if o.timeout <= 0 {
+		return sb, badInput(fmt.Errorf("--rule-timeout: %s: give a time above zero, such as 10s", o.timeout))
+	}
+	q, err := resource.ParseQuantity(o.memory)
+	if err != nil || q.Value() <= 0 {
+		return sb, badInput(fmt.Errorf("--rule-memory: %q: give a quantity above zero, such as 512Mi or 2Gi", o.memory))
+	}
+	sb.Memory = q.Value()
+	if err := sb.Check(); err != nil {
+		return sb, badInput(err)
+	}
+	return sb, nil
+}
+
+// byteQuantity writes n bytes as a quantity: 1Gi, 512Mi.
+func byteQuantity(n int64) string {
+	return resource.NewQuantity(n, resource.BinarySI).String()
 }
 
 // ownRules reads the rules of --rules beside OME's lint rules of set
-// (runner.OwnRulesFor), and gives both.
-func ownRules(cmd *cobra.Command, set *policyset.Set, paths []string) ([]engine.Rule, *rules.Set, error) {
-	ome, own, err := runner.OwnRulesFor(set, paths)
+// (runner.OwnRulesFor), and gives both; the notices of their reading
+// (links not walked again) go to standard error.
+func ownRules(cmd *cobra.Command, set *policyset.Set, o *ruleOptions) ([]engine.Rule, *rules.Set, error) {
+	sb, err := o.sandbox()
+	if err != nil {
+		return nil, nil, err
+	}
+	ome, own, err := runner.OwnRulesFor(set, o.paths, sb)
 	if err != nil {
 		return nil, nil, rulesError(cmd, err)
 	}
+	noteRules(cmd, own)
 	return ome, own, nil
 }
 
 // policiesAndRules are the policies of the engine named (of the release
 // --ome-version chooses) and a team's rules of --rules (paths) beside
 // them, each error ready to end the run.
-func policiesAndRules(cmd *cobra.Command, g *globalOptions, engineName string, paths []string) (*policyset.Set, *rules.Set, error) {
+func policiesAndRules(cmd *cobra.Command, g *globalOptions, engineName string, o *ruleOptions) (*policyset.Set, *rules.Set, error) {
 	set, err := g.For(engineName)
 	if err != nil {
 		return nil, nil, badInput(err)
 	}
-	_, own, err := ownRules(cmd, set, paths)
+	_, own, err := ownRules(cmd, set, o)
 	if err != nil {
 		return nil, nil, err
 	}
 	return set, own, nil
+}
+
+// noteRules says on standard error what reading the rules of own left
+// out (own.Notices).
+func noteRules(cmd *cobra.Command, own *rules.Set) {
+	if own == nil {
+		return
+	}
+	for _, n := range own.Notices {
+		fmt.Fprintln(cmd.ErrOrStderr(), n)
+	}
 }
 
 // rulesError ends the run on err (exit 2): an error of several

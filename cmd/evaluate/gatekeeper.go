@@ -75,13 +75,14 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 // bundles, and the exemptions its checks make (--exempt-namespaces,
 // --label-selector).
 type bundleRules struct {
-	paths, leaveOut  []string
+	rules            ruleOptions
+	leaveOut         []string
 	exemptNamespaces []string
 	selector         string
 }
 
 func (t *bundleRules) add(cmd *cobra.Command, what string) {
-	addRulesFlag(cmd, &t.paths, what+"; a rule a bundle cannot hold stops the run (exit 2), naming it")
+	addRulesFlag(cmd, &t.rules, what+"; a rule a bundle cannot hold stops the run (exit 2), naming it")
 	cmd.Flags().StringSliceVar(&t.leaveOut, "leave-out", nil, "rules of --rules to leave out of the bundles that cannot hold them, each said on standard error (comma-separated or repeated)")
 	cmd.Flags().StringSliceVar(&t.exemptNamespaces, "exempt-namespaces", nil, "namespaces whose objects no check of the bundles reviews, written into each constraint's, binding's and policy's match (comma-separated or repeated)")
 	cmd.Flags().StringVarP(&t.selector, "label-selector", "l", "", "review only the objects whose labels match this selector (kubectl's syntax, such as 'evaluate.ome.io/exempt!=true'); the others are exempt, written into each constraint's, binding's and policy's match")
@@ -94,10 +95,15 @@ func (t *bundleRules) add(cmd *cobra.Command, what string) {
 // rule a target cannot hold is said with its file and line, and ends the
 // run (exit 2); each left out on purpose (--leave-out) is a notice.
 func (t *bundleRules) inputs(cmd *cobra.Command, set *policyset.Set, targets, caseFiles, lint []string) (admission.Options, error) {
-	compiled, err := runner.TeamBundles(set, t.paths, t.leaveOut, targets, cmd.CommandPath())
+	sb, err := t.rules.sandbox()
+	if err != nil {
+		return admission.Options{}, err
+	}
+	compiled, err := runner.TeamBundles(set, t.rules.paths, t.leaveOut, targets, cmd.CommandPath(), sb)
 	if err != nil {
 		return admission.Options{}, rulesError(cmd, err)
 	}
+	noteRules(cmd, compiled.Set)
 	for _, l := range compiled.Left {
 		fmt.Fprintln(cmd.ErrOrStderr(), "notice: "+l)
 	}

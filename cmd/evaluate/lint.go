@@ -23,7 +23,7 @@ type lintOptions struct {
 	listRules  bool
 	disable    []string
 	enableOnly []string
-	rules      []string
+	rules      ruleOptions
 }
 
 func newLintCommand(g *globalOptions) *cobra.Command {
@@ -48,6 +48,7 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringSliceVar(&o.disable, "disable", nil, "turn these rules off (comma-separated or repeated)")
 	cmd.Flags().StringSliceVar(&o.enableOnly, "enable-only", nil, "report only these rules (comma-separated or repeated)")
 	addRulesFlag(cmd, &o.rules, "their findings are reported, filtered and ignored as OME's are")
+	o.rules.addAllowFlag(cmd)
 	cmd.MarkFlagsMutuallyExclusive("disable", "enable-only")
 	_ = cmd.RegisterFlagCompletionFunc("disable", completeRuleIDs(g))
 	_ = cmd.RegisterFlagCompletionFunc("enable-only", completeRuleIDs(g))
@@ -65,7 +66,7 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	rules, own, err := ownRules(cmd, set, o.rules)
+	rules, own, err := ownRules(cmd, set, &o.rules)
 	if err != nil {
 		return err
 	}

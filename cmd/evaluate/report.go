@@ -25,7 +25,7 @@ type reportOptions struct {
 	engineName string
 	format     string
 	out        string
-	rules      []string
+	rules      ruleOptions
 }
 
 func newReportCommand(g *globalOptions) *cobra.Command {
@@ -89,7 +89,7 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		reportProblems(cmd, got.Problems)
 		return badInput(err)
 	}
-	set, own, err := policiesAndRules(cmd, g, o.engineName, o.rules)
+	set, own, err := policiesAndRules(cmd, g, o.engineName, &o.rules)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 // cluster filter to choose the one shown. A cluster that cannot be read,
 // or holds no models or runtimes, is named, and the run exits 2.
 func (o *reportOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
-	set, own, err := policiesAndRules(cmd, g, o.engineName, o.rules)
+	set, own, err := policiesAndRules(cmd, g, o.engineName, &o.rules)
 	if err != nil {
 		return err
 	}

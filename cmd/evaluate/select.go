@@ -17,7 +17,7 @@ type selectOptions struct {
 	engineName string
 	format     string
 	strict     bool
-	rules      []string
+	rules      ruleOptions
 }
 
 func newSelectCommand(g *globalOptions) *cobra.Command {
@@ -54,7 +54,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	set, own, err := policiesAndRules(cmd, g, o.engineName, o.rules)
+	set, own, err := policiesAndRules(cmd, g, o.engineName, &o.rules)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 // (with the files' beside, as a run of each cluster alone would), and
 // writes the decisions as one output (output.FleetSelectWriter).
 func (o *selectOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
-	set, own, err := policiesAndRules(cmd, g, o.engineName, o.rules)
+	set, own, err := policiesAndRules(cmd, g, o.engineName, &o.rules)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 	var (
 		engineName string
 		format     string
-		rulePaths  []string
+		rulePaths  ruleOptions
 	)
 	cmd := &cobra.Command{
 		Use:     "test [PATH...]",
@@ -38,13 +38,18 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 				}
 				return badInput(err)
 			}
-			tests, err := runner.NewTests(&g.Policies, args, engineName, rulePaths)
+			sb, err := rulePaths.sandbox()
+			if err != nil {
+				return err
+			}
+			tests, err := runner.NewTests(&g.Policies, args, engineName, rulePaths.paths, sb)
 			if errors.As(err, new(rules.Problems)) {
 				return rulesError(cmd, err)
 			}
 			if err != nil {
 				return noTests(err)
 			}
+			noteRules(cmd, tests.Own)
 			p := newProgress(cmd, "testing", len(tests.CaseFiles)+len(tests.RegoFiles))
 			tests.Step = func(done, total int) { p.Set("testing", done, total) }
 			report, notices, err := tests.Run()

@@ -94,7 +94,7 @@ func TestUpRefusesARunningCluster(t *testing.T) {
 		t.Skip("no sleep")
 	}
 	if err := p.start(sleep, []string{"60"}, nil); err != nil {
-		t.Skip(err)
+		t.Fatalf("starting the process under test: %v", err)
 	}
 	defer func() { _ = p.stop(5 * time.Second) }()
 	_, err = Up(t.Context(), Options{Dir: dir, Bin: dir})
@@ -118,7 +118,7 @@ func TestStopChecksTheCommandLine(t *testing.T) {
 		t.Skip("no sleep")
 	}
 	if err := ours.start(sleep, []string{"60"}, nil); err != nil {
-		t.Skip(err)
+		t.Fatalf("starting the process under test: %v", err)
 	}
 	defer func() { _ = ours.stop(5 * time.Second) }()
 	if !ours.alive() {
