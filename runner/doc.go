@@ -4,8 +4,8 @@
 // webhook's decision on InferenceServices (Select), the lint run (LintRun,
 // RuleFilter, the ignore annotation), the case files on the engines and
 // releases (CaseRunner, ReleaseRuns, RunTests), a diff (Diff: its two
-// sides, a cluster's change, an OME upgrade), and how a run holds memory
-// (HoldData, LiftMemoryLimit, FitMemoryLimit).
+// sides, a cluster's change, an OME upgrade). How the process holds
+// memory and profiles itself is the command line's (cmd/evaluate).
 //
 // It owns no flag, no exit code and no printing: a command binds its flags
 // to these functions, prints what they give (notices come back through a

@@ -20,7 +20,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ome-policy/evaluator/runner"
 )
 
 // Hostile input and hostile rules, through the command: what a pull
@@ -40,7 +39,7 @@ func runAsChild() {
 	if peakFile == "" {
 		return
 	}
-	runner.Streaming()
+	streaming()
 	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	// The process's own high-water mark (the rusage of a child started
 	// from a large test binary counts the parent's pages too).

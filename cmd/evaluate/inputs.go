@@ -11,7 +11,6 @@ import (
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
-	"github.com/ome-policy/evaluator/runner"
 )
 
 // inputOptions are the flags that say what a command reads, declared once
@@ -108,7 +107,7 @@ func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []l
 	o.Visit = sink
 	o.Count = func(read int) {
 		if read%256 == 0 {
-			runner.FitMemoryLimit()
+			fitMemoryLimit()
 		}
 	}
 	return input.Read(o)

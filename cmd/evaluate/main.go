@@ -5,11 +5,9 @@ package main
 
 import (
 	"os"
-
-	"github.com/ome-policy/evaluator/runner"
 )
 
 func main() {
-	runner.Streaming()
+	streaming()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

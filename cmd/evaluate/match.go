@@ -89,13 +89,13 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if c.Err != nil {
 		return badInput(c.Err)
 	}
-	runner.FitMemoryLimit()
+	fitMemoryLimit()
 	w, err := output.NewMatchWriter(o.format, cmd.OutOrStdout())
 	if err != nil {
 		return badInput(err)
 	}
 	view := runner.MatchView{Only: o.only, Selector: c.Selector, Namespace: o.in.cluster.FilesNamespace()}
-	unserved, err := runner.MatchesIn(view, w, c.Matcher, c.Release, ms, rs, got.Problems, runner.FitMemoryLimit)
+	unserved, err := runner.MatchesIn(view, w, c.Matcher, c.Release, ms, rs, got.Problems, fitMemoryLimit)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (o *matchOptions) runFleet(cmd *cobra.Command, g *globalOptions, ready <-ch
 			return err
 		}
 		view := runner.MatchView{Only: o.only, Selector: c.Selector, Namespace: o.in.cluster.FilesNamespace()}
-		none, err := runner.MatchesIn(view, w, c.Matcher, c.Release, ms, rs, got.Problems, runner.FitMemoryLimit)
+		none, err := runner.MatchesIn(view, w, c.Matcher, c.Release, ms, rs, got.Problems, fitMemoryLimit)
 		if err != nil {
 			return err
 		}

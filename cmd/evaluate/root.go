@@ -66,7 +66,7 @@ func newRoot(g *globalOptions, stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) (err error) {
 		g.restoreMemory = memoryFor(cmd)
 		if g.cpuProfile != "" {
-			if g.stopProfile, err = runner.CPUProfile(g.cpuProfile); err != nil {
+			if g.stopProfile, err = cpuProfile(g.cpuProfile); err != nil {
 				return badInput(fmt.Errorf("--cpuprofile: %w", err))
 			}
 		}

@@ -67,7 +67,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		}
 		return o.in.nothingToTell(cmd, got, "InferenceServices")
 	}
-	runner.FitMemoryLimit()
+	fitMemoryLimit()
 	sel := runner.Selection{Engine: o.engineName, Set: set, Strict: o.strict, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }, Own: own}
 	results, fails, problems, err := sel.Run(services, cluster)
 	if err != nil {

@@ -1,4 +1,4 @@
-package runner
+package main
 
 import (
 	"os"
@@ -6,10 +6,10 @@ import (
 	"sync"
 )
 
-// CPUProfile starts a Go CPU profile of the run, written to the file at
+// cpuProfile starts a Go CPU profile of the run, written to the file at
 // path (for `go tool pprof`), and returns what stops it and closes the
 // file, which may be called more than once.
-func CPUProfile(path string) (stop func(), err error) {
+func cpuProfile(path string) (stop func(), err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
