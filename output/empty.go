@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // The documents of a run with no result: a format for programs writes one
@@ -19,7 +20,7 @@ func WriteNoMatches(format string, w io.Writer, release string, problems []*obje
 	if err := mw.Begin(nil, nil); err != nil {
 		return err
 	}
-	return mw.End(MatchSummary{OMEVersion: release, Problems: Problems(problems)})
+	return mw.End(results.MatchSummary{OMEVersion: release, Problems: results.Problems(problems)})
 }
 
 // WriteNoSelections writes select's document of no InferenceService.
@@ -28,7 +29,7 @@ func WriteNoSelections(format string, w io.Writer, release string, problems []*o
 	if err != nil {
 		return err
 	}
-	return sw.Write(nil, Problems(problems))
+	return sw.Write(nil, results.Problems(problems))
 }
 
 // WriteNoExplanations writes explain's document of no pair.
@@ -37,5 +38,5 @@ func WriteNoExplanations(format string, w io.Writer, release string, problems []
 	if err != nil {
 		return err
 	}
-	return ew.Write(nil, Problems(problems))
+	return ew.Write(nil, results.Problems(problems))
 }

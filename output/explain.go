@@ -4,13 +4,14 @@ import (
 	"io"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // ExplainWriter writes the explanations of `evaluate explain`, one per
 // model and runtime, ordered by model, then runtime, and the inputs that
 // could not be read (the machine-readable formats carry them).
 type ExplainWriter interface {
-	Write(es []engine.Explanation, problems []Problem) error
+	Write(es []engine.Explanation, problems []results.Problem) error
 }
 
 // ExplainFormats lists the -o values of explain.

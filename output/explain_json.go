@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // explainJSON writes {"explanations": [...], "errors": [...]}.
@@ -17,20 +18,20 @@ type explainJSON struct {
 type explainDocument struct {
 	OMEVersion   string               `json:"omeVersion" yaml:"omeVersion"`
 	Explanations []engine.Explanation `json:"explanations" yaml:"explanations"`
-	Errors       []Problem            `json:"errors" yaml:"errors"`
+	Errors       []results.Problem    `json:"errors" yaml:"errors"`
 }
 
-func newExplainDocument(release string, es []engine.Explanation, problems []Problem) explainDocument {
+func newExplainDocument(release string, es []engine.Explanation, problems []results.Problem) explainDocument {
 	if es == nil {
 		es = []engine.Explanation{}
 	}
 	if problems == nil {
-		problems = []Problem{}
+		problems = []results.Problem{}
 	}
 	return explainDocument{OMEVersion: release, Explanations: es, Errors: problems}
 }
 
-func (x *explainJSON) Write(es []engine.Explanation, problems []Problem) error {
+func (x *explainJSON) Write(es []engine.Explanation, problems []results.Problem) error {
 	enc := json.NewEncoder(x.w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // explainText writes a block per model and runtime: OME's verdict and
@@ -18,7 +19,7 @@ type explainText struct {
 	release string
 }
 
-func (x *explainText) Write(es []engine.Explanation, _ []Problem) error {
+func (x *explainText) Write(es []engine.Explanation, _ []results.Problem) error {
 	var b strings.Builder
 	for i, e := range es {
 		if i > 0 {

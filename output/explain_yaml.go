@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // explainYAML writes the same document as explainJSON, in YAML.
@@ -12,6 +13,6 @@ type explainYAML struct {
 	release string
 }
 
-func (x *explainYAML) Write(es []engine.Explanation, problems []Problem) error {
+func (x *explainYAML) Write(es []engine.Explanation, problems []results.Problem) error {
 	return encodeYAML(x.w, newExplainDocument(x.release, es, problems))
 }

@@ -2,12 +2,11 @@ package output
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // A fleet's results: a run of several clusters (--context a,b,
@@ -19,38 +18,6 @@ import (
 // -o policyreport writes one List of reports a cluster. A run of one
 // cluster writes none of this: its output is a single run's.
 
-// Cluster is the cluster a result comes from: its name (the first context
-// given that reaches it), every context given that reaches it, the API
-// server, and the UID of its kube-system namespace (when it could be read).
-type Cluster struct {
-	Name     string   `json:"name" yaml:"name"`
-	Contexts []string `json:"contexts" yaml:"contexts"`
-	Server   string   `json:"server" yaml:"server"`
-	UID      string   `json:"uid,omitempty" yaml:"uid,omitempty"`
-}
-
-// ClusterRead is a cluster of the fleet and, when it could not be read,
-// why.
-type ClusterRead struct {
-	Cluster `yaml:",inline"`
-	Error   string `json:"error,omitempty" yaml:"error,omitempty"`
-}
-
-// Header is the line that heads a cluster's results in the formats for
-// people: "cluster prod (contexts prod, prod-admin; server https://...;
-// kube-system UID ...)".
-func (c Cluster) Header() string {
-	word := "context"
-	if len(c.Contexts) > 1 {
-		word = "contexts"
-	}
-	s := fmt.Sprintf("cluster %s (%s %s; server %s", c.Name, word, strings.Join(c.Contexts, ", "), c.Server)
-	if c.UID != "" {
-		s += "; kube-system UID " + c.UID
-	}
-	return s + ")"
-}
-
 // grouped writes a cluster's header before its group, a blank line
 // between groups.
 type grouped struct {
@@ -58,7 +25,7 @@ type grouped struct {
 	groups int
 }
 
-func (g *grouped) head(c Cluster) error {
+func (g *grouped) head(c results.Cluster) error {
 	sep := ""
 	if g.groups > 0 {
 		sep = "\n"
@@ -69,8 +36,8 @@ func (g *grouped) head(c Cluster) error {
 }
 
 // inCluster is a Problem of c.
-func inCluster(ps []Problem, c Cluster) []Problem {
-	out := make([]Problem, len(ps))
+func inCluster(ps []results.Problem, c results.Cluster) []results.Problem {
+	out := make([]results.Problem, len(ps))
 	for i, p := range ps {
 		p.Cluster = &c
 		out[i] = p
@@ -79,12 +46,12 @@ func inCluster(ps []Problem, c Cluster) []Problem {
 }
 
 // unread are the problems of the clusters that could not be read.
-func unread(clusters []ClusterRead) []Problem {
-	var out []Problem
+func unread(clusters []results.ClusterRead) []results.Problem {
+	var out []results.Problem
 	for _, c := range clusters {
 		if c.Error != "" {
 			cl := c.Cluster
-			out = append(out, Problem{File: "cluster " + c.Name, Message: c.Error, Cluster: &cl})
+			out = append(out, results.Problem{File: "cluster " + c.Name, Message: c.Error, Cluster: &cl})
 		}
 	}
 	return out
@@ -96,8 +63,8 @@ func unread(clusters []ClusterRead) []Problem {
 // writer of one cluster's run (Begin, Model, End), Close ends the output
 // and names every cluster.
 type FleetMatchWriter interface {
-	Cluster(c Cluster) (MatchWriter, error)
-	Close(clusters []ClusterRead) error
+	Cluster(c results.Cluster) (results.MatchWriter, error)
+	Close(clusters []results.ClusterRead) error
 }
 
 // NewFleetMatchWriter returns the fleet writer of format; release is the
@@ -106,7 +73,7 @@ func NewFleetMatchWriter(format string, w io.Writer, release string) (FleetMatch
 	switch format {
 	case "json", "yaml":
 		inner, _ := NewMatchWriter(format, w)
-		return &matchDocument{inner: inner, sum: MatchSummary{OMEVersion: release}}, nil
+		return &matchDocument{inner: inner, sum: results.MatchSummary{OMEVersion: release}}, nil
 	}
 	if _, err := NewMatchWriter(format, w); err != nil {
 		return nil, err
@@ -119,7 +86,7 @@ type matchGroups struct {
 	format string
 }
 
-func (g *matchGroups) Cluster(c Cluster) (MatchWriter, error) {
+func (g *matchGroups) Cluster(c results.Cluster) (results.MatchWriter, error) {
 	if err := g.head(c); err != nil {
 		return nil, err
 	}
@@ -130,19 +97,19 @@ func (g *matchGroups) Cluster(c Cluster) (MatchWriter, error) {
 	return mw, err
 }
 
-func (g *matchGroups) Close([]ClusterRead) error { return nil }
+func (g *matchGroups) Close([]results.ClusterRead) error { return nil }
 
 // matchDocument is one document of every cluster's results.
 type matchDocument struct {
-	inner MatchWriter
+	inner results.MatchWriter
 	begun bool
-	sum   MatchSummary
+	sum   results.MatchSummary
 }
 
 // clusterSetter is a writer that puts a cluster on each result.
-type clusterSetter interface{ setCluster(c *Cluster) }
+type clusterSetter interface{ setCluster(c *results.Cluster) }
 
-func (d *matchDocument) Cluster(c Cluster) (MatchWriter, error) {
+func (d *matchDocument) Cluster(c results.Cluster) (results.MatchWriter, error) {
 	return &matchOfCluster{d: d, c: c}, nil
 }
 
@@ -154,7 +121,7 @@ func (d *matchDocument) begin() error {
 	return d.inner.Begin(nil, nil)
 }
 
-func (d *matchDocument) Close(clusters []ClusterRead) error {
+func (d *matchDocument) Close(clusters []results.ClusterRead) error {
 	if err := d.begin(); err != nil {
 		return err
 	}
@@ -165,7 +132,7 @@ func (d *matchDocument) Close(clusters []ClusterRead) error {
 
 type matchOfCluster struct {
 	d *matchDocument
-	c Cluster
+	c results.Cluster
 }
 
 func (m *matchOfCluster) Begin(_, _ []*objects.Object) error { return m.d.begin() }
@@ -175,26 +142,26 @@ func (m *matchOfCluster) Model(model engine.Ref, results []engine.Result) error 
 	return m.d.inner.Model(model, results)
 }
 
-func (m *matchOfCluster) End(s MatchSummary) error {
+func (m *matchOfCluster) End(s results.MatchSummary) error {
 	m.d.sum.LeftOut += s.LeftOut
 	m.d.sum.Problems = append(m.d.sum.Problems, inCluster(s.Problems, m.c)...)
 	return nil
 }
 
-func (m *matchJSON) setCluster(c *Cluster) {
+func (m *matchJSON) setCluster(c *results.Cluster) {
 	b, _ := json.MarshalIndent(c, "    ", "  ")
 	m.cluster = b
 }
 
-func (m *matchYAML) setCluster(c *Cluster) { m.cluster = c }
+func (m *matchYAML) setCluster(c *results.Cluster) { m.cluster = c }
 
 // --- select ---
 
 // FleetSelectWriter writes select's decisions of a fleet, a cluster at a
 // time; Close ends the output and names every cluster.
 type FleetSelectWriter interface {
-	Cluster(c Cluster, results []SelectResult, problems []Problem) error
-	Close(clusters []ClusterRead) error
+	Cluster(c results.Cluster, results []results.SelectResult, problems []results.Problem) error
+	Close(clusters []results.ClusterRead) error
 }
 
 // NewFleetSelectWriter returns the fleet writer of format.
@@ -214,7 +181,7 @@ type selectGroups struct {
 	format, release string
 }
 
-func (g *selectGroups) Cluster(c Cluster, results []SelectResult, problems []Problem) error {
+func (g *selectGroups) Cluster(c results.Cluster, results []results.SelectResult, problems []results.Problem) error {
 	if g.format == "policyreport" {
 		return writeClusterReports(g.w, &g.grouped, c, SelectPolicyReports(results, problems))
 	}
@@ -225,17 +192,17 @@ func (g *selectGroups) Cluster(c Cluster, results []SelectResult, problems []Pro
 	return sw.Write(results, problems)
 }
 
-func (g *selectGroups) Close([]ClusterRead) error { return nil }
+func (g *selectGroups) Close([]results.ClusterRead) error { return nil }
 
 type selectDocumentWriter struct {
 	format   string
 	w        io.Writer
 	release  string
-	results  []SelectResult
-	problems []Problem
+	results  []results.SelectResult
+	problems []results.Problem
 }
 
-func (s *selectDocumentWriter) Cluster(c Cluster, results []SelectResult, problems []Problem) error {
+func (s *selectDocumentWriter) Cluster(c results.Cluster, results []results.SelectResult, problems []results.Problem) error {
 	for _, r := range results {
 		cl := c
 		r.Cluster = &cl
@@ -245,7 +212,7 @@ func (s *selectDocumentWriter) Cluster(c Cluster, results []SelectResult, proble
 	return nil
 }
 
-func (s *selectDocumentWriter) Close(clusters []ClusterRead) error {
+func (s *selectDocumentWriter) Close(clusters []results.ClusterRead) error {
 	doc := newSelectDocument(s.release, s.results, append(s.problems, unread(clusters)...))
 	doc.Clusters = clusters
 	if s.format == "yaml" {
@@ -261,8 +228,8 @@ func (s *selectDocumentWriter) Close(clusters []ClusterRead) error {
 // FleetLintWriter writes lint's reports of a fleet, a cluster at a time;
 // Close ends the output and names every cluster.
 type FleetLintWriter interface {
-	Cluster(c Cluster, r LintReport) error
-	Close(clusters []ClusterRead) error
+	Cluster(c results.Cluster, r results.LintReport) error
+	Close(clusters []results.ClusterRead) error
 }
 
 // NewFleetLintWriter returns the fleet writer of format (style: text's).
@@ -283,7 +250,7 @@ type lintGroups struct {
 	style  Style
 }
 
-func (g *lintGroups) Cluster(c Cluster, r LintReport) error {
+func (g *lintGroups) Cluster(c results.Cluster, r results.LintReport) error {
 	if g.format == "policyreport" {
 		return writeClusterReports(g.w, &g.grouped, c, LintPolicyReports(r))
 	}
@@ -297,28 +264,28 @@ func (g *lintGroups) Cluster(c Cluster, r LintReport) error {
 	return lw.Write(r)
 }
 
-func (g *lintGroups) Close([]ClusterRead) error { return nil }
+func (g *lintGroups) Close([]results.ClusterRead) error { return nil }
 
 // ClusterFinding is a finding of a fleet's lint, with its cluster.
 type ClusterFinding struct {
 	engine.Finding `yaml:",inline"`
-	Cluster        Cluster `json:"cluster" yaml:"cluster"`
+	Cluster        results.Cluster `json:"cluster" yaml:"cluster"`
 }
 
 type lintDocument struct {
 	format, release string
 	w               io.Writer
-	reports         []LintReport
-	clusters        []Cluster
+	reports         []results.LintReport
+	clusters        []results.Cluster
 }
 
-func (l *lintDocument) Cluster(c Cluster, r LintReport) error {
+func (l *lintDocument) Cluster(c results.Cluster, r results.LintReport) error {
 	l.reports = append(l.reports, r)
 	l.clusters = append(l.clusters, c)
 	return nil
 }
 
-func (l *lintDocument) Close(clusters []ClusterRead) error {
+func (l *lintDocument) Close(clusters []results.ClusterRead) error {
 	var findings []ClusterFinding
 	for i, r := range l.reports {
 		for _, f := range r.Findings {
@@ -338,9 +305,9 @@ func (l *lintDocument) Close(clusters []ClusterRead) error {
 		return writeFleetJUnit(l.w, l.reports, l.clusters, clusters)
 	}
 	doc := struct {
-		OMEVersion string           `json:"omeVersion" yaml:"omeVersion"`
-		Findings   []ClusterFinding `json:"findings" yaml:"findings"`
-		Clusters   []ClusterRead    `json:"clusters" yaml:"clusters"`
+		OMEVersion string                `json:"omeVersion" yaml:"omeVersion"`
+		Findings   []ClusterFinding      `json:"findings" yaml:"findings"`
+		Clusters   []results.ClusterRead `json:"clusters" yaml:"clusters"`
 	}{l.release, findings, clusters}
 	if l.format == "yaml" {
 		return encodeYAML(l.w, doc)
@@ -353,7 +320,7 @@ func (l *lintDocument) Close(clusters []ClusterRead) error {
 
 // writeClusterReports writes a cluster's reports as a List of its own,
 // after a comment that names the cluster, each report annotated with it.
-func writeClusterReports(w io.Writer, g *grouped, c Cluster, reports []PolicyReport) error {
+func writeClusterReports(w io.Writer, g *grouped, c results.Cluster, reports []PolicyReport) error {
 	sep := ""
 	if g.groups > 0 {
 		sep = "---\n"
@@ -369,7 +336,7 @@ func writeClusterReports(w io.Writer, g *grouped, c Cluster, reports []PolicyRep
 }
 
 // ClusterAnnotations say on a report which cluster its results are of.
-func ClusterAnnotations(c Cluster) map[string]string {
+func ClusterAnnotations(c results.Cluster) map[string]string {
 	a := map[string]string{"evaluate.ome.io/cluster": c.Name, "evaluate.ome.io/server": c.Server}
 	if c.UID != "" {
 		a["evaluate.ome.io/cluster-uid"] = c.UID

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // GitHub Actions workflow commands: each finding or failing case becomes an
@@ -52,19 +53,19 @@ func GitHubAnnotation(command, file string, line int, title, message string) str
 
 type lintGitHub struct {
 	w       io.Writer
-	cluster *Cluster // of a fleet's results (fleet.go): named in each annotation
+	cluster *results.Cluster // of a fleet's results (fleet.go): named in each annotation
 }
 
 // inClusterTitle is what an annotation's title says of a fleet's cluster:
 // " in cluster prod"; nothing for one run.
-func inClusterTitle(c *Cluster) string {
+func inClusterTitle(c *results.Cluster) string {
 	if c == nil {
 		return ""
 	}
 	return " in cluster " + c.Name
 }
 
-func (l *lintGitHub) Write(r LintReport) error {
+func (l *lintGitHub) Write(r results.LintReport) error {
 	var b strings.Builder
 	for _, f := range r.Findings {
 		title, message := f.Rule, f.Message
@@ -88,7 +89,7 @@ func (l *lintGitHub) Write(r LintReport) error {
 
 type testGitHub struct{ w io.Writer }
 
-func (t *testGitHub) Write(r TestReport) error {
+func (t *testGitHub) Write(r results.TestReport) error {
 	fs, err := failures(r)
 	if err != nil {
 		return err

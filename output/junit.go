@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ome-policy/evaluator/results"
 )
 
 // JUnit XML, as CI systems read test reports: one testsuite, one testcase
@@ -73,14 +75,14 @@ func writeJUnitSuites(w io.Writer, name string, suites []junitSuite) error {
 // is a failed testcase of its own.
 type lintJUnit struct{ w io.Writer }
 
-func (l *lintJUnit) Write(r LintReport) error {
+func (l *lintJUnit) Write(r results.LintReport) error {
 	return writeJUnit(l.w, "evaluate lint", lintJUnitCases(r, ""))
 }
 
 // writeFleetJUnit writes a testsuite a cluster, each testcase's name
 // naming its cluster; a cluster that could not be read is a suite of one
 // failed testcase.
-func writeFleetJUnit(w io.Writer, reports []LintReport, clusters []Cluster, read []ClusterRead) error {
+func writeFleetJUnit(w io.Writer, reports []results.LintReport, clusters []results.Cluster, read []results.ClusterRead) error {
 	var suites []junitSuite
 	for i, r := range reports {
 		suites = append(suites, newJUnitSuite("evaluate lint: cluster "+clusters[i].Name, lintJUnitCases(r, " in cluster "+clusters[i].Name)))
@@ -96,7 +98,7 @@ func writeFleetJUnit(w io.Writer, reports []LintReport, clusters []Cluster, read
 
 // lintJUnitCases are the testcases of a lint report, each name followed
 // by suffix.
-func lintJUnitCases(r LintReport, suffix string) []junitCase {
+func lintJUnitCases(r results.LintReport, suffix string) []junitCase {
 	cases := make([]junitCase, 0, len(r.Objects))
 	for _, f := range r.Findings {
 		if f.Object.Kind == "" {
@@ -134,7 +136,7 @@ func lintJUnitCases(r LintReport, suffix string) []junitCase {
 // has a <failure> with each of its failures (as the text says them).
 type testJUnit struct{ w io.Writer }
 
-func (t *testJUnit) Write(r TestReport) error {
+func (t *testJUnit) Write(r results.TestReport) error {
 	cases := make([]junitCase, 0, len(r.Cases))
 	for _, c := range r.Cases {
 		jc := junitCase{ClassName: c.File, Name: c.Name}

@@ -5,12 +5,13 @@ import (
 	"io"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // lintJSON writes {"findings": [...]}.
 type lintJSON struct{ w io.Writer }
 
-func (l *lintJSON) Write(r LintReport) error {
+func (l *lintJSON) Write(r results.LintReport) error {
 	if r.Findings == nil {
 		r.Findings = []engine.Finding{}
 	}

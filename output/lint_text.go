@@ -7,6 +7,7 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // lintText writes one line per finding, as compilers do:
@@ -19,7 +20,7 @@ type lintText struct {
 	style Style
 }
 
-func (l *lintText) Write(r LintReport) error {
+func (l *lintText) Write(r results.LintReport) error {
 	var b strings.Builder
 	for _, f := range r.Findings {
 		b.WriteString(findingLine(f, l.style) + "\n")

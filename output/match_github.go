@@ -7,6 +7,7 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // matchGitHub writes a workflow annotation (an error) on each model that
@@ -18,7 +19,7 @@ type matchGitHub struct {
 	where    map[engine.Ref]*objects.Object
 	models   int
 	unserved int
-	cluster  *Cluster // of a fleet's results (fleet.go): named in each annotation
+	cluster  *results.Cluster // of a fleet's results (fleet.go): named in each annotation
 }
 
 func (m *matchGitHub) Begin(models, _ []*objects.Object) error {
@@ -55,7 +56,7 @@ func (m *matchGitHub) Model(model engine.Ref, results []engine.Result) error {
 	return err
 }
 
-func (m *matchGitHub) End(s MatchSummary) error {
+func (m *matchGitHub) End(s results.MatchSummary) error {
 	var b strings.Builder
 	for _, p := range s.Problems {
 		message := p.Message

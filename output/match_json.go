@@ -8,6 +8,7 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // matchJSON writes {"results": [...]}, one result at a time, so memory does
@@ -91,7 +92,7 @@ func appendResult(b []byte, r engine.Result, comma bool) []byte {
 }
 
 // End closes the results and writes the summary's fields after them.
-func (m *matchJSON) End(s MatchSummary) error {
+func (m *matchJSON) End(s results.MatchSummary) error {
 	b := m.buf[:0]
 	if m.count > 0 {
 		b = append(b, '\n')
@@ -102,7 +103,7 @@ func (m *matchJSON) End(s MatchSummary) error {
 	b = strconv.AppendInt(b, int64(s.LeftOut), 10)
 	b = append(b, ",\n\"errors\": "...)
 	if s.Problems == nil {
-		s.Problems = []Problem{}
+		s.Problems = []results.Problem{}
 	}
 	errs, err := json.MarshalIndent(s.Problems, "", "  ")
 	if err != nil {

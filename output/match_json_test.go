@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // Strings that encoding/json escapes, and some it does not.
@@ -44,8 +45,8 @@ func randomString(r *rand.Rand) string {
 func TestMatchJSONIsEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	for round := range 300 {
-		results := make([]engine.Result, r.Intn(4))
-		for i := range results {
+		rs := make([]engine.Result, r.Intn(4))
+		for i := range rs {
 			res := engine.Result{
 				Model:   engine.Ref{Kind: randomString(r), Namespace: randomString(r), Name: randomString(r)},
 				Runtime: engine.Ref{Kind: randomString(r), Name: randomString(r)},
@@ -61,24 +62,24 @@ func TestMatchJSONIsEncodingJSON(t *testing.T) {
 					res.Entries[j].Differences = append(res.Entries[j].Differences, randomString(r))
 				}
 			}
-			results[i] = res
+			rs[i] = res
 		}
-		summary := MatchSummary{OMEVersion: randomString(r), LeftOut: r.Intn(3)}
+		summary := results.MatchSummary{OMEVersion: randomString(r), LeftOut: r.Intn(3)}
 		for range r.Intn(3) {
-			summary.Problems = append(summary.Problems, Problem{File: randomString(r), Line: r.Intn(9), Field: randomString(r), Message: randomString(r)})
+			summary.Problems = append(summary.Problems, results.Problem{File: randomString(r), Line: r.Intn(9), Field: randomString(r), Message: randomString(r)})
 		}
 		var got bytes.Buffer
 		w := &matchJSON{w: &got}
 		require.NoError(t, w.Begin(nil, nil))
 		// The results of one model, or of two.
-		cut := r.Intn(len(results) + 1)
-		require.NoError(t, w.Model(engine.Ref{}, results[:cut]))
-		require.NoError(t, w.Model(engine.Ref{}, results[cut:]))
+		cut := r.Intn(len(rs) + 1)
+		require.NoError(t, w.Model(engine.Ref{}, rs[:cut]))
+		require.NoError(t, w.Model(engine.Ref{}, rs[cut:]))
 		require.NoError(t, w.End(summary))
 
 		var want bytes.Buffer
 		want.WriteString("{\"results\": [")
-		for i, res := range results {
+		for i, res := range rs {
 			b, err := json.MarshalIndent(normalise(res), "  ", "  ")
 			require.NoError(t, err)
 			if i > 0 {
@@ -87,7 +88,7 @@ func TestMatchJSONIsEncodingJSON(t *testing.T) {
 			want.WriteString("\n  ")
 			want.Write(b)
 		}
-		if len(results) > 0 {
+		if len(rs) > 0 {
 			want.WriteString("\n")
 		}
 		want.WriteString("],\n\"omeVersion\": ")
@@ -98,7 +99,7 @@ func TestMatchJSONIsEncodingJSON(t *testing.T) {
 		want.WriteString(strconv.Itoa(summary.LeftOut))
 		want.WriteString(",\n\"errors\": ")
 		if summary.Problems == nil {
-			summary.Problems = []Problem{}
+			summary.Problems = []results.Problem{}
 		}
 		b, err := json.MarshalIndent(summary.Problems, "", "  ")
 		require.NoError(t, err)
@@ -108,10 +109,10 @@ func TestMatchJSONIsEncodingJSON(t *testing.T) {
 		require.True(t, json.Valid(got.Bytes()))
 		var doc struct {
 			Results []engine.Result `json:"results"`
-			MatchSummary
+			results.MatchSummary
 		}
 		require.NoError(t, json.Unmarshal(got.Bytes(), &doc))
-		require.Len(t, doc.Results, len(results))
+		require.Len(t, doc.Results, len(rs))
 		require.Equal(t, summary.LeftOut, doc.LeftOut)
 	}
 }

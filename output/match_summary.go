@@ -7,17 +7,8 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/results"
 )
-
-// SelectionWriter is a MatchWriter that also shows, for each model, the
-// runtime OME's selection would choose for it (-o summary): the command
-// calls ModelSelected instead of Model.
-type SelectionWriter interface {
-	MatchWriter
-	// ModelSelected writes a model's results with the runtime that
-	// selection chooses (nil for none).
-	ModelSelected(model engine.Ref, results []engine.Result, selected *engine.Ref) error
-}
 
 // matchSummary writes one line per model, as soon as its model is done:
 // the model, how many runtimes accept it and which one OME would select,
@@ -68,7 +59,7 @@ func (m *matchSummary) ModelSelected(model engine.Ref, results []engine.Result, 
 	return err
 }
 
-func (m *matchSummary) End(s MatchSummary) error {
+func (m *matchSummary) End(s results.MatchSummary) error {
 	if m.models == 0 {
 		return nil
 	}

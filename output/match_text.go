@@ -7,6 +7,7 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // matchText writes a table per model: each runtime OME pairs it with,
@@ -74,7 +75,7 @@ func (m *matchText) Model(model engine.Ref, results []engine.Result) error {
 	return err
 }
 
-func (m *matchText) End(s MatchSummary) error {
+func (m *matchText) End(s results.MatchSummary) error {
 	if m.models == 0 {
 		return nil
 	}

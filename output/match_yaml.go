@@ -8,6 +8,7 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // matchYAML writes the same document as -o json, in YAML, one result at a
@@ -15,13 +16,13 @@ import (
 type matchYAML struct {
 	w       io.Writer
 	count   int
-	cluster *Cluster // of a fleet's results (fleet.go); nil for one run
+	cluster *results.Cluster // of a fleet's results (fleet.go); nil for one run
 }
 
 // clusterResult is a result of a fleet, with its cluster.
 type clusterResult struct {
 	engine.Result `yaml:",inline"`
-	Cluster       *Cluster `yaml:"cluster"`
+	Cluster       *results.Cluster `yaml:"cluster"`
 }
 
 func (m *matchYAML) Begin(_, _ []*objects.Object) error { return nil }
@@ -50,14 +51,14 @@ func (m *matchYAML) Model(_ engine.Ref, results []engine.Result) error {
 	return encodeYAML(m.w, out)
 }
 
-func (m *matchYAML) End(s MatchSummary) error {
+func (m *matchYAML) End(s results.MatchSummary) error {
 	if m.count == 0 {
 		if _, err := io.WriteString(m.w, "results: []\n"); err != nil {
 			return err
 		}
 	}
 	if s.Problems == nil {
-		s.Problems = []Problem{}
+		s.Problems = []results.Problem{}
 	}
 	return encodeYAML(m.w, s)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // PolicyReports (wgpolicyk8s.io/v1alpha2), as Kyverno and Policy Reporter
@@ -192,13 +193,13 @@ func lintResult(severity string) (result, reportSeverity string) {
 // with its file and line. An object without findings passes lint.
 type lintPolicyReport struct{ w io.Writer }
 
-func (l *lintPolicyReport) Write(r LintReport) error {
+func (l *lintPolicyReport) Write(r results.LintReport) error {
 	return writePolicyReports(l.w, LintPolicyReports(r))
 }
 
 // LintPolicyReports are the reports of a lint run (lintPolicyReport), each
 // named ome-lint.
-func LintPolicyReports(r LintReport) []PolicyReport {
+func LintPolicyReports(r results.LintReport) []PolicyReport {
 	p := newPolicyReports("ome-lint")
 	for _, f := range r.Findings {
 		result, severity := lintResult(f.Severity)
@@ -237,13 +238,13 @@ type selectPolicyReport struct{ w io.Writer }
 
 const selectPolicy = "ome-runtime-selection"
 
-func (s *selectPolicyReport) Write(results []SelectResult, problems []Problem) error {
+func (s *selectPolicyReport) Write(results []results.SelectResult, problems []results.Problem) error {
 	return writePolicyReports(s.w, SelectPolicyReports(results, problems))
 }
 
 // SelectPolicyReports are the reports of select's decisions
 // (selectPolicyReport), each named ome-runtime-selection.
-func SelectPolicyReports(results []SelectResult, problems []Problem) []PolicyReport {
+func SelectPolicyReports(results []results.SelectResult, problems []results.Problem) []PolicyReport {
 	p := newPolicyReports("ome-runtime-selection")
 	for _, r := range results {
 		d := r.Decision

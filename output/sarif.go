@@ -11,6 +11,7 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the format
@@ -156,20 +157,20 @@ func writeSARIF(w io.Writer, rules []sarifRule, results []sarifResult) error {
 // sorted by id.
 type lintSARIF struct{ w io.Writer }
 
-func (l *lintSARIF) Write(r LintReport) error {
+func (l *lintSARIF) Write(r results.LintReport) error {
 	rules, results := lintSARIFResults(r.Rules, r.Findings, r.Ignored, nil)
 	return writeSARIF(l.w, rules, results)
 }
 
 // writeFleetSARIF writes a fleet's findings in one run, each result's
 // message and properties naming its cluster.
-func writeFleetSARIF(w io.Writer, reports []LintReport, findings []ClusterFinding) error {
+func writeFleetSARIF(w io.Writer, reports []results.LintReport, findings []ClusterFinding) error {
 	var described []engine.Rule
 	if len(reports) > 0 {
 		described = reports[0].Rules
 	}
 	fs := make([]engine.Finding, len(findings))
-	clusters := make([]*Cluster, len(findings))
+	clusters := make([]*results.Cluster, len(findings))
 	for i := range findings {
 		fs[i], clusters[i] = findings[i].Finding, &findings[i].Cluster
 	}
@@ -181,7 +182,7 @@ func writeFleetSARIF(w io.Writer, reports []LintReport, findings []ClusterFindin
 // sorted by id (described by described), and a result per finding, then
 // per ignored finding, suppressed (an object's annotation turned it off);
 // clusters, when not nil, are each finding's cluster of a fleet.
-func lintSARIFResults(described []engine.Rule, findings, ignored []engine.Finding, clusters []*Cluster) ([]sarifRule, []sarifResult) {
+func lintSARIFResults(described []engine.Rule, findings, ignored []engine.Finding, clusters []*results.Cluster) ([]sarifRule, []sarifResult) {
 	levels := map[string]string{}
 	all := append(slices.Clone(findings), ignored...)
 	for _, f := range all {
@@ -246,7 +247,7 @@ func refPath(r engine.Ref) string {
 // "failing-case".
 type testSARIF struct{ w io.Writer }
 
-func (t *testSARIF) Write(r TestReport) error {
+func (t *testSARIF) Write(r results.TestReport) error {
 	rule := sarifRule{ID: "failing-case", ShortDescription: sarifMessage{Text: "a case or policy unit test does not give what it expects"}}
 	rule.DefaultConfiguration.Level = "error"
 	fs, err := failures(r)

@@ -7,25 +7,13 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/results"
 )
-
-// SelectResult is one InferenceService and OME's webhook decision on it.
-type SelectResult struct {
-	InferenceService engine.Ref `json:"inferenceService" yaml:"inferenceService"`
-	engine.Decision  `yaml:",inline"`
-	// Rules are the findings of a team's own rules (--rules) on the
-	// InferenceService, apart from OME's verdict: an error is a refusal by
-	// the policy engine that enforces the rule. Absent without --rules.
-	Rules []engine.Finding `json:"rules,omitempty" yaml:"rules,omitempty"`
-	// Cluster is the cluster of a fleet the InferenceService is in
-	// (fleet.go); nil for one run.
-	Cluster *Cluster `json:"cluster,omitempty" yaml:"cluster,omitempty"`
-}
 
 // SelectWriter writes the results of `evaluate select`, and the inputs
 // that could not be read (the machine-readable formats carry them).
 type SelectWriter interface {
-	Write(results []SelectResult, problems []Problem) error
+	Write(results []results.SelectResult, problems []results.Problem) error
 }
 
 // SelectFormats lists the -o values of select.
@@ -54,23 +42,23 @@ type selectJSON struct {
 
 // selectDocument is what -o json and -o yaml write.
 type selectDocument struct {
-	OMEVersion string         `json:"omeVersion" yaml:"omeVersion"`
-	Decisions  []SelectResult `json:"decisions" yaml:"decisions"`
-	Errors     []Problem      `json:"errors" yaml:"errors"`
-	Clusters   []ClusterRead  `json:"clusters,omitempty" yaml:"clusters,omitempty"`
+	OMEVersion string                 `json:"omeVersion" yaml:"omeVersion"`
+	Decisions  []results.SelectResult `json:"decisions" yaml:"decisions"`
+	Errors     []results.Problem      `json:"errors" yaml:"errors"`
+	Clusters   []results.ClusterRead  `json:"clusters,omitempty" yaml:"clusters,omitempty"`
 }
 
-func newSelectDocument(release string, results []SelectResult, problems []Problem) selectDocument {
-	if results == nil {
-		results = []SelectResult{}
+func newSelectDocument(release string, decisions []results.SelectResult, problems []results.Problem) selectDocument {
+	if decisions == nil {
+		decisions = []results.SelectResult{}
 	}
 	if problems == nil {
-		problems = []Problem{}
+		problems = []results.Problem{}
 	}
-	return selectDocument{OMEVersion: release, Decisions: results, Errors: problems}
+	return selectDocument{OMEVersion: release, Decisions: decisions, Errors: problems}
 }
 
-func (s *selectJSON) Write(results []SelectResult, problems []Problem) error {
+func (s *selectJSON) Write(results []results.SelectResult, problems []results.Problem) error {
 	enc := json.NewEncoder(s.w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(newSelectDocument(s.release, results, problems))
@@ -81,7 +69,7 @@ type selectYAML struct {
 	release string
 }
 
-func (s *selectYAML) Write(results []SelectResult, problems []Problem) error {
+func (s *selectYAML) Write(results []results.SelectResult, problems []results.Problem) error {
 	return encodeYAML(s.w, newSelectDocument(s.release, results, problems))
 }
 
@@ -98,7 +86,7 @@ type selectText struct {
 	width int
 }
 
-func (s *selectText) Write(results []SelectResult, _ []Problem) error {
+func (s *selectText) Write(results []results.SelectResult, _ []results.Problem) error {
 	var b strings.Builder
 	line := func(format string, args ...any) {
 		wrapTo(&b, fmt.Sprintf(format, args...), s.width, 0)

@@ -3,6 +3,8 @@ package output
 import (
 	"encoding/json"
 	"io"
+
+	"github.com/ome-policy/evaluator/results"
 )
 
 // testJSON writes the test document (testDoc).
@@ -10,10 +12,10 @@ type testJSON struct {
 	w io.Writer
 }
 
-func (t *testJSON) Write(r TestReport) error {
+func (t *testJSON) Write(r results.TestReport) error {
 	enc := json.NewEncoder(t.w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r.doc())
+	return enc.Encode(testDocOf(r))
 }
 
 // testDoc is what -o json and -o yaml write: "passed" and "failed" count
@@ -52,9 +54,9 @@ type testRun struct {
 	Detail string `json:"detail,omitempty" yaml:"detail,omitempty"`
 }
 
-// doc is the report as the test document, its lists [] rather than null
+// testDocOf is the report as the test document, its lists [] rather than null
 // when empty.
-func (r TestReport) doc() testDoc {
+func testDocOf(r results.TestReport) testDoc {
 	d := testDoc{Passed: r.Passed, Failed: r.Failed,
 		Runs:    runCounts{Passed: r.Runs - r.RunsFailed, Failed: r.RunsFailed},
 		Engines: r.Engines, OMEVersions: r.OMEVersions, Cases: []testRun{}}
@@ -66,7 +68,7 @@ func (r TestReport) doc() testDoc {
 	}
 	for _, c := range r.Cases {
 		for _, res := range c.Results {
-			for _, run := range res.runs() {
+			for _, run := range res.EngineRuns() {
 				t := testRun{File: c.File, Line: c.Line, Name: c.Name, Engine: run.Engine, OMEVersion: res.OMEVersion,
 					Passed: run.Passed, Expected: res.Expected, Got: run.Got}
 				switch {

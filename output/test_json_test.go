@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // -o json has one entry per run, a case on one engine and one release,
@@ -17,18 +18,18 @@ import (
 func TestTestJSONDocument(t *testing.T) {
 	yes := map[string]any{"compatible": true}
 	no := map[string]any{"compatible": false, "reason": "x"}
-	var r TestReport
-	r.Add(CaseReport{File: "c.yaml", Line: 3, Name: "passes", Results: []CaseResult{
+	var r results.TestReport
+	r.Add(results.CaseReport{File: "c.yaml", Line: 3, Name: "passes", Results: []results.CaseResult{
 		{Engine: engine.Both, OMEVersion: "v1.2.2", Passed: true, Expected: yes, Got: yes, Runs: []engine.EngineRun{
 			{Engine: engine.CEL, Passed: true, Got: yes}, {Engine: engine.Rego, Passed: true, Got: yes}}},
 	}})
-	r.Add(CaseReport{File: "c.yaml", Line: 9, Name: "rego wrong", Results: []CaseResult{
+	r.Add(results.CaseReport{File: "c.yaml", Line: 9, Name: "rego wrong", Results: []results.CaseResult{
 		{Engine: engine.Both, OMEVersion: "v1.2.2", Expected: yes, Got: yes, Detail: "engines disagree", Runs: []engine.EngineRun{
 			{Engine: engine.CEL, Passed: true, Got: yes}, {Engine: engine.Rego, Got: no}}},
 		{Engine: engine.Both, OMEVersion: "v0.1.4", Detail: "cel: boom", Expected: yes, Runs: []engine.EngineRun{
 			{Engine: engine.CEL, Err: "boom"}, {Engine: engine.Rego, Passed: true, Got: yes}}},
 	}})
-	r.Add(CaseReport{File: "t_test.rego", Line: 5, Name: "test_x", Results: []CaseResult{
+	r.Add(results.CaseReport{File: "t_test.rego", Line: 5, Name: "test_x", Results: []results.CaseResult{
 		{Engine: engine.Rego, OMEVersion: "v1.2.2", Expected: "pass", Got: "fail", Detail: "failed at t_test.rego:6"},
 	}})
 
@@ -63,12 +64,12 @@ func TestTestJSONDocument(t *testing.T) {
 // its own is one run on each engine of its name.
 func TestTestJSONEmptyAndBoth(t *testing.T) {
 	var js bytes.Buffer
-	require.NoError(t, (&testJSON{w: &js}).Write(TestReport{}))
+	require.NoError(t, (&testJSON{w: &js}).Write(results.TestReport{}))
 	require.JSONEq(t, `{"passed": 0, "failed": 0, "runs": {"passed": 0, "failed": 0}, "engines": [], "omeVersions": [], "cases": []}`, js.String())
 
-	var r TestReport
-	r.Add(CaseReport{File: "c.yaml", Name: "c", Results: []CaseResult{{Engine: engine.Both, OMEVersion: "v1.2.2", Detail: "d"}}})
-	d := r.doc()
+	var r results.TestReport
+	r.Add(results.CaseReport{File: "c.yaml", Name: "c", Results: []results.CaseResult{{Engine: engine.Both, OMEVersion: "v1.2.2", Detail: "d"}}})
+	d := testDocOf(r)
 	require.Equal(t, runCounts{Failed: 2}, d.Runs)
 	require.Len(t, d.Cases, 2)
 	for i, e := range []string{engine.CEL, engine.Rego} {

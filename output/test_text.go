@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/results"
 )
 
 // testText prints each failure with what was expected and what came, then
@@ -14,7 +16,7 @@ type testText struct {
 	w io.Writer
 }
 
-func (t *testText) Write(r TestReport) error {
+func (t *testText) Write(r results.TestReport) error {
 	fs, err := failures(r)
 	if err != nil {
 		return err
@@ -34,7 +36,7 @@ func (t *testText) Write(r TestReport) error {
 // failure is how a case failed alike on one or more OME releases: the same
 // engine, expectation, result and detail.
 type failure struct {
-	Case CaseReport
+	Case results.CaseReport
 	// Label says where: "[both; OME v1.2.2, v0.1.5]".
 	Label string
 	// Text is what was expected, what came and the detail (failureText).
@@ -42,7 +44,7 @@ type failure struct {
 }
 
 // failures are the failures of the report's cases, in order.
-func failures(r TestReport) ([]failure, error) {
+func failures(r results.TestReport) ([]failure, error) {
 	var out []failure
 	for _, c := range r.Cases {
 		fs, err := caseFailures(c)
@@ -56,7 +58,7 @@ func failures(r TestReport) ([]failure, error) {
 
 // caseFailures are a case's failing results, those alike one after
 // another said once.
-func caseFailures(c CaseReport) ([]failure, error) {
+func caseFailures(c results.CaseReport) ([]failure, error) {
 	var out []failure
 	var releases []string
 	for i, res := range c.Results {
@@ -98,7 +100,7 @@ func runLabel(engine string, releases ...string) string {
 //	got:
 //	  ...
 //	detail: ...
-func failureText(c CaseResult) (string, error) {
+func failureText(c results.CaseResult) (string, error) {
 	var out strings.Builder
 	for _, part := range []struct {
 		label string

@@ -4,6 +4,8 @@ import (
 	"io"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/results"
 )
 
 // testYAML writes the same document as testJSON, in YAML.
@@ -11,8 +13,8 @@ type testYAML struct {
 	w io.Writer
 }
 
-func (t *testYAML) Write(r TestReport) error {
+func (t *testYAML) Write(r results.TestReport) error {
 	enc := yaml.NewEncoder(t.w)
 	enc.SetIndent(2)
-	return enc.Encode(r.doc())
+	return enc.Encode(testDocOf(r))
 }

@@ -6,17 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/results"
 )
-
-// ObjectViolations is one object of `evaluate gatekeeper violations`: the
-// violations an OMEVersionLint constraint gives it (none: [], not null).
-type ObjectViolations struct {
-	Object     engine.Ref `json:"object"`
-	File       string     `json:"file"`
-	Line       int        `json:"line"`
-	Violations []string   `json:"violations"`
-}
 
 // ViolationsFormats lists the -o values of gatekeeper violations.
 var ViolationsFormats = []string{"text", "json"}
@@ -24,7 +15,7 @@ var ViolationsFormats = []string{"text", "json"}
 // WriteViolations writes the objects' violations: as text, each object
 // that has some, with its file and line, then how many objects had some
 // under the severities enforced; as json, {"objects": [...]}, every object.
-func WriteViolations(w io.Writer, format string, objs []ObjectViolations, severities []string) error {
+func WriteViolations(w io.Writer, format string, objs []results.ObjectViolations, severities []string) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)

@@ -12,6 +12,7 @@ import (
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -237,7 +238,7 @@ func matchInto(d *data, m engine.Matcher, in Input) ([][]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := mw.End(output.MatchSummary{OMEVersion: in.Policies.Release, LeftOut: leftOut}); err != nil {
+	if err := mw.End(results.MatchSummary{OMEVersion: in.Policies.Release, LeftOut: leftOut}); err != nil {
 		return nil, err
 	}
 	return compatible, d.putJSON("match", buf.Bytes())
@@ -284,7 +285,7 @@ func lintInto(d *data, in Input) error {
 	if err != nil {
 		return err
 	}
-	if err := lw.Write(output.LintReport{OMEVersion: in.Policies.Release, Findings: findings}); err != nil {
+	if err := lw.Write(results.LintReport{OMEVersion: in.Policies.Release, Findings: findings}); err != nil {
 		return err
 	}
 	return d.putJSON("lint", buf.Bytes())
@@ -326,7 +327,7 @@ func selectInto(d *data, sel engine.Selector, in Input) (rejected int, err error
 	}
 	cluster := append(append(append([]*objects.Object{}, in.Others...), in.Models...), in.Runtimes...)
 	cluster, _ = objects.Deduplicate(cluster)
-	var results []output.SelectResult
+	var decisions []results.SelectResult
 	for _, isvc := range in.Services {
 		dec, err := sel.Select(isvc, cluster)
 		if err != nil {
@@ -335,9 +336,9 @@ func selectInto(d *data, sel engine.Selector, in Input) (rejected int, err error
 		if !dec.Admitted {
 			rejected++
 		}
-		results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: dec})
+		decisions = append(decisions, results.SelectResult{InferenceService: objects.RefOf(isvc), Decision: dec})
 	}
-	return rejected, writeSelect(d, "select", in.Policies.Release, results)
+	return rejected, writeSelect(d, "select", in.Policies.Release, decisions)
 }
 
 // probesInto puts the matrix's selectable cells and scores: what evaluate
@@ -365,7 +366,7 @@ func objectsInto(d *data, in Input) error {
 	return d.putJSON("runtimes", runtimes)
 }
 
-func writeSelect(d *data, key, release string, results []output.SelectResult) error {
+func writeSelect(d *data, key, release string, results []results.SelectResult) error {
 	var buf bytes.Buffer
 	w, err := output.NewSelectWriter("json", &buf, release)
 	if err != nil {
@@ -472,8 +473,8 @@ func explainInto(t *table, in Input) ([]int, error) {
 // runtimes compatible with it: the others can't be candidates, and
 // leaving them out keeps the messages short. It returns the decisions and,
 // for each, the index of its model.
-func probes(sel engine.Selector, models, runtimes []*objects.Object, compatible [][]bool) ([]output.SelectResult, []int, error) {
-	var results []output.SelectResult
+func probes(sel engine.Selector, models, runtimes []*objects.Object, compatible [][]bool) ([]results.SelectResult, []int, error) {
+	var decisions []results.SelectResult
 	var owners []int
 	for mi, m := range models {
 		var clusterScoped []*objects.Object
@@ -515,11 +516,11 @@ func probes(sel engine.Selector, models, runtimes []*objects.Object, compatible 
 			if err != nil {
 				return nil, nil, fmt.Errorf("selecting a runtime for model %s (%s:%d): %w", m.Ref(), m.File, m.Line, err)
 			}
-			results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: d})
+			decisions = append(decisions, results.SelectResult{InferenceService: objects.RefOf(isvc), Decision: d})
 			owners = append(owners, mi)
 		}
 	}
-	return results, owners, nil
+	return decisions, owners, nil
 }
 
 // probeService is an InferenceService named after model m in namespace ns,

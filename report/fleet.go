@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // A fleet's page: the page of each cluster in one file, a cluster shown at
@@ -18,14 +18,14 @@ import (
 // FleetCluster is one cluster of a fleet's page: its input, or why it
 // could not be read.
 type FleetCluster struct {
-	Cluster output.Cluster
+	Cluster results.Cluster
 	In      Input
 	Error   string
 }
 
 // fleetEntry is what the fleet block holds of a cluster.
 type fleetEntry struct {
-	Cluster output.Cluster  `json:"cluster"`
+	Cluster results.Cluster `json:"cluster"`
 	Error   string          `json:"error,omitempty"`
 	Summary *Summary        `json:"summary,omitempty"`
 	Main    json.RawMessage `json:"main,omitempty"`
@@ -89,10 +89,10 @@ func WriteFleetJSON(w io.Writer, clusters []FleetCluster) (Summary, error) {
 	var total Summary
 	var b bytes.Buffer
 	b.WriteString(`{"reports": [`)
-	var read []output.ClusterRead
+	var read []results.ClusterRead
 	n := 0
 	for _, c := range clusters {
-		read = append(read, output.ClusterRead{Cluster: c.Cluster, Error: c.Error})
+		read = append(read, results.ClusterRead{Cluster: c.Cluster, Error: c.Error})
 		if c.Error != "" {
 			continue
 		}

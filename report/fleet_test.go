@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // A fleet's page in the browser: the clusters listed in the header, a row
@@ -20,9 +20,9 @@ func TestFleetReportInBrowser(t *testing.T) {
 	prod := loadInput(t, "cel", []string{filepath.Join(ex, "models")}, []string{filepath.Join(ex, "runtimes")}, nil)
 	dev := loadInput(t, "cel", []string{filepath.Join(ex, "models", "llama-3-2-3b-instruct.yaml")}, []string{filepath.Join(ex, "runtimes", "vllm-llama-3-2-3b-instruct.yaml")}, nil)
 	clusters := []FleetCluster{
-		{Cluster: output.Cluster{Name: "prod", Contexts: []string{"prod", "prod-admin"}, Server: "https://prod:6443", UID: "u-prod"}, In: prod},
-		{Cluster: output.Cluster{Name: "staging", Contexts: []string{"staging"}, Server: "https://staging:6443"}, Error: "cannot reach the cluster"},
-		{Cluster: output.Cluster{Name: "dev", Contexts: []string{"dev"}, Server: "https://dev:6443"}, In: dev},
+		{Cluster: results.Cluster{Name: "prod", Contexts: []string{"prod", "prod-admin"}, Server: "https://prod:6443", UID: "u-prod"}, In: prod},
+		{Cluster: results.Cluster{Name: "staging", Contexts: []string{"staging"}, Server: "https://staging:6443"}, Error: "cannot reach the cluster"},
+		{Cluster: results.Cluster{Name: "dev", Contexts: []string{"dev"}, Server: "https://dev:6443"}, In: dev},
 	}
 	var page bytes.Buffer
 	sum, err := WriteFleet(&page, clusters)

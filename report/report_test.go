@@ -12,6 +12,7 @@ import (
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // loadInput reads models, runtimes and InferenceServices as the command
@@ -63,14 +64,14 @@ func expectedCatalog(t *testing.T, in Input) catalogExpectations {
 		scores: map[[2]int]int64{}}
 	m, err := engine.New(in.Engine, in.Policies)
 	require.NoError(t, err)
-	results := map[[2]int]engine.Result{}
+	byPair := map[[2]int]engine.Result{}
 	var compatible, disabled, other [][2]int
 	i := 0
 	leftOut, err := engine.MatchObjects(m, in.Models, in.Runtimes, func(_ *objects.Object, rs []engine.Result) error {
 		// The catalog is cluster-scoped: every model meets every runtime.
 		require.Len(t, rs, R)
 		for j, r := range rs {
-			results[[2]int{i, j}] = r
+			byPair[[2]int{i, j}] = r
 			switch {
 			case r.Compatible:
 				exp.rowCount[i]++
@@ -118,15 +119,15 @@ func expectedCatalog(t *testing.T, in Input) catalogExpectations {
 		b.Reset()
 		mw, _ := output.NewMatchWriter("json", &b)
 		require.NoError(t, mw.Begin(nil, nil))
-		require.NoError(t, mw.Model(results[p].Model, []engine.Result{results[p]}))
-		require.NoError(t, mw.End(output.MatchSummary{}))
+		require.NoError(t, mw.Model(byPair[p].Model, []engine.Result{byPair[p]}))
+		require.NoError(t, mw.End(results.MatchSummary{}))
 		var md struct{ Results []json.RawMessage }
 		require.NoError(t, json.Unmarshal(b.Bytes(), &md))
 		exp.matchJSON[p] = string(md.Results[0])
 
 		// The webhook on an InferenceService of the model, with every
 		// runtime of the catalog (all cluster-scoped) in view.
-		if results[p].Compatible && !probed[p[0]] {
+		if byPair[p].Compatible && !probed[p[0]] {
 			probed[p[0]] = true
 			isvc, err := probeService(mo, "default")
 			require.NoError(t, err)

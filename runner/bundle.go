@@ -4,14 +4,14 @@ import (
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
-	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // Violations reviews each object alone, as Gatekeeper reviews each object
 // at admission, and gives what OMEVersionLint refuses of it at severities;
 // refused says whether it refuses any.
-func Violations(linter engine.Linter, objs []*objects.Object, severities []string) (report []output.ObjectViolations, refused bool, err error) {
-	report = make([]output.ObjectViolations, 0, len(objs))
+func Violations(linter engine.Linter, objs []*objects.Object, severities []string) (report []results.ObjectViolations, refused bool, err error) {
+	report = make([]results.ObjectViolations, 0, len(objs))
 	for _, o := range objs {
 		findings, err := engine.Lint(linter, []*objects.Object{o}, engine.LintOptions{})
 		if err != nil {
@@ -22,7 +22,7 @@ func Violations(linter engine.Linter, objs []*objects.Object, severities []strin
 			v = []string{}
 		}
 		refused = refused || len(v) > 0
-		report = append(report, output.ObjectViolations{Object: objects.RefOf(o), File: o.File, Line: o.Line, Violations: v})
+		report = append(report, results.ObjectViolations{Object: objects.RefOf(o), File: o.File, Line: o.Line, Violations: v})
 	}
 	return report, refused, nil
 }

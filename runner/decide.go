@@ -7,8 +7,8 @@ import (
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/objects"
-	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -160,7 +160,7 @@ func decisionValue(d engine.Decision) map[string]any {
 // select run, with OME's decision about it (results, in the order of
 // services) for the rules that read the decisions, and puts their findings
 // on its result. refused says whether a rule gave an error.
-func SelectRules(own *rules.Set, services, cluster []*objects.Object, results []output.SelectResult) (refused bool, problems []*objects.InputError) {
+func SelectRules(own *rules.Set, services, cluster []*objects.Object, results []results.SelectResult) (refused bool, problems []*objects.InputError) {
 	if own.Len() == 0 {
 		return false, nil
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
-	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -311,8 +311,8 @@ func (r *LintRun) keep(fs []engine.Finding, ignored map[string]bool) {
 
 // LintReport is what a lint run found, with each input that could not be
 // read as an input-error finding, sorted by file, line and rule.
-func LintReport(run *LintRun, rules []engine.Rule, problems []*objects.InputError, failOnWarn bool) output.LintReport {
-	report := output.LintReport{OMEVersion: run.release, Findings: run.Findings, Ignored: run.Ignored, Objects: run.Objects, FailOnWarn: failOnWarn, Rules: rules}
+func LintReport(run *LintRun, rules []engine.Rule, problems []*objects.InputError, failOnWarn bool) results.LintReport {
+	report := results.LintReport{OMEVersion: run.release, Findings: run.Findings, Ignored: run.Ignored, Objects: run.Objects, FailOnWarn: failOnWarn, Rules: rules}
 	for _, p := range problems {
 		report.Findings = append(report.Findings, engine.Finding{Rule: engine.RuleInputError, Severity: engine.SeverityError,
 			Field: p.Field, File: p.File, Line: p.Line, Message: p.Msg})

@@ -7,7 +7,7 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
-	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // The values of match's --only: the models that some runtime accepts, or
@@ -22,7 +22,7 @@ var OnlyChoices = []string{OnlyCompatible, OnlyIncompatible}
 
 // MatchView is what match shows of its results: Only keeps the models of
 // one verdict ("" for all); when the writer shows what selection chooses
-// (output.SelectionWriter), Selector chooses it, for each model, as for an
+// (results.SelectionWriter), Selector chooses it, for each model, as for an
 // InferenceService of the model's namespace (of Namespace for a
 // ClusterBaseModel) that names the model and no runtime.
 type MatchView struct {
@@ -55,7 +55,7 @@ func NamedModels(ms []*objects.Object, names []string) ([]*objects.Object, error
 // the summary; each, when not nil, is called before each model's results
 // are written (what the engine prepared is live then). unserved says
 // whether some model has no compatible runtime.
-func Matches(w output.MatchWriter, m engine.Matcher, release string, ms, rs []*objects.Object, problems []*objects.InputError, each func()) (unserved bool, err error) {
+func Matches(w results.MatchWriter, m engine.Matcher, release string, ms, rs []*objects.Object, problems []*objects.InputError, each func()) (unserved bool, err error) {
 	return MatchesIn(MatchView{}, w, m, release, ms, rs, problems, each)
 }
 
@@ -64,14 +64,14 @@ func Matches(w output.MatchWriter, m engine.Matcher, release string, ms, rs []*o
 // of the objects' fields, kept for messages about bad input, are dropped
 // first, so that the heap the collector scans over and over is the
 // engine's own.
-func MatchesIn(view MatchView, w output.MatchWriter, m engine.Matcher, release string, ms, rs []*objects.Object, problems []*objects.InputError, each func()) (unserved bool, err error) {
+func MatchesIn(view MatchView, w results.MatchWriter, m engine.Matcher, release string, ms, rs []*objects.Object, problems []*objects.InputError, each func()) (unserved bool, err error) {
 	for _, o := range slices.Concat(ms, rs) {
 		o.Pos = nil
 	}
 	if err := w.Begin(ms, rs); err != nil {
 		return false, err
 	}
-	sw, selecting := w.(output.SelectionWriter)
+	sw, selecting := w.(results.SelectionWriter)
 	var byRef map[engine.Ref]*objects.Object
 	if selecting && view.Selector != nil {
 		byRef = make(map[engine.Ref]*objects.Object, len(rs))
@@ -106,7 +106,7 @@ func MatchesIn(view MatchView, w output.MatchWriter, m engine.Matcher, release s
 	if err != nil {
 		return false, err
 	}
-	return unserved, w.End(output.MatchSummary{OMEVersion: release, LeftOut: leftOut, Problems: output.Problems(problems)})
+	return unserved, w.End(results.MatchSummary{OMEVersion: release, LeftOut: leftOut, Problems: results.Problems(problems)})
 }
 
 // selectFor is the runtime that OME's selection chooses for the model,

@@ -9,8 +9,8 @@ import (
 	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/objects/crdschema"
-	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -64,7 +64,7 @@ type Selection struct {
 // Run decides on each InferenceService (Select), then runs the team's
 // rules of Own on each (SelectRules). fails says whether one was rejected,
 // or refused by a rule; problems are the rules' problems.
-func (s Selection) Run(services, cluster []*objects.Object) (results []output.SelectResult, fails bool, problems []*objects.InputError, err error) {
+func (s Selection) Run(services, cluster []*objects.Object) (results []results.SelectResult, fails bool, problems []*objects.InputError, err error) {
 	results, rejected, err := s.Select(services, cluster)
 	if err != nil {
 		return nil, false, nil, err
@@ -80,7 +80,7 @@ func (s Selection) Run(services, cluster []*objects.Object) (results []output.Se
 // about what the release does not read are said in a notice. rejected says
 // whether any was rejected. The objects of cluster are checked first
 // (their creation times), and their notices said (objects.Notices).
-func (s Selection) Select(services, cluster []*objects.Object) (results []output.SelectResult, rejected bool, err error) {
+func (s Selection) Select(services, cluster []*objects.Object) (decisions []results.SelectResult, rejected bool, err error) {
 	if err := objects.CheckTimestamps(cluster); err != nil {
 		return nil, false, err
 	}
@@ -124,9 +124,9 @@ func (s Selection) Select(services, cluster []*objects.Object) (results []output
 			d.Message = strings.Join(d.Warnings, "; ")
 		}
 		rejected = rejected || !d.Admitted
-		results = append(results, output.SelectResult{InferenceService: objects.RefOf(isvc), Decision: d})
+		decisions = append(decisions, results.SelectResult{InferenceService: objects.RefOf(isvc), Decision: d})
 	}
-	return results, rejected, nil
+	return decisions, rejected, nil
 }
 
 // selectNotices are the lint rules that select says of an InferenceService

@@ -9,8 +9,8 @@ import (
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
-	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -167,7 +167,7 @@ type Tests struct {
 // beside the tests that they cannot see (Unloaded). A run with no case at
 // all is an error: the case lists are empty, or no case holds for the
 // releases.
-func (t *Tests) Run() (report output.TestReport, notices []string, err error) {
+func (t *Tests) Run() (report results.TestReport, notices []string, err error) {
 	report, left, err := t.run()
 	switch {
 	case err != nil:
@@ -185,7 +185,7 @@ func (t *Tests) Run() (report output.TestReport, notices []string, err error) {
 	return report, notices, err
 }
 
-func (t *Tests) run() (report output.TestReport, left []LeftOut, err error) {
+func (t *Tests) run() (report results.TestReport, left []LeftOut, err error) {
 	total := len(t.CaseFiles) + len(t.RegoFiles)
 	step := func(done int) {
 		if t.Step != nil {
@@ -227,23 +227,23 @@ func (t *Tests) run() (report output.TestReport, left []LeftOut, err error) {
 		}
 		t.Unloaded = rules.Untested(t.paths, tests)
 	}
-	results, err := engine.RunRegoTests(t.Set, texts)
+	tests, err := engine.RunRegoTests(t.Set, texts)
 	if err != nil {
 		return report, left, err
 	}
-	for _, r := range results {
+	for _, r := range tests {
 		got := "pass"
 		if !r.Passed {
 			got = "fail"
 		}
-		report.Add(output.CaseReport{File: r.File, Line: r.Line, Name: r.Name, Results: []output.CaseResult{{
+		report.Add(results.CaseReport{File: r.File, Line: r.Line, Name: r.Name, Results: []results.CaseResult{{
 			Engine: engine.Rego, OMEVersion: t.Set.Newest(), Passed: r.Passed, Expected: "pass", Got: got, Detail: r.Detail}}})
 	}
 	return report, left, nil
 }
 
 // runFile runs the cases of one file into report.
-func (t Tests) runFile(runs *ReleaseRuns, f string, report *output.TestReport) (LeftOut, error) {
+func (t Tests) runFile(runs *ReleaseRuns, f string, report *results.TestReport) (LeftOut, error) {
 	list, err := cases.ReadCases(f)
 	if err != nil {
 		return LeftOut{}, err
@@ -259,7 +259,7 @@ func (t Tests) runFile(runs *ReleaseRuns, f string, report *output.TestReport) (
 			if err != nil {
 				return l, err
 			}
-			report.Add(output.CaseReport{File: f, Line: c.Line, Name: c.Name, Results: []output.CaseResult{res}})
+			report.Add(results.CaseReport{File: f, Line: c.Line, Name: c.Name, Results: []results.CaseResult{res}})
 			continue
 		}
 		outcomes, err := runs.Run(c, t.Releases)
@@ -275,9 +275,9 @@ func (t Tests) runFile(runs *ReleaseRuns, f string, report *output.TestReport) (
 			}
 			continue
 		}
-		cr := output.CaseReport{File: f, Line: c.Line, Name: c.Name}
+		cr := results.CaseReport{File: f, Line: c.Line, Name: c.Name}
 		for _, o := range outcomes {
-			cr.Results = append(cr.Results, output.CaseResult{Engine: o.Engine, OMEVersion: o.Release, Passed: o.Passed,
+			cr.Results = append(cr.Results, results.CaseResult{Engine: o.Engine, OMEVersion: o.Release, Passed: o.Passed,
 				Expected: o.Expected, Got: o.Got, Detail: o.Detail, Runs: o.Runs})
 		}
 		report.Add(cr)
@@ -291,11 +291,11 @@ func (t Tests) runFile(runs *ReleaseRuns, f string, report *output.TestReport) (
 // runRuleCase runs a rule case: the team's rule (of Own) on the case's
 // object, whose messages, in order, must be those the case expects. It
 // runs once, in the rule's language, whatever the engine and the release.
-func (t Tests) runRuleCase(c *cases.Case) (output.CaseResult, error) {
+func (t Tests) runRuleCase(c *cases.Case) (results.CaseResult, error) {
 	where := &objects.InputError{File: c.File, Line: c.Line, Case: c.Name, Field: "rule"}
 	if t.Own.Len() == 0 {
 		where.Msg = fmt.Sprintf("tests rule %s: give the team's rules with --rules", c.Rule)
-		return output.CaseResult{}, where
+		return results.CaseResult{}, where
 	}
 	var rule *rules.Rule
 	for i, r := range t.Own.Rules {
@@ -305,16 +305,16 @@ func (t Tests) runRuleCase(c *cases.Case) (output.CaseResult, error) {
 	}
 	if rule == nil {
 		where.Msg = fmt.Sprintf("no rule %s among --rules (evaluate lint --rules ... --list-rules lists them)", c.Rule)
-		return output.CaseResult{}, where
+		return results.CaseResult{}, where
 	}
 	// The rule judges the object beside the case's objects, with OME's
 	// decisions about them, as evaluate lint --rules would.
 	fs, problems, err := t.Own.CheckAll(append(slices.Clone(c.Objects), c.Object), Decider(t.Engine, t.Set))
 	if err != nil {
-		return output.CaseResult{}, err
+		return results.CaseResult{}, err
 	}
 	if len(problems) > 0 {
-		return output.CaseResult{}, problems[0]
+		return results.CaseResult{}, problems[0]
 	}
 	got := []string{}
 	for _, f := range fs {
@@ -323,7 +323,7 @@ func (t Tests) runRuleCase(c *cases.Case) (output.CaseResult, error) {
 		}
 	}
 	want := *c.Expect.Findings
-	res := output.CaseResult{Engine: rule.Language, OMEVersion: t.Set.Newest(), Passed: slices.Equal(got, want),
+	res := results.CaseResult{Engine: rule.Language, OMEVersion: t.Set.Newest(), Passed: slices.Equal(got, want),
 		Expected: map[string][]string{"findings": want}, Got: map[string][]string{"findings": got}}
 	switch {
 	case res.Passed:

@@ -22,6 +22,7 @@ import (
 	"github.com/ome-policy/evaluator/internal/reference"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/results"
 	"gopkg.in/yaml.v3"
 )
 
@@ -106,7 +107,7 @@ func run(models, runtimes []string) error {
 	}
 	// internal/reference states OME's newest release, evaluate's default;
 	// bench/run.sh fails on any difference from evaluate's output.
-	if err := w.End(output.MatchSummary{OMEVersion: "v1.2.2", LeftOut: leftOut}); err != nil {
+	if err := w.End(results.MatchSummary{OMEVersion: "v1.2.2", LeftOut: leftOut}); err != nil {
 		return err
 	}
 	return out.Flush()

@@ -10,6 +10,7 @@ import (
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/output/audit"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/rules"
 	"github.com/ome-policy/evaluator/runner"
 )
@@ -82,7 +83,7 @@ func (o *auditOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return audited{got, in}, err
 	}
 	problems := false
-	write := func(cl *output.Cluster, a audited) error {
+	write := func(cl *results.Cluster, a audited) error {
 		reports, err := o.reports(cmd, first.Again(), all, own, set, a.got)
 		if err != nil {
 			return err
@@ -112,12 +113,12 @@ func (o *auditOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		}
 		return exitAfter(a.got.Problems, false)
 	}
-	var unwritten []output.ClusterRead
-	clusters, err := eachCluster(&o.in, g, cmd, read, func(cl output.Cluster, a audited) error {
+	var unwritten []results.ClusterRead
+	clusters, err := eachCluster(&o.in, g, cmd, read, func(cl results.Cluster, a audited) error {
 		// A cluster whose reports cannot be written is named with why,
 		// and the others are still written.
 		if err := write(&cl, a); err != nil {
-			unwritten = append(unwritten, output.ClusterRead{Cluster: cl, Error: err.Error()})
+			unwritten = append(unwritten, results.ClusterRead{Cluster: cl, Error: err.Error()})
 		}
 		return nil
 	})
@@ -143,9 +144,9 @@ func (o *auditOptions) reports(cmd *cobra.Command, run *runner.LintRun, all []en
 	report := runner.LintReport(run, all, append(got.Problems, run.Problems...), false)
 	services, objs := runner.SplitServices(got.Objects)
 	sel := runner.Selection{Engine: o.engineName, Set: set, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }, Own: own}
-	results, _, ruleProblems, err := sel.Run(services, objs)
+	decisions, _, ruleProblems, err := sel.Run(services, objs)
 	if err != nil {
 		return nil, err
 	}
-	return append(output.LintPolicyReports(report), output.SelectPolicyReports(results, output.Problems(ruleProblems))...), nil
+	return append(output.LintPolicyReports(report), output.SelectPolicyReports(decisions, results.Problems(ruleProblems))...), nil
 }

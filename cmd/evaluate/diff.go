@@ -8,9 +8,9 @@ import (
 	"github.com/ome-policy/evaluator/diff"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
-	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/output/diffout"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -129,7 +129,7 @@ func (o *diffOptions) runFleet(cmd *cobra.Command, g *globalOptions, d runner.Di
 		md := d
 		md.In, md.Cluster = mine.options(g, cmd, nil), &mine.cluster
 		return md.Run()
-	}, func(cl output.Cluster, r runner.DiffResult) error {
+	}, func(cl results.Cluster, r runner.DiffResult) error {
 		r.Old = strings.Replace(r.Old, "the cluster", "cluster "+cl.Name, 1)
 		r.New = strings.Replace(r.New, "the cluster", "cluster "+cl.Name, 1)
 		report := r.Report
@@ -137,7 +137,7 @@ func (o *diffOptions) runFleet(cmd *cobra.Command, g *globalOptions, d runner.Di
 			report = &diff.Report{Models: []diff.ModelChange{}, InferenceServices: []diff.ServiceChange{}, Unmoved: []diff.ObjectChange{}}
 		}
 		if err := fw.Cluster(cl, report, diffout.Sides{Old: r.Old, New: r.New, OMEVersion: r.From, ToOMEVersion: r.To,
-			Problems: output.Problems(r.Problems), ShowReasons: o.showReasons}); err != nil {
+			Problems: results.Problems(r.Problems), ShowReasons: o.showReasons}); err != nil {
 			return err
 		}
 		clusterProblems(cmd, cl, r.Problems)
@@ -166,5 +166,5 @@ func (o *diffOptions) write(cmd *cobra.Command, report *diff.Report, r runner.Di
 		return badInput(err)
 	}
 	return w.Write(report, diffout.Sides{Old: r.Old, New: r.New, OMEVersion: r.From, ToOMEVersion: r.To,
-		Problems: output.Problems(r.Problems), ShowReasons: o.showReasons})
+		Problems: results.Problems(r.Problems), ShowReasons: o.showReasons})
 }

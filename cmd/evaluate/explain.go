@@ -9,6 +9,7 @@ import (
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -81,7 +82,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	if err := w.Write(es, output.Problems(got.Problems)); err != nil {
+	if err := w.Write(es, results.Problems(got.Problems)); err != nil {
 		return err
 	}
 	reportProblems(cmd, got.Problems)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
-	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // A fleet: several contexts (--context a,b or --all-contexts), each
@@ -35,7 +35,7 @@ func (in *inputOptions) fleet() bool { return in.cluster.IsFleet() }
 // and hands each cluster that could be read, in order, to use. It gives
 // back every cluster, those that could not be read with their reason,
 // which it says on standard error after the results.
-func eachCluster[T any](in *inputOptions, g *globalOptions, cmd *cobra.Command, read func(in *inputOptions) (T, error), use func(c output.Cluster, v T) error) ([]output.ClusterRead, error) {
+func eachCluster[T any](in *inputOptions, g *globalOptions, cmd *cobra.Command, read func(in *inputOptions) (T, error), use func(c results.Cluster, v T) error) ([]results.ClusterRead, error) {
 	in.cluster.Context, in.cluster.Warnings = cmd.Context(), cmd.ErrOrStderr()
 	members, err := in.cluster.Fleet()
 	if err != nil {
@@ -48,7 +48,7 @@ func eachCluster[T any](in *inputOptions, g *globalOptions, cmd *cobra.Command, 
 			return nil, badInput(fmt.Errorf("standard input: %w", err))
 		}
 	}
-	var clusters []output.ClusterRead
+	var clusters []results.ClusterRead
 	err = input.ReadFleet(members, in.cluster.Concurrency, func(m *input.Member) (T, error) {
 		mine := *in
 		mine.cluster = *m.Source
@@ -57,12 +57,12 @@ func eachCluster[T any](in *inputOptions, g *globalOptions, cmd *cobra.Command, 
 		}
 		return read(&mine)
 	}, func(m *input.Member, v T, err error) error {
-		c := output.Cluster{Name: m.Name(), Contexts: m.Contexts, Server: m.Identity.Server, UID: m.Identity.UID}
+		c := results.Cluster{Name: m.Name(), Contexts: m.Contexts, Server: m.Identity.Server, UID: m.Identity.UID}
 		if err != nil {
-			clusters = append(clusters, output.ClusterRead{Cluster: c, Error: err.Error()})
+			clusters = append(clusters, results.ClusterRead{Cluster: c, Error: err.Error()})
 			return nil
 		}
-		clusters = append(clusters, output.ClusterRead{Cluster: c})
+		clusters = append(clusters, results.ClusterRead{Cluster: c})
 		return use(c, v)
 	})
 	return clusters, err
@@ -70,7 +70,7 @@ func eachCluster[T any](in *inputOptions, g *globalOptions, cmd *cobra.Command, 
 
 // reportUnread names on standard error each cluster that could not be
 // read, with why; it says whether there was one.
-func reportUnread(cmd *cobra.Command, clusters []output.ClusterRead) bool {
+func reportUnread(cmd *cobra.Command, clusters []results.ClusterRead) bool {
 	any := false
 	for _, c := range clusters {
 		if c.Error != "" {
@@ -83,7 +83,7 @@ func reportUnread(cmd *cobra.Command, clusters []output.ClusterRead) bool {
 
 // fleetExit is the exit of a fleet's run: 2 when a cluster could not be
 // read or some input was bad, else 1 on findings, else 0.
-func fleetExit(cmd *cobra.Command, clusters []output.ClusterRead, problems, findings bool) error {
+func fleetExit(cmd *cobra.Command, clusters []results.ClusterRead, problems, findings bool) error {
 	if reportUnread(cmd, clusters) || problems {
 		return &silentExit{code: exitBadInput}
 	}
@@ -92,7 +92,7 @@ func fleetExit(cmd *cobra.Command, clusters []output.ClusterRead, problems, find
 
 // closeFleet ends a fleet's run whose reads and writes ended with err:
 // close ends the output (naming every cluster), then the exit (fleetExit).
-func closeFleet(cmd *cobra.Command, clusters []output.ClusterRead, err error, close func([]output.ClusterRead) error, problems, findings bool) error {
+func closeFleet(cmd *cobra.Command, clusters []results.ClusterRead, err error, close func([]results.ClusterRead) error, problems, findings bool) error {
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func closeFleet(cmd *cobra.Command, clusters []output.ClusterRead, err error, cl
 }
 
 // clusterProblems names a cluster's input problems on standard error.
-func clusterProblems(cmd *cobra.Command, c output.Cluster, problems []*objects.InputError) {
+func clusterProblems(cmd *cobra.Command, c results.Cluster, problems []*objects.InputError) {
 	for _, p := range problems {
 		fmt.Fprintf(cmd.ErrOrStderr(), "evaluate: cluster %s: %s\n", c.Name, p.Error())
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -108,7 +109,7 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 			what = "OME objects"
 		}
 		if machineReadable(o.format) {
-			if err := w.Write(output.LintReport{OMEVersion: set.Release, Rules: rules, FailOnWarn: o.failOnWarn}); err != nil {
+			if err := w.Write(results.LintReport{OMEVersion: set.Release, Rules: rules, FailOnWarn: o.failOnWarn}); err != nil {
 				return err
 			}
 		}
@@ -140,7 +141,7 @@ func (o *lintOptions) runFleet(cmd *cobra.Command, g *globalOptions, first *runn
 	problems, fails := false, false
 	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*objects.Input, error) {
 		return in.read(g, cmd, live.ModelsAndRuntimes, true, nil)
-	}, func(cl output.Cluster, got *objects.Input) error {
+	}, func(cl results.Cluster, got *objects.Input) error {
 		run := first.Again()
 		for _, obj := range got.Objects {
 			run.Object(obj)

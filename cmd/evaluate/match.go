@@ -11,6 +11,7 @@ import (
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -118,7 +119,7 @@ func (o *matchOptions) runFleet(cmd *cobra.Command, g *globalOptions, ready <-ch
 	problems, unserved := false, false
 	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*objects.Input, error) {
 		return in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
-	}, func(cl output.Cluster, got *objects.Input) error {
+	}, func(cl results.Cluster, got *objects.Input) error {
 		objs := pick(cmd, got.Objects, "match", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
 		ms, rs := input.Only(objs, (*objects.Object).IsModel), input.Only(objs, (*objects.Object).IsRuntime)
 		ms, err := runner.NamedModels(ms, o.modelNames)

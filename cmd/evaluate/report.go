@@ -11,8 +11,8 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
-	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/report"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -129,7 +129,7 @@ func (o *reportOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
 	problems := false
 	read, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*objects.Input, error) {
 		return in.readWithServices(g, cmd)
-	}, func(cl output.Cluster, got *objects.Input) error {
+	}, func(cl results.Cluster, got *objects.Input) error {
 		clusterProblems(cmd, cl, got.Problems)
 		problems = problems || len(got.Problems) > 0
 		in, err := report.Of(got.Objects, "cluster "+cl.Name)

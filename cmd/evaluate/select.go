@@ -8,6 +8,7 @@ import (
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -69,7 +70,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	fitMemoryLimit()
 	sel := runner.Selection{Engine: o.engineName, Set: set, Strict: o.strict, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }, Own: own}
-	results, fails, problems, err := sel.Run(services, cluster)
+	decisions, fails, problems, err := sel.Run(services, cluster)
 	if err != nil {
 		return err
 	}
@@ -78,7 +79,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	if err := w.Write(results, output.Problems(got.Problems)); err != nil {
+	if err := w.Write(decisions, results.Problems(got.Problems)); err != nil {
 		return err
 	}
 	reportProblems(cmd, got.Problems)
@@ -100,15 +101,15 @@ func (o *selectOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
 	problems, fails := false, false
 	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*objects.Input, error) {
 		return in.readWithServices(g, cmd)
-	}, func(cl output.Cluster, got *objects.Input) error {
+	}, func(cl results.Cluster, got *objects.Input) error {
 		services, objs := runner.SplitServices(got.Objects)
 		sel := runner.Selection{Engine: o.engineName, Set: set, Strict: o.strict, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }, Own: own}
-		results, failed, ruleProblems, err := sel.Run(services, objs)
+		decisions, failed, ruleProblems, err := sel.Run(services, objs)
 		if err != nil {
 			return err
 		}
 		got.Problems = append(got.Problems, ruleProblems...)
-		if err := fw.Cluster(cl, results, output.Problems(got.Problems)); err != nil {
+		if err := fw.Cluster(cl, decisions, results.Problems(got.Problems)); err != nil {
 			return err
 		}
 		clusterProblems(cmd, cl, got.Problems)

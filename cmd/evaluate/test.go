@@ -8,6 +8,7 @@ import (
 
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/rules"
 	"github.com/ome-policy/evaluator/runner"
 )
@@ -32,7 +33,7 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 			noTests := func(err error) error {
 				var none *runner.NoTests
 				if errors.As(err, &none) && machineReadable(format) {
-					if err := w.Write(output.TestReport{}); err != nil {
+					if err := w.Write(results.TestReport{}); err != nil {
 						return err
 					}
 				}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // The formats of --format: the PolicyReports that Kyverno and Policy
@@ -88,7 +89,7 @@ type Writer struct {
 	// Prefix starts each line of Out ("cluster prod: " in a fleet).
 	Prefix string
 	// Cluster, when set, is annotated on each report (a fleet's).
-	Cluster *output.Cluster
+	Cluster *results.Cluster
 	// MaxBytes is MaxReportBytes unless set.
 	MaxBytes int
 }

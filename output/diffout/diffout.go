@@ -16,6 +16,7 @@ import (
 
 	"github.com/ome-policy/evaluator/diff"
 	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // Writer writes the report of `evaluate diff`.
@@ -30,15 +31,15 @@ type Sides struct {
 	New string `json:"new"`
 	// OMEVersion is the OME release whose rules judged the old side;
 	// ToOMEVersion the new side's (the same, but for an upgrade).
-	OMEVersion   string           `json:"omeVersion"`
-	ToOMEVersion string           `json:"toOmeVersion"`
-	Problems     []output.Problem `json:"-"`
+	OMEVersion   string            `json:"omeVersion"`
+	ToOMEVersion string            `json:"toOmeVersion"`
+	Problems     []results.Problem `json:"-"`
 	// ShowReasons lists the verdicts that hold in other words (text and
 	// markdown; json always lists them).
 	ShowReasons bool `json:"-"`
 	// Cluster is the cluster of a fleet whose diff it is (fleet.go); nil
 	// for one run.
-	Cluster *output.Cluster `json:"-"`
+	Cluster *results.Cluster `json:"-"`
 	// later says that a fleet's report of an earlier cluster was written
 	// before (markdown writes its marker once).
 	later bool

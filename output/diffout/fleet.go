@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/ome-policy/evaluator/diff"
-	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // FleetWriter writes the diffs of a fleet (--cluster with several
@@ -29,7 +29,7 @@ func NewFleetWriter(format string, w io.Writer) (*FleetWriter, error) {
 }
 
 // Cluster writes the diff of the cluster c.
-func (f *FleetWriter) Cluster(c output.Cluster, r *diff.Report, s Sides) error {
+func (f *FleetWriter) Cluster(c results.Cluster, r *diff.Report, s Sides) error {
 	s.Cluster, s.later = &c, f.n > 0
 	first := f.n == 0
 	f.n++
@@ -66,7 +66,7 @@ func (f *FleetWriter) Cluster(c output.Cluster, r *diff.Report, s Sides) error {
 }
 
 // Close ends the output: json's document names every cluster.
-func (f *FleetWriter) Close(clusters []output.ClusterRead) error {
+func (f *FleetWriter) Close(clusters []results.ClusterRead) error {
 	if f.format != "json" {
 		return nil
 	}

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/ome-policy/evaluator/diff"
-	"github.com/ome-policy/evaluator/output"
+	"github.com/ome-policy/evaluator/results"
 )
 
 type diffJSON struct{ w io.Writer }
@@ -20,7 +20,7 @@ type diffJSON struct{ w io.Writer }
 func (d *diffJSON) Write(r *diff.Report, sides Sides) error {
 	problems := sides.Problems
 	if problems == nil {
-		problems = []output.Problem{}
+		problems = []results.Problem{}
 	}
 	w := bufio.NewWriterSize(d.w, 1<<16)
 	w.WriteString("{")
