@@ -89,7 +89,7 @@ vet:
 # Short fuzzing runs of the parsers and the stand-ins (FUZZTIME each).
 fuzz:
 	$(GO) test ./builtins -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./objects -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./input -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./admission -run '^$$' -fuzz '^FuzzStandIn$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./admission -run '^$$' -fuzz '^FuzzTeamStandIns$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./output -run '^$$' -fuzz '^FuzzAppendJSONString$$' -fuzztime $(FUZZTIME)
@@ -100,7 +100,7 @@ fuzz:
 # links) and of a team's rules (their sandbox and limits). Their corpora
 # are in testdata/fuzz of their packages.
 fuzz-input:
-	$(GO) test ./objects -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZSHORT)
+	$(GO) test ./input -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZSHORT)
 	$(GO) test ./rules -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZSHORT)
 
 # The Go benchmarks of the hot paths (allocations reported), then the

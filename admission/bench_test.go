@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"github.com/ome-policy/evaluator/input"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // takes it: the webhook's longest message, with 200 reasons).
 func benchCluster(b *testing.B) (isvc *objects.Object, cluster []*objects.Object) {
 	b.Helper()
-	runtimes, err := objects.Load([]string{repoPath("testdata/catalog/runtimes")}, objects.LoadOptions{})
+	runtimes, err := input.Load([]string{repoPath("testdata/catalog/runtimes")}, input.LoadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -44,7 +45,7 @@ spec:
 `), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	objs, err := objects.Load([]string{path}, objects.LoadOptions{})
+	objs, err := input.Load([]string{path}, input.LoadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

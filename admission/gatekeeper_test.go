@@ -19,6 +19,7 @@ import (
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
 	regoengine "github.com/ome-policy/evaluator/engine/rego"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/objects/synth"
 	"github.com/ome-policy/evaluator/policies/policyset"
@@ -508,8 +509,8 @@ func testLintTemplateAgreesWithLint(t *testing.T, set *policyset.Set) {
 	}
 	g := templateEval(t, tp)
 	c := newCELEval(t, celCode)
-	objs, err := objects.Load([]string{repoPath("testdata/lint"), repoPath("testdata/gatekeeper/lint-objects.yaml"),
-		repoPath("testdata/examples/models"), repoPath("testdata/examples/runtimes"), repoPath("testdata/catalog")}, objects.LoadOptions{Lenient: true})
+	objs, err := input.Load([]string{repoPath("testdata/lint"), repoPath("testdata/gatekeeper/lint-objects.yaml"),
+		repoPath("testdata/examples/models"), repoPath("testdata/examples/runtimes"), repoPath("testdata/catalog")}, input.LoadOptions{Lenient: true})
 	if err != nil {
 		t.Fatal(err)
 	}

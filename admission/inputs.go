@@ -11,6 +11,7 @@ import (
 	evaluator "github.com/ome-policy/evaluator"
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 )
@@ -39,7 +40,7 @@ func ProjectCases(release string) ([]cases.Case, error) {
 }
 
 // ProjectLintObjects reads the project's models and runtimes of
-// OMEVersionLint's suite (evaluator.SuiteLintObjects) as objects.Load
+// OMEVersionLint's suite (evaluator.SuiteLintObjects) as input.Load
 // reads them from a clone: folders recursively, their *.yaml, *.yml and
 // *.json files in lexical order, leniently (wrong types are findings).
 // Notices (skipped kinds) go to notices.
@@ -60,13 +61,13 @@ func ProjectLintObjects(notices io.Writer) ([]*objects.Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		sort.Strings(files) // whole paths, as objects.Load orders them
+		sort.Strings(files) // whole paths, as input.Load orders them
 		for _, p := range files {
 			data, err := fs.ReadFile(evaluator.SuiteInputs, p)
 			if err != nil {
 				return nil, err
 			}
-			objs, err := objects.LoadData(p, data, objects.LoadOptions{Lenient: true, Notices: notices})
+			objs, err := input.LoadData(p, data, input.LoadOptions{Lenient: true, Notices: notices})
 			if err != nil {
 				return nil, err
 			}
@@ -96,7 +97,7 @@ func BundleInputs(set *policyset.Set, caseFiles, lint []string, notices io.Write
 	var objs []*objects.Object
 	if lint != nil {
 		if len(lint) > 0 {
-			if objs, err = objects.Load(lint, objects.LoadOptions{Lenient: true, Notices: notices}); err != nil {
+			if objs, err = input.Load(lint, input.LoadOptions{Lenient: true, Notices: notices}); err != nil {
 				return opts, fmt.Errorf("--lint: %w", err)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 )
@@ -144,7 +145,7 @@ func TestPlainEntriesHaveNothingToFind(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Join(docs, "---\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	objs, err := objects.Load([]string{path}, objects.LoadOptions{Lenient: true})
+	objs, err := input.Load([]string{path}, input.LoadOptions{Lenient: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,11 @@ import (
 	"slices"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies"
-	"gopkg.in/yaml.v3"
 )
 
 // Case is one case of a case file: a match case (Model, Runtime,
@@ -111,7 +113,7 @@ func ReadAll(paths []string) ([]Case, error) {
 // each document, when there are several). Every malformed case is an
 // InputError naming the file, the line and, when known, the case.
 func ReadCases(path string) ([]Case, error) {
-	data, file, err := objects.ReadInput(path, nil)
+	data, file, err := input.ReadInput(path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -518,7 +520,7 @@ func caseObject(file string, v any, pos map[string]objects.Pos, role caseRole) (
 // cannot be read or does not parse is an error, so a broken case file in a
 // folder is reported rather than passed over.
 func IsCaseFile(path string) (found bool, err error) {
-	data, file, err := objects.ReadInput(path, nil)
+	data, file, err := input.ReadInput(path, nil)
 	if err != nil {
 		return false, err
 	}

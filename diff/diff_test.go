@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 )
@@ -308,8 +309,8 @@ func read(t *testing.T, file string, values []map[string]any) []*objects.Object 
 		require.NoError(t, err)
 		docs = append(docs, string(b))
 	}
-	in := &objects.Input{}
-	in.ReadData(file, []byte(strings.Join(docs, "---\n")), objects.ReadOptions{Namespace: "default"})
+	in := &input.Result{}
+	in.ReadData(file, []byte(strings.Join(docs, "---\n")), input.ReadOptions{Namespace: "default"})
 	require.Empty(t, in.Problems)
 	kept, _ := objects.Deduplicate(in.Objects)
 	return kept

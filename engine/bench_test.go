@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/ome-policy/evaluator/input"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,9 +52,9 @@ func BenchmarkEntryMatch(b *testing.B) {
 // configs against OME's whole runtime catalog (66 x 207 = 13,662 pairs), per
 // engine; ns/pair is the cost of one pair.
 func BenchmarkCatalogMatrix(b *testing.B) {
-	models, err := objects.Load([]string{"../testdata/catalog/models"}, objects.LoadOptions{ModelFolders: true})
+	models, err := input.Load([]string{"../testdata/catalog/models"}, input.LoadOptions{ModelFolders: true})
 	require.NoError(b, err)
-	runtimes, err := objects.Load([]string{"../testdata/catalog/runtimes"}, objects.LoadOptions{})
+	runtimes, err := input.Load([]string{"../testdata/catalog/runtimes"}, input.LoadOptions{})
 	require.NoError(b, err)
 	benchMatrix(b, "", models, runtimes)
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/ome-policy/evaluator/input"
 	"math/rand"
 	"reflect"
 	"strings"
@@ -36,9 +37,9 @@ func specObject(kind, name string, spec map[string]any) *objects.Object {
 
 func explainFiles(t testing.TB, x Explainer, model, runtime string) Explanation {
 	t.Helper()
-	ms, err := objects.Load([]string{model}, objects.LoadOptions{})
+	ms, err := input.Load([]string{model}, input.LoadOptions{})
 	require.NoError(t, err)
-	rs, err := objects.Load([]string{runtime}, objects.LoadOptions{})
+	rs, err := input.Load([]string{runtime}, input.LoadOptions{})
 	require.NoError(t, err)
 	e, err := x.Explain(ms[0], rs[0])
 	require.NoError(t, err)
@@ -49,9 +50,9 @@ func explainFiles(t testing.TB, x Explainer, model, runtime string) Explanation 
 // entry 4.45.0.dev0. OME's reason, and the suffix rule named.
 func TestExplainSeedExample(t *testing.T) {
 	for name, x := range testExplainers(t) {
-		ms, err := objects.Load([]string{"../testdata/examples/models/more-models.yaml"}, objects.LoadOptions{})
+		ms, err := input.Load([]string{"../testdata/examples/models/more-models.yaml"}, input.LoadOptions{})
 		require.NoError(t, err)
-		rs, err := objects.Load([]string{"../testdata/examples/runtimes/srt-llama-3-2-3b-instruct.yaml"}, objects.LoadOptions{})
+		rs, err := input.Load([]string{"../testdata/examples/runtimes/srt-llama-3-2-3b-instruct.yaml"}, input.LoadOptions{})
 		require.NoError(t, err)
 		e, err := x.Explain(ms[0], rs[0])
 		require.NoError(t, err, name)

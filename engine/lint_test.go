@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 )
@@ -33,7 +34,7 @@ func releaseLinters(t testing.TB, set *policyset.Set) map[string]Linter {
 
 func lintPaths(t testing.TB, l Linter, cross bool, paths ...string) []Finding {
 	t.Helper()
-	objs, err := objects.Load(paths, objects.LoadOptions{Lenient: true})
+	objs, err := input.Load(paths, input.LoadOptions{Lenient: true})
 	require.NoError(t, err)
 	fs, err := Lint(l, objs, LintOptions{CrossCheck: cross})
 	require.NoError(t, err)

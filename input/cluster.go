@@ -105,7 +105,7 @@ func (c *ClusterSource) FilesNamespace() string {
 // ReadInto reads the resources from the cluster into in, after what the
 // files gave, so that on the same kind, namespace and name the cluster's
 // copy is the later one (Cluster).
-func (c *ClusterSource) ReadInto(resources []live.Resource, in *objects.Input, opts objects.ReadOptions) error {
+func (c *ClusterSource) ReadInto(resources []live.Resource, in *Result, opts ReadOptions) error {
 	done := func() {}
 	c.told = func(int) {}
 	if c.Reading != nil {
@@ -130,11 +130,11 @@ func (c *ClusterSource) ReadInto(resources []live.Resource, in *objects.Input, o
 // cluster is read and in holds none, so that -f isvc.yaml --cluster
 // judges the file's InferenceServices against the cluster's models and
 // runtimes.
-func (c *ClusterSource) AddServices(in *objects.Input) error {
+func (c *ClusterSource) AddServices(in *Result) error {
 	if !c.Enabled() || slices.ContainsFunc(in.Objects, (*objects.Object).IsService) {
 		return nil
 	}
-	return c.ReadInto([]live.Resource{live.InferenceServices}, in, objects.ReadOptions{})
+	return c.ReadInto([]live.Resource{live.InferenceServices}, in, ReadOptions{})
 }
 
 // Namespace is the namespace the cluster is read in (-n, else the

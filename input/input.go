@@ -24,7 +24,7 @@ import (
 // Cluster reads resources of a live cluster into an input, after the
 // files.
 type Cluster interface {
-	ReadInto(resources []live.Resource, in *objects.Input, opts objects.ReadOptions) error
+	ReadInto(resources []live.Resource, in *Result, opts ReadOptions) error
 }
 
 // Options say what to read. Every path, whichever way it is given, is read
@@ -69,8 +69,8 @@ type Options struct {
 // Read reads every input the options name and gives back every problem,
 // for the command to report after its results; only a cluster that cannot
 // be read is an error.
-func Read(o Options) (*objects.Input, error) {
-	in := &objects.Input{}
+func Read(o Options) (*Result, error) {
+	in := &Result{}
 	read := 0
 	in.Visit = func(obj *objects.Object) {
 		if read++; o.Count != nil {
@@ -82,7 +82,7 @@ func Read(o Options) (*objects.Input, error) {
 			in.Objects = append(in.Objects, obj)
 		}
 	}
-	opts := objects.ReadOptions{Stdin: o.Stdin, Lenient: o.Lenient, ModelFolders: true, Recursive: o.Recursive, Namespace: o.Namespace}
+	opts := ReadOptions{Stdin: o.Stdin, Lenient: o.Lenient, ModelFolders: true, Recursive: o.Recursive, Namespace: o.Namespace}
 	in.Read(o.Paths, opts)
 	for _, sorted := range []struct {
 		paths      []string
@@ -96,7 +96,7 @@ func Read(o Options) (*objects.Input, error) {
 			continue
 		}
 		n, wrong := 0, 0
-		part := &objects.Input{Visit: func(obj *objects.Object) {
+		part := &Result{Visit: func(obj *objects.Object) {
 			if !sorted.want(obj) {
 				wrong++
 				in.Problems = append(in.Problems, &objects.InputError{File: obj.File, Line: obj.Line,
@@ -124,7 +124,7 @@ func Read(o Options) (*objects.Input, error) {
 		}
 	}
 	if o.Cluster != nil && len(o.Resources) > 0 {
-		if err := o.Cluster.ReadInto(o.Resources, in, objects.ReadOptions{Lenient: o.Lenient}); err != nil {
+		if err := o.Cluster.ReadInto(o.Resources, in, ReadOptions{Lenient: o.Lenient}); err != nil {
 			return nil, err
 		}
 	}
@@ -151,7 +151,7 @@ func Read(o Options) (*objects.Input, error) {
 // of one kind, namespace and name, the one read last replaces the others,
 // as on kubectl apply; then the notices (objects replaced, documents
 // skipped, folders left unread).
-func Finish(in *objects.Input, notice func(string)) {
+func Finish(in *Result, notice func(string)) {
 	in.Done()
 	for _, n := range in.Notices() {
 		if notice != nil {

@@ -20,7 +20,7 @@ type Sides struct {
 
 // side reads paths (with their folders), and models and runtimes apart,
 // as one side, as o reads.
-func side(o Options, paths, models, runtimes []string, showFile func(string) string) (*objects.Input, error) {
+func side(o Options, paths, models, runtimes []string, showFile func(string) string) (*Result, error) {
 	s := Options{Paths: paths, Models: models, Runtimes: runtimes, Recursive: o.Recursive, Namespace: o.Namespace, Stdin: o.Stdin,
 		ShowFile: showFile, Notice: o.Notice, FailOnEmpty: o.FailOnEmpty, UnreadIsProblem: o.UnreadIsProblem}
 	return Read(s)
@@ -40,7 +40,7 @@ func ReadOldNew(o Options, oldPath, newPath string) (Sides, error) {
 		return Sides{}, err
 	}
 	if old.Taken()+new.Taken() > 0 {
-		for _, s := range []*objects.Input{old, new} {
+		for _, s := range []*Result{old, new} {
 			for _, e := range s.Empty {
 				switch {
 				case o.FailOnEmpty:

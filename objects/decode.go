@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,127 +16,19 @@ import (
 
 // Bounds on input, so that no file can make the tool run out of memory or stack.
 const (
-	maxInputBytes = 64 << 20  // bytes per file
+	MaxInputBytes = 64 << 20  // bytes per file
 	maxDocNodes   = 1_000_000 // nodes per document, counting every alias expansion
 	maxNesting    = 100       // nested maps and lists
-	// maxDocBytes bounds the text of a document's scalars, counting every
+	// MaxDocBytes bounds the text of a document's scalars, counting every
 	// alias expansion: what a file without aliases can hold at most. A
 	// long string that many aliases repeat stays under maxDocNodes, yet
 	// costs each reader of the document (Rego, a rule) its whole length
 	// every time.
-	maxDocBytes = maxInputBytes
+	MaxDocBytes = MaxInputBytes
 )
 
-// LoadOptions configures Load.
-type LoadOptions struct {
-	Stdin   io.Reader // read for the path "-"; nil means os.Stdin
-	Notices io.Writer // notices such as skipped kinds; nil discards them
-	Lenient bool      // skip CheckObject, so callers can report wrong types as findings
-	// ModelFolders reads a folder that directly holds config.json or
-	// model_index.json as one model (spec section 8), instead of searching it.
-	ModelFolders bool
-}
-
-// Load reads files, directories (recursively: *.yaml, *.yml, *.json, in
-// lexical order) or "-" for standard input, and returns the recognised objects
-// in input order, or the first problem. Other kinds are skipped with a
-// notice each. Commands that go on past a problem use Input.Read.
-func Load(paths []string, opts LoadOptions) ([]*Object, error) {
-	in := &Input{}
-	in.Read(paths, opts.readOptions())
-	return in.loaded(opts.Notices)
-}
-
-// LoadData reads objects from data as Load reads a file, name standing for
-// the file in positions and messages.
-func LoadData(name string, data []byte, opts LoadOptions) ([]*Object, error) {
-	in := &Input{}
-	in.ReadData(name, data, opts.readOptions())
-	return in.loaded(opts.Notices)
-}
-
-func (opts LoadOptions) readOptions() ReadOptions {
-	return ReadOptions{Stdin: opts.Stdin, Lenient: opts.Lenient, ModelFolders: opts.ModelFolders, Recursive: true}
-}
-
-// loaded is what Load returns: the first problem, or the objects, with a
-// notice for each skipped document.
-func (in *Input) loaded(notices io.Writer) ([]*Object, error) {
-	if len(in.Problems) > 0 {
-		return nil, in.Problems[0]
-	}
-	if notices != nil {
-		for _, s := range in.Skipped {
-			what, why := s.Kind, "not an OME object"
-			switch {
-			case s.HuggingFace:
-				what, why = "a Hugging Face config", hfConfigNote
-			case what == "":
-				what = "<no kind>"
-			}
-			if s.Name != "" {
-				what += "/" + s.Name
-			}
-			if s.APIVersion != "" {
-				why = fmt.Sprintf("apiVersion %q, not %s", s.APIVersion, APIVersion)
-			}
-			fmt.Fprintf(notices, "%s:%d: notice: skipping %s (%s)\n", s.File, s.Line, what, why)
-		}
-	}
-	return in.Objects, nil
-}
-
-// inputItem is one thing to read: a YAML/JSON file, or a model folder.
-type inputItem struct {
-	path        string
-	modelFolder bool
-}
-
-func pathError(path string, err error) error {
-	var ie *InputError
-	if errors.As(err, &ie) {
-		return ie
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return &InputError{File: path, Msg: "no such file or directory"}
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return &InputError{File: path, Msg: err.Error()}
-}
-
-// ReadInput reads a file or, for "-", stdin (nil means os.Stdin), returning
-// the data and the name to show in messages.
-func ReadInput(path string, stdin io.Reader) ([]byte, string, error) {
-	name := path
-	var r io.Reader
-	if path == "-" {
-		name, r = "<stdin>", stdin
-		if r == nil {
-			r = os.Stdin
-		}
-	} else {
-		f, err := openInput(path)
-		if err != nil {
-			return nil, name, err
-		}
-		defer f.Close()
-		r = f
-	}
-	data, err := io.ReadAll(io.LimitReader(r, maxInputBytes+1))
-	if err != nil {
-		return nil, name, pathError(name, err)
-	}
-	if len(data) > maxInputBytes {
-		return nil, name, tooLargeError(name)
-	}
-	return data, name, nil
-}
-
-func tooLargeError(name string) error {
-	return &InputError{File: name, Msg: fmt.Sprintf("file is larger than %d MiB", maxInputBytes>>20)}
+func TooLargeError(name string) error {
+	return &InputError{File: name, Msg: fmt.Sprintf("file is larger than %d MiB", MaxInputBytes>>20)}
 }
 
 var yamlErrLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
@@ -210,18 +100,18 @@ func problemLine(data []byte, msg string) int {
 	}
 }
 
-// ErrStopDocuments ends eachDocument early without an error.
+// ErrStopDocuments ends EachDocumentAt early without an error.
 var ErrStopDocuments = errors.New("stop")
 
 // EachDocument calls fn for each YAML document of data in order, stopping at
 // the first error.
 func EachDocument(file string, data []byte, fn func(*yaml.Node) error) error {
-	return eachDocument(file, data, 0, fn)
+	return EachDocumentAt(file, data, 0, fn)
 }
 
-// eachDocument is EachDocument of data that starts after line offset of
+// EachDocumentAt is EachDocument of data that starts after line offset of
 // its file, which the lines of a syntax error count in.
-func eachDocument(file string, data []byte, offset int, fn func(*yaml.Node) error) error {
+func EachDocumentAt(file string, data []byte, offset int, fn func(*yaml.Node) error) error {
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return &InputError{File: file, Msg: "not a YAML or JSON file (binary data)"}
 	}
@@ -331,9 +221,9 @@ func (m *nodeMeasurer) walk(n *yaml.Node, depth int) (nodeMeasure, error) {
 			return nodeMeasure{}, &InputError{File: m.file, Line: n.Line,
 				Msg: fmt.Sprintf("document expands to more than %d nodes (YAML alias bomb?)", maxDocNodes)}
 		}
-		if r.bytes > maxDocBytes {
+		if r.bytes > MaxDocBytes {
 			return nodeMeasure{}, &InputError{File: m.file, Line: n.Line,
-				Msg: fmt.Sprintf("document expands to more than %d MiB of text, its aliases repeating what they name (YAML alias bomb?)", maxDocBytes>>20)}
+				Msg: fmt.Sprintf("document expands to more than %d MiB of text, its aliases repeating what they name (YAML alias bomb?)", MaxDocBytes>>20)}
 		}
 		r.height = max(r.height, cr.height)
 	}

@@ -15,9 +15,9 @@ var otherOMEKinds = map[string]bool{
 	"FineTunedWeight":  true,
 }
 
-// unknownKind says that kind is none of ome.io/v1beta1, with the closest
+// UnknownKind says that kind is none of ome.io/v1beta1, with the closest
 // kind of the group when one is close.
-func unknownKind(kind string) string {
+func UnknownKind(kind string) string {
 	if kind == "" {
 		return "is required: the API server refuses an object without a kind"
 	}
@@ -63,11 +63,11 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// isHuggingFaceConfig reports whether a document without kind nor
+// IsHuggingFaceConfig reports whether a document without kind nor
 // apiVersion reads as a Hugging Face model's config.json (model_type,
 // architectures) or a diffusers pipeline's model_index.json (_class_name,
 // _diffusers_version).
-func isHuggingFaceConfig(v map[string]any) bool {
+func IsHuggingFaceConfig(v map[string]any) bool {
 	for _, k := range []string{"model_type", "architectures", "_class_name", "_diffusers_version"} {
 		if _, ok := v[k]; ok {
 			return true
@@ -75,3 +75,7 @@ func isHuggingFaceConfig(v map[string]any) bool {
 	}
 	return false
 }
+
+// IsOtherOMEKind reports whether kind is one of ome.io/v1beta1's that
+// evaluate does not judge.
+func IsOtherOMEKind(kind string) bool { return otherOMEKinds[kind] }

@@ -213,7 +213,7 @@ func IsOMEKind(kind string) bool {
 	return false
 }
 
-func isClusterScoped(kind string) bool {
+func IsClusterScoped(kind string) bool {
 	return kind == KindClusterBaseModel || kind == KindClusterServingRuntime
 }
 
@@ -236,7 +236,7 @@ func NewObject(file string, v map[string]any, pos map[string]Pos) (*Object, erro
 	}
 	// Kubernetes ignores the namespace of cluster-scoped objects; so do we,
 	// so that Ref and outputs agree with what the cluster would hold.
-	if !isClusterScoped(o.Kind) {
+	if !IsClusterScoped(o.Kind) {
 		o.Namespace, _ = meta["namespace"].(string)
 	}
 	return o, nil

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
@@ -535,7 +536,7 @@ func probeService(m *objects.Object, ns string) (*objects.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs, err := objects.LoadData("(report)", doc, objects.LoadOptions{})
+	objs, err := input.LoadData("(report)", doc, input.LoadOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/policies/policyset"
@@ -22,12 +23,12 @@ func loadInput(t *testing.T, engineName string, models, runtimes, services []str
 	set, err := policyset.Embedded()
 	require.NoError(t, err)
 	in := Input{Engine: engineName, Policies: set}
-	in.Models, err = objects.Load(models, objects.LoadOptions{ModelFolders: true})
+	in.Models, err = input.Load(models, input.LoadOptions{ModelFolders: true})
 	require.NoError(t, err)
-	in.Runtimes, err = objects.Load(runtimes, objects.LoadOptions{})
+	in.Runtimes, err = input.Load(runtimes, input.LoadOptions{})
 	require.NoError(t, err)
 	if len(services) > 0 {
-		objs, err := objects.Load(services, objects.LoadOptions{ModelFolders: true})
+		objs, err := input.Load(services, input.LoadOptions{ModelFolders: true})
 		require.NoError(t, err)
 		for _, o := range objs {
 			if o.Kind == objects.KindInferenceService {

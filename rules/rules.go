@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/engine/answer"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 )
 
@@ -171,7 +172,7 @@ func Load(paths []string, reserved []string) (*Set, error) {
 
 // LoadWith reads the rules of paths (files or folders) to run in the
 // sandbox sb. A folder is walked as -R walks a folder of objects
-// (objects.Walk): every folder inside it but those whose names start with
+// (input.Walk): every folder inside it but those whose names start with
 // ".", a link read as what it leads to, a link to a folder already walked
 // said in Notices and not walked again. A folder's files other than
 // *.rego, *.yaml, *.yml and *.json are not rules and are skipped; every
@@ -204,7 +205,7 @@ func LoadWith(paths []string, reserved []string, sb Sandbox) (*Set, error) {
 			from[p] = append(from[p], p)
 			continue
 		}
-		found, links, errs := objects.Walk(p, isRuleFile, func(name string) bool { return strings.HasPrefix(name, ".") })
+		found, links, errs := input.Walk(p, isRuleFile, func(name string) bool { return strings.HasPrefix(name, ".") })
 		for _, l := range links {
 			notices = append(notices, "notice: "+l)
 		}
@@ -221,7 +222,7 @@ func LoadWith(paths []string, reserved []string, sb Sandbox) (*Set, error) {
 	var regoFiles []string
 	var docs []vapDocument
 	for _, f := range files {
-		data, err := objects.ReadFile(f)
+		data, err := input.ReadFile(f)
 		if err != nil {
 			probs = append(probs, asProblems(err)...)
 			continue
@@ -338,7 +339,7 @@ func Untested(paths []string, tests map[string]string) []string {
 			return
 		}
 		seen[path] = true
-		b, err := objects.ReadFile(path)
+		b, err := input.ReadFile(path)
 		if err != nil {
 			return
 		}

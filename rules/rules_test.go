@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ome-policy/evaluator/engine/answer"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 )
 
@@ -20,7 +21,7 @@ const example = "../examples/company-rules"
 // object reads the one object of a YAML text, as file.yaml.
 func object(t *testing.T, text string) *objects.Object {
 	t.Helper()
-	objs, err := objects.LoadData("file.yaml", []byte(text), objects.LoadOptions{})
+	objs, err := input.LoadData("file.yaml", []byte(text), input.LoadOptions{})
 	require.NoError(t, err)
 	require.Len(t, objs, 1)
 	return objs[0]

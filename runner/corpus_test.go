@@ -16,6 +16,7 @@ import (
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/admission/team"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
@@ -40,7 +41,7 @@ func TestCorpusRegoInGatekeeper(t *testing.T) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			compiled, err := TeamBundles(set, []string{filepath.Join(dir, "rules")}, nil, []string{team.TargetGatekeeper}, "evaluate gatekeeper", rules.Sandbox{})
 			require.NoError(t, err)
-			objs, err := objects.Load([]string{filepath.Join(dir, "objects.yaml")}, objects.LoadOptions{})
+			objs, err := input.Load([]string{filepath.Join(dir, "objects.yaml")}, input.LoadOptions{})
 			require.NoError(t, err)
 			require.NoError(t, compiled.Judge(objs))
 			lint := lintFindings(t, set, compiled.Set, objs)

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ome-policy/evaluator/admission/team"
-	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
 )
@@ -30,7 +30,7 @@ func TestTemplateDecisionsAreEvaluates(t *testing.T) {
 
 deny contains json.marshal(data.evaluate.decision)
 `), 0o644))
-	objs, err := objects.Load([]string{"../testdata/diff/before", "../testdata/rules/prod.yaml"}, objects.LoadOptions{})
+	objs, err := input.Load([]string{"../testdata/diff/before", "../testdata/rules/prod.yaml"}, input.LoadOptions{})
 	require.NoError(t, err)
 	inventory := map[string]any{}
 	for _, o := range objs {

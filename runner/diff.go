@@ -36,8 +36,8 @@ type LiveCluster interface {
 // a new one added (created now). Files without a namespace go where
 // kubectl diff would put them: the cluster's namespace.
 func ReadClusterChange(o input.Options, cluster LiveCluster, release string) (input.Sides, error) {
-	liveIn := &objects.Input{}
-	if err := cluster.ReadInto(LiveDiffResources, liveIn, objects.ReadOptions{}); err != nil {
+	liveIn := &input.Result{}
+	if err := cluster.ReadInto(LiveDiffResources, liveIn, input.ReadOptions{}); err != nil {
 		return input.Sides{}, err
 	}
 	input.Finish(liveIn, o.Notice)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/input"
 )
 
 func linters(t testing.TB) map[string]engine.Linter {
@@ -37,7 +37,7 @@ func TestLintRunReadsWhatApplyLeaves(t *testing.T) {
 		"apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata:\n  name: llama\nspec:\n" +
 		"  modelArchitecture: LlamaForCausalLM\n  modelFormat: {name: safetensors, version: \"1.0.0\"}\n" +
 		"  modelFramework: {name: transformers, version: \"4.45.0\"}\n  storage: {storageUri: \"hf://meta/llama\"}\n"
-	objs, err := objects.LoadData("in.yaml", []byte(data), objects.LoadOptions{Lenient: true})
+	objs, err := input.LoadData("in.yaml", []byte(data), input.LoadOptions{Lenient: true})
 	require.NoError(t, err)
 	rules, err := engine.LintRules(embeddedPolicies(t))
 	require.NoError(t, err)

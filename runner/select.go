@@ -7,6 +7,7 @@ import (
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/engine/answer"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/objects/crdschema"
 	"github.com/ome-policy/evaluator/policies/policyset"
@@ -79,12 +80,12 @@ func (s Selection) Run(services, cluster []*objects.Object) (results []results.S
 // each object is pruned once, and of each InferenceService the lint rules
 // about what the release does not read are said in a notice. rejected says
 // whether any was rejected. The objects of cluster are checked first
-// (their creation times), and their notices said (objects.Notices).
+// (their creation times), and their notices said (input.ModelNotices).
 func (s Selection) Select(services, cluster []*objects.Object) (decisions []results.SelectResult, rejected bool, err error) {
 	if err := objects.CheckTimestamps(cluster); err != nil {
 		return nil, false, err
 	}
-	for _, n := range objects.Notices(cluster) {
+	for _, n := range input.ModelNotices(cluster) {
 		if s.Notice != nil {
 			s.Notice(n)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/results"
@@ -117,7 +118,7 @@ func sandboxTests(files []string) error {
 	texts := map[string]string{}
 	var probs rules.Problems
 	for _, f := range files {
-		b, err := objects.ReadFile(f)
+		b, err := input.ReadFile(f)
 		if err != nil {
 			var ie *objects.InputError
 			if errors.As(err, &ie) {
@@ -213,7 +214,7 @@ func (t *Tests) run() (report results.TestReport, left []LeftOut, err error) {
 		}
 	}
 	for _, f := range t.RegoFiles {
-		b, err := objects.ReadFile(f)
+		b, err := input.ReadFile(f)
 		if err != nil {
 			return report, left, err
 		}

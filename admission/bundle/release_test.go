@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"github.com/ome-policy/evaluator/input"
 	"strings"
 	"testing"
 
@@ -8,7 +9,6 @@ import (
 
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 )
 
@@ -113,7 +113,7 @@ func TestBundlesNameTheirRelease(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, p := range probes {
-				objs, err := objects.LoadData(p.name+".yaml", []byte(p.isvc), objects.LoadOptions{})
+				objs, err := input.LoadData(p.name+".yaml", []byte(p.isvc), input.LoadOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}

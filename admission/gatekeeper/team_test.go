@@ -8,6 +8,7 @@ import (
 
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/admission/team"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
@@ -36,7 +37,7 @@ func TestDecisionSuiteNeedsTheDecisions(t *testing.T) {
 	compiled.Decide = func([]*objects.Object) (map[*objects.Object]map[string]any, error) {
 		return nil, errors.New("no decisions here")
 	}
-	objs, err := objects.Load([]string{"../../testdata/rules/prod.yaml"}, objects.LoadOptions{})
+	objs, err := input.Load([]string{"../../testdata/rules/prod.yaml"}, input.LoadOptions{})
 	require.NoError(t, err)
 	require.ErrorContains(t, compiled.Judge(objs), "no decisions here")
 }

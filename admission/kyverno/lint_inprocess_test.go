@@ -17,6 +17,7 @@ import (
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/admission/kyverno"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 )
@@ -32,7 +33,7 @@ func lintFixtures(t *testing.T) []*objects.Object {
 		t.Fatalf("no lint fixture folder: %v", err)
 	}
 	roots = append(roots, dirs...)
-	objs, err := objects.Load(roots, objects.LoadOptions{Lenient: true})
+	objs, err := input.Load(roots, input.LoadOptions{Lenient: true})
 	if err != nil {
 		t.Fatal(err)
 	}

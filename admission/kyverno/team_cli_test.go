@@ -1,6 +1,7 @@
 package kyverno
 
 import (
+	"github.com/ome-policy/evaluator/input"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,7 +57,7 @@ func TestKyvernoCLITeamPolicies(t *testing.T) {
 		seen := map[objects.Ref]bool{}
 	file:
 		for _, f := range files {
-			in, err := objects.Load([]string{f}, objects.LoadOptions{Lenient: true})
+			in, err := input.Load([]string{f}, input.LoadOptions{Lenient: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/admission/team"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/rules"
 )
@@ -83,7 +84,7 @@ func TestTeamTestsAreLints(t *testing.T) {
 			}
 			compiled, err := team.Compile(set, []string{team.TargetKyverno}, rego, "v1.2.2", "", nil)
 			require.NoError(t, err)
-			objs, err := objects.Load(files, objects.LoadOptions{Lenient: true})
+			objs, err := input.Load(files, input.LoadOptions{Lenient: true})
 			require.NoError(t, err)
 			objs, _ = objects.Deduplicate(objs)
 			results := readTeamTests(t, teamTests(compiled, objs))

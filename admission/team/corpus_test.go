@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ome-policy/evaluator/admission"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/rules"
 )
@@ -195,7 +196,7 @@ func TestCorpusCELOnEveryTarget(t *testing.T) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			set, err := rules.Load([]string{filepath.Join(dir, "rules")}, nil)
 			require.NoError(t, err)
-			objs, err := objects.Load([]string{filepath.Join(dir, "objects.yaml")}, objects.LoadOptions{})
+			objs, err := input.Load([]string{filepath.Join(dir, "objects.yaml")}, input.LoadOptions{})
 			require.NoError(t, err)
 			compiled, err := Compile(set, []string{TargetGatekeeper, TargetNative, TargetKyverno}, nil, "v1.2.2", "evaluate gatekeeper", nil)
 			require.NoError(t, err, "every CEL form of the corpus is enforced")
@@ -327,7 +328,7 @@ func TestCorpusCELWithinKubernetesCostLimit(t *testing.T) {
 	for _, dir := range corpusCEL(t) {
 		set, err := rules.Load([]string{filepath.Join(dir, "rules")}, nil)
 		require.NoError(t, err)
-		objs, err := objects.Load([]string{filepath.Join(dir, "objects.yaml")}, objects.LoadOptions{})
+		objs, err := input.Load([]string{filepath.Join(dir, "objects.yaml")}, input.LoadOptions{})
 		require.NoError(t, err)
 		compiled, err := Compile(set, []string{TargetNative, TargetKyverno}, nil, "v1.2.2", "", nil)
 		require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ome-policy/evaluator/admission"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
@@ -30,7 +31,7 @@ func teamObjects(t *testing.T) []*objects.Object {
 	t.Helper()
 	var out []*objects.Object
 	for _, dir := range []string{"../../testdata/examples/runtimes", "../../testdata/examples/models", "../../testdata/lint/bad", "../../testdata/catalog/runtimes"} {
-		objs, err := objects.Load([]string{dir}, objects.LoadOptions{Lenient: true})
+		objs, err := input.Load([]string{dir}, input.LoadOptions{Lenient: true})
 		require.NoError(t, err)
 		out = append(out, objs...)
 	}

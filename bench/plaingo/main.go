@@ -18,12 +18,14 @@ import (
 	"runtime/pprof"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/internal/reference"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/results"
-	"gopkg.in/yaml.v3"
 )
 
 type paths []string
@@ -65,11 +67,11 @@ func main() {
 }
 
 func run(models, runtimes []string) error {
-	ms, err := objects.Load(models, objects.LoadOptions{ModelFolders: true})
+	ms, err := input.Load(models, input.LoadOptions{ModelFolders: true})
 	if err != nil {
 		return err
 	}
-	rs, err := objects.Load(runtimes, objects.LoadOptions{})
+	rs, err := input.Load(runtimes, input.LoadOptions{})
 	if err != nil {
 		return err
 	}
@@ -115,7 +117,7 @@ func run(models, runtimes []string) error {
 
 // dumpModels writes the models of the paths as YAML documents.
 func dumpModels(models []string) error {
-	ms, err := objects.Load(models, objects.LoadOptions{ModelFolders: true})
+	ms, err := input.Load(models, input.LoadOptions{ModelFolders: true})
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/output/audit"
 	"github.com/ome-policy/evaluator/policies/policyset"
@@ -51,7 +51,7 @@ func newAuditCommand(g *globalOptions) *cobra.Command {
 // audited is what a cluster's audit read: its objects, and the connection
 // to write the reports through.
 type audited struct {
-	got *objects.Input
+	got *input.Result
 	in  *inputOptions
 }
 
@@ -134,7 +134,7 @@ func (o *auditOptions) run(cmd *cobra.Command, g *globalOptions) error {
 // reports are the reports of a cluster's objects: lint's findings (every
 // object, its input errors among them) and select's decisions on its
 // InferenceServices.
-func (o *auditOptions) reports(cmd *cobra.Command, run *runner.LintRun, all []engine.Rule, own *rules.Set, set *policyset.Set, got *objects.Input) ([]output.PolicyReport, error) {
+func (o *auditOptions) reports(cmd *cobra.Command, run *runner.LintRun, all []engine.Rule, own *rules.Set, set *policyset.Set, got *input.Result) ([]output.PolicyReport, error) {
 	for _, obj := range got.Objects {
 		run.Object(obj)
 	}

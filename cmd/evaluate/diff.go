@@ -1,13 +1,13 @@
 package main
 
 import (
+	"github.com/ome-policy/evaluator/input"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/diff"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output/diffout"
 	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/results"
@@ -98,7 +98,7 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 				return err
 			}
 		}
-		return in.nothingToTell(cmd, &objects.Input{Problems: r.Problems}, "OME objects")
+		return in.nothingToTell(cmd, &input.Result{Problems: r.Problems}, "OME objects")
 	}
 	if err := o.write(cmd, r.Report, r); err != nil {
 		return err

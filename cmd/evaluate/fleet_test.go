@@ -16,7 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/input"
 )
 
 // fakeAPIServer is an API server of OME's lists (path -> items) and a
@@ -115,8 +115,8 @@ func exampleLists(t *testing.T) map[string][]any {
 	t.Helper()
 	lists := map[string][]any{}
 	for _, f := range []string{"models/llama-3-2-3b-instruct.yaml", "runtimes/vllm-llama-3-2-3b-instruct.yaml", "runtimes/srt-mistral-7b-instruct.yaml", "select/inferenceservices.yaml"} {
-		in := &objects.Input{}
-		in.Read([]string{at("testdata/examples/" + f)}, objects.ReadOptions{})
+		in := &input.Result{}
+		in.Read([]string{at("testdata/examples/" + f)}, input.ReadOptions{})
 		require.Empty(t, in.Problems)
 		for _, o := range in.Objects {
 			path := "/apis/ome.io/v1beta1/" + strings.ToLower(o.Kind) + "s"

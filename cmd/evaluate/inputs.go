@@ -101,7 +101,7 @@ func (in *inputOptions) options(g *globalOptions, cmd *cobra.Command, resources 
 // resources. Each object goes to sink, or when sink is nil, into the
 // Input's Objects. What is read is held: the memory limit follows it as it
 // grows.
-func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []live.Resource, lenient bool, sink func(*objects.Object)) (*objects.Input, error) {
+func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []live.Resource, lenient bool, sink func(*objects.Object)) (*input.Result, error) {
 	o := in.options(g, cmd, resources)
 	o.Lenient = lenient
 	o.Visit = sink
@@ -117,7 +117,7 @@ func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []l
 // from the cluster its InferenceServices only when no file gives any, so
 // that -f isvc.yaml --cluster checks the file's InferenceServices against
 // the cluster's models and runtimes (input.ClusterSource.AddServices).
-func (in *inputOptions) readWithServices(g *globalOptions, cmd *cobra.Command) (*objects.Input, error) {
+func (in *inputOptions) readWithServices(g *globalOptions, cmd *cobra.Command) (*input.Result, error) {
 	got, err := in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
 	if err == nil {
 		err = in.cluster.AddServices(got)
@@ -140,7 +140,7 @@ func (in *inputOptions) empty(cmd *cobra.Command, what string) error {
 // nothingToTell ends a command whose input holds none of what it reads
 // (what): with the input's problems, exit 2; without, the notice of an
 // empty input (naming what, or "OME objects" when it held none at all).
-func (in *inputOptions) nothingToTell(cmd *cobra.Command, got *objects.Input, what string) error {
+func (in *inputOptions) nothingToTell(cmd *cobra.Command, got *input.Result, what string) error {
 	reportProblems(cmd, got.Problems)
 	if len(got.Problems) > 0 {
 		return exitAfter(got.Problems, false)

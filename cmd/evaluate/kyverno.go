@@ -9,7 +9,7 @@ import (
 	"github.com/ome-policy/evaluator/admission/kyverno"
 	"github.com/ome-policy/evaluator/admission/team"
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -42,7 +42,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			got := &objects.Input{}
+			got := &input.Result{}
 			if in.given() {
 				if got, err = in.readWithServices(g, cmd); err != nil {
 					return err

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/output"
@@ -139,9 +140,9 @@ func (o *lintOptions) runFleet(cmd *cobra.Command, g *globalOptions, first *runn
 		return badInput(err)
 	}
 	problems, fails := false, false
-	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*objects.Input, error) {
+	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*input.Result, error) {
 		return in.read(g, cmd, live.ModelsAndRuntimes, true, nil)
-	}, func(cl results.Cluster, got *objects.Input) error {
+	}, func(cl results.Cluster, got *input.Result) error {
 		run := first.Again()
 		for _, obj := range got.Objects {
 			run.Object(obj)

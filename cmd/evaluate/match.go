@@ -83,7 +83,7 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		}
 		return o.in.nothingToTell(cmd, got, "models")
 	}
-	for _, n := range objects.Notices(objs) {
+	for _, n := range input.ModelNotices(objs) {
 		fmt.Fprintln(cmd.ErrOrStderr(), n)
 	}
 	c := <-ready
@@ -117,16 +117,16 @@ func (o *matchOptions) runFleet(cmd *cobra.Command, g *globalOptions, ready <-ch
 		return badInput(err)
 	}
 	problems, unserved := false, false
-	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*objects.Input, error) {
+	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*input.Result, error) {
 		return in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
-	}, func(cl results.Cluster, got *objects.Input) error {
+	}, func(cl results.Cluster, got *input.Result) error {
 		objs := pick(cmd, got.Objects, "match", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
 		ms, rs := input.Only(objs, (*objects.Object).IsModel), input.Only(objs, (*objects.Object).IsRuntime)
 		ms, err := runner.NamedModels(ms, o.modelNames)
 		if err != nil {
 			got.Problems = append(got.Problems, &objects.InputError{File: "cluster " + cl.Name, Msg: err.Error()})
 		}
-		for _, n := range objects.Notices(objs) {
+		for _, n := range input.ModelNotices(objs) {
 			fmt.Fprintln(cmd.ErrOrStderr(), n)
 		}
 		w, err := fw.Cluster(cl)

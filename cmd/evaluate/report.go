@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/report"
 	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/runner"
@@ -127,9 +127,9 @@ func (o *reportOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
 	}
 	var clusters []report.FleetCluster
 	problems := false
-	read, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*objects.Input, error) {
+	read, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*input.Result, error) {
 		return in.readWithServices(g, cmd)
-	}, func(cl results.Cluster, got *objects.Input) error {
+	}, func(cl results.Cluster, got *input.Result) error {
 		clusterProblems(cmd, cl, got.Problems)
 		problems = problems || len(got.Problems) > 0
 		in, err := report.Of(got.Objects, "cluster "+cl.Name)

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/engine"
-	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/output"
 	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/runner"
@@ -99,9 +99,9 @@ func (o *selectOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
 		return badInput(err)
 	}
 	problems, fails := false, false
-	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*objects.Input, error) {
+	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*input.Result, error) {
 		return in.readWithServices(g, cmd)
-	}, func(cl results.Cluster, got *objects.Input) error {
+	}, func(cl results.Cluster, got *input.Result) error {
 		services, objs := runner.SplitServices(got.Objects)
 		sel := runner.Selection{Engine: o.engineName, Set: set, Strict: o.strict, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }, Own: own}
 		decisions, failed, ruleProblems, err := sel.Run(services, objs)

@@ -1,11 +1,11 @@
 package rego
 
 import (
+	"github.com/ome-policy/evaluator/input"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/objects/synth"
 	"github.com/ome-policy/evaluator/policies/policyset"
 )
@@ -18,7 +18,7 @@ func BenchmarkPrepare(b *testing.B) {
 	require.NoError(b, err)
 	m, err := New(set)
 	require.NoError(b, err)
-	catalog, err := objects.Load([]string{"../../testdata/catalog/runtimes"}, objects.LoadOptions{})
+	catalog, err := input.Load([]string{"../../testdata/catalog/runtimes"}, input.LoadOptions{})
 	require.NoError(b, err)
 	type runtimeSet struct {
 		name  string

@@ -20,6 +20,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies"
 )
@@ -199,7 +200,7 @@ func lackingJSON(t *testing.T, all map[string]map[string][]byte, release string)
 // diffusionPipeline, and only v1.2.2 pins a runtime revision.
 func TestCRDSchemasByRelease(t *testing.T) {
 	model := "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: m}\nspec:\n  storage: {storageUri: \"hf://a/b\"}\n  modelFormat: {name: s}\n  diffusionPipeline: {className: 5}\n"
-	o, err := objects.LoadData("m.yaml", []byte(model), objects.LoadOptions{Lenient: true})
+	o, err := input.LoadData("m.yaml", []byte(model), input.LoadOptions{Lenient: true})
 	require.NoError(t, err)
 	for release, want := range map[string]int{"v1.2.2": 1, "v0.1.5": 1, "v0.1.4": 0} {
 		errs, err := SchemaErrors(o[0], release)
@@ -207,12 +208,12 @@ func TestCRDSchemasByRelease(t *testing.T) {
 		require.Len(t, errs, want, "%s: %v", release, errs)
 	}
 	isvc := "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: s}\nspec:\n  runtime: {name: r, autoSync: false}\n"
-	o, err = objects.LoadData("s.yaml", []byte(isvc), objects.LoadOptions{Lenient: true})
+	o, err = input.LoadData("s.yaml", []byte(isvc), input.LoadOptions{Lenient: true})
 	require.NoError(t, err)
 	d, err := WithDefaults(o[0], "v1.2.2")
 	require.NoError(t, err)
 	require.Equal(t, false, d.Spec()["runtime"].(map[string]any)["autoSync"])
-	o, err = objects.LoadData("s.yaml", []byte("apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: s}\nspec:\n  runtime: {name: r}\n"), objects.LoadOptions{Lenient: true})
+	o, err = input.LoadData("s.yaml", []byte("apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: s}\nspec:\n  runtime: {name: r}\n"), input.LoadOptions{Lenient: true})
 	require.NoError(t, err)
 	d, err = WithDefaults(o[0], "v1.2.2")
 	require.NoError(t, err)
@@ -228,7 +229,7 @@ var update = flag.Bool("update", false, "rewrite generated files (crdschema/*.js
 
 func TestSchemaErrors(t *testing.T) {
 	load := func(doc string) *objects.Object {
-		objs, err := objects.LoadData("test.yaml", []byte(doc), objects.LoadOptions{Lenient: true})
+		objs, err := input.LoadData("test.yaml", []byte(doc), input.LoadOptions{Lenient: true})
 		require.NoError(t, err)
 		require.Len(t, objs, 1)
 		return objs[0]
@@ -276,9 +277,9 @@ func TestSchemaErrors(t *testing.T) {
 // generated cluster and on those objects with values of the wrong type
 // put in at random.
 func TestSchemaErrorsAreTheWholeSchemas(t *testing.T) {
-	in := &objects.Input{}
+	in := &input.Result{}
 	in.Read([]string{"../../testdata/catalog", "../../testdata/examples", "../../testdata/lint", "../../testdata/bad", "../../testdata/gatekeeper",
-		"../../testdata/namespaces", "../../testdata/dump"}, objects.ReadOptions{Lenient: true, ModelFolders: true, Recursive: true})
+		"../../testdata/namespaces", "../../testdata/dump"}, input.ReadOptions{Lenient: true, ModelFolders: true, Recursive: true})
 	objs := in.Objects
 	require.Greater(t, len(objs), 300)
 	validators := map[string]*validate.SchemaValidator{}

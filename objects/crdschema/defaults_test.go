@@ -1,6 +1,7 @@
 package crdschema
 
 import (
+	"github.com/ome-policy/evaluator/input"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,7 +12,7 @@ import (
 // TestWithDefaults: what OME's CRDs default is filled in where it is
 // missing, what is set stays, and the object read is not changed.
 func TestWithDefaults(t *testing.T) {
-	in := &objects.Input{}
+	in := &input.Result{}
 	in.ReadData("rt.yaml", []byte(`apiVersion: ome.io/v1beta1
 kind: ClusterServingRuntime
 metadata:
@@ -23,7 +24,7 @@ spec:
   containers:
     - name: c
       ports: [{containerPort: 8080}]
-`), objects.ReadOptions{})
+`), input.ReadOptions{})
 	require.Empty(t, in.Problems)
 	o := in.Objects[0]
 	d, err := WithDefaults(o, testRelease)

@@ -1,6 +1,7 @@
 package crdschema
 
 import (
+	"github.com/ome-policy/evaluator/input"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,7 +15,7 @@ import (
 // v0.1.4 has.
 func TestLackedFields(t *testing.T) {
 	load := func(doc string) *objects.Object {
-		objs, err := objects.LoadData("test.yaml", []byte(doc), objects.LoadOptions{Lenient: true})
+		objs, err := input.LoadData("test.yaml", []byte(doc), input.LoadOptions{Lenient: true})
 		require.NoError(t, err)
 		require.Len(t, objs, 1)
 		return objs[0]
@@ -81,7 +82,7 @@ func TestLackedFields(t *testing.T) {
 // Pruned keeps everything else: the other entries, their other fields, and
 // the runtime's name.
 func TestPrunedKeepsTheRest(t *testing.T) {
-	objs, err := objects.LoadData("r.yaml", []byte("apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {name: r}\nspec:\n  supportedModelFormats:\n  - modelFormat: {name: diffusers}\n    modelFramework: {name: diffusers}\n    diffusionPipeline: {className: FluxPipeline}\n    autoSelect: true\n"), objects.LoadOptions{Lenient: true})
+	objs, err := input.LoadData("r.yaml", []byte("apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {name: r}\nspec:\n  supportedModelFormats:\n  - modelFormat: {name: diffusers}\n    modelFramework: {name: diffusers}\n    diffusionPipeline: {className: FluxPipeline}\n    autoSelect: true\n"), input.LoadOptions{Lenient: true})
 	require.NoError(t, err)
 	p, _, err := Pruned(objs[0], "v0.1.4")
 	require.NoError(t, err)

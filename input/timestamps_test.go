@@ -1,6 +1,7 @@
-package objects
+package input
 
 import (
+	"github.com/ome-policy/evaluator/objects"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -29,11 +30,11 @@ func TestCheckTimestamps(t *testing.T) {
 				data += "  " + tc.timestamp
 			}
 			data += "spec: {}\n"
-			in := &Input{}
+			in := &Result{}
 			in.ReadData("in.yaml", []byte(data), ReadOptions{Lenient: true})
 			require.Empty(t, in.Problems)
 			require.Len(t, in.Objects, 1)
-			err := CheckTimestamps(in.Objects)
+			err := objects.CheckTimestamps(in.Objects)
 			if tc.err == "" {
 				require.NoError(t, err)
 				return

@@ -1,4 +1,4 @@
-package objects
+package input
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // Spec section 8: what OME reads from a model's files. A model folder is a
@@ -37,7 +39,7 @@ func IsModelFolder(dir string) bool {
 // ModelFromFolder reads a model folder into a ClusterBaseModel. A
 // model_index.json wins over a config.json, as a diffusers pipeline holds
 // both.
-func ModelFromFolder(dir string) (*Object, error) {
+func ModelFromFolder(dir string) (*objects.Object, error) {
 	name := filepath.Base(filepath.Clean(dir))
 	if p := filepath.Join(dir, modelIndexFile); fileExists(p) {
 		data, err := readConfig(p)
@@ -62,21 +64,21 @@ func fileExists(p string) bool {
 func readConfig(p string) (map[string]any, error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, &InputError{File: p, Msg: "cannot read: " + strings.TrimPrefix(err.Error(), "open "+p+": ")}
+		return nil, &objects.InputError{File: p, Msg: "cannot read: " + strings.TrimPrefix(err.Error(), "open "+p+": ")}
 	}
 	defer f.Close()
 	var buf bytes.Buffer
 	if _, err := buf.ReadFrom(io.LimitReader(f, maxConfigSize+1)); err != nil {
-		return nil, &InputError{File: p, Msg: "cannot read: " + err.Error()}
+		return nil, &objects.InputError{File: p, Msg: "cannot read: " + err.Error()}
 	}
 	if buf.Len() > maxConfigSize {
-		return nil, &InputError{File: p, Msg: fmt.Sprintf("larger than %d MiB", maxConfigSize>>20)}
+		return nil, &objects.InputError{File: p, Msg: fmt.Sprintf("larger than %d MiB", maxConfigSize>>20)}
 	}
 	dec := json.NewDecoder(&buf)
 	dec.UseNumber()
 	var v map[string]any
 	if err := dec.Decode(&v); err != nil {
-		return nil, &InputError{File: p, Line: jsonErrorLine(buf.Bytes(), err), Msg: "not a JSON object: " + err.Error()}
+		return nil, &objects.InputError{File: p, Line: jsonErrorLine(buf.Bytes(), err), Msg: "not a JSON object: " + err.Error()}
 	}
 	return v, nil
 }
@@ -98,20 +100,20 @@ func jsonErrorLine(data []byte, err error) int {
 	return bytes.Count(data[:off], []byte("\n")) + 1
 }
 
-func folderObject(name, file string, spec map[string]any) *Object {
-	return &Object{
-		APIVersion: APIVersion,
-		Kind:       KindClusterBaseModel,
+func folderObject(name, file string, spec map[string]any) *objects.Object {
+	return &objects.Object{
+		APIVersion: objects.APIVersion,
+		Kind:       objects.KindClusterBaseModel,
 		Name:       name,
 		File:       file,
 		Line:       1,
 		Value: map[string]any{
-			"apiVersion": APIVersion,
-			"kind":       KindClusterBaseModel,
+			"apiVersion": objects.APIVersion,
+			"kind":       objects.KindClusterBaseModel,
 			"metadata":   map[string]any{"name": name},
 			"spec":       spec,
 		},
-		Pos:        map[string]Pos{},
+		Pos:        map[string]objects.Pos{},
 		FromFolder: true,
 	}
 }
@@ -228,12 +230,12 @@ func componentPair(v any) (map[string]any, bool) {
 // from its files.
 const SkipConfigParsing = "ome.oracle.com/skip-config-parsing"
 
-// Notices are the notices of objs before OME's rules judge them: each
+// ModelNotices are the notices of objs before OME's rules judge them: each
 // model whose fields OME would fill in from its files in a cluster, so
 // that its verdicts there may differ (ConfigParsingNotice), and the model
 // folders, which have no size, when a runtime of objs has a size range
 // (SizeNotice).
-func Notices(objs []*Object) []string {
+func ModelNotices(objs []*objects.Object) []string {
 	var out []string
 	for _, o := range objs {
 		if note := ConfigParsingNotice(o); note != "" {
@@ -249,7 +251,7 @@ func Notices(objs []*Object) []string {
 // ConfigParsingNotice returns a notice for a model read from YAML whose
 // format or framework is empty and which OME will therefore fill in from
 // the model's files (spec section 8), or "" when there is nothing to say.
-func ConfigParsingNotice(o *Object) string {
+func ConfigParsingNotice(o *objects.Object) string {
 	if !o.IsModel() || o.Pos == nil || len(o.Pos) == 0 {
 		return ""
 	}
@@ -282,9 +284,9 @@ func ConfigParsingNotice(o *Object) string {
 // a range. OME estimates a model's size from its weights, which a folder's
 // config does not give. A model folder is a ClusterBaseModel, which OME
 // pairs with every runtime, so the runtimes are the same for each.
-func SizeNotice(objs []*Object) string {
+func SizeNotice(objs []*objects.Object) string {
 	var unsized, ranged []string
-	var first *Object
+	var first *objects.Object
 	for _, o := range objs {
 		switch {
 		case o.IsModel() && o.FromFolder:
@@ -303,7 +305,7 @@ func SizeNotice(objs []*Object) string {
 	if len(unsized) == 0 || len(ranged) == 0 {
 		return ""
 	}
-	what := FileLine(first.File, first.Line) + ": notice: " + first.Ref() + " has no size"
+	what := objects.FileLine(first.File, first.Line) + ": notice: " + first.Ref() + " has no size"
 	if len(unsized) > 1 {
 		what = fmt.Sprintf("notice: %d model folders have no size (%s)", len(unsized), someOf(unsized))
 	}

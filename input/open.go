@@ -1,12 +1,13 @@
-package objects
+package input
 
 import (
+	"github.com/ome-policy/evaluator/objects"
 	"io/fs"
 	"os"
 )
 
 // openInput opens a file given as input: a regular file (a link is read
-// as what it leads to, as kubectl reads a path) of at most maxInputBytes.
+// as what it leads to, as kubectl reads a path) of at most objects.MaxInputBytes.
 // Anything else is refused before it is opened, and so before it is
 // read: a named pipe, which would hold the run until something writes to
 // it, and a device such as /dev/zero, which never ends. Standard input
@@ -35,13 +36,13 @@ func openInput(path string) (*os.File, error) {
 }
 
 // checkRegular is an InputError for a file that is not a regular file, or
-// one larger than maxInputBytes.
+// one larger than objects.MaxInputBytes.
 func checkRegular(path string, fi fs.FileInfo) error {
 	if !fi.Mode().IsRegular() {
-		return &InputError{File: path, Msg: "not a regular file (" + fileType(fi.Mode()) + "): give a file, or - to read standard input"}
+		return &objects.InputError{File: path, Msg: "not a regular file (" + fileType(fi.Mode()) + "): give a file, or - to read standard input"}
 	}
-	if fi.Size() > maxInputBytes {
-		return tooLargeError(path)
+	if fi.Size() > objects.MaxInputBytes {
+		return objects.TooLargeError(path)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package objects
+package input
 
 import (
 	"bufio"
@@ -12,9 +12,11 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ome-policy/evaluator/objects"
 )
 
-// ReadOptions configures Input.Read.
+// ReadOptions configures Result.Read.
 type ReadOptions struct {
 	Stdin io.Reader // read for the path "-"; nil means os.Stdin
 	// Lenient keeps an object whose fields have the wrong types (lint
@@ -26,20 +28,20 @@ type ReadOptions struct {
 	ModelFolders bool
 	// Recursive reads the folders inside a folder too, as kubectl's -R;
 	// without it a folder's own files are read and its folders are listed
-	// in Input.Unread.
+	// in Result.Unread.
 	Recursive bool
 	// Namespace is the namespace of a namespaced object that says none, as
 	// kubectl apply would put it; "" leaves such objects without one.
 	Namespace string
 }
 
-// Input is what reads found, in input order: the OME objects, the problems
+// Result is what reads found, in input order: the OME objects, the problems
 // (a file that cannot be read, a document that is not YAML, an object
 // with a field of the wrong type...), and what was skipped. A problem
 // never stops a read: the next document, file and path are still read.
-type Input struct {
-	Objects  []*Object
-	Problems []*InputError
+type Result struct {
+	Objects  []*objects.Object
+	Problems []*objects.InputError
 	Skipped  []Skipped
 	// Unread are folders inside folders that were not read (no -R).
 	Unread []string
@@ -51,18 +53,18 @@ type Input struct {
 	Empty []EmptyPath
 	// BadNames are the objects whose names the API server refuses, each
 	// with its notice (NameNotice).
-	BadNames []BadName
+	BadNames []objects.BadName
 	// Replaced are the objects that a later one of the same kind,
 	// namespace and name replaces, as kubectl apply would (Applied), in
 	// the order found. Done leaves only the later one in Objects; a Visit
 	// function is handed both.
-	Replaced []Replacement
+	Replaced []objects.Replacement
 	// Visit, when set, receives each object instead of Objects, so that a
 	// caller can handle each object and let it go (lint of a large dump).
-	Visit func(*Object)
+	Visit func(*objects.Object)
 
-	seen  map[Ref]place // where each object read so far is
-	taken int           // how many objects were read
+	seen  map[objects.Ref]place // where each object read so far is
+	taken int                   // how many objects were read
 }
 
 // EmptyPath is a path given from which no object was read, and how many
@@ -81,7 +83,7 @@ func (e EmptyPath) Message() string {
 }
 
 // Taken is how many objects were read.
-func (in *Input) Taken() int { return in.taken }
+func (in *Result) Taken() int { return in.taken }
 
 // place is where an object is: its file and line.
 type place struct {
@@ -121,7 +123,7 @@ func (s Skipped) What() string {
 
 // SkipNotice is one line that counts the skipped documents by kind, or ""
 // when none was skipped.
-func (in *Input) SkipNotice() string {
+func (in *Result) SkipNotice() string {
 	if len(in.Skipped) == 0 {
 		return ""
 	}
@@ -154,19 +156,19 @@ func countList(counts map[string]int) string {
 
 // UnreadNotice is one line that names the folders not read for want of
 // -R, or "" when there are none.
-func (in *Input) UnreadNotice() string {
+func (in *Result) UnreadNotice() string {
 	if len(in.Unread) == 0 {
 		return ""
 	}
 	return fmt.Sprintf("notice: %d folder(s) inside the folders given were not read (%s); -R reads them", len(in.Unread), strings.Join(in.Unread, ", "))
 }
 
-// Notices are the lines that say what reading left out: each object
+// ModelNotices are the lines that say what reading left out: each object
 // replaced by a later one, the documents skipped (one line), the folders
 // not read (one line), each link to a folder not walked again, the names
 // the API server refuses, and, when some object was read, each path given
 // from which none was.
-func (in *Input) Notices() []string {
+func (in *Result) Notices() []string {
 	var out []string
 	for _, r := range in.Replaced {
 		out = append(out, r.Notice())
@@ -179,7 +181,7 @@ func (in *Input) Notices() []string {
 	for _, l := range in.Links {
 		out = append(out, "notice: "+l)
 	}
-	if n := BadNamesNotice(in.BadNames); n != "" {
+	if n := objects.BadNamesNotice(in.BadNames); n != "" {
 		out = append(out, n)
 	}
 	// When nothing at all was read, the command says so instead.
@@ -193,7 +195,7 @@ func (in *Input) Notices() []string {
 
 // Rename names each file of what was read (objects, problems, documents
 // skipped or replaced, folders unread) by name(file).
-func (in *Input) Rename(name func(file string) string) {
+func (in *Result) Rename(name func(file string) string) {
 	for _, o := range in.Objects {
 		o.File = name(o.File)
 	}
@@ -225,15 +227,15 @@ func (in *Input) Rename(name func(file string) string) {
 // Done ends a read of several paths and sources: of the objects of one
 // kind, namespace and name, Objects keeps only the one read last, which
 // replaces the others as on kubectl apply (they are in Replaced).
-func (in *Input) Done() {
+func (in *Result) Done() {
 	if len(in.Replaced) > 0 {
-		in.Objects, _ = Deduplicate(in.Objects)
+		in.Objects, _ = objects.Deduplicate(in.Objects)
 	}
 }
 
 // Read reads files, folders (*.yaml, *.yml, *.json, in lexical order) and
 // "-" for standard input.
-func (in *Input) Read(paths []string, opts ReadOptions) {
+func (in *Result) Read(paths []string, opts ReadOptions) {
 	for _, p := range paths {
 		taken, problems, unread := in.taken, len(in.Problems), len(in.Unread)
 		in.readOne(p, opts)
@@ -244,7 +246,7 @@ func (in *Input) Read(paths []string, opts ReadOptions) {
 }
 
 // readOne reads one path given.
-func (in *Input) readOne(p string, opts ReadOptions) {
+func (in *Result) readOne(p string, opts ReadOptions) {
 	x := expandPath(p, opts.ModelFolders, opts.Recursive)
 	in.Unread = append(in.Unread, x.unread...)
 	in.Links = append(in.Links, x.links...)
@@ -267,7 +269,7 @@ func (in *Input) readOne(p string, opts ReadOptions) {
 
 // readPath reads one file, or standard input for "-", a document at a
 // time: a cluster's dump is never held whole.
-func (in *Input) readPath(path string, opts ReadOptions) {
+func (in *Result) readPath(path string, opts ReadOptions) {
 	name, r := path, io.Reader(nil)
 	if path == "-" {
 		name, r = "<stdin>", opts.Stdin
@@ -292,37 +294,37 @@ func (in *Input) readPath(path string, opts ReadOptions) {
 // ReadData reads the documents of data as Read reads a file, name standing
 // for the file in positions and messages (such as a cluster's list of a
 // resource, read by package live).
-func (in *Input) ReadData(name string, data []byte, opts ReadOptions) {
+func (in *Result) ReadData(name string, data []byte, opts ReadOptions) {
 	r := &docReader{in: in, opts: opts, file: name}
 	if err := r.stream(bytes.NewReader(data)); err != nil {
 		in.problem(err)
 	}
 }
 
-func (in *Input) problem(err error) {
-	ie, ok := err.(*InputError)
+func (in *Result) problem(err error) {
+	ie, ok := err.(*objects.InputError)
 	if !ok {
-		ie = &InputError{Msg: err.Error()}
+		ie = &objects.InputError{Msg: err.Error()}
 	}
 	in.Problems = append(in.Problems, ie)
 }
 
-func (in *Input) take(o *Object) { in.Take(o) }
+func (in *Result) take(o *objects.Object) { in.Take(o) }
 
 // Take adds an object read by other means, as Read adds each object it
 // reads: noting the earlier one it replaces, if any, then handing it to
 // Visit or putting it in Objects.
-func (in *Input) Take(o *Object) {
+func (in *Result) Take(o *objects.Object) {
 	in.taken++
-	if n := NameNotice(o); n != "" {
-		in.BadNames = append(in.BadNames, BadName{Ref: o.Ref(), Notice: n, File: o.File})
+	if n := objects.NameNotice(o); n != "" {
+		in.BadNames = append(in.BadNames, objects.BadName{Ref: o.Ref(), Notice: n, File: o.File})
 	}
-	ref := RefOf(o)
+	ref := objects.RefOf(o)
 	if in.seen == nil {
-		in.seen = map[Ref]place{}
+		in.seen = map[objects.Ref]place{}
 	}
 	if p, again := in.seen[ref]; again {
-		in.Replaced = append(in.Replaced, Replacement{Ref: ref, File: p.file, Line: p.line, ByFile: o.File, ByLine: o.Line})
+		in.Replaced = append(in.Replaced, objects.Replacement{Ref: ref, File: p.file, Line: p.line, ByFile: o.File, ByLine: o.Line})
 	}
 	in.seen[ref] = place{o.File, o.Line}
 	if in.Visit != nil {
@@ -334,7 +336,7 @@ func (in *Input) Take(o *Object) {
 
 // docReader turns one file's documents into objects.
 type docReader struct {
-	in   *Input
+	in   *Result
 	opts ReadOptions
 	file string
 	// stdin is set for standard input, whose documents a Helm "# Source:"
@@ -347,7 +349,7 @@ type docReader struct {
 // any value) and decoded on its own, so that one that is not YAML (a
 // template, a typo) is reported and the next ones are still read. It
 // returns what ends the file: an error reading it, binary data, or more
-// than maxInputBytes.
+// than objects.MaxInputBytes.
 func (r *docReader) stream(rd io.Reader) error {
 	br := bufio.NewReaderSize(rd, 64<<10)
 	var doc []byte
@@ -357,7 +359,7 @@ func (r *docReader) stream(rd io.Reader) error {
 			return nil
 		}
 		if bytes.IndexByte(doc, 0) >= 0 || !utf8.Valid(doc) {
-			return &InputError{File: r.file, Msg: "not a YAML or JSON file (binary data)"}
+			return &objects.InputError{File: r.file, Msg: "not a YAML or JSON file (binary data)"}
 		}
 		r.chunk(docChunk{data: doc, line: start})
 		doc = doc[:0]
@@ -365,7 +367,7 @@ func (r *docReader) stream(rd io.Reader) error {
 	}
 	for {
 		l, err := br.ReadSlice('\n')
-		if isDocumentMarker(l) {
+		if objects.IsDocumentMarker(l) {
 			if ferr := flush(); ferr != nil {
 				return ferr
 			}
@@ -375,8 +377,8 @@ func (r *docReader) stream(rd io.Reader) error {
 		// line that never ends (a stream without a newline) stops at the
 		// limit too.
 		for ; err == bufio.ErrBufferFull; l, err = br.ReadSlice('\n') {
-			if total += len(l); total > maxInputBytes {
-				return tooLargeError(r.file)
+			if total += len(l); total > objects.MaxInputBytes {
+				return objects.TooLargeError(r.file)
 			}
 			doc = append(doc, l...)
 		}
@@ -384,8 +386,8 @@ func (r *docReader) stream(rd io.Reader) error {
 			return pathError(r.file, err)
 		}
 		doc = append(doc, l...)
-		if total += len(l); total > maxInputBytes {
-			return tooLargeError(r.file)
+		if total += len(l); total > objects.MaxInputBytes {
+			return objects.TooLargeError(r.file)
 		}
 		if err == io.EOF {
 			return flush()
@@ -396,21 +398,21 @@ func (r *docReader) stream(rd io.Reader) error {
 
 func (r *docReader) chunk(c docChunk) {
 	if r.stdin {
-		if src := helmSource(c.data); src != "" {
+		if src := objects.HelmSource(c.data); src != "" {
 			named := *r
-			named.file = src + fromStdin
+			named.file = src + objects.FromStdin
 			r = &named
 		}
 	}
 	// Whatever the input, report a problem rather than crash.
 	defer func() {
 		if p := recover(); p != nil {
-			r.in.problem(&InputError{File: r.file, Line: c.line, Msg: fmt.Sprintf("internal error while decoding: %v", p)})
+			r.in.problem(&objects.InputError{File: r.file, Line: c.line, Msg: fmt.Sprintf("internal error while decoding: %v", p)})
 		}
 	}()
-	err := eachDocument(r.file, c.data, c.line-1, func(doc *yaml.Node) error {
+	err := objects.EachDocumentAt(r.file, c.data, c.line-1, func(doc *yaml.Node) error {
 		shiftLines(doc, c.line-1)
-		v, pos, err := DecodeValue(r.file, doc, "")
+		v, pos, err := objects.DecodeValue(r.file, doc, "")
 		if err != nil {
 			r.in.problem(err)
 			return nil
@@ -420,7 +422,7 @@ func (r *docReader) chunk(c docChunk) {
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
-			r.in.problem(&InputError{File: r.file, Line: pos[""].Line, Msg: "document is not an object"})
+			r.in.problem(&objects.InputError{File: r.file, Line: pos[""].Line, Msg: "document is not an object"})
 			return nil
 		}
 		r.add(m, pos)
@@ -429,9 +431,9 @@ func (r *docReader) chunk(c docChunk) {
 	if err == nil {
 		return
 	}
-	ie, ok := err.(*InputError)
+	ie, ok := err.(*objects.InputError)
 	if !ok {
-		ie = &InputError{File: r.file, Msg: err.Error()}
+		ie = &objects.InputError{File: r.file, Msg: err.Error()}
 	}
 	if t := templateLine(c.data); t > 0 {
 		ie.Line = c.line + t - 1
@@ -446,25 +448,25 @@ func (r *docReader) chunk(c docChunk) {
 // of any apiVersion, as kubectl writes them, or a typed list such as
 // ClusterServingRuntimeList, as the API server gives them), whose items
 // are taken in turn.
-func (r *docReader) add(v map[string]any, pos map[string]Pos) {
+func (r *docReader) add(v map[string]any, pos map[string]objects.Pos) {
 	line := pos[""].Line
 	kind, _ := v["kind"].(string)
 	apiVersion, _ := v["apiVersion"].(string)
 	if items, isList := v["items"]; isList && strings.HasSuffix(kind, "List") {
 		list, ok := items.([]any)
 		if !ok {
-			r.in.problem(&InputError{File: r.file, Line: LineAt(pos, "items", line), Field: "items",
-				Msg: "must be a list, got " + DescribeValue(items, pos["items"].Raw)})
+			r.in.problem(&objects.InputError{File: r.file, Line: objects.LineAt(pos, "items", line), Field: "items",
+				Msg: "must be a list, got " + objects.DescribeValue(items, pos["items"].Raw)})
 			return
 		}
 		itemKind := strings.TrimSuffix(kind, "List")
-		parts := SplitPos(pos, "items")
+		parts := objects.SplitPos(pos, "items")
 		for i, it := range list {
 			m, ok := it.(map[string]any)
 			if !ok {
-				p := IndexPath("items", i)
-				r.in.problem(&InputError{File: r.file, Line: LineAt(pos, p, line), Field: p,
-					Msg: "must be an object, got " + DescribeValue(it, pos[p].Raw)})
+				p := objects.IndexPath("items", i)
+				r.in.problem(&objects.InputError{File: r.file, Line: objects.LineAt(pos, p, line), Field: p,
+					Msg: "must be an object, got " + objects.DescribeValue(it, pos[p].Raw)})
 				continue
 			}
 			// The API server leaves out each item's kind in a typed list.
@@ -475,36 +477,36 @@ func (r *docReader) add(v map[string]any, pos map[string]Pos) {
 		}
 		return
 	}
-	if !IsOMEKind(kind) || apiVersion != APIVersion {
-		if apiVersion == APIVersion && !otherOMEKinds[kind] {
+	if !objects.IsOMEKind(kind) || apiVersion != objects.APIVersion {
+		if apiVersion == objects.APIVersion && !objects.IsOtherOMEKind(kind) {
 			// The API server refuses it: no matches for kind.
-			r.in.problem(&InputError{File: r.file, Line: LineAt(pos, "kind", line), Field: "kind", Msg: unknownKind(kind)})
+			r.in.problem(&objects.InputError{File: r.file, Line: objects.LineAt(pos, "kind", line), Field: "kind", Msg: objects.UnknownKind(kind)})
 			return
 		}
 		meta, _ := v["metadata"].(map[string]any)
 		name, _ := meta["name"].(string)
 		s := Skipped{File: r.file, Line: line, Kind: kind, Name: name}
-		if IsOMEKind(kind) {
+		if objects.IsOMEKind(kind) {
 			s.APIVersion = apiVersion
 		}
 		if kind == "" && apiVersion == "" {
-			s.HuggingFace = isHuggingFaceConfig(v)
+			s.HuggingFace = objects.IsHuggingFaceConfig(v)
 		}
 		r.in.Skipped = append(r.in.Skipped, s)
 		return
 	}
-	o, err := NewObject(r.file, v, pos)
+	o, err := objects.NewObject(r.file, v, pos)
 	if err != nil {
 		r.in.problem(err)
 		return
 	}
 	if !r.opts.Lenient {
-		if err := CheckObject(o); err != nil {
+		if err := objects.CheckObject(o); err != nil {
 			r.in.problem(err)
 			return
 		}
 	}
-	if o.Namespace == "" && !isClusterScoped(o.Kind) && r.opts.Namespace != "" {
+	if o.Namespace == "" && !objects.IsClusterScoped(o.Kind) && r.opts.Namespace != "" {
 		setNamespace(o, r.opts.Namespace)
 	}
 	r.in.take(o)
@@ -512,7 +514,7 @@ func (r *docReader) add(v map[string]any, pos map[string]Pos) {
 
 // setNamespace puts a namespaced object that says none in ns, as kubectl
 // apply does: in the object's value too, which the policies read.
-func setNamespace(o *Object, ns string) {
+func setNamespace(o *objects.Object, ns string) {
 	meta := map[string]any{}
 	if m, ok := o.Value["metadata"].(map[string]any); ok {
 		for k, v := range m {
@@ -528,14 +530,6 @@ func setNamespace(o *Object, ns string) {
 type docChunk struct {
 	data []byte
 	line int
-}
-
-func isDocumentMarker(l []byte) bool {
-	if !bytes.HasPrefix(l, []byte("---")) {
-		return false
-	}
-	rest := l[3:]
-	return len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n' || rest[0] == '\r'
 }
 
 // templateLine is the line (from 1) of the first "{{" in data, or 0.

@@ -1,4 +1,4 @@
-package objects
+package input
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // TestReadGoesOnPastProblems reads inputs with one problem among good
@@ -106,7 +108,7 @@ func TestReadGoesOnPastProblems(t *testing.T) {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
 			}
 			paths = append(paths, dir)
-			in := &Input{}
+			in := &Result{}
 			in.Read(paths, ReadOptions{Lenient: tt.lenient})
 			var got []string
 			for _, o := range in.Objects {
@@ -135,20 +137,20 @@ func TestReadFoldersAndPaths(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "sub", "deeper", "deep.json"), doc("deep"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not read"), 0o644))
 
-	refs := func(in *Input) []string {
+	refs := func(in *Result) []string {
 		var out []string
 		for _, o := range in.Objects {
 			out = append(out, o.Name)
 		}
 		return out
 	}
-	in := &Input{}
+	in := &Result{}
 	in.Read([]string{dir}, ReadOptions{})
 	require.Equal(t, []string{"top"}, refs(in))
 	require.Equal(t, []string{filepath.Join(dir, "sub")}, in.Unread)
 	require.Contains(t, in.UnreadNotice(), "-R reads them")
 
-	in = &Input{}
+	in = &Result{}
 	in.Read([]string{filepath.Join(dir, "missing.yaml"), dir}, ReadOptions{Recursive: true})
 	require.Equal(t, []string{"deep", "inner", "top"}, refs(in)) // lexical order of the paths
 	require.Empty(t, in.Unread)
@@ -162,7 +164,7 @@ func TestReadNamespace(t *testing.T) {
 	data := []byte("apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata: {name: rt}\nspec: {}\n---\n" +
 		"apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata: {name: there, namespace: team-b}\nspec: {}\n---\n" +
 		"apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {name: crt}\nspec: {}\n")
-	in := &Input{}
+	in := &Result{}
 	in.ReadData("in.yaml", data, ReadOptions{Namespace: "team-a"})
 	require.Empty(t, in.Problems)
 	require.Len(t, in.Objects, 3)
@@ -177,7 +179,7 @@ func TestReadNamespace(t *testing.T) {
 func TestSkipNotice(t *testing.T) {
 	data := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n---\n" +
 		"apiVersion: serving.kserve.io/v1alpha1\nkind: ServingRuntime\nmetadata: {name: k}\n---\nfoo: bar\n")
-	in := &Input{}
+	in := &Result{}
 	in.ReadData("in.yaml", data, ReadOptions{})
 	require.Empty(t, in.Objects)
 	require.Equal(t, `notice: skipped 4 document(s) that are not OME objects (1 <no kind>, 2 ConfigMap, 1 ServingRuntime of apiVersion "serving.kserve.io/v1alpha1")`, in.SkipNotice())
@@ -191,7 +193,7 @@ func TestSkipNoticeOfOtherKinds(t *testing.T) {
 		"{\"architectures\": [\"LlamaForCausalLM\"], \"model_type\": \"llama\"}\n---\n" +
 		"{\"_class_name\": \"FluxPipeline\", \"_diffusers_version\": \"0.30.0\"}\n---\n" +
 		"{\"prompts\": {}}\n")
-	in := &Input{}
+	in := &Result{}
 	in.ReadData("llama.json", data, ReadOptions{})
 	require.Empty(t, in.Problems)
 	require.Empty(t, in.Objects)
@@ -216,14 +218,14 @@ func TestReadReplaces(t *testing.T) {
 		doc("ServingRuntime", "b", "rt", "3B")
 	second := doc("ClusterServingRuntime", "", "rt", "4B") + "---\n" + doc("ServingRuntime", "a", "rt", "5B")
 	for _, visit := range []bool{false, true} {
-		in := &Input{}
+		in := &Result{}
 		var visited []string
 		if visit {
-			in.Visit = func(o *Object) { visited = append(visited, o.Ref()) }
+			in.Visit = func(o *objects.Object) { visited = append(visited, o.Ref()) }
 		}
 		in.ReadData("first.yaml", []byte(first), ReadOptions{})
 		in.ReadData("second.yaml", []byte(second), ReadOptions{})
-		late := &Object{Kind: KindServingRuntime, Namespace: "b", Name: "rt", File: "cluster", Line: 3,
+		late := &objects.Object{Kind: objects.KindServingRuntime, Namespace: "b", Name: "rt", File: "cluster", Line: 3,
 			Value: map[string]any{"spec": map[string]any{"modelSizeRange": map[string]any{"min": "6B", "max": "6B"}}}}
 		in.Take(late)
 		in.Done()
@@ -250,12 +252,6 @@ func TestReadReplaces(t *testing.T) {
 	}
 }
 
-// TestApplied: the last object of each kind, namespace and name is left.
-func TestApplied(t *testing.T) {
-	refs := []Ref{{"A", "", "x"}, {"A", "n", "x"}, {"B", "", "x"}, {"A", "", "x"}, {"A", "n", "x"}, {"A", "", "x"}}
-	require.Equal(t, []bool{false, false, true, false, true, true}, Applied(len(refs), func(i int) Ref { return refs[i] }))
-}
-
 // TestHelmSource: only a "# Source:" comment before a document's content
 // names its file, and only on standard input.
 func TestHelmSource(t *testing.T) {
@@ -265,17 +261,17 @@ func TestHelmSource(t *testing.T) {
 		{"kind: X\n# Source: chart/late.yaml\n", ""},
 		{"---\nkind: X\n", ""},
 	} {
-		require.Equal(t, tc.want, helmSource([]byte(tc.doc)), tc.doc)
+		require.Equal(t, tc.want, objects.HelmSource([]byte(tc.doc)), tc.doc)
 	}
 	doc := "# Source: chart/rt.yaml\napiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: m}\nspec: {modelFormat: {name: safetensors}}\n"
-	in := &Input{}
+	in := &Result{}
 	in.Read([]string{"-"}, ReadOptions{Stdin: strings.NewReader(doc)})
 	require.Len(t, in.Objects, 1)
 	require.Equal(t, "chart/rt.yaml (stdin):2", in.Objects[0].File+":"+strconv.Itoa(in.Objects[0].Line))
-	require.Equal(t, "chart/rt.yaml (stdin:2)", FileLine(in.Objects[0].File, in.Objects[0].Line))
+	require.Equal(t, "chart/rt.yaml (stdin:2)", objects.FileLine(in.Objects[0].File, in.Objects[0].Line))
 	file := filepath.Join(t.TempDir(), "rendered.yaml")
 	require.NoError(t, os.WriteFile(file, []byte(doc), 0o644))
-	in = &Input{}
+	in = &Result{}
 	in.Read([]string{file}, ReadOptions{})
 	require.Equal(t, file, in.Objects[0].File)
 }

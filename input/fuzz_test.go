@@ -1,4 +1,4 @@
-package objects
+package input
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ome-policy/evaluator/objects"
 )
 
 // FuzzRead reads what a pull request may hold, as a command reads it: a
@@ -31,7 +33,7 @@ func FuzzRead(f *testing.F) {
 		if loop {
 			require.NoError(t, os.Symlink(".", filepath.Join(dir, "loop")))
 		}
-		in := &Input{}
+		in := &Result{}
 		in.Read([]string{dir, "-"}, ReadOptions{Stdin: bytes.NewReader(content), Recursive: true, Lenient: true})
 		for _, p := range in.Problems {
 			require.NotEmpty(t, p.File, "a problem names its file: %s", p)
@@ -41,8 +43,8 @@ func FuzzRead(f *testing.F) {
 			require.Len(t, in.Links, 1, "the loop is said, and walked once")
 		}
 		for _, o := range in.Objects {
-			require.True(t, IsOMEKind(o.Kind))
-			require.LessOrEqual(t, textOf(o.Value), maxDocBytes, "aliases expand past the bound")
+			require.True(t, objects.IsOMEKind(o.Kind))
+			require.LessOrEqual(t, textOf(o.Value), objects.MaxDocBytes, "aliases expand past the bound")
 		}
 	})
 }
