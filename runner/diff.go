@@ -2,69 +2,15 @@ package runner
 
 import (
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/ome-policy/evaluator/diff"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/input"
-	"github.com/ome-policy/evaluator/live"
 	"github.com/ome-policy/evaluator/objects"
-	"github.com/ome-policy/evaluator/objects/crdschema"
 	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
 )
-
-// LiveDiffResources are what diff reads of a cluster: every OME resource.
-var LiveDiffResources = append(append([]live.Resource{}, live.ModelsAndRuntimes...), live.InferenceServices)
-
-// LiveCluster is a cluster that a diff reads as OLD.
-type LiveCluster interface {
-	input.Cluster
-	// Namespace is the namespace the cluster is read in: -n, else the
-	// context's.
-	Namespace() string
-	// AllNamespaces says whether every namespace is read (-A).
-	AllNamespaces() bool
-}
-
-// ReadClusterChange reads the cluster as OLD, and NEW as the cluster with
-// the files of o applied, as the release's API server would store them:
-// the defaults of OME's CRDs filled in; an object of the same kind,
-// namespace and name replaced (keeping the cluster's creationTimestamp),
-// a new one added (created now). Files without a namespace go where
-// kubectl diff would put them: the cluster's namespace.
-func ReadClusterChange(o input.Options, cluster LiveCluster, release string) (input.Sides, error) {
-	liveIn := &input.Result{}
-	if err := cluster.ReadInto(LiveDiffResources, liveIn, input.ReadOptions{}); err != nil {
-		return input.Sides{}, err
-	}
-	input.Finish(liveIn, o.Notice)
-	ns := cluster.Namespace()
-	files, err := input.Read(input.Options{Paths: o.Paths, Models: o.Models, Runtimes: o.Runtimes, Recursive: o.Recursive, Namespace: ns, Stdin: o.Stdin,
-		Notice: o.Notice, FailOnEmpty: o.FailOnEmpty, UnreadIsProblem: o.UnreadIsProblem})
-	if err != nil {
-		return input.Sides{}, err
-	}
-	old, applied := liveIn.Objects, files.Objects
-	// The API server fills in what OME's CRDs default: without it, a file
-	// that says what the cluster holds would differ from it.
-	for i, a := range applied {
-		if applied[i], err = crdschema.WithDefaults(a, release); err != nil {
-			return input.Sides{}, err
-		}
-	}
-	new := diff.Apply(old, applied, time.Now().UTC())
-	for _, a := range applied {
-		if a.Namespace != "" && a.Namespace != ns && !cluster.AllNamespaces() && o.Notice != nil {
-			o.Notice(fmt.Sprintf("%s:%d: notice: %s is in namespace %s, which was not read (the cluster was read in %s): it counts as new; -A reads every namespace",
-				a.File, a.Line, a.Ref(), a.Namespace, ns))
-		}
-	}
-	return input.Sides{Old: old, New: new, Problems: append(liveIn.Problems, files.Problems...),
-		OldLabel: "the cluster", NewLabel: "the cluster with " + strings.Join(slices.Concat(o.Paths, o.Models, o.Runtimes), ", ") + " applied"}, nil
-}
 
 // Upgrade is an OME upgrade: the same objects judged by the rules of From
 // and of To, on the engine named.
@@ -132,7 +78,7 @@ type Diff struct {
 	In        input.Options
 	Old, New  string
 	Base      string
-	Cluster   LiveCluster // nil: not read
+	Cluster   diff.LiveCluster // nil: not read
 	ToRelease string
 	// Sources names In's objects, for the sides of an upgrade ("x.yaml on
 	// OME v0.1.5").
@@ -312,23 +258,23 @@ func (t *sideRules) findings(r *DiffResult, objs []*objects.Object, decide rules
 }
 
 // read reads OLD and NEW.
-func (d *Diff) read() (input.Sides, error) {
+func (d *Diff) read() (diff.Sides, error) {
 	in := d.In
 	switch {
 	case d.Base != "":
-		return input.ReadBase(in, d.Base)
+		return diff.ReadBase(in, d.Base)
 	case d.Cluster != nil:
 		all, err := d.Policies.All()
 		if err != nil {
-			return input.Sides{}, err
+			return diff.Sides{}, err
 		}
 		release, err := d.Policies.Chosen(all)
 		if err != nil {
-			return input.Sides{}, err
+			return diff.Sides{}, err
 		}
-		return ReadClusterChange(in, d.Cluster, release)
+		return diff.ReadClusterChange(in, d.Cluster, release)
 	}
-	return input.ReadOldNew(in, d.Old, d.New)
+	return diff.ReadOldNew(in, d.Old, d.New)
 }
 
 // upgrade judges In's objects, with the cluster's when it is read, under
@@ -346,7 +292,7 @@ func (d *Diff) upgrade() (DiffResult, error) {
 	up.Compile()
 	in := d.In
 	if d.Cluster != nil {
-		in.Cluster, in.Resources = d.Cluster, LiveDiffResources
+		in.Cluster, in.Resources = d.Cluster, diff.LiveResources
 	}
 	got, err := input.Read(in)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ome-policy/evaluator/diff"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/output"
@@ -79,7 +80,7 @@ func (o *auditOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return badInput(err)
 	}
 	read := func(in *inputOptions) (audited, error) {
-		got, err := in.read(g, cmd, runner.LiveDiffResources, false, nil)
+		got, err := in.read(g, cmd, diff.LiveResources, false, nil)
 		return audited{got, in}, err
 	}
 	problems := false
