@@ -416,3 +416,28 @@ func homogenize(expr string) (string, error) { return celrewrite.Homogenize(expr
 
 // CELString writes s as a CEL string literal.
 func CELString(s string) string { return celString(s) }
+
+// The plain-CEL stand-ins of the ome library's calls, for the translation
+// of a team's rules (rules/admit) as for OME's bundles: each is CEL text
+// of its argument(s), an expression or a variable's name.
+
+// StandInIsValid is isOmeVersion(x).
+func StandInIsValid(x string) string { return celIsValid(x) }
+
+// StandInProblem is omeVersionProblem(x).
+func StandInProblem(x string) string { return celProblem(x) }
+
+// StandInQuote is omeQuote of the string variable v.
+func StandInQuote(v string) string { return celQuote(v) }
+
+// StandInGuard is body, of the variable __gv holding x, when x is an OME
+// version, else an error, as omeVersion(x) fails on it.
+func StandInGuard(x, body string) string { return guardVersion(x, body) }
+
+// StandInVersionMethod is the stand-in of omeVersion(x).name() for the
+// methods that read the version's text (hasSuffix, parts, hasV), of the
+// variable it is given, or nil.
+func StandInVersionMethod(name string) func(string) string { return plainVersionMethods[name] }
+
+// IsCall says whether e calls the function name with n arguments.
+func IsCall(e ast.Expr, name string, n int) bool { return isCall(e, name, n) }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/cel-go/ext"
 
 	"github.com/ome-policy/evaluator/builtins"
+	"github.com/ome-policy/evaluator/internal/corpus"
 )
 
 // kubernetesCEL is an environment close to the CEL of Kubernetes and
@@ -53,9 +54,9 @@ func TestPlainCELVersionStandIns(t *testing.T) {
 	problem := celProgram(t, env, celProblem("x"))
 	suffix := celProgram(t, env, celHasSuffix("x"))
 	parts := celProgram(t, env, celParts("x"))
-	corpus := append(repoStrings("testdata", "policies/gatekeeper"), versionCorpus(100_000)...)
+	strs := append(corpus.RepoStrings(repoRoot, "testdata", "policies/gatekeeper"), corpus.Versions(100_000)...)
 	if testing.Short() {
-		corpus = corpus[:3000]
+		strs = strs[:3000]
 	}
 	failures := 0
 	fail := func(format string, args ...any) {
@@ -65,7 +66,7 @@ func TestPlainCELVersionStandIns(t *testing.T) {
 	}
 	quick := regexp.MustCompile(WellFormedVersionPattern())
 	quickMatches := 0
-	for _, s := range corpus {
+	for _, s := range strs {
 		if !utf8.ValidString(s) {
 			continue
 		}
@@ -113,7 +114,7 @@ func TestPlainCELQuote(t *testing.T) {
 	quote := celProgram(t, env, celQuote("x"))
 	in := []string{"", "a", `\`, `"`, "\a\b\f\n\r\t\v", "\x00\x1f\x7f", "\u0080\u009f\u00a0\u00ad", "é", "\u200b\u2028\ufeff",
 		"\U0001F642", "\U000E0001", "\U0010FFFF", "\uE000", "a b", "٣", "x y\u3000z"}
-	for _, s := range append(in, versionCorpus(5000)...) {
+	for _, s := range append(in, corpus.Versions(5000)...) {
 		if !utf8.ValidString(s) {
 			continue
 		}
@@ -200,3 +201,6 @@ func (e *celEval) validate(act map[string]any, seen func(*cel.EvalDetails), varE
 	}
 	return msgs, nil
 }
+
+// repoRoot is the repository's root, from this package's folder.
+const repoRoot = ".."

@@ -159,7 +159,7 @@ func rerun(set *policyset.Set) string {
 // entry point of src/ with the policy packages it needs, rewritten to call
 // the stand-in, and the stand-in itself.
 func Checks(set *policyset.Set) ([]*Check, error) {
-	byPkg := map[string][]*rewrite.Module{}
+	byPkg := map[string][]*rewrite.PolicyModule{}
 	changes := map[string][]string{} // by policySource
 	for _, f := range set.Sources(engine.Rego, false) {
 		pm, err := rewrite.Policy(policySource(set, f), f.Text, nil)
@@ -215,7 +215,7 @@ func Checks(set *policyset.Set) ([]*Check, error) {
 				queue = append(queue, pm.Imports...)
 			}
 		}
-		var mods []*rewrite.Module
+		var mods []*rewrite.PolicyModule
 		for p := range need {
 			for _, pm := range byPkg[p] {
 				if givenRules != nil {
@@ -297,7 +297,7 @@ func checkCEL(set *policyset.Set, t *Check) (*CELBlock, error) {
 // libHeader heads a rewritten policy module: where it came from (with the
 // release changes applied to it), what the rewriting did, and what to run
 // after a change.
-func libHeader(pm *rewrite.Module, changes []string, rerun string) string {
+func libHeader(pm *rewrite.PolicyModule, changes []string, rerun string) string {
 	given := ""
 	if pm.Given {
 		given = " Where the source reads input.x, for a rule x of\n# the template's " + rewrite.GivenPackage + ", it reads given.x."

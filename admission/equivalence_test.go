@@ -15,6 +15,7 @@ import (
 
 	"github.com/ome-policy/evaluator/builtins"
 	"github.com/ome-policy/evaluator/builtins/regolib"
+	"github.com/ome-policy/evaluator/internal/corpus"
 )
 
 // probeModule evaluates every function of a library on the strings of the
@@ -193,7 +194,7 @@ func (p *probe) check(in probeInput) ([]string, error) {
 	g := got.(ast.Object).Get(ast.StringTerm("urls")).Value.(*ast.Array)
 	for i, u := range in.urls {
 		wu, gu := w.Elem(i).Value, g.Elem(i).Value
-		if ipLiteral(u) {
+		if corpus.IPLiteral(u) {
 			refused := func(v ast.Value) bool { return v.(*ast.Array).Elem(0).Value.Compare(ast.String("")) != 0 }
 			if refused(wu) != refused(gu) {
 				diffs = append(diffs, fmt.Sprintf("urls %q: builtin %v, stand-in %v", u, wu, gu))
@@ -233,12 +234,12 @@ func (p *probe) check(in probeInput) ([]string, error) {
 // 30,000 URLs, and on pairs of them.
 func TestStandInEqualsBuiltins(t *testing.T) {
 	p := newProbe(t)
-	repo := repoStrings("testdata", "policies/gatekeeper")
-	versions := append(append([]string(nil), repo...), versionCorpus(100_000)...)
-	sizes := append(append([]string(nil), repo...), sizeCorpus(30_000)...)
-	vpairs := versionPairs(30_000, versions)
-	spairs := sizePairs(30_000, sizes)
-	urls := urlCorpus(30_000)
+	repo := corpus.RepoStrings(repoRoot, "testdata", "policies/gatekeeper")
+	versions := append(append([]string(nil), repo...), corpus.Versions(100_000)...)
+	sizes := append(append([]string(nil), repo...), corpus.Sizes(30_000)...)
+	vpairs := corpus.VersionPairs(30_000, versions)
+	spairs := corpus.SizePairs(30_000, sizes)
+	urls := corpus.URLs(30_000)
 	if testing.Short() {
 		versions, sizes, vpairs, spairs, urls = versions[:5000], sizes[:3000], vpairs[:3000], spairs[:3000], urls[:3000]
 	}
@@ -302,8 +303,8 @@ func window[T any](l []T, from, n int) []T {
 //
 //	go test ./admission -run '^$' -fuzz FuzzStandIn
 func FuzzStandIn(f *testing.F) {
-	for i, s := range append(versionCorpus(200), sizeSeeds...) {
-		f.Add(s, sizeSeeds[i%len(sizeSeeds)])
+	for i, s := range append(corpus.Versions(200), corpus.SizeSeeds...) {
+		f.Add(s, corpus.SizeSeeds[i%len(corpus.SizeSeeds)])
 	}
 	p := newProbe(f)
 	f.Fuzz(func(t *testing.T, a, b string) {

@@ -16,6 +16,7 @@ import (
 	"github.com/ome-policy/evaluator/builtins"
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/internal/corpus"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 )
@@ -62,7 +63,7 @@ func TestKyvernoStandIns(t *testing.T) {
 			t.Errorf(format, args...)
 		}
 	}
-	for _, p := range versionPairs(n, versionCorpus(n)) {
+	for _, p := range corpus.VersionPairs(n, corpus.Versions(n)) {
 		a, errA := builtins.Parse(p[0])
 		b, errB := builtins.Parse(p[1])
 		if errA != nil || errB != nil {
@@ -79,7 +80,7 @@ func TestKyvernoStandIns(t *testing.T) {
 		}
 	}
 	unstated, pairs := 0, 0
-	for _, p := range sizePairs(n, sizeCorpus(n)) {
+	for _, p := range corpus.SizePairs(n, corpus.Sizes(n)) {
 		if !utf8.ValidString(p[0]) || !utf8.ValidString(p[1]) {
 			continue
 		}

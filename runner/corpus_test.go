@@ -14,12 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ome-policy/evaluator/admission"
-	"github.com/ome-policy/evaluator/admission/team"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
+	"github.com/ome-policy/evaluator/rules/admit"
 )
 
 // The Rego rule forms of testdata/rules/corpus, each in its Gatekeeper
@@ -39,7 +39,7 @@ func TestCorpusRegoInGatekeeper(t *testing.T) {
 	require.NoError(t, err)
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			compiled, err := TeamBundles(set, []string{filepath.Join(dir, "rules")}, nil, []string{team.TargetGatekeeper}, "evaluate gatekeeper", rules.Sandbox{})
+			compiled, err := TeamBundles(set, []string{filepath.Join(dir, "rules")}, nil, []string{admit.TargetGatekeeper}, "evaluate gatekeeper", rules.Sandbox{})
 			require.NoError(t, err)
 			objs, err := input.Load([]string{filepath.Join(dir, "objects.yaml")}, input.LoadOptions{})
 			require.NoError(t, err)

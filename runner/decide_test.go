@@ -12,10 +12,10 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ome-policy/evaluator/admission/team"
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
+	"github.com/ome-policy/evaluator/rules/admit"
 )
 
 // A team's Gatekeeper template gives a rule OME's decisions as evaluate
@@ -57,7 +57,7 @@ deny contains json.marshal(data.evaluate.decision)
 		t.Run(release, func(t *testing.T) {
 			set, err := all.ForRelease(release)
 			require.NoError(t, err)
-			compiled, err := TeamBundles(set, []string{dir}, nil, []string{team.TargetGatekeeper}, "evaluate gatekeeper", rules.Sandbox{})
+			compiled, err := TeamBundles(set, []string{dir}, nil, []string{admit.TargetGatekeeper}, "evaluate gatekeeper", rules.Sandbox{})
 			require.NoError(t, err)
 			require.Len(t, compiled.Gatekeeper, 1)
 			c := compiled.Gatekeeper[0]

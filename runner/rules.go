@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/admission"
-	"github.com/ome-policy/evaluator/admission/team"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
+	"github.com/ome-policy/evaluator/rules/admit"
 )
 
 // OwnRules reads a team's own rules (--rules: files and folders) to run
@@ -57,7 +57,7 @@ func OwnRulesFor(set *policyset.Set, paths []string, sb rules.Sandbox) ([]engine
 }
 
 // TeamBundles compiles a team's rules (paths) for the admission targets
-// of a run (team.Compile); the headers say the files are made by the
+// of a run (admit.Compile); the headers say the files are made by the
 // command (such as "evaluate gatekeeper") with --rules, and for another
 // release than the newest, its --ome-version. A Rego rule that reads OME's
 // decisions gets them in its template from OMERuntimeSelection's
@@ -65,7 +65,7 @@ func OwnRulesFor(set *policyset.Set, paths []string, sb rules.Sandbox) ([]engine
 // of --policies add to OME's are an
 // error too: OME's templates cannot enforce them, and no bundle may leave
 // them out unsaid. The rules' problems are a rules.Problems error, what
-// the targets cannot hold a team.Refusals one. The rules are loaded for
+// the targets cannot hold a admit.Refusals one. The rules are loaded for
 // the bundles (rules.Sandbox.ForBundles: no builtin the sandbox refuses is
 // allowed, a CEL expression over Kubernetes' cost limit is refused), and
 // run within sb's limits to make the bundles' tests.
@@ -96,7 +96,7 @@ func TeamBundles(set *policyset.Set, paths, leaveOut, targets []string, command 
 		made = "`" + command + " --ome-version " + set.Release + " --rules`"
 	}
 	var selection *admission.Check
-	if own.ReadsDecisions() && slices.Contains(targets, team.TargetGatekeeper) {
+	if own.ReadsDecisions() && slices.Contains(targets, admit.TargetGatekeeper) {
 		checks, err := admission.Checks(set)
 		if err != nil {
 			return admission.TeamRules{}, err
@@ -107,7 +107,7 @@ func TeamBundles(set *policyset.Set, paths, leaveOut, targets []string, command 
 			}
 		}
 	}
-	out, err := team.Compile(own, targets, leaveOut, set.Release, made, selection)
+	out, err := admit.Compile(own, targets, leaveOut, set.Release, made, selection)
 	out.Decide = Decider(engine.CEL, set)
 	return out, err
 }

@@ -7,11 +7,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ome-policy/evaluator/admission"
-	"github.com/ome-policy/evaluator/admission/team"
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
+	"github.com/ome-policy/evaluator/rules/admit"
 )
 
 // The suite of a rule over OME's decisions is made with them: without
@@ -32,7 +32,7 @@ func TestDecisionSuiteNeedsTheDecisions(t *testing.T) {
 			selection = c
 		}
 	}
-	compiled, err := team.Compile(own, []string{team.TargetGatekeeper}, nil, set.Release, "evaluate gatekeeper --rules", selection)
+	compiled, err := admit.Compile(own, []string{admit.TargetGatekeeper}, nil, set.Release, "evaluate gatekeeper --rules", selection)
 	require.NoError(t, err)
 	compiled.Decide = func([]*objects.Object) (map[*objects.Object]map[string]any, error) {
 		return nil, errors.New("no decisions here")

@@ -1,7 +1,6 @@
 package kyverno
 
 import (
-	"github.com/ome-policy/evaluator/input"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,9 +9,10 @@ import (
 	"testing"
 
 	"github.com/ome-policy/evaluator/admission"
-	"github.com/ome-policy/evaluator/admission/team"
+	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/rules"
+	"github.com/ome-policy/evaluator/rules/admit"
 )
 
 // teamRuleSets are the team's rules that Kyverno's CLI is run on, with
@@ -78,13 +78,13 @@ func TestKyvernoCLITeamPolicies(t *testing.T) {
 			if r.Language != rules.CEL {
 				continue
 			}
-			doc, err := team.Policy(r, team.TargetKyverno, true)
+			doc, err := admit.Policy(r, admit.TargetKyverno, true)
 			if err != nil {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
 			args := []string{"apply"}
-			for _, d := range team.KyvernoDocs(r, doc) {
+			for _, d := range admit.KyvernoDocs(r, doc) {
 				policy := filepath.Join(dir, d.Name+".yaml")
 				if err := os.WriteFile(policy, teamPolicy(d, "v1.2.2", admission.Exemptions{}), 0o644); err != nil {
 					t.Fatal(err)

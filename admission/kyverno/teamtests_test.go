@@ -12,10 +12,10 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/admission"
-	"github.com/ome-policy/evaluator/admission/team"
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/rules"
+	"github.com/ome-policy/evaluator/rules/admit"
 )
 
 // kyvernoTestResult is one result of a Kyverno Test, with the comment
@@ -82,7 +82,7 @@ func TestTeamTestsAreLints(t *testing.T) {
 					rego = append(rego, r.ID)
 				}
 			}
-			compiled, err := team.Compile(set, []string{team.TargetKyverno}, rego, "v1.2.2", "", nil)
+			compiled, err := admit.Compile(set, []string{admit.TargetKyverno}, rego, "v1.2.2", "", nil)
 			require.NoError(t, err)
 			objs, err := input.Load(files, input.LoadOptions{Lenient: true})
 			require.NoError(t, err)
@@ -118,7 +118,7 @@ func TestTeamTestsAreLints(t *testing.T) {
 							}
 						}
 					}
-					kyvernoPolicies := len(team.KyvernoDocs(r, r.Policy))
+					kyvernoPolicies := len(admit.KyvernoDocs(r, r.Policy))
 					if !containsKind(r, o.Kind) {
 						assert.Zero(t, seen, "%s does not review %s", r.ID, ref)
 						continue

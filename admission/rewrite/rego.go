@@ -10,42 +10,43 @@ import (
 )
 
 // The syntax-tree edits that both rewrites (Policy, OME's modules; Team, a
-// team's) are made of: a module is parsed with OPA's parser, its package,
+// team's) are made of: a Module is parsed with OPA's parser, its package,
 // imports and references are changed on the tree, and the result is
 // printed with OPA's formatter, comments kept.
 
-// module is one Rego module being rewritten.
-type module struct {
+// Module is one Rego module being rewritten on its syntax tree (Parse),
+// then printed (Text).
+type Module struct {
 	source string
 	mod    *ast.Module
 	// added are the imports the rewrite adds, by path.
 	added map[string]*ast.Import
 }
 
-// parse reads a module as Rego v1, the version of the templates.
-func parse(source, text string) (*module, error) {
+// Parse reads a module as Rego v1, the version of the templates.
+func Parse(source, text string) (*Module, error) {
 	mod, err := ast.ParseModuleWithOpts(source, text, ast.ParserOptions{RegoVersion: ast.RegoV1})
 	if err != nil {
 		return nil, err
 	}
-	return &module{source: source, mod: mod, added: map[string]*ast.Import{}}, nil
+	return &Module{source: source, mod: mod, added: map[string]*ast.Import{}}, nil
 }
 
-// pkg is the module's package path without data.: "ome.match".
-func (m *module) pkg() string { return strings.TrimPrefix(m.mod.Package.Path.String(), "data.") }
+// Package is the module's package path without data.: "ome.match".
+func (m *Module) Package() string { return strings.TrimPrefix(m.mod.Package.Path.String(), "data.") }
 
-// setPackage moves the module to the package path p ("lib.ome.match").
-func (m *module) setPackage(p string) {
+// SetPackage moves the module to the package path p ("lib.ome.match").
+func (m *Module) SetPackage(p string) {
 	loc := m.mod.Package.Path[0].Location
-	ref := dataRef(p)
+	ref := DataRef(p)
 	for _, t := range ref {
 		t.Location = loc
 	}
 	m.mod.Package.Path = ref
 }
 
-// dataRef is the reference data.<path>.
-func dataRef(path string) ast.Ref {
+// DataRef is the reference data.<path>.
+func DataRef(path string) ast.Ref {
 	ref := ast.Ref{ast.DefaultRootDocument.Copy()}
 	for _, s := range strings.Split(path, ".") {
 		ref = append(ref, ast.StringTerm(s))
@@ -65,8 +66,8 @@ func isDirective(imp *ast.Import) bool {
 	return head == "rego" || head == "future"
 }
 
-// dropDirectives removes the directive imports.
-func (m *module) dropDirectives() {
+// DropDirectives removes the directive imports.
+func (m *Module) DropDirectives() {
 	kept := m.mod.Imports[:0]
 	for _, imp := range m.mod.Imports {
 		if !isDirective(imp) {
@@ -76,9 +77,9 @@ func (m *module) dropDirectives() {
 	m.mod.Imports = kept
 }
 
-// importedRefs calls f on the path of each import of data, which f may
+// ImportedRefs calls f on the path of each import of data, which f may
 // change in place (returning the new path) or refuse.
-func (m *module) importedRefs(f func(ast.Ref, *ast.Location) (ast.Ref, error)) error {
+func (m *Module) ImportedRefs(f func(ast.Ref, *ast.Location) (ast.Ref, error)) error {
 	for _, imp := range m.mod.Imports {
 		ref, ok := imp.Path.Value.(ast.Ref)
 		if !ok || !ref[0].Equal(ast.DefaultRootDocument) {
@@ -106,10 +107,10 @@ func (m *module) importedRefs(f func(ast.Ref, *ast.Location) (ast.Ref, error)) e
 	return nil
 }
 
-// refs calls f on every reference in the module's rules, outermost first
+// Refs calls f on every reference in the module's rules, outermost first
 // (OPA's visitor, which reaches into some ... in, every and with); f gives
 // the reference's new value, or nil to leave it.
-func (m *module) refs(f func(ast.Ref) (ast.Ref, error)) error {
+func (m *Module) Refs(f func(ast.Ref) (ast.Ref, error)) error {
 	var err error
 	vis := ast.NewGenericVisitor(func(x any) bool {
 		t, ok := x.(*ast.Term)
@@ -139,7 +140,7 @@ func (m *module) refs(f func(ast.Ref) (ast.Ref, error)) error {
 }
 
 // addImport imports path (a data reference) as alias, once.
-func (m *module) addImport(path, alias string) {
+func (m *Module) addImport(path, alias string) {
 	if _, ok := m.added[path]; ok {
 		return
 	}
@@ -152,7 +153,7 @@ func (m *module) addImport(path, alias string) {
 
 // vars are the variables and rule names the module uses, so that an alias
 // the rewrite adds takes none of them.
-func (m *module) vars() map[string]bool {
+func (m *Module) vars() map[string]bool {
 	out := map[string]bool{}
 	ast.WalkVars(m.mod, func(v ast.Var) bool {
 		out[string(v)] = true
@@ -167,11 +168,11 @@ func (m *module) vars() map[string]bool {
 	return out
 }
 
-// aliases gives, for a package (without data.), the name under which the
-// module imports it: the name of its import, or one it adds, its last
+// Aliases gives, for a package (without data.), the name under which the
+// Module imports it: the name of its import, or one it adds, its last
 // part, or more of its path joined by "_", so as to take no name the
-// module uses.
-func (m *module) aliases() func(pkg string) string {
+// Module uses.
+func (m *Module) Aliases() func(pkg string) string {
 	taken := m.vars()
 	given := map[string]string{}
 	for _, imp := range m.mod.Imports {
@@ -228,11 +229,11 @@ func builtinNamespace(ref ast.Ref) string {
 	return ""
 }
 
-// builtinCalls turns each reference to a Go builtin (ome.version.f, ...)
+// BuiltinCalls turns each reference to a Go builtin (ome.version.f, ...)
 // into one to its stand-in, through an import of the stand-in's package;
-// all says to import the four packages whether the module calls them or
-// not. It returns the stand-in packages the module calls.
-func (m *module) builtinCalls(all bool) ([]string, error) {
+// all says to import the four packages whether the Module calls them or
+// not. It returns the stand-in packages the Module calls.
+func (m *Module) BuiltinCalls(all bool) ([]string, error) {
 	taken := m.vars()
 	for _, ns := range builtinNamespaces {
 		if alias := builtinAlias(ns.name); taken[alias] {
@@ -240,7 +241,7 @@ func (m *module) builtinCalls(all bool) ([]string, error) {
 		}
 	}
 	called := map[string]bool{}
-	err := m.refs(func(ref ast.Ref) (ast.Ref, error) {
+	err := m.Refs(func(ref ast.Ref) (ast.Ref, error) {
 		ns := builtinNamespace(ref)
 		if ns == "" {
 			return nil, nil
@@ -263,9 +264,9 @@ func (m *module) builtinCalls(all bool) ([]string, error) {
 	return pkgs, nil
 }
 
-// text prints the module with OPA's formatter, its imports and those the
+// Text prints the Module with OPA's formatter, its imports and those the
 // rewrite adds sorted.
-func (m *module) text() (string, error) {
+func (m *Module) Text() (string, error) {
 	for _, imp := range m.added {
 		m.mod.Imports = append(m.mod.Imports, imp) // the formatter sorts them
 	}
@@ -273,13 +274,13 @@ func (m *module) text() (string, error) {
 	want := m.mod.Copy()
 	out, err := format.AstWithOpts(m.mod, format.Opts{RegoVersion: ast.RegoV1, DropRedundantDirectiveImports: true})
 	if err != nil {
-		return "", fmt.Errorf("%s: printing the rewritten module: %w", m.source, err)
+		return "", fmt.Errorf("%s: printing the rewritten Module: %w", m.source, err)
 	}
 	got, err := ast.ParseModuleWithOpts(m.source, string(out), ast.ParserOptions{RegoVersion: ast.RegoV1})
 	if err != nil {
 		return "", fmt.Errorf("rewritten %s does not parse: %w", m.source, err)
 	}
-	// The printed module must be the rewritten one: a difference is a
+	// The printed Module must be the rewritten one: a difference is a
 	// fault of the printer, never to be written into a bundle.
 	want.Comments, got.Comments = nil, nil
 	for _, mod := range []*ast.Module{want, got} {
@@ -294,7 +295,7 @@ func (m *module) text() (string, error) {
 		slices.SortFunc(mod.Imports, (*ast.Import).Compare)
 	}
 	if !got.Equal(want) {
-		return "", fmt.Errorf("rewritten %s: OPA's formatter printed another module than the rewritten one%s", m.source, firstDifference(want, got))
+		return "", fmt.Errorf("rewritten %s: OPA's formatter printed another Module than the rewritten one%s", m.source, firstDifference(want, got))
 	}
 	return string(out), nil
 }

@@ -25,8 +25,8 @@ const LibPrefix = "lib."
 // policies their input.
 const GivenPackage = "lib.ome.given"
 
-// Module is one Rego policy of the project, rewritten for a check's libs.
-type Module struct {
+// PolicyModule is one Rego policy of the project, rewritten for a check's libs.
+type PolicyModule struct {
 	Source  string   // where it came from, for the header and messages
 	Pkg     string   // its package before the rewrite: "ome.match"
 	Imports []string // the ome.* packages it refers to: "ome.match"
@@ -49,22 +49,22 @@ type Module struct {
 // A policy names other policy packages through imports only: a reference
 // to data.ome... in a rule is refused, so that every reference to a
 // library goes through an import, as Gatekeeper rewrites them.
-func Policy(source, text string, given map[string]bool) (*Module, error) {
-	m, err := parse(source, text)
+func Policy(source, text string, given map[string]bool) (*PolicyModule, error) {
+	m, err := Parse(source, text)
 	if err != nil {
 		return nil, err
 	}
-	pkg := m.pkg()
+	pkg := m.Package()
 	if !strings.HasPrefix(pkg, "ome.") {
 		return nil, fmt.Errorf("%s: package %s is not under ome", source, pkg)
 	}
-	pm := &Module{Source: source, Pkg: pkg, Orig: text}
-	m.setPackage(LibPrefix + pkg)
-	if _, err := m.builtinCalls(true); err != nil {
+	pm := &PolicyModule{Source: source, Pkg: pkg, Orig: text}
+	m.SetPackage(LibPrefix + pkg)
+	if _, err := m.BuiltinCalls(true); err != nil {
 		return nil, err
 	}
 	imports := map[string]bool{}
-	err = m.importedRefs(func(ref ast.Ref, _ *ast.Location) (ast.Ref, error) {
+	err = m.ImportedRefs(func(ref ast.Ref, _ *ast.Location) (ast.Ref, error) {
 		if len(ref) < 2 || !ref[1].Equal(ast.StringTerm("ome")) {
 			return ref, nil
 		}
@@ -83,7 +83,7 @@ func Policy(source, text string, given map[string]bool) (*Module, error) {
 			return nil, err
 		}
 	}
-	err = m.refs(func(ref ast.Ref) (ast.Ref, error) {
+	err = m.Refs(func(ref ast.Ref) (ast.Ref, error) {
 		if ref[0].Equal(ast.DefaultRootDocument) && !ref.HasPrefix(ast.MustParseRef("data.inventory")) {
 			return nil, fmt.Errorf("%s:%d: %s: refer to other packages through an import (Gatekeeper does not rewrite such a reference)", source, ref[0].Location.Row, ref)
 		}
@@ -96,14 +96,14 @@ func Policy(source, text string, given map[string]bool) (*Module, error) {
 		pm.Imports = append(pm.Imports, p)
 	}
 	sort.Strings(pm.Imports)
-	if pm.Text, err = m.text(); err != nil {
+	if pm.Text, err = m.Text(); err != nil {
 		return nil, err
 	}
 	return pm, nil
 }
 
 // inputToGiven turns input.x into given.x for each x of given.
-func (m *module) inputToGiven(given map[string]bool, pm *Module) error {
+func (m *Module) inputToGiven(given map[string]bool, pm *PolicyModule) error {
 	if m.vars()["given"] {
 		for _, r := range m.mod.Rules {
 			ast.WalkRefs(r, func(ref ast.Ref) bool {
@@ -119,7 +119,7 @@ func (m *module) inputToGiven(given map[string]bool, pm *Module) error {
 			return fmt.Errorf("%s: given is taken; the template's input (%s) needs it", m.source, GivenPackage)
 		}
 	}
-	err := m.refs(func(ref ast.Ref) (ast.Ref, error) {
+	err := m.Refs(func(ref ast.Ref) (ast.Ref, error) {
 		if len(ref) < 2 || !ref[0].Equal(ast.InputRootDocument) {
 			return nil, nil
 		}

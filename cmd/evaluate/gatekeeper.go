@@ -9,9 +9,9 @@ import (
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/admission/bundle"
 	"github.com/ome-policy/evaluator/admission/gatekeeper"
-	"github.com/ome-policy/evaluator/admission/team"
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/rules/admit"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -36,9 +36,9 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			if set.Release != set.Newest() && (!cmd.Flags().Changed("out") && !cmd.Flags().Changed("output") || native != "" && !cmd.Flags().Changed("native-out")) {
 				return badInput(fmt.Errorf("policies/gatekeeper and policies/kubernetes hold the bundles of %s, the newest release: give --out (and --native-out, or --native-out '') for %s's", set.Newest(), set.Release))
 			}
-			targets := []string{team.TargetGatekeeper}
+			targets := []string{admit.TargetGatekeeper}
 			if native != "" {
-				targets = append(targets, team.TargetNative)
+				targets = append(targets, admit.TargetNative)
 			}
 			opts, err := own.inputs(cmd, set, targets, caseFiles, lint)
 			if err != nil {

@@ -7,9 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/admission/kyverno"
-	"github.com/ome-policy/evaluator/admission/team"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/input"
+	"github.com/ome-policy/evaluator/rules/admit"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -38,7 +38,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 			if out == "" {
 				return badInput(fmt.Errorf("--out is empty: give the folder to write the bundle to"))
 			}
-			opts, err := own.inputs(cmd, set, []string{team.TargetKyverno}, caseFiles, lint)
+			opts, err := own.inputs(cmd, set, []string{admit.TargetKyverno}, caseFiles, lint)
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
-package admission
+package admit
 
 import (
+	"github.com/ome-policy/evaluator/admission"
 	"fmt"
 	"slices"
 	"strings"
@@ -42,7 +43,7 @@ type TeamTranslator struct {
 
 // NewTeamTranslator reads the policy's variables (their names and
 // expressions) for a translator of its expressions.
-func NewTeamTranslator(variables []CELVariable) (*TeamTranslator, error) {
+func NewTeamTranslator(variables []admission.CELVariable) (*TeamTranslator, error) {
 	env, err := cel.NewEnv(append(rules.KubernetesEnvOptions(), cellib.Library(), cel.EnableMacroCallTracking())...)
 	if err != nil {
 		return nil, err
@@ -257,8 +258,8 @@ func (t *TeamTranslator) call(tree *celrewrite.Tree, c celrewrite.Call) (*celrew
 		}
 		return &celrewrite.StandIn{Template: tmpl, Args: c.Args}, nil
 	case c.Function == "string" && c.Target == nil && len(c.Args) == 1 && isVersion(t.versionType(tree, c.Args[0])):
-		if isCall(c.Args[0], "omeVersion", 1) {
-			return &celrewrite.StandIn{Template: guardVersion("__arg0", "__gv"), Args: c.Args[0].AsCall().Args()}, nil
+		if admission.IsCall(c.Args[0], "omeVersion", 1) {
+			return &celrewrite.StandIn{Template: admission.StandInGuard("__arg0", "__gv"), Args: c.Args[0].AsCall().Args()}, nil
 		}
 		return &celrewrite.StandIn{Template: "__arg0.text", Args: c.Args}, nil
 	case !omeOverload(ids):
@@ -273,16 +274,16 @@ func (t *TeamTranslator) call(tree *celrewrite.Tree, c celrewrite.Call) (*celrew
 				}
 			}
 		}
-		return &celrewrite.StandIn{Template: guardVersion("__arg0", teamVersion("__gv")), Args: c.Args}, nil
+		return &celrewrite.StandIn{Template: admission.StandInGuard("__arg0", teamVersion("__gv")), Args: c.Args}, nil
 	case "is_ome_version_string":
-		return &celrewrite.StandIn{Template: celIsValid("__arg0"), Args: c.Args}, nil
+		return &celrewrite.StandIn{Template: admission.StandInIsValid("__arg0"), Args: c.Args}, nil
 	case "ome_version_problem_string":
-		return &celrewrite.StandIn{Template: celProblem("__arg0"), Args: c.Args}, nil
+		return &celrewrite.StandIn{Template: admission.StandInProblem("__arg0"), Args: c.Args}, nil
 	case "ome_quote_string":
-		return &celrewrite.StandIn{Template: "[__arg0].map(__qv, " + celQuote("__qv") + ")[0]", Args: c.Args}, nil
+		return &celrewrite.StandIn{Template: "[__arg0].map(__qv, " + admission.StandInQuote("__qv") + ")[0]", Args: c.Args}, nil
 	case "ome_version_has_suffix", "ome_version_parts", "ome_version_has_v":
-		if f := plainVersionMethods[c.Function]; isCall(c.Target, "omeVersion", 1) {
-			return &celrewrite.StandIn{Template: guardVersion("__arg0", f("__gv")), Args: c.Target.AsCall().Args()}, nil
+		if f := admission.StandInVersionMethod(c.Function); admission.IsCall(c.Target, "omeVersion", 1) {
+			return &celrewrite.StandIn{Template: admission.StandInGuard("__arg0", f("__gv")), Args: c.Target.AsCall().Args()}, nil
 		}
 	}
 	if tmpl, ok := teamMethods[c.Function]; ok && c.Target != nil {
@@ -292,7 +293,7 @@ func (t *TeamTranslator) call(tree *celrewrite.Tree, c celrewrite.Call) (*celrew
 	if c.Target != nil {
 		name = "omeVersion(...)." + name
 	}
-	return nil, &NoStandIn{Name: name, Why: noStandIn[c.Function]}
+	return nil, &admission.NoStandIn{Name: name, Why: noStandIn[c.Function]}
 }
 
 // noStandIn says why a function of the library has no stand-in.
@@ -329,12 +330,12 @@ func versionLiteral(v builtins.Version) string {
 	list := func(parts []string) string {
 		q := make([]string, len(parts))
 		for i, p := range parts {
-			q[i] = celString(p)
+			q[i] = admission.CELString(p)
 		}
 		return "[" + strings.Join(q, ", ") + "]"
 	}
 	return fmt.Sprintf(`{"text": dyn(%s), "v": dyn(%v), "parts": dyn(%d), "nums": dyn([%du, %du, %du]), "dev": dyn(%s), "pre": dyn(%s), "build": dyn(%s)}`,
-		celString(v.Original), v.V, v.Parts, v.Major, v.Minor, v.Patch, list(v.Dev), list(v.Pre), list(v.Build))
+		admission.CELString(v.Original), v.V, v.Parts, v.Major, v.Minor, v.Patch, list(v.Dev), list(v.Pre), list(v.Build))
 }
 
 // compareNums orders the i-th numbers of the versions __va and __vo, or

@@ -1,4 +1,7 @@
-package admission
+// Package corpus makes the deterministic corpora the stand-ins of the
+// builtins are held to (versions, sizes, URLs, and every string the
+// project's files hold), for the tests of admission and rules/admit.
+package corpus
 
 import (
 	"io/fs"
@@ -17,14 +20,14 @@ import (
 // The corpus is deterministic: a fixed seed, no clock, no map order.
 const corpusSeed = 20240707
 
-// repoStrings returns every string scalar of the YAML and JSON files under
-// the given folders (relative to the repository root), sorted and without
+// RepoStrings returns every string scalar of the YAML and JSON files under
+// the given folders (relative to the repository root, repo), sorted and without
 // repeats: every version and size the project's test data and samples hold,
 // and much else. Files that do not parse are read as far as they go.
-func repoStrings(roots ...string) []string {
+func RepoStrings(repo string, roots ...string) []string {
 	seen := map[string]bool{}
 	for _, root := range roots {
-		_ = filepath.WalkDir(filepath.Join("..", root), func(p string, d fs.DirEntry, err error) error {
+		_ = filepath.WalkDir(filepath.Join(repo, root), func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return nil
 			}
@@ -182,9 +185,9 @@ func (g *corpusGen) hostile() string {
 	return string(rs)
 }
 
-// versionCorpus returns n strings: about a third valid, a third near-valid,
+// Versions returns n strings: about a third valid, a third near-valid,
 // a third hostile.
-func versionCorpus(n int) []string {
+func Versions(n int) []string {
 	g := newCorpusGen(1)
 	out := make([]string, 0, n)
 	for len(out) < n {
@@ -200,9 +203,9 @@ func versionCorpus(n int) []string {
 	return out
 }
 
-// versionPairs pairs versions that are often equal or close: the same
+// VersionPairs pairs versions that are often equal or close: the same
 // numbers with and without v, with fewer parts, or another suffix.
-func versionPairs(n int, corpus []string) [][2]string {
+func VersionPairs(n int, corpus []string) [][2]string {
 	g := newCorpusGen(2)
 	out := make([][2]string, 0, n)
 	small := []string{"0", "1", "2", "10", "18446744073709551615", "18446744073709551614"}
@@ -230,7 +233,7 @@ func versionPairs(n int, corpus []string) [][2]string {
 
 // Sizes: ParseFloat syntax, valid and not, near the float64 limits, and
 // values that differ only after rounding.
-var sizeSeeds = []string{
+var SizeSeeds = []string{
 	"7B", "8B", "3.21B", "3210M", "500M", "0.5B", "1.5T", "1500B", "", "abc", "NaN", "nan", "+nan",
 	"-nan", "inf", "+Inf", "-inf", "Infinity", "-INFINITY", "infin", "infinit", "infinityB", "nanT",
 	"1e400", "1e-400", "-1e-400", "1.7976931348623157e308", "1.7976931348623158e308",
@@ -280,7 +283,7 @@ func (g *corpusGen) size() string {
 	case 5: // underscores, valid or not
 		s = g.digits(1+g.r.IntN(3)) + g.pick([]string{"_", "__", ""}) + g.digits(g.r.IntN(3)) + g.pick([]string{"", ".", "._", "_."}) + g.digits(g.r.IntN(3))
 	case 6: // a mutated seed
-		s = g.mutate(g.pick(sizeSeeds))
+		s = g.mutate(g.pick(SizeSeeds))
 	default: // noise
 		n := g.r.IntN(10)
 		alphabet := "0123456789.eEpPxX+-_TBMinfaINFAy "
@@ -302,18 +305,18 @@ func (g *corpusGen) hex(n int) string {
 	return string(b)
 }
 
-func sizeCorpus(n int) []string {
+func Sizes(n int) []string {
 	g := newCorpusGen(3)
-	out := append([]string(nil), sizeSeeds...)
+	out := append([]string(nil), SizeSeeds...)
 	for len(out) < n {
 		out = append(out, g.size())
 	}
 	return out
 }
 
-// sizePairs pairs sizes that are often equal after rounding: one value
+// SizePairs pairs sizes that are often equal after rounding: one value
 // written with T, B, M or none, and neighbours.
-func sizePairs(n int, corpus []string) [][2]string {
+func SizePairs(n int, corpus []string) [][2]string {
 	g := newCorpusGen(4)
 	out := make([][2]string, 0, n)
 	scale := map[string]float64{"T": 1e12, "B": 1e9, "M": 1e6}
@@ -361,7 +364,7 @@ var urlSeeds = []string{
 	"//a", "///a", "//a:b", "//a:1:2", "//a#%", "mailto:x@y", "https://prom.example/a%20b",
 }
 
-func urlCorpus(n int) []string {
+func URLs(n int) []string {
 	g := newCorpusGen(5)
 	out := append([]string(nil), urlSeeds...)
 	schemes := []string{"http://", "https://", "HTTP://", "foo://", "//", "", "http:", "1x://", "a+b.c-d://"}
@@ -390,6 +393,6 @@ func urlCorpus(n int) []string {
 	return out
 }
 
-// ipLiteral says whether a URL's host may be an IP literal in brackets,
+// IPLiteral says whether a URL's host may be an IP literal in brackets,
 // whose address the stand-in checks by a pattern.
-func ipLiteral(s string) bool { return strings.Contains(s, "[") }
+func IPLiteral(s string) bool { return strings.Contains(s, "[") }

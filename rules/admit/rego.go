@@ -1,4 +1,4 @@
-package rewrite
+package admit
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ome-policy/evaluator/admission/rewrite"
 )
 
 // A team's own rules (Rego as conftest writes it: input is the object
@@ -34,10 +36,10 @@ var decisionsDocument = ast.MustParseRef("data.evaluate")
 // under lib, as Gatekeeper wants a library (lib.company.size), or as it
 // is when it is under lib already.
 func TeamLibrary(pkg string) string {
-	if strings.HasPrefix(pkg, LibPrefix) {
+	if strings.HasPrefix(pkg, rewrite.LibPrefix) {
 		return pkg
 	}
-	return LibPrefix + pkg
+	return rewrite.LibPrefix + pkg
 }
 
 // TeamModule is one module of a team's rules, rewritten.
@@ -61,16 +63,16 @@ type TeamModule struct {
 // among them: evaluate lint has no inventory, so a rule that reads it
 // would not decide there as it does at admission).
 func Team(source, text string, packages map[string]bool) (*TeamModule, error) {
-	m, err := parse(source, text)
+	m, err := rewrite.Parse(source, text)
 	if err != nil {
 		return nil, err
 	}
-	tm := &TeamModule{Source: source, Pkg: m.pkg()}
+	tm := &TeamModule{Source: source, Pkg: m.Package()}
 	if TeamLibrary(tm.Pkg) != tm.Pkg && packages[TeamLibrary(tm.Pkg)] {
 		return nil, fmt.Errorf("%s: package %s takes %s in the template, which package %s of the rules has", source, tm.Pkg, TeamLibrary(tm.Pkg), TeamLibrary(tm.Pkg))
 	}
-	m.dropDirectives()
-	m.setPackage(TeamLibrary(tm.Pkg))
+	m.DropDirectives()
+	m.SetPackage(TeamLibrary(tm.Pkg))
 	refers := map[string]bool{}
 	// resolve gives the package in the template of a reference to data
 	// (pkg, without data.) and the rest of the reference after it.
@@ -84,16 +86,16 @@ func Team(source, text string, packages map[string]bool) (*TeamModule, error) {
 		}
 		if p := teamPackage(ref, packages); p != "" {
 			refers[p] = true
-			return TeamLibrary(p), ref[len(dataRef(p)):], nil
+			return TeamLibrary(p), ref[len(rewrite.DataRef(p)):], nil
 		}
 		if ref.HasPrefix(ast.MustParseRef("data.inventory")) {
 			return "", nil, fmt.Errorf("%s:%d: %s: evaluate lint has no Gatekeeper inventory, so the rule would decide otherwise there; read the objects and OME's decisions as data.evaluate gives them", source, row, ref)
 		}
 		return "", nil, fmt.Errorf("%s:%d: %s: no file of the rules holds it, and a template holds only the rule's packages and OME's decisions", source, row, ref)
 	}
-	err = m.importedRefs(func(ref ast.Ref, loc *ast.Location) (ast.Ref, error) {
+	err = m.ImportedRefs(func(ref ast.Ref, loc *ast.Location) (ast.Ref, error) {
 		pkg, rest, err := resolve(ref, loc.Row)
-		return append(dataRef(pkg), rest...), err
+		return append(rewrite.DataRef(pkg), rest...), err
 	})
 	if err != nil {
 		return nil, err
@@ -101,8 +103,8 @@ func Team(source, text string, packages map[string]bool) (*TeamModule, error) {
 	// A reference to data in a rule goes through an import of its package:
 	// Gatekeeper rewrites the imports of a template's libraries, but not a
 	// reference in a call's argument, nor a function called by its path.
-	aliases := m.aliases()
-	err = m.refs(func(ref ast.Ref) (ast.Ref, error) {
+	aliases := m.Aliases()
+	err = m.Refs(func(ref ast.Ref) (ast.Ref, error) {
 		switch {
 		case ref[0].Equal(ast.InputRootDocument):
 			return append(ast.MustParseRef(ReviewedObject), ref[1:]...), nil
@@ -118,7 +120,7 @@ func Team(source, text string, packages map[string]bool) (*TeamModule, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tm.Standins, err = m.builtinCalls(false); err != nil {
+	if tm.Standins, err = m.BuiltinCalls(false); err != nil {
 		return nil, err
 	}
 	for p := range refers {
@@ -127,7 +129,7 @@ func Team(source, text string, packages map[string]bool) (*TeamModule, error) {
 		}
 	}
 	sort.Strings(tm.Packages)
-	if tm.Text, err = m.text(); err != nil {
+	if tm.Text, err = m.Text(); err != nil {
 		return nil, err
 	}
 	return tm, nil
@@ -138,7 +140,7 @@ func Team(source, text string, packages map[string]bool) (*TeamModule, error) {
 func teamPackage(ref ast.Ref, packages map[string]bool) string {
 	best := ""
 	for p := range packages {
-		if ref.HasPrefix(dataRef(p)) && len(p) > len(best) {
+		if ref.HasPrefix(rewrite.DataRef(p)) && len(p) > len(best) {
 			best = p
 		}
 	}
@@ -175,9 +177,9 @@ func TeamEntry(name, pkg string, warn map[string]bool) (string, error) {
 	b.WriteString("details(m) := {} if is_string(m)\n\n")
 	b.WriteString("details(m) := {\"field\": m.field} if {\n\tis_object(m)\n\tis_string(m.field)\n\tm.field != \"\"\n}\n\n")
 	b.WriteString("details(m) := {} if {\n\tis_object(m)\n\tobject.get(m, \"field\", \"\") == \"\"\n}\n")
-	m, err := parse(name+".rego", b.String())
+	m, err := rewrite.Parse(name+".rego", b.String())
 	if err != nil {
 		return "", err
 	}
-	return m.text()
+	return m.Text()
 }

@@ -8,7 +8,7 @@
 //
 // It imports admission, admission/rewrite and rules; the targets write
 // what it compiles (admission.TeamRules).
-package team
+package admit
 
 import (
 	_ "embed"
@@ -23,7 +23,6 @@ import (
 
 	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/admission/celrewrite"
-	"github.com/ome-policy/evaluator/admission/rewrite"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/rules"
 )
@@ -72,7 +71,7 @@ func (rs Refusals) Errors() []error {
 // template (rewrite.Team: input read as the reviewed object, the ome.*
 // builtins called through their plain-Rego stand-in, which the template
 // then carries), and an entry module whose violation is made of the rule's
-// sets (rewrite.TeamEntry). A rule that reads OME's decisions gets them
+// sets (TeamEntry). A rule that reads OME's decisions gets them
 // from evaluate.rego (lib.evaluate), with the libraries of selection,
 // OME's OMERuntimeSelection check of the release, and its entry module as
 // lib.ome.runtimeselection (decisionLibs). Its constraint's one parameter,
@@ -90,7 +89,7 @@ func RegoCheck(r rules.Rule, own *rules.Set, release, generator string, selectio
 		warn[s] = rules.SetSeverity(s) == rules.Warning
 	}
 	name := strings.ToLower(admission.TeamKind(r.ID))
-	entry, err := rewrite.TeamEntry(name, r.ID, warn)
+	entry, err := TeamEntry(name, r.ID, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +137,7 @@ func RegoCheck(r rules.Rule, own *rules.Set, release, generator string, selectio
 // package of the team's it refers to, in turn, rewritten for a template
 // (rewrite.Team), by file; whether one of them reads OME's decisions, and
 // whether one calls a builtin (so that the template needs the stand-in).
-func teamModules(own *rules.Set, pkg string) (mods []*rewrite.TeamModule, decisions, standins bool, err error) {
+func teamModules(own *rules.Set, pkg string) (mods []*TeamModule, decisions, standins bool, err error) {
 	byPkg := map[string][]string{}
 	packages := map[string]bool{}
 	for f, text := range own.Modules {
@@ -165,7 +164,7 @@ func teamModules(own *rules.Set, pkg string) (mods []*rewrite.TeamModule, decisi
 		files := byPkg[p]
 		sort.Strings(files)
 		for _, f := range files {
-			tm, err := rewrite.Team(f, own.Modules[f], packages)
+			tm, err := Team(f, own.Modules[f], packages)
 			if err != nil {
 				return nil, false, false, err
 			}
@@ -179,7 +178,7 @@ func teamModules(own *rules.Set, pkg string) (mods []*rewrite.TeamModule, decisi
 	return mods, decisions, standins, nil
 }
 
-// decisionsLib gives a template OME's decisions (rewrite.Decisions).
+// decisionsLib gives a template OME's decisions (Decisions).
 //
 //go:embed evaluate.rego
 var decisionsLib string
@@ -252,7 +251,7 @@ func Policy(r rules.Rule, target string, kyverno bool) (map[string]any, error) {
 	for _, x := range objects.MapsAt(spec, "variables") {
 		vars = append(vars, admission.CELVariable{Name: objects.StringAt(x, "name"), Expression: objects.StringAt(x, "expression")})
 	}
-	tr, err := admission.NewTeamTranslator(vars)
+	tr, err := NewTeamTranslator(vars)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +268,7 @@ func Policy(r rules.Rule, target string, kyverno bool) (map[string]any, error) {
 				at := fmt.Sprintf("spec.%s[%d].%s", key, i, field)
 				out, err := tr.Translate(expr, key == "variables" && field == "expression")
 				var missing *admission.NoStandIn
-				var use *admission.VersionUse
+				var use *VersionUse
 				switch {
 				case errors.As(err, &missing) && missing.Why != "":
 					return nil, &Refusal{Rule: r, Target: target, Reason: fmt.Sprintf("%s: calls %s, which has no stand-in there: %s", at, missing.Name, missing.Why)}

@@ -1,4 +1,4 @@
-package admission
+package admit
 
 import (
 	"errors"
@@ -14,7 +14,9 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
 
+	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/builtins/cellib"
+	"github.com/ome-policy/evaluator/internal/corpus"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -70,7 +72,7 @@ func newTeamStandInPrograms(t testing.TB, exprs []string) *teamStandInPrograms {
 	}
 	lib := env(append(rules.KubernetesEnvOptions(), cellib.Library())...)
 	k8s := env(rules.KubernetesEnvOptions()...)
-	kyv := env(append(KyvernoEnvOptions(), cel.Variable("object", cel.DynType), cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)))...)
+	kyv := env(append(admission.KyvernoEnvOptions(), cel.Variable("object", cel.DynType), cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)))...)
 	tr, err := NewTeamTranslator(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +136,7 @@ func (p *teamStandInPrograms) check(exprs []string, x, y string, values, failure
 	return diffs
 }
 
-// teamVersionPairs are pairs that the generated corpus may hold too
+// teamVersionPairs are pairs that the generated strs may hold too
 // rarely: versions that differ only in the patch, or in the last digit
 // of a number, at the top of 64 bits, with and without v, with fewer
 // parts, with each suffix, and versions beside strings that are none.
@@ -151,12 +153,12 @@ var teamVersionPairs = [][2]string{
 
 // TestTeamStandInsAgreeWithTheLibrary holds the stand-ins of a team's
 // rules (TeamTranslator), in Kubernetes' CEL and in Kyverno's, to the ome
-// library on the version strings of the repository, the generated corpus
+// library on the version strings of the repository, the generated strs
 // (valid versions, near misses, hostile strings) and pairs of them.
 func TestTeamStandInsAgreeWithTheLibrary(t *testing.T) {
 	p := newTeamStandInPrograms(t, teamStandInExprs)
-	corpus := append(repoStrings("testdata"), versionCorpus(20_000)...)
-	pairs := append(append([][2]string(nil), teamVersionPairs...), versionPairs(6_000, corpus)...)
+	strs := append(corpus.RepoStrings(repoRoot, "testdata"), corpus.Versions(20_000)...)
+	pairs := append(append([][2]string(nil), teamVersionPairs...), corpus.VersionPairs(6_000, strs)...)
 	if testing.Short() {
 		pairs = pairs[:2000]
 	}
@@ -199,7 +201,7 @@ func TestTeamStandInsAgreeWithTheLibrary(t *testing.T) {
 	}
 	t.Logf("%d pairs: %d evaluations gave a value, %d failed on both sides", len(pairs), values, failures)
 	if values < len(pairs) || failures < len(pairs) {
-		t.Errorf("%d values and %d failures: the corpus must give both, many times", values, failures)
+		t.Errorf("%d values and %d failures: the strs must give both, many times", values, failures)
 	}
 }
 
@@ -211,7 +213,7 @@ func FuzzTeamStandIns(f *testing.F) {
 	for _, p := range teamVersionPairs {
 		f.Add(p[0], p[1])
 	}
-	for _, p := range versionPairs(200, versionCorpus(200)) {
+	for _, p := range corpus.VersionPairs(200, corpus.Versions(200)) {
 		f.Add(p[0], p[1])
 	}
 	p := newTeamStandInPrograms(f, teamStandInExprs)
@@ -274,7 +276,7 @@ func TestEveryLibraryFunctionHasAStandInOrIsRefused(t *testing.T) {
 			}
 			args := []string{`"1B"`, `"2B"`}[:len(o.ArgTypes())]
 			_, err := tr.Translate("dyn("+name+"("+strings.Join(args, ", ")+")) != null", false)
-			var missing *NoStandIn
+			var missing *admission.NoStandIn
 			if !errors.As(err, &missing) || missing.Name != name || missing.Why != why {
 				t.Errorf("%s: translating a call gives %v, not its refusal", name, err)
 			}
@@ -283,4 +285,20 @@ func TestEveryLibraryFunctionHasAStandInOrIsRefused(t *testing.T) {
 	if overloads < 20 {
 		t.Errorf("%d overloads of the library: fewer than it has", overloads)
 	}
+}
+
+// repoRoot is the repository's root, from this package's folder.
+const repoRoot = "../.."
+
+func celProgram(t testing.TB, env *cel.Env, expr string, opts ...cel.ProgramOption) cel.Program {
+	t.Helper()
+	ast, iss := env.Compile(expr)
+	if iss.Err() != nil {
+		t.Fatalf("compile %.300s: %v", expr, iss.Err())
+	}
+	prg, err := env.Program(ast, append([]cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prg
 }
