@@ -291,8 +291,8 @@ candidates(runtimes) := [c |
 	some k in sort([[0 - score, size_distance(r), r.metadata.name, i] |
 		some i, r in runtimes
 		compatible(r)
-		auto_selectable(object.get(r, "spec", {}))
-		score := runtime_score(model_spec, object.get(r, "spec", {}))
+		match.auto_selectable(object.get(r, "spec", {}))
+		score := match.runtime_score(model_spec, object.get(r, "spec", {}))
 		score > 0
 	])
 	c := object.union(ref(runtimes[k[3]]), {"score": 0 - k[0]})
@@ -376,9 +376,9 @@ unselectable_of(rs, kind) := [{"kind": kind, "namespace": ns, "name": name, "rea
 
 # Why a compatible runtime is not a candidate ("" when it is one).
 unselectable_reason(runtime_spec) := "no entry has autoSelect: true, so OME selects it only by spec.runtime.name" if {
-	not auto_selectable(runtime_spec)
+	not match.auto_selectable(runtime_spec)
 } else := "score 0: no entry that allows autoSelect agrees with the model's format and framework" if {
-	runtime_score(model_spec, runtime_spec) <= 0
+	match.runtime_score(model_spec, runtime_spec) <= 0
 } else := ""
 
 # OME's message when selection finds no runtime, given how many runtimes
@@ -466,69 +466,3 @@ else := {"namespaced": 0, "cluster": 0}
 
 model_out := ref(model) if model
 else := null
-
-# Spec 9, selection: a runtime's score is the best score of its entries that
-# do not say autoSelect: false (0 when there is none).
-runtime_score(model, runtime) := max(array.concat([0], [entry_score(model, e) |
-	some e in object.get(runtime, "supportedModelFormats", [])
-	object.get(e, "autoSelect", true) != false
-]))
-
-# Automatic selection needs at least one entry with autoSelect: true.
-auto_selectable(runtime) if {
-	some e in object.get(runtime, "supportedModelFormats", [])
-	e.autoSelect == true
-}
-
-# An entry scores 0 when a name or a set pair of versions disagree, or when
-# exactly one side has a framework; otherwise format weight x priority, plus
-# framework weight x priority when both have a framework. Presence of
-# versions, architecture, quantization and pipeline do not count.
-entry_score(model, entry) := 0 if {
-	not score_agrees(model, entry)
-} else := format_score(entry) + framework_score(model, entry)
-
-score_agrees(model, entry) if {
-	format_agrees(model, entry)
-	framework_agrees(model, entry)
-}
-
-format_agrees(_, entry) if not entry.modelFormat
-
-format_agrees(model, entry) if {
-	model_format := object.get(model, "modelFormat", {})
-	object.get(entry.modelFormat, "name", "") == object.get(model_format, "name", "")
-	set_versions_agree(entry.modelFormat, model_format)
-}
-
-framework_agrees(model, entry) if {
-	not model.modelFramework
-	not entry.modelFramework
-}
-
-framework_agrees(model, entry) if {
-	object.get(entry.modelFramework, "name", "") == object.get(model.modelFramework, "name", "")
-	set_versions_agree(entry.modelFramework, model.modelFramework)
-}
-
-set_versions_agree(want, got) if not want.version
-
-set_versions_agree(want, got) if not got.version
-
-set_versions_agree(want, got) if match.version_accepted(object.get(want, "operator", "Equal"), want.version, got.version)
-
-format_score(entry) := weight(entry.modelFormat, 10) * priority(entry) if entry.modelFormat
-else := 0
-
-framework_score(model, entry) := weight(entry.modelFramework, 5) * priority(entry) if {
-	model.modelFramework
-	entry.modelFramework
-} else := 0
-
-# The API server stores an absent weight as 1; OME's own code turns an
-# explicit 0 into its default (10 for a format, 5 for a framework).
-weight(spec, default_weight) := 1 if not spec.weight
-else := default_weight if spec.weight == 0
-else := spec.weight
-
-priority(entry) := object.get(entry, "priority", 1)
