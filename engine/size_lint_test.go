@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ome-policy/evaluator/builtins"
+	"github.com/ome-policy/evaluator/objects"
+)
+
+// sizeCorpus is testdata/lint/size-corpus.txt, the sizes at the edges of
+// OME's parser, with n random ones: text of the characters a size is
+// made of, and numbers of every shape ParseFloat reads.
+func sizeCorpus(t testing.TB, n int) []string {
+	t.Helper()
+	f, err := os.Open("../testdata/lint/size-corpus.txt")
+	require.NoError(t, err)
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if line := sc.Text(); line != "" && !strings.HasPrefix(line, "#") {
+			var s string
+			require.NoError(t, json.Unmarshal([]byte(line), &s), line)
+			out = append(out, s)
+		}
+	}
+	require.NoError(t, sc.Err())
+	g := gen{rand.New(rand.NewSource(76))}
+	digits := func(max int) string {
+		b := make([]byte, g.r.Intn(max)+1)
+		for i := range b {
+			b[i] = "0123456789"[g.r.Intn(10)]
+		}
+		return string(b)
+	}
+	for range n {
+		if g.maybe(0.5) {
+			const chars = "0123456789._eEpPxX+-abfinINFtyTBMGk "
+			b := make([]byte, g.r.Intn(9))
+			for i := range b {
+				b[i] = chars[g.r.Intn(len(chars))]
+			}
+			out = append(out, string(b))
+			continue
+		}
+		s := g.pick("", "-", "+") + digits(4)
+		if g.maybe(0.5) {
+			s += "." + digits(4)
+		}
+		if g.maybe(0.5) {
+			s += g.pick("e", "E", "e-", "e+") + digits(4)
+		}
+		out = append(out, s+g.pick("", "T", "B", "M", "b", " B", "G"))
+	}
+	return out
+}
+
+// sizeObjects are a model of each size and a runtime whose range has it as
+// both bounds, in a file of dir.
+func sizeObjects(t testing.TB, dir string, sizes []string) []*objects.Object {
+	t.Helper()
+	var b strings.Builder
+	for i, s := range sizes {
+		q, err := json.Marshal(s)
+		require.NoError(t, err)
+		fmt.Fprintf(&b, `---
+apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata: {name: m%d}
+spec:
+  modelFormat: {name: safetensors}
+  modelFramework: {name: transformers}
+  modelParameterSize: %s
+---
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata: {name: r%d}
+spec:
+  modelSizeRange: {min: %s, max: %s}
+  supportedModelFormats:
+  - modelFormat: {name: safetensors}
+    modelFramework: {name: transformers}
+`, i, q, i, q, q)
+	}
+	path := filepath.Join(dir, "sizes.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	objs, err := objects.Load([]string{path}, objects.LoadOptions{Lenient: true})
+	require.NoError(t, err)
+	return objs
+}
+
+// unparsed-size finds exactly the sizes that OME's parser reads as 0
+// though they are not a zero (builtins.SizeParses, Go's own ParseFloat),
+// on every engine: the CEL rule is plain CEL, which the admission bundles
+// hold as it is, and the Rego one asks ome.go.is_float.
+func TestUnparsedSizeIsOMEsParser(t *testing.T) {
+	sizes := sizeCorpus(t, 800)
+	objs := sizeObjects(t, t.TempDir(), sizes)
+	linters := testLinters(t)
+	for _, name := range []string{CEL, Rego} {
+		l := linters[name]
+		fs, err := Lint(l, objs, LintOptions{})
+		require.NoError(t, err)
+		got := map[string]bool{}
+		for _, f := range fs {
+			if f.Rule == "unparsed-size" {
+				got[f.Object.Name+" "+f.Field] = true
+			}
+		}
+		bad := 0
+		for i, s := range sizes {
+			want := !builtins.SizeParses(s)
+			for _, k := range []string{fmt.Sprintf("m%d spec.modelParameterSize", i), fmt.Sprintf("r%d spec.modelSizeRange.min", i), fmt.Sprintf("r%d spec.modelSizeRange.max", i)} {
+				if got[k] != want {
+					t.Errorf("%s: %q (%s): unparsed-size %v, OME reads it as 0: %v", name, s, k, got[k], want)
+				}
+			}
+			if want {
+				bad++
+			}
+		}
+		require.Greater(t, bad, 100, name)
+		require.Less(t, bad, len(sizes)-100, name)
+	}
+}
