@@ -12,8 +12,8 @@
 #   ("spec.supportedModelFormats[0].modelFramework.version").
 # - data.ome.lint.set_findings, with input {"objects", "crossCheck"}: the
 #   findings about the input as a whole. Each of input.objects is
-#   {"kind", "namespace", "name", "file", "line", "valid", "spec"}, in input
-#   order (namespace is "" for the cluster-scoped kinds, as Kubernetes
+#   {"kind", "namespace", "name", "file", "line", "valid", "readsFiles",
+#   "spec"}, in input order (namespace is "" for the cluster-scoped kinds, as Kubernetes
 #   ignores theirs; spec holds at least each format and framework block's
 #   name, and is whole with crossCheck; valid is false when a field that
 #   matching reads has the wrong type, and such objects are left out of the
@@ -712,6 +712,7 @@ ref_of(i, o) := {
 	"isRuntime": o.kind in {"ServingRuntime", "ClusterServingRuntime"},
 	"spec": spec_of(o),
 	"valid": o.valid,
+	"readsFiles": object.get(o, "readsFiles", false),
 }
 
 ns_prefix("") := ""
@@ -952,6 +953,7 @@ tie_findings := [f |
 	near := min([c.distance | some c in scoped; c.score == top])
 	tied := [c | some [_, c] in sort([[c.r.name, c] | some c in scoped; c.score == top; c.distance == near])]
 	count(tied) > 1
+	tie_certain(m, tied)
 	f := {
 		"index": m.index, "rule": "selection-tie", "severity": "warning", "field": "spec",
 		"message": concat("", [
@@ -963,6 +965,22 @@ tie_findings := [f |
 		]),
 	}
 ]
+
+# A model without a size whose files OME reads (readsFiles) gets one from
+# its weights (spec 8), by which OME ranks too: its tie is certain only
+# when the runtimes have one size range.
+tie_certain(m, _) if has(m.spec, "modelParameterSize")
+
+tie_certain(m, _) if not m.readsFiles
+
+tie_certain(_, tied) if count({size_range_key(c.r.spec) | some c in tied}) == 1
+
+size_range_key(runtime_spec) := [bound_value(range, "min"), bound_value(range, "max"), true] if {
+	range := runtime_spec.modelSizeRange
+} else := [null, null, false]
+
+bound_value(range, bound) := ome.size.parse(range[bound]) if has(range, bound)
+else := null
 
 # The runtimes OME may auto-select for the model m, with their score, scope
 # ("" for the cluster) and distance.

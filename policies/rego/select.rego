@@ -13,6 +13,8 @@
 #   selected   the chosen runtime {kind, namespace, name} (only when admitted by selection)
 #   model      the model the InferenceService refers to, when found
 #   candidates runtimes that could be chosen, best first: {kind, namespace, name, score}
+#   tiedWith   the candidates that tie with the selected one on all but the name: {kind, namespace, name}
+#   tiePriority a priority that breaks that tie (0 without one)
 #   excluded   runtimes that are not compatible, in the order OME checks them: {kind, namespace, name, reason}
 #   unselectable runtimes that are compatible but never selected, in the order OME checks them: {kind, namespace, name, reason}
 #   checked    {namespaced, cluster}: how many runtimes were looked at
@@ -288,15 +290,64 @@ format_name_of(s) := object.get(object.get(s, "modelFormat", {}), "name", "")
 # (Names are unique within each list, so the check order does not enter.)
 # Whether a runtime is compatible is compatible(r), in select_plan.rego.
 candidates(runtimes) := [c |
-	some k in sort([[0 - score, size_distance(r), r.metadata.name, i] |
-		some i, r in runtimes
-		compatible(r)
-		match.auto_selectable(object.get(r, "spec", {}))
-		score := match.runtime_score(model_spec, object.get(r, "spec", {}))
-		score > 0
-	])
+	some k in candidate_keys(runtimes)
 	c := object.union(ref(runtimes[k[3]]), {"score": 0 - k[0]})
 ]
+
+# Each candidate of runtimes as its sort key: [-score, distance, name,
+# place in runtimes], best first.
+candidate_keys(runtimes) := sort([[0 - score, size_distance(r), r.metadata.name, i] |
+	some i, r in runtimes
+	compatible(r)
+	match.auto_selectable(object.get(r, "spec", {}))
+	score := match.runtime_score(model_spec, object.get(r, "spec", {}))
+	score > 0
+])
+
+# The candidates that tie with the selected runtime on all but the name:
+# of its scope, with its score and its distance. OME takes the first by
+# name, the selected one, so the choice rests on a name (when certain:
+# size_certain).
+tied_with := [ref(rs[k[3]]) | some k in array.slice(keys, 1, count(keys))] if {
+	[rs, all_keys] := selected_scope
+	keys := [k | some k in all_keys; k[0] == all_keys[0][0]; k[1] == all_keys[0][1]]
+	size_certain([rs[k[3]] | some k in keys])
+} else := []
+
+# A model without a size whose files OME reads (no
+# ome.oracle.com/skip-config-parsing: "true") gets one from its weights
+# (spec 8), by which OME ranks too: a tie of runtimes is certain only
+# when they all have one size range.
+size_certain(_) if has(model_spec, "modelParameterSize")
+
+size_certain(_) if object.get(model, ["metadata", "annotations", "ome.oracle.com/skip-config-parsing"], "") == "true"
+
+size_certain(rs) if count({size_range_key(r) | some r in rs}) == 1
+
+size_range_key(r) := [bound_value(range, "min"), bound_value(range, "max"), true] if {
+	range := r.spec.modelSizeRange
+} else := [null, null, false]
+
+bound_value(range, bound) := ome.size.parse(range[bound]) if has(range, bound)
+else := null
+
+# The scope of the selected runtime, with its candidates' keys.
+selected_scope := [namespaced_runtimes, keys] if {
+	keys := candidate_keys(namespaced_runtimes)
+	count(keys) > 0
+} else := [cluster_runtimes, keys] if {
+	keys := candidate_keys(cluster_runtimes)
+	count(keys) > 0
+}
+
+# A priority that would make any of the tied runtimes win: one more than
+# every priority of their entries (1 when unset); 0 without a tie.
+tie_priority := 0 if count(tied_with) == 0
+else := max(array.concat([1], [object.get(e, "priority", 1) |
+	[rs, keys] := selected_scope
+	some k in array.slice(keys, 0, count(tied_with) + 1)
+	some e in object.get(rs[k[3]], ["spec", "supportedModelFormats"], [])
+])) + 1
 
 size_distance(r) := 0 if not has(model_spec, "modelParameterSize")
 else := 0 if not has(object.get(r, "spec", {}), "modelSizeRange")
@@ -444,6 +495,8 @@ else := "namespace-scoped"
 
 result := object.union(decision, {
 	"candidates": candidates_out,
+	"tiedWith": tied_with_out,
+	"tiePriority": tie_priority_out,
 	"excluded": excluded_out,
 	"checked": checked_out,
 	"unselectable": unselectable_out,
@@ -457,6 +510,12 @@ else := []
 
 excluded_out := excluded if decision.selection
 else := []
+
+tied_with_out := tied_with if step == "selected"
+else := []
+
+tie_priority_out := tie_priority if step == "selected"
+else := 0
 
 unselectable_out := unselectable if decision.selection
 else := []

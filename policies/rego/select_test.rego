@@ -144,3 +144,21 @@ test_an_empty_accelerator_class_is_a_class if {
 	svc := object.union(service({"model": {"name": "llama"}, "engine": {}}), {"metadata": {"annotations": {"ome.io/accelerator-class": ""}}})
 	select.accelerator_classes == [""] with input as {"inferenceService": svc, "objects": []}
 }
+
+# Runtimes that tie on score and size distance are ranked by name alone:
+# the result names the others, with a priority that breaks the tie.
+test_tie_on_all_but_the_name if {
+	r := select.result with input as {
+		"inferenceService": service({"model": {"name": "llama"}, "engine": {}}),
+		"objects": [
+			model_object,
+			runtime("b", {"supportedModelFormats": [entry({})]}),
+			runtime("a", {"supportedModelFormats": [entry({})]}),
+			runtime("c", {"supportedModelFormats": [entry({"priority": 2})]}),
+			runtime("d", {"supportedModelFormats": [entry({"priority": 2}), entry({"priority": 4, "autoSelect": false})]}),
+		],
+	}
+	r.selected.name == "c"
+	r.tiedWith == [{"kind": "ClusterServingRuntime", "namespace": "", "name": "d"}]
+	r.tiePriority == 5
+}
