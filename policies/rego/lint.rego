@@ -986,11 +986,22 @@ else := null
 # ("" for the cluster) and distance.
 tie_candidates(m) := [{"r": r, "score": score, "scope": runtime_scope(r), "distance": size_distance(m.spec, r.spec)} |
 	some r in scoped_runtimes(m)
+	may_accept(m.spec, r.spec)
 	match.runtime_result(m.spec, r.spec).compatible
 	match.auto_selectable(r.spec)
 	score := match.runtime_score(m.spec, r.spec)
 	score > 0
 ]
+
+# A runtime with an entry that says autoSelect: true, and one of the
+# model's format name and architecture (which an entry that matches has).
+may_accept(model_spec, runtime_spec) if {
+	match.auto_selectable(runtime_spec)
+	some e in object.get(runtime_spec, "supportedModelFormats", [])
+	is_object(e)
+	object.get(e, ["modelFormat", "name"], null) == object.get(model_spec, ["modelFormat", "name"], "")
+	object.get(e, "modelArchitecture", null) == object.get(model_spec, "modelArchitecture", null)
+}
 
 runtime_scope(r) := r.namespace if r.kind == "ServingRuntime"
 else := ""
