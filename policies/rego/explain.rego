@@ -480,14 +480,9 @@ one_bound_note(r) := [] if {
 zero_sizes(size, r) := [z |
 	sizes := array.concat([size], [b | some k in ["min", "max"]; b := r[k]])
 	some i, z in sizes
-	not ome.go.is_float(size_number(z))
+	not match.size_parses(z)
 	not z in array.slice(sizes, 0, i)
 ]
-
-size_number(s) := trim_suffix(s, "T") if endswith(s, "T")
-else := trim_suffix(s, "B") if endswith(s, "B")
-else := trim_suffix(s, "M") if endswith(s, "M")
-else := s
 
 zero_sizes_text([]) := ""
 

@@ -639,9 +639,8 @@ else := "neither a min nor a max"
 bound_text(v) := concat("", [" (", v, ")"]) if is_string(v)
 else := ""
 
-# unparsed-size: a size that OME reads as 0 without a word (spec 9: one
-# last T, B or M off, then Go's strconv.ParseFloat, ome.go.is_float; text
-# it refuses is 0): a model's modelParameterSize, a runtime's
+# unparsed-size: a size that OME reads as 0 without a word
+# (match.size_parses): a model's modelParameterSize, a runtime's
 # modelSizeRange.min and max.
 size_findings := [{
 	"rule": "unparsed-size", "severity": "error", "field": f.field,
@@ -652,7 +651,7 @@ size_findings := [{
 	]),
 } |
 	some f in size_fields
-	not ome.go.is_float(size_number(f.value))
+	not match.size_parses(f.value)
 ]
 
 size_fields := [{"field": "spec.modelParameterSize", "what": "model", "name": "modelParameterSize", "value": v} |
@@ -667,12 +666,6 @@ else := [{"field": concat(".", ["spec.modelSizeRange", k]), "what": k, "name": c
 	is_string(v)
 ] if is_runtime
 else := []
-
-# The number of a size, as OME reads it: one last T, B or M off.
-size_number(s) := trim_suffix(s, "T") if endswith(s, "T")
-else := trim_suffix(s, "B") if endswith(s, "B")
-else := trim_suffix(s, "M") if endswith(s, "M")
-else := s
 
 size_consequence := {
 	"model": "the model fits only a runtime whose modelSizeRange starts at 0, or that has none",

@@ -354,3 +354,15 @@ else := default_weight if spec.weight == 0
 else := spec.weight
 
 priority(entry) := object.get(entry, "priority", 1)
+
+# Spec 9: whether OME reads a model size as the number it writes: once one
+# last T, B or M is off, Go's strconv.ParseFloat takes the rest
+# (ome.go.is_float). Any other text OME reads as 0 (8b, 7 B, 7G, seven,
+# "", a number beyond the largest float64).
+size_parses(s) if ome.go.is_float(size_number(s))
+
+size_number(s) := trim_suffix(s, "T") if endswith(s, "T")
+else := trim_suffix(s, "B") if endswith(s, "B")
+else := trim_suffix(s, "M") if endswith(s, "M")
+else := s
+
