@@ -114,7 +114,7 @@ func (tf *TieFinder) Tie(model, runtime Ref) (*Tie, error) {
 	d, ok := tf.decisions[key]
 	if !ok {
 		var err error
-		if d, err = tf.sel.Select(modelService(m, ns), tf.cluster); err != nil {
+		if d, err = tf.sel.Select(modelService(m, ns), tf.candidates(m)); err != nil {
 			return nil, fmt.Errorf("the tie of model %s: %w", m.Ref(), err)
 		}
 		tf.decisions[key] = d
@@ -133,6 +133,35 @@ func (tf *TieFinder) Tie(model, runtime Ref) (*Tie, error) {
 		}
 	}
 	return t, nil
+}
+
+// candidates are the model m and the runtimes given that may be
+// candidates for it: those with an entry that says autoSelect: true and
+// one of the model's format name and architecture, which the entry that
+// matches has. The others are not ranked, so the decision's selected
+// runtime and ties are the same without them, and selection is asked of
+// fewer runtimes.
+func (tf *TieFinder) candidates(m *objects.Object) []*objects.Object {
+	spec := m.Spec()
+	format, _ := spec["modelFormat"].(map[string]any)
+	out := []*objects.Object{m}
+	for _, o := range tf.cluster {
+		if !o.IsRuntime() {
+			continue
+		}
+		entries, _ := o.Spec()["supportedModelFormats"].([]any)
+		auto, named := false, false
+		for _, x := range entries {
+			e, _ := x.(map[string]any)
+			auto = auto || e["autoSelect"] == true
+			f, _ := e["modelFormat"].(map[string]any)
+			named = named || f != nil && format != nil && f["name"] == format["name"] && e["modelArchitecture"] == spec["modelArchitecture"]
+		}
+		if auto && named {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // freeNamespace is a namespace with no ServingRuntime given and no
