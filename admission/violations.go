@@ -38,8 +38,8 @@ func LintEach(l engine.Linter, objs []*objects.Object) ([]ObjectFindings, error)
 // of `evaluate lint` that make sense at admission.
 var LintRules = []string{
 	"invalid-version", "empty-version", "unknown-operator", "missing-format", "missing-framework",
-	"incomplete-size-range", "ordering-operator-with-suffix", "operator-without-version", "ignored-field",
-	"name-case", "unknown-deployment-mode",
+	"incomplete-size-range", "unparsed-size", "ordering-operator-with-suffix", "operator-without-version", "ignored-field",
+	"zero-weight", "implicit-autoselect", "name-case", "unknown-deployment-mode",
 }
 
 // NotAtAdmission are the rules of `evaluate lint` that OMEVersionLint
@@ -47,8 +47,8 @@ var LintRules = []string{
 // such objects first (crd-schema, wrong-type, non-string-version), the
 // API server drops the field (unread-field), or the rule reads more than
 // the one object under review (duplicate-name, unmatched-model,
-// unreachable-entry).
-var NotAtAdmission = []string{"crd-schema", "wrong-type", "non-string-version", "unread-field", "duplicate-name", "unmatched-model", "unreachable-entry"}
+// unreachable-entry, selection-tie).
+var NotAtAdmission = []string{"crd-schema", "wrong-type", "non-string-version", "unread-field", "duplicate-name", "unmatched-model", "unreachable-entry", "selection-tie"}
 
 // UnenforcedRules are the ids of rules (of the policies' lint-rules.yaml)
 // that OMEVersionLint neither applies nor leaves out for a reason: rules

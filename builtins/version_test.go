@@ -386,6 +386,19 @@ func TestParseModelSize(t *testing.T) {
 	require.True(t, math.IsInf(builtins.ParseModelSize("-infT"), -1))
 }
 
+// SizeParses tells a size OME reads as written from one it reads as 0:
+// a real zero parses; what strconv.ParseFloat refuses once one T, B or M
+// is off does not.
+func TestSizeParses(t *testing.T) {
+	for _, s := range []string{"7B", "3.21B", "500M", "1.5T", "7", "0", "0B", "-0", "0.0M", "1e3M", "1_000B", "0x1p3B", "NaN", "InfT", "1e-400"} {
+		require.True(t, builtins.SizeParses(s), "%q", s)
+	}
+	for _, s := range []string{"8b", "7 B", "7G", "1.5K", "seven", "", "B", "7BB", " 7B", "1,5B", "1e400", "1e400B", "0x1p1024T", "_1B"} {
+		require.False(t, builtins.SizeParses(s), "%q", s)
+		require.Zero(t, builtins.ParseModelSize(s), "%q", s)
+	}
+}
+
 func TestCompareSizes(t *testing.T) {
 	tests := []struct {
 		a, b string

@@ -44,6 +44,7 @@ type (
 	Finding          = answer.Finding
 	LintOptions      = answer.LintOptions
 	Explanation      = answer.Explanation
+	Tie              = answer.Tie
 	EntryExplanation = answer.EntryExplanation
 	Check            = answer.Check
 	CheckVersions    = answer.CheckVersions

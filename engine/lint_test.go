@@ -61,7 +61,10 @@ var fixtureRules = map[string]string{
 	"unknown-deployment-mode-inferenceservice.yaml": "unknown-deployment-mode",
 	"unknown-operator.yaml":                         "unknown-operator",
 	"unread-field.yaml":                             "unread-field",
+	"unparsed-size.yaml":                            "unparsed-size",
 	"wrong-type.yaml":                               "wrong-type",
+	"zero-weight.yaml":                              "zero-weight",
+	"implicit-autoselect.yaml":                      "implicit-autoselect",
 }
 
 // Each fixture plants one problem: exactly one finding, of its rule, on
@@ -104,6 +107,7 @@ func TestLintFixtureLocations(t *testing.T) {
 		"empty-version.yaml:12 error empty-version spec.modelFramework.version",
 		"ignored-field-model-operator.yaml:14 warning ignored-field spec.modelFramework.operator",
 		"ignored-field.yaml:8 warning ignored-field spec.supportedModelFormats[0].version",
+		"implicit-autoselect.yaml:14 warning implicit-autoselect spec.supportedModelFormats[1]",
 		"incomplete-size-range.yaml:10 error incomplete-size-range spec.modelSizeRange",
 		"invalid-version.yaml:13 error invalid-version spec.supportedModelFormats[0].modelFramework.version",
 		"missing-format.yaml:8 error missing-format spec.supportedModelFormats[0].modelFormat",
@@ -117,8 +121,10 @@ func TestLintFixtureLocations(t *testing.T) {
 		`unknown-deployment-mode-inferenceservice.yaml:13 warning unknown-deployment-mode spec.engine.annotations["ome.io/deploymentMode"]`,
 		`unknown-deployment-mode.yaml:17 warning unknown-deployment-mode spec.engineConfig.annotations["ome.io/deploymentMode"]`,
 		"unknown-operator.yaml:14 error unknown-operator spec.supportedModelFormats[0].modelFramework.operator",
+		"unparsed-size.yaml:14 error unparsed-size spec.modelSizeRange.max",
 		"unread-field.yaml:16 warning unread-field spec.acceleratorRequirements.minComputeCapability",
 		"wrong-type.yaml:10 error wrong-type spec.supportedModelFormats[0].autoSelect",
+		"zero-weight.yaml:9 warning zero-weight spec.supportedModelFormats[0].modelFormat.weight",
 	}, got)
 	require.Equal(t, Ref{Kind: objects.KindClusterServingRuntime, Name: "twice"}, fs[0].Object)
 }
@@ -154,6 +160,12 @@ func TestLintCrossCheck(t *testing.T) {
 		require.Len(t, fs, 1, name)
 		require.Equal(t, "unreachable-entry", fs[0].Rule)
 		require.Equal(t, Ref{Kind: objects.KindClusterServingRuntime, Name: "mistral-only"}, fs[0].Object)
+
+		fs = lintPaths(t, l, true, "../testdata/lint/cross-check/selection-tie.yaml")
+		require.Len(t, fs, 1, name)
+		require.Equal(t, "selection-tie", fs[0].Rule)
+		require.Equal(t, Ref{Kind: objects.KindClusterBaseModel, Name: "llama-3-1-8b"}, fs[0].Object)
+		require.Contains(t, fs[0].Message, "ClusterServingRuntime sglang-llama and ClusterServingRuntime vllm-llama tie on score 2", name)
 
 		// Without the cross-check, nothing.
 		require.Empty(t, lintPaths(t, l, false, "../testdata/lint/cross-check"), name)

@@ -39,6 +39,9 @@ func (x *explainText) Write(es []engine.Explanation, _ []results.Problem) error 
 		for _, n := range e.Notes {
 			fmt.Fprintf(&b, "    note: %s\n", n)
 		}
+		if t := e.Tie; t != nil {
+			fmt.Fprintf(&b, "    %s\n", ExplainTieText(e.Runtime, *t))
+		}
 		if len(e.Entries) == 0 {
 			b.WriteString("\n  no entries: spec.supportedModelFormats is empty, so the runtime supports no model\n")
 		}

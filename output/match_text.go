@@ -3,8 +3,10 @@ package output
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/ome-policy/evaluator/builtins"
 	"github.com/ome-policy/evaluator/engine"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/results"
@@ -20,6 +22,9 @@ type matchText struct {
 	width     int // of the RUNTIME column
 	models    int
 	unserved  int
+	// zeroSizes are the sizes of each model and runtime given that OME
+	// reads as 0 (builtins.SizeParses): a note says so under the table.
+	zeroSizes map[engine.Ref][]string
 }
 
 // RefText names an object: "ClusterServingRuntime rt", "BaseModel ns/m".
@@ -37,10 +42,25 @@ func runtimeText(r engine.Ref) string {
 	return r.Name
 }
 
-func (m *matchText) Begin(_, runtimes []*objects.Object) error {
+func (m *matchText) Begin(models, runtimes []*objects.Object) error {
 	m.width = len("RUNTIME")
 	for _, r := range runtimes {
 		m.width = max(m.width, len(runtimeText(objects.RefOf(r))))
+	}
+	m.zeroSizes = map[engine.Ref][]string{}
+	for _, o := range append(append([]*objects.Object(nil), models...), runtimes...) {
+		spec := o.Spec()
+		var sizes []any
+		if o.IsModel() {
+			sizes = append(sizes, spec["modelParameterSize"])
+		} else if r, ok := spec["modelSizeRange"].(map[string]any); ok {
+			sizes = append(sizes, r["min"], r["max"])
+		}
+		for _, v := range sizes {
+			if s, ok := v.(string); ok && !builtins.SizeParses(s) {
+				m.zeroSizes[objects.RefOf(o)] = append(m.zeroSizes[objects.RefOf(o)], s)
+			}
+		}
 	}
 	return nil
 }
@@ -69,6 +89,28 @@ func (m *matchText) Model(model engine.Ref, results []engine.Result) error {
 	}
 	if matches == 0 {
 		m.unserved++
+	}
+	// The sizes that OME reads as 0, where the table shows the size check:
+	// the model's, and the bounds of each runtime refused for its size.
+	if len(results) > 0 {
+		zeros := slices.Clone(m.zeroSizes[model])
+		for _, r := range results {
+			if strings.HasPrefix(r.Reason, "model size ") {
+				for _, z := range m.zeroSizes[r.Runtime] {
+					if !slices.Contains(zeros, z) {
+						zeros = append(zeros, z)
+					}
+				}
+			}
+		}
+		if len(zeros) > 0 {
+			verb := "reads"
+			if len(zeros) > 1 {
+				verb = "read"
+			}
+			wrapTo(&b, fmt.Sprintf("  note: %s %s as 0: OME reads a size as a decimal number with an optional upper-case T, B or M, and any other text as 0 (evaluate lint: unparsed-size)",
+				joinAnd(zeros), verb), m.lineWidth, 2)
+		}
 	}
 	fmt.Fprintf(&b, "  %d compatible runtime(s)\n", matches)
 	_, err := io.WriteString(m.w, b.String())

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ome-policy/evaluator/engine"
+	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/results"
 )
 
@@ -101,6 +102,9 @@ func (s *selectText) Write(results []results.SelectResult, _ []results.Problem) 
 		switch {
 		case d.Admitted && d.Selected != nil:
 			line("  ADMITTED: OME selects %s", RefText(*d.Selected))
+			if len(d.TiedWith) > 0 && len(d.Candidates) > 0 {
+				line("  %s", TieText(d.Candidates[0].Score, d.TiedWith, d.TiePriority))
+			}
 		case d.Admitted:
 			line("  ADMITTED: no runtime selection (no engine, a named runtime, or a runner image of its own)")
 		default:
@@ -202,4 +206,43 @@ func writeExcluded(line func(string, ...any), excluded []engine.Excluded) {
 			line("      OME's message names %s once, with the reason of %s", e.Name, RefText(*e.HiddenBy))
 		}
 	}
+}
+
+// TieText says that OME chose a runtime by name alone: the others tie
+// with it on score (and size distance), and priority would make the one
+// meant win.
+func TieText(score int64, tied []objects.Ref, priority int) string {
+	texts := make([]string, len(tied))
+	for i, r := range tied {
+		texts[i] = RefText(r)
+	}
+	verb := "ties"
+	if len(texts) > 1 {
+		verb = "tie"
+	}
+	return fmt.Sprintf("tie: OME chose it by name alone: %s %s with it on score %d and size distance; set priority: %d on the entry of the runtime you mean to choose on purpose",
+		joinAnd(texts), verb, score, priority)
+}
+
+// joinAnd joins texts as a sentence does: "a", "a and b", "a, b and c".
+func joinAnd(texts []string) string {
+	if len(texts) < 2 {
+		return strings.Join(texts, "")
+	}
+	return strings.Join(texts[:len(texts)-1], ", ") + " and " + texts[len(texts)-1]
+}
+
+// ExplainTieText says of a runtime explained that OME picks between it and
+// others for the model by name alone.
+func ExplainTieText(runtime objects.Ref, t engine.Tie) string {
+	texts := make([]string, len(t.TiedWith))
+	for i, r := range t.TiedWith {
+		texts[i] = RefText(r)
+	}
+	taken := "takes this one"
+	if t.Selected != runtime {
+		taken = "takes " + RefText(t.Selected)
+	}
+	return fmt.Sprintf("tie: OME picks between this runtime and %s by name alone for this model (score %d and size distance tie), and %s; set priority: %d on the entry of the runtime you mean to choose on purpose",
+		joinAnd(texts), t.Score, taken, t.Priority)
 }

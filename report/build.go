@@ -388,6 +388,13 @@ func explainInto(t *table, in Input) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
+	sel, err := engine.NewSelector(in.Engine, in.Policies)
+	if err != nil {
+		return nil, err
+	}
+	// The ties, as evaluate explain finds them: asked of each model's
+	// runtimes before its explanations are computed.
+	ties := engine.NewTieFinder(sel, append(append([]*objects.Object(nil), in.Models...), in.Runtimes...))
 	type batch struct {
 		docs [][]byte
 		err  error
@@ -401,6 +408,12 @@ func explainInto(t *table, in Input) ([]int, error) {
 		for _, m := range in.Models {
 			docs := make([][]byte, len(in.Runtimes))
 			errs := make([]error, len(in.Runtimes))
+			tied := make([]*engine.Tie, len(in.Runtimes))
+			for ri, r := range in.Runtimes {
+				if objects.InScope(m, r) {
+					tied[ri], errs[ri] = ties.Tie(objects.RefOf(m), objects.RefOf(r))
+				}
+			}
 			jobs := make(chan int)
 			var wg sync.WaitGroup
 			for w := 0; w < workers; w++ {
@@ -409,10 +422,16 @@ func explainInto(t *table, in Input) ([]int, error) {
 					defer wg.Done()
 					for ri := range jobs {
 						r := in.Runtimes[ri]
+						if errs[ri] != nil {
+							continue
+						}
 						e, err := x.Explain(m, r)
 						if err != nil {
 							errs[ri] = fmt.Errorf("model %s (%s) against runtime %s (%s): %w", m.Ref(), m.File, r.Ref(), r.File, err)
 							continue
+						}
+						if e.Compatible {
+							e.Tie = tied[ri]
 						}
 						var b bytes.Buffer
 						w, _ := output.NewExplainWriter("json", &b, output.Style{}, in.Policies.Release)

@@ -83,3 +83,27 @@ func MissingPair(models, runtimes int, modelName, runtimeName string) string {
 	}
 	return "OME never pairs these models with these runtimes (a BaseModel and a ServingRuntime of another namespace)"
 }
+
+// ExplainTies gives each explanation of es whose runtime ties with others
+// for its model the tie (engine.TieFinder), with the models and runtimes
+// of objs as the cluster. Only a compatible runtime can tie.
+func ExplainTies(engineName string, set *policyset.Set, objs []*objects.Object, es []engine.Explanation) error {
+	var tf *engine.TieFinder
+	for i := range es {
+		if !es[i].Compatible {
+			continue
+		}
+		if tf == nil {
+			sel, err := engine.NewSelector(engineName, set)
+			if err != nil {
+				return err
+			}
+			tf = engine.NewTieFinder(sel, objs)
+		}
+		var err error
+		if es[i].Tie, err = tf.Tie(es[i].Model, es[i].Runtime); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -158,6 +158,7 @@ func omeVersionLintRefuses(findings []engine.Finding, o *objects.Object, severit
 		"invalid-version": true, "empty-version": true, "unknown-operator": true, "missing-format": true,
 		"missing-framework": true, "incomplete-size-range": true, "ordering-operator-with-suffix": true,
 		"operator-without-version": true, "ignored-field": true, "unknown-deployment-mode": true, "name-case": true,
+		"unparsed-size": true, "zero-weight": true, "implicit-autoselect": true,
 	}
 	readsFiles := true
 	if meta, ok := o.Value["metadata"].(map[string]any); ok {

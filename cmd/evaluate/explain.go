@@ -78,6 +78,9 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := runner.ExplainTies(o.engineName, set, objs, es); err != nil {
+		return err
+	}
 	w, err := output.NewExplainWriter(o.format, cmd.OutOrStdout(), output.StyleFor(cmd.OutOrStdout(), o.noColor), set.Release)
 	if err != nil {
 		return badInput(err)

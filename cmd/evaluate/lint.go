@@ -43,7 +43,7 @@ func newLintCommand(g *globalOptions) *cobra.Command {
 	addEngineFlag(cmd, &o.engineName, engine.CEL)
 	addReleaseFlag(cmd, g)
 	addFormatFlag(cmd, &o.format, output.LintFormats)
-	cmd.Flags().BoolVar(&o.crossCheck, "cross-check", false, "also pair every model with every runtime OME pairs it with (unmatched-model, unreachable-entry)")
+	cmd.Flags().BoolVar(&o.crossCheck, "cross-check", false, "also pair every model with every runtime OME pairs it with (unmatched-model, unreachable-entry, selection-tie)")
 	cmd.Flags().BoolVar(&o.failOnWarn, "fail-on-warn", false, "exit 1 on warnings too")
 	cmd.Flags().BoolVar(&o.noColor, "no-color", false, "plain text even on a terminal (so does the NO_COLOR environment variable)")
 	cmd.Flags().BoolVar(&o.listRules, "list-rules", false, "list the rules: id, severity and what each finds")

@@ -125,7 +125,7 @@ func TestLintFindsEveryRule(t *testing.T) {
 		r = evaluate(t, 30*time.Second, "", "lint", "-o", "json", f)
 		require.Empty(t, decodeLintJSON(t, r.stdout), "%s is clean on the newest release", f)
 	}
-	for _, f := range []string{"unmatched-model.yaml", "unreachable-entry.yaml"} {
+	for _, f := range []string{"unmatched-model.yaml", "unreachable-entry.yaml", "selection-tie.yaml"} {
 		r := evaluate(t, 30*time.Second, "", "lint", "-o", "json", "--cross-check", lintCross+"/"+f)
 		require.Equal(t, 0, r.code, r.stderr)
 		fs := decodeLintJSON(t, r.stdout)
@@ -140,10 +140,10 @@ func TestLintFindsEveryRule(t *testing.T) {
 	}
 	sort.Strings(rules)
 	require.Equal(t, []string{
-		"duplicate-name", "empty-version", "ignored-field", "incomplete-size-range", "invalid-version",
+		"duplicate-name", "empty-version", "ignored-field", "implicit-autoselect", "incomplete-size-range", "invalid-version",
 		"missing-format", "missing-framework", "name-case", "non-string-version", "operator-without-version",
-		"ordering-operator-with-suffix", "unknown-deployment-mode", "unknown-operator", "unmatched-model", "unreachable-entry",
-		"unread-field", "wrong-type",
+		"ordering-operator-with-suffix", "selection-tie", "unknown-deployment-mode", "unknown-operator", "unmatched-model",
+		"unparsed-size", "unreachable-entry", "unread-field", "wrong-type", "zero-weight",
 	}, rules)
 
 	r := evaluate(t, 30*time.Second, "", "lint", "-o", "json", "--cross-check", lintClean)
@@ -381,7 +381,7 @@ func TestLintFormatsAgree(t *testing.T) {
 			errs++
 		}
 	}
-	require.Equal(t, 22, junit.Tests, "one testcase per object")
+	require.Equal(t, 25, junit.Tests, "one testcase per object")
 	require.Equal(t, errs, junit.Failures, "each planted error fails its object")
 	failed := 0
 	for _, c := range junit.Suites[0].Cases {
@@ -510,7 +510,7 @@ func TestExplainJSONContract(t *testing.T) {
 	var es []json.RawMessage
 	require.NoError(t, json.Unmarshal(top["explanations"], &es))
 	require.Len(t, es, 2, "both models of the file, against the runtime")
-	e := requireKeys(t, es[0], "explanations[0]", []string{"model", "runtime", "compatible", "reason", "reasonRule", "runtimeChecks", "entries", "notes", "advice"})
+	e := requireKeys(t, es[0], "explanations[0]", []string{"model", "runtime", "compatible", "reason", "reasonRule", "runtimeChecks", "entries", "notes", "advice", "tie"})
 	var entries []json.RawMessage
 	require.NoError(t, json.Unmarshal(e["entries"], &entries))
 	en := requireKeys(t, entries[0], "entries[0]", []string{"index", "matched", "differences", "checks"})

@@ -234,11 +234,11 @@ func TestPoliciesWithAnAddedRule(t *testing.T) {
 	lint := filepath.Join(dir, "rego", "lint.rego")
 	text, err := os.ReadFile(lint)
 	require.NoError(t, err)
-	const wired = "array.concat(array.concat(presence_findings, size_range_findings), array.concat(unread_field_findings, deployment_mode_findings)),\n)"
+	const wired = "array.concat(presence_findings, array.concat(size_range_findings, size_findings)),"
 	require.Contains(t, string(text), wired)
-	added := strings.Replace(string(text), wired, "array.concat(array.concat(presence_findings, array.concat(size_range_findings, company_findings)), array.concat(unread_field_findings, deployment_mode_findings)),\n)\n\n"+
-		"company_findings := [{\"rule\": \"company-size\", \"severity\": \"error\", \"field\": \"spec\", \"message\": \"no modelSizeRange\"} |\n"+
-		"\tinput.object.kind == \"ClusterServingRuntime\"\n\tnot input.object.spec.modelSizeRange\n]", 1)
+	added := strings.Replace(string(text), wired, "array.concat(presence_findings, array.concat(size_range_findings, array.concat(size_findings, company_findings))),", 1) + "\n" +
+		"company_findings := [{\"rule\": \"company-size\", \"severity\": \"error\", \"field\": \"spec\", \"message\": \"no modelSizeRange\"} |\n" +
+		"\tinput.object.kind == \"ClusterServingRuntime\"\n\tnot input.object.spec.modelSizeRange\n]\n"
 	require.NoError(t, os.WriteFile(lint, []byte(added), 0o644))
 
 	r := evaluate(t, 60*time.Second, "", "lint", "--policies", dir, "--engine", "rego", exRuntimes)

@@ -72,6 +72,21 @@ type Explanation struct {
 	Entries       []EntryExplanation `json:"entries" yaml:"entries"`
 	Notes         []string           `json:"notes" yaml:"notes"`
 	Advice        []string           `json:"advice" yaml:"advice"`
+	// Tie, when not nil, says that OME picks between this runtime and
+	// others for the model by name alone (select's decision on an
+	// InferenceService of the model where the runtime's scope decides).
+	Tie *Tie `json:"tie" yaml:"tie"`
+}
+
+// Tie is OME's choice among runtimes that tie for a model on all but the
+// name (score and size distance, in one scope): it takes Selected, the
+// first by name; TiedWith are the others of the tie but the runtime
+// explained. Priority would make any of them win (select's tiePriority).
+type Tie struct {
+	Selected objects.Ref   `json:"selected" yaml:"selected"`
+	TiedWith []objects.Ref `json:"tiedWith" yaml:"tiedWith"`
+	Score    int64         `json:"score" yaml:"score"`
+	Priority int           `json:"priority" yaml:"priority"`
 }
 
 // explainParts is what the explain policies give: the runtime's checks,

@@ -75,6 +75,11 @@ type SetObject struct {
 	Line  int
 	Valid bool
 	Spec  any // nil when the object has no spec
+	// ReadsFiles says of a model that OME fills in what its spec leaves
+	// out from the model's files, its size among them (it has no
+	// annotation ome.oracle.com/skip-config-parsing: "true"); false for
+	// any other object.
+	ReadsFiles bool
 	// lines are the lines of the fields that the set rules name, but when
 	// whole is kept, which has every field's line: metadata.name's, then
 	// the format's and the framework's name of a model, or of a runtime's
@@ -137,7 +142,7 @@ func NewSlimmer(crossCheck bool) *Slimmer {
 // hundred bytes, its spec shared with the runtimes that name the same
 // formats and frameworks.
 func (s *Slimmer) ForSet(o *objects.Object) SetObject {
-	so := SetObject{Ref: objects.RefOf(o), File: o.File, Line: o.Line, Valid: true, Spec: o.Value["spec"]}
+	so := SetObject{Ref: objects.RefOf(o), File: o.File, Line: o.Line, Valid: true, Spec: o.Value["spec"], ReadsFiles: readsFiles(o)}
 	if s.crossCheck {
 		so.whole = o
 		so.Valid = objects.CheckObject(o) == nil
@@ -171,6 +176,17 @@ func (s *Slimmer) ForSet(o *objects.Object) SetObject {
 	}
 	so.Spec = s.shared(slim)
 	return so
+}
+
+// readsFiles says of a model that OME reads its files (no annotation
+// ome.oracle.com/skip-config-parsing: "true").
+func readsFiles(o *objects.Object) bool {
+	if !o.IsModel() {
+		return false
+	}
+	meta, _ := o.Value["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	return annotations["ome.oracle.com/skip-config-parsing"] != "true"
 }
 
 // shared gives the one copy of a slim spec equal to spec (which the set
@@ -223,13 +239,14 @@ func LintSetInput(objs []SetObject) []any {
 			spec = map[string]any{}
 		}
 		out[i] = map[string]any{
-			"kind":      o.Kind,
-			"namespace": o.Namespace,
-			"name":      o.Name,
-			"file":      o.File,
-			"line":      int64(o.Line),
-			"valid":     o.Valid,
-			"spec":      spec,
+			"kind":       o.Kind,
+			"namespace":  o.Namespace,
+			"name":       o.Name,
+			"file":       o.File,
+			"line":       int64(o.Line),
+			"valid":      o.Valid,
+			"readsFiles": o.ReadsFiles,
+			"spec":       spec,
 		}
 	}
 	return out

@@ -53,7 +53,13 @@ type Decision struct {
 	Selected   *objects.Ref `json:"runtime" yaml:"runtime"`
 	Model      *objects.Ref `json:"model" yaml:"model"`
 	Candidates []Candidate  `json:"candidates" yaml:"candidates"`
-	Excluded   []Excluded   `json:"excluded" yaml:"excluded"`
+	// TiedWith are the candidates that tie with the selected runtime on
+	// all but the name (score and size distance, in its scope): OME takes
+	// the first by name, so its choice rests on a name. TiePriority is a
+	// priority that would make any of them win (0 without a tie).
+	TiedWith    []objects.Ref `json:"tiedWith" yaml:"tiedWith"`
+	TiePriority int           `json:"tiePriority" yaml:"tiePriority"`
+	Excluded    []Excluded    `json:"excluded" yaml:"excluded"`
 	// Unselectable are the compatible runtimes that are not candidates,
 	// in the order OME checks them.
 	Unselectable []Unselectable `json:"unselectable" yaml:"unselectable"`
@@ -75,7 +81,7 @@ func DecisionFrom(d Decision, out map[string]any) (Decision, error) {
 	d.Selection, _ = out["selection"].(bool)
 	d.Check, _ = out["check"].(string)
 	d.Model = refFrom(out["model"])
-	d.Candidates, d.Excluded, d.Unselectable, d.Warnings = []Candidate{}, []Excluded{}, []Unselectable{}, []string{}
+	d.Candidates, d.Excluded, d.Unselectable, d.Warnings, d.TiedWith = []Candidate{}, []Excluded{}, []Unselectable{}, []string{}, []objects.Ref{}
 	for _, w := range listOf(out["warnings"]) {
 		s, _ := w.(string)
 		d.Warnings = append(d.Warnings, s)
@@ -97,6 +103,14 @@ func DecisionFrom(d Decision, out map[string]any) (Decision, error) {
 		}
 		d.Candidates = append(d.Candidates, Candidate{Ref: *r, Score: toInt64(m["score"])})
 	}
+	for _, c := range listOf(out["tiedWith"]) {
+		r := refFrom(c)
+		if r == nil {
+			return d, fmt.Errorf("a tied runtime is not a reference: %v", c)
+		}
+		d.TiedWith = append(d.TiedWith, *r)
+	}
+	d.TiePriority = int(toInt64(out["tiePriority"]))
 	for _, e := range listOf(out["excluded"]) {
 		m, _ := e.(map[string]any)
 		r := refFrom(m)

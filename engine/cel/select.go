@@ -43,7 +43,7 @@ func (s *Selector) Select(isvc *objects.Object, cluster []*objects.Object) (answ
 		}
 	}
 	if sel, _ := vars["selection"].(bool); sel {
-		for _, name := range []string{"selected", "ranked", "excluded", "unselectable", "checkedCounts"} {
+		for _, name := range []string{"selected", "ranked", "tiedWith", "tiePriority", "excluded", "unselectable", "checkedCounts"} {
 			v, err := act.variable(name)
 			if err != nil {
 				return answer.Decision{}, err

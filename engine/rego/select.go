@@ -55,6 +55,8 @@ func (s *Selector) Select(isvc *objects.Object, cluster []*objects.Object) (answ
 		"warnings":      out["warnings"],
 		"selected":      out["selected"],
 		"ranked":        answer.NumbersToInt(out["candidates"]),
+		"tiedWith":      out["tiedWith"],
+		"tiePriority":   answer.NumbersToInt(out["tiePriority"]),
 		"excluded":      out["excluded"],
 		"unselectable":  out["unselectable"],
 		"checkedCounts": answer.NumbersToInt(out["checked"]),

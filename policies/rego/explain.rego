@@ -436,16 +436,21 @@ disabled_check(runtime) := check("disabled", false, "spec.disabled is true: OME 
 	runtime.disabled == true
 } else := check("disabled", true, "the runtime is not disabled", [], "")
 
-# Spec 9: a range with one bound missing leaves that side unbounded.
+# Spec 9: a range with one bound missing leaves that side unbounded. A
+# size that OME reads as 0 (one last T, B or M off, then what Go's
+# strconv.ParseFloat refuses) is said to.
 size_check(model, runtime) := check("size", true, "no size check: the model has no modelParameterSize", [], "") if {
 	not has(model, "modelParameterSize")
 } else := check("size", true, "no size check: the runtime has no modelSizeRange", [], "") if {
 	not has(runtime, "modelSizeRange")
 } else := check(
 	"size", ok,
-	concat("", ["model size ", size, within_word(ok), "[", object.get(r, "min", "unbounded"), ", ", object.get(r, "max", "unbounded"), "]"]),
-	one_bound_note(r),
-	size_fix(ok, size),
+	concat("", [
+		"model size ", size, within_word(ok), "[", object.get(r, "min", "unbounded"), ", ", object.get(r, "max", "unbounded"), "]",
+		zero_sizes_text(zero_sizes(size, r)),
+	]),
+	array.concat(one_bound_note(r), zero_sizes_note(zero_sizes(size, r))),
+	size_fix(ok, size, zero_sizes(size, r)),
 ) if {
 	r := runtime.modelSizeRange
 	size := model.modelParameterSize
@@ -470,9 +475,34 @@ one_bound_note(r) := [] if {
 	has(r, "max")
 } else := ["a range with only one bound makes OME's own code fail; this tool reads the missing bound as unbounded"]
 
-size_fix(true, _) := ""
+# The sizes of the check that OME reads as 0, each once, in order: the
+# model's, the min, the max.
+zero_sizes(size, r) := [z |
+	sizes := array.concat([size], [b | some k in ["min", "max"]; b := r[k]])
+	some i, z in sizes
+	not match.size_parses(z)
+	not z in array.slice(sizes, 0, i)
+]
 
-size_fix(false, size) := concat("", ["use a runtime whose modelSizeRange includes ", size, ", or widen this one's range"])
+zero_sizes_text([]) := ""
+
+zero_sizes_text([z]) := concat("", [" (", z, " reads as 0)"])
+
+zero_sizes_text(zs) := concat("", [" (", zero_sizes_list(zs), " read as 0)"]) if count(zs) > 1
+
+zero_sizes_note([]) := []
+
+zero_sizes_note(zs) := ["OME reads a size as a decimal number with an optional upper-case T, B or M, and any other text as 0 (evaluate lint: unparsed-size)"] if count(zs) > 0
+
+size_fix(true, _, _) := ""
+
+size_fix(false, size, []) := concat("", ["use a runtime whose modelSizeRange includes ", size, ", or widen this one's range"])
+
+size_fix(false, _, zs) := concat("", ["write ", zero_sizes_list(zs), " as OME reads a size (evaluate lint gives the fix of each)"]) if count(zs) > 0
+
+zero_sizes_list([z]) := z
+
+zero_sizes_list(zs) := concat("", [concat(", ", array.slice(zs, 0, count(zs) - 1)), " and ", zs[count(zs) - 1]]) if count(zs) > 1
 
 # OME's reason quotes each entry's differences when no entry matches and
 # the runtime is not disabled.

@@ -12,8 +12,8 @@
 #   ("spec.supportedModelFormats[0].modelFramework.version").
 # - data.ome.lint.set_findings, with input {"objects", "crossCheck"}: the
 #   findings about the input as a whole. Each of input.objects is
-#   {"kind", "namespace", "name", "file", "line", "valid", "spec"}, in input
-#   order (namespace is "" for the cluster-scoped kinds, as Kubernetes
+#   {"kind", "namespace", "name", "file", "line", "valid", "readsFiles",
+#   "spec"}, in input order (namespace is "" for the cluster-scoped kinds, as Kubernetes
 #   ignores theirs; spec holds at least each format and framework block's
 #   name, and is whole with crossCheck; valid is false when a field that
 #   matching reads has the wrong type, and such objects are left out of the
@@ -57,8 +57,14 @@ findings := array.concat(wrong_type_findings, findings_but_wrong_type) if {
 # Gatekeeper template OMEVersionLint reads these: the API server refuses a
 # wrong type first).
 findings_but_wrong_type := array.concat(
-	array.concat(version_findings, array.concat(operator_findings, ignored_findings)),
-	array.concat(array.concat(presence_findings, size_range_findings), array.concat(unread_field_findings, deployment_mode_findings)),
+	array.concat(
+		array.concat(version_findings, array.concat(operator_findings, ignored_findings)),
+		array.concat(weight_findings, autoselect_findings),
+	),
+	array.concat(
+		array.concat(presence_findings, array.concat(size_range_findings, size_findings)),
+		array.concat(unread_field_findings, deployment_mode_findings),
+	),
 )
 
 # unread-field: a field that the OME release does not read (its CRD prunes
@@ -136,7 +142,7 @@ map_entries := [{"path": entry_path(i), "value": e} |
 # result, which costs more than the match). It has modelFormat and
 # modelFramework, each with a lowercase name, maybe a version (well formed,
 # without a suffix after GreaterThan or GreaterThanOrEqual), an operator
-# with that version, and an integer weight; maybe autoSelect (a boolean),
+# with that version, and an integer weight other than 0; maybe autoSelect (a boolean),
 # modelArchitecture, priority (an integer) and quantization (strings); and
 # nothing else. Anything else is not plain, and the rules look at it.
 plain_entries := {i | some i, e in formats_list; regex.match(plain_entry_pattern, sprintf("%v", [e]))}
@@ -153,7 +159,7 @@ _plain_block := concat("", [
 	`\{"name": "[a-z0-9][a-z0-9._-]*"(?:, "(?:operator": "(?:Equal", "version": "`, _plain_version,
 	`|GreaterThan(?:OrEqual)?", "version": "`, _plain_number_version, `)"`, _plain_weight,
 	`|version": "`, _plain_version, `"`, _plain_weight,
-	`|weight": -?[0-9]+))?\}`,
+	`|weight": -?[1-9][0-9]*))?\}`,
 ])
 
 # A plain modelFormat or modelFramework block of an entry that is not
@@ -172,7 +178,8 @@ plain_version(v) if {
 
 plain_version_pattern := concat("", ["^", _plain_version, "$"])
 
-_plain_weight := `(?:, "weight": -?[0-9]+)?`
+# A weight other than 0 (zero-weight finds 0).
+_plain_weight := `(?:, "weight": -?[1-9][0-9]*)?`
 
 # Versions that parse: up to three numbers and after the third, suffixes of
 # letters and digits (fewer than the parser takes: numbers of up to nine
@@ -489,6 +496,48 @@ ignored_findings := array.concat(
 	],
 )
 
+# zero-weight: weight: 0 on an entry's format or framework, which OME's
+# scorer reads as no weight and replaces by its own default (10 for a
+# format, 5 for a framework), where an absent weight is the CRD's default,
+# 1 (spec 9).
+weight_findings := [{
+	"rule": "zero-weight", "severity": "warning", "field": concat(".", [b.path, "weight"]),
+	"message": concat("", [
+		"weight: 0 does not make the ", b.what, " count less: OME's scorer reads 0 as no weight and uses its own default, ",
+		effective, ", so the ", b.what, " adds ", effective,
+		" x priority to this entry's score, where leaving weight out gives 1 (the CRD's default). Leave weight out for 1, or write the weight you mean.",
+	]),
+} |
+	some b in map_blocks
+	b.side == "entry"
+	w := object.get(b.value, "weight", null)
+	is_number(w)
+	w == 0
+	effective := default_weight[b.what]
+]
+
+# OME's own weights for a format and a framework that say weight: 0.
+default_weight := {"format": "10", "framework": "5"}
+
+# implicit-autoselect: an entry that says nothing of autoSelect in a
+# runtime where another entry says autoSelect: true. OME auto-selects a
+# runtime that has an entry with autoSelect: true, and scores it on every
+# entry but those with autoSelect: false (spec 9): so this entry's models
+# are auto-selected too.
+autoselect_findings := [{
+	"rule": "implicit-autoselect", "severity": "warning", "field": entry_path(i),
+	"message": concat("", [
+		"this entry says nothing of autoSelect while entry ", format_int(on, 10),
+		" says autoSelect: true, so OME auto-selects this runtime for the models this entry accepts too: it leaves out of a runtime's score only the entries with autoSelect: false. ",
+		"Write autoSelect: true if that is meant, or autoSelect: false to keep this entry for InferenceServices that name the runtime.",
+	]),
+} |
+	on := min([j | some j, e in formats_list; is_object(e); e.autoSelect == true])
+	some i, e in formats_list
+	is_object(e)
+	object.get(e, "autoSelect", null) == null
+]
+
 # missing-format, missing-framework: an absent block, or one without a name.
 presence_findings := [presence_finding(b) |
 	some b in blocks
@@ -590,11 +639,55 @@ else := "neither a min nor a max"
 bound_text(v) := concat("", [" (", v, ")"]) if is_string(v)
 else := ""
 
+# unparsed-size: a size that OME reads as 0 without a word
+# (match.size_parses): a model's modelParameterSize, a runtime's
+# modelSizeRange.min and max.
+size_findings := [{
+	"rule": "unparsed-size", "severity": "error", "field": f.field,
+	"message": concat("", [
+		f.name, ` "`, f.value, `" is not a size OME reads, and it reads it as 0 without a word: `, size_consequence[f.what],
+		". OME reads a decimal number with an optional upper-case T, B or M (x 10^12, 10^9, 10^6) and nothing else: ",
+		size_fix(f.value),
+	]),
+} |
+	some f in size_fields
+	not match.size_parses(f.value)
+]
+
+size_fields := [{"field": "spec.modelParameterSize", "what": "model", "name": "modelParameterSize", "value": v} |
+	is_model
+	v := spec.modelParameterSize
+	is_string(v)
+] if is_model
+else := [{"field": concat(".", ["spec.modelSizeRange", k]), "what": k, "name": concat(".", ["modelSizeRange", k]), "value": v} |
+	is_object(spec.modelSizeRange)
+	some k in ["min", "max"]
+	v := spec.modelSizeRange[k]
+	is_string(v)
+] if is_runtime
+else := []
+
+size_consequence := {
+	"model": "the model fits only a runtime whose modelSizeRange starts at 0, or that has none",
+	"min": "the range takes every model below the size it means, down to 0",
+	"max": "the runtime refuses every model that has a size above 0",
+}
+
+# The fix of a size one typo away from one OME reads (a space, a lower-case
+# suffix, G for B): the size written so; else an example.
+size_fix(v) := concat("", [`write "`, fix, `".`]) if {
+	c := replace(v, " ", "")
+	count(c) > 0
+	last := upper(substring(c, count(c) - 1, 1))
+	fix := concat("", [substring(c, 0, count(c) - 1), object.get({"G": "B"}, last, last)])
+	regex.match(`^[0-9]{1,15}(?:\.[0-9]{1,15})?[TBM]$`, fix)
+} else := `write one, such as "8B".`
+
 # --- The whole input ---------------------------------------------------------
 
 set_findings := array.concat(
 	array.concat(duplicate_findings, case_findings),
-	array.concat(unmatched_findings, unreachable_findings),
+	array.concat(unmatched_findings, array.concat(unreachable_findings, tie_findings)),
 )
 
 # Each object's identity: kind, namespace and name, and where it was read.
@@ -604,6 +697,7 @@ ref_of(i, o) := {
 	"index": i,
 	"kind": o.kind,
 	"namespace": o.namespace,
+	"name": o.name,
 	"key": concat("/", [o.kind, o.namespace, o.name]),
 	"text": concat("", [o.kind, " ", ns_prefix(o.namespace), o.name]),
 	"at": concat(":", [o.file, format_int(o.line, 10)]),
@@ -611,6 +705,7 @@ ref_of(i, o) := {
 	"isRuntime": o.kind in {"ServingRuntime", "ClusterServingRuntime"},
 	"spec": spec_of(o),
 	"valid": o.valid,
+	"readsFiles": object.get(o, "readsFiles", false),
 }
 
 ns_prefix("") := ""
@@ -828,3 +923,142 @@ reaches_a_model(e, models) if {
 	some m in models
 	match.runtime_result(m.spec, {"supportedModelFormats": [e]}).compatible
 }
+
+# selection-tie: OME ranks the runtimes it may auto-select for a model
+# (compatible, an entry with autoSelect: true, a score above 0) within each
+# scope, the ServingRuntimes of the InferenceService's namespace and the
+# ClusterServingRuntimes, and takes the first namespaced one, else the
+# first cluster one (spec 9): by score, then, for a model with a size, by
+# how far the size range's bounds lie from it, then by name. A scope whose
+# best runtimes tie on score and distance is decided by a name. The scopes
+# that decide for a model: its namespace's ServingRuntimes (a BaseModel's
+# own namespace; a ClusterBaseModel's every namespace without a BaseModel
+# of its name, which OME would take instead), and the ClusterServingRuntimes,
+# unless a BaseModel has candidates in its namespace.
+tie_findings := [f |
+	some m in cross_models
+	object.get(m.spec, ["modelFormat", "name"], "") != ""
+	cands := tie_candidates(m)
+	some g in sort({c.scope | some c in cands})
+	tie_scope_decides(m, g, cands)
+	scoped := [c | some c in cands; c.scope == g]
+	top := max([c.score | some c in scoped])
+	near := min([c.distance | some c in scoped; c.score == top])
+	tied := [c | some [_, c] in sort([[c.r.name, c] | some c in scoped; c.score == top; c.distance == near])]
+	count(tied) > 1
+	tie_certain(m, tied)
+	f := {
+		"index": m.index, "rule": "selection-tie", "severity": "warning", "field": "spec",
+		"message": concat("", [
+			"OME picks the runtime for this model", tie_where(m, g), " by name alone: ",
+			names_text([c.r.text | some c in tied]), " tie on score ", format_int(top, 10), tie_distance(m),
+			", so OME takes the first by name, ", tied[0].r.name,
+			". To choose on purpose, set priority: ", format_int(tie_priority(tied), 10),
+			" on the entry of the one you mean that accepts this model, or autoSelect: false on the others' entries.",
+		]),
+	}
+]
+
+# A model without a size whose files OME reads (readsFiles) gets one from
+# its weights (spec 8), by which OME ranks too: its tie is certain only
+# when the runtimes have one size range.
+tie_certain(m, _) if has(m.spec, "modelParameterSize")
+
+tie_certain(m, _) if not m.readsFiles
+
+tie_certain(_, tied) if count({size_range_key(c.r.spec) | some c in tied}) == 1
+
+size_range_key(runtime_spec) := [bound_value(range, "min"), bound_value(range, "max"), true] if {
+	range := runtime_spec.modelSizeRange
+} else := [null, null, false]
+
+bound_value(range, bound) := ome.size.parse(range[bound]) if has(range, bound)
+else := null
+
+# The runtimes OME may auto-select for the model m, with their score, scope
+# ("" for the cluster) and distance.
+tie_candidates(m) := [{"r": r, "score": score, "scope": runtime_scope(r), "distance": size_distance(m.spec, r.spec)} |
+	some r in scoped_runtimes(m)
+	may_accept(m.spec, r.spec)
+	match.runtime_result(m.spec, r.spec).compatible
+	match.auto_selectable(r.spec)
+	score := match.runtime_score(m.spec, r.spec)
+	score > 0
+]
+
+# A runtime with an entry that says autoSelect: true, and one of the
+# model's format name and architecture (which an entry that matches has).
+may_accept(model_spec, runtime_spec) if {
+	match.auto_selectable(runtime_spec)
+	some e in object.get(runtime_spec, "supportedModelFormats", [])
+	is_object(e)
+	object.get(e, ["modelFormat", "name"], null) == object.get(model_spec, ["modelFormat", "name"], "")
+	object.get(e, "modelArchitecture", null) == object.get(model_spec, "modelArchitecture", null)
+}
+
+runtime_scope(r) := r.namespace if r.kind == "ServingRuntime"
+else := ""
+
+tie_scope_decides(m, g, _) if {
+	g != ""
+	m.kind != "ClusterBaseModel"
+}
+
+tie_scope_decides(m, g, _) if {
+	g != ""
+	m.kind == "ClusterBaseModel"
+	not shadowed(m, g)
+}
+
+# A BaseModel of the ClusterBaseModel m's name in namespace g, which OME
+# takes instead of m there.
+shadowed(m, g) if {
+	some b in refs
+	b.kind == "BaseModel"
+	b.namespace == g
+	b.name == m.name
+}
+
+tie_scope_decides(m, "", _) if m.kind == "ClusterBaseModel"
+
+tie_scope_decides(m, "", cands) if {
+	m.kind != "ClusterBaseModel"
+	not namespaced_candidate(cands)
+}
+
+namespaced_candidate(cands) if {
+	some c in cands
+	c.scope != ""
+}
+
+tie_where(m, g) := concat("", [" in namespace ", g]) if {
+	g != ""
+	m.kind == "ClusterBaseModel"
+} else := ""
+
+tie_distance(m) := " and on how far their size ranges lie from the model's size" if has(m.spec, "modelParameterSize")
+else := ""
+
+# How far a runtime's size range lies from the model's size: the distance
+# to each bound, summed (0 without a size or a range).
+size_distance(model_spec, runtime_spec) := 0 if not has(model_spec, "modelParameterSize")
+else := 0 if not has(runtime_spec, "modelSizeRange")
+else := bound_distance(model_spec, runtime_spec.modelSizeRange, "min") + bound_distance(model_spec, runtime_spec.modelSizeRange, "max")
+
+bound_distance(model_spec, range, bound) := abs(ome.size.parse(range[bound]) - ome.size.parse(model_spec.modelParameterSize)) if has(range, bound)
+else := 0
+
+# A priority that makes any of the tied runtimes win: one more than every
+# priority of their entries (1 when unset).
+tie_priority(tied) := max(array.concat([1], [p |
+	some c in tied
+	some e in object.get(c.r.spec, "supportedModelFormats", [])
+	p := entry_priority(e)
+])) + 1
+
+entry_priority(e) := object.get(e, "priority", 1) if is_object(e)
+else := 1
+
+# Texts joined as a sentence: "a and b", "a, b and c".
+names_text(texts) := concat(" and ", texts) if count(texts) == 2
+else := concat("", [concat(", ", array.slice(texts, 0, count(texts) - 1)), " and ", texts[count(texts) - 1]])

@@ -288,3 +288,81 @@ else := null
 
 first(list) := list[0] if count(list) > 0
 else := ""
+
+# Spec 9, selection: a runtime's score is the best score of its entries that
+# do not say autoSelect: false (0 when there is none).
+runtime_score(model, runtime) := max(array.concat([0], [entry_score(model, e) |
+	some e in object.get(runtime, "supportedModelFormats", [])
+	object.get(e, "autoSelect", true) != false
+]))
+
+# Automatic selection needs at least one entry with autoSelect: true.
+auto_selectable(runtime) if {
+	some e in object.get(runtime, "supportedModelFormats", [])
+	e.autoSelect == true
+}
+
+# An entry scores 0 when a name or a set pair of versions disagree, or when
+# exactly one side has a framework; otherwise format weight x priority, plus
+# framework weight x priority when both have a framework. Presence of
+# versions, architecture, quantization and pipeline do not count.
+entry_score(model, entry) := 0 if {
+	not score_agrees(model, entry)
+} else := format_score(entry) + framework_score(model, entry)
+
+score_agrees(model, entry) if {
+	format_agrees(model, entry)
+	framework_agrees(model, entry)
+}
+
+format_agrees(_, entry) if not entry.modelFormat
+
+format_agrees(model, entry) if {
+	model_format := object.get(model, "modelFormat", {})
+	object.get(entry.modelFormat, "name", "") == object.get(model_format, "name", "")
+	set_versions_agree(entry.modelFormat, model_format)
+}
+
+framework_agrees(model, entry) if {
+	not model.modelFramework
+	not entry.modelFramework
+}
+
+framework_agrees(model, entry) if {
+	object.get(entry.modelFramework, "name", "") == object.get(model.modelFramework, "name", "")
+	set_versions_agree(entry.modelFramework, model.modelFramework)
+}
+
+set_versions_agree(want, got) if not want.version
+
+set_versions_agree(want, got) if not got.version
+
+set_versions_agree(want, got) if version_accepted(object.get(want, "operator", "Equal"), want.version, got.version)
+
+format_score(entry) := weight(entry.modelFormat, 10) * priority(entry) if entry.modelFormat
+else := 0
+
+framework_score(model, entry) := weight(entry.modelFramework, 5) * priority(entry) if {
+	model.modelFramework
+	entry.modelFramework
+} else := 0
+
+# The API server stores an absent weight as 1; OME's own code turns an
+# explicit 0 into its default (10 for a format, 5 for a framework).
+weight(spec, default_weight) := 1 if not spec.weight
+else := default_weight if spec.weight == 0
+else := spec.weight
+
+priority(entry) := object.get(entry, "priority", 1)
+
+# Spec 9: whether OME reads a model size as the number it writes: once one
+# last T, B or M is off, Go's strconv.ParseFloat takes the rest
+# (ome.go.is_float). Any other text OME reads as 0 (8b, 7 B, 7G, seven,
+# "", a number beyond the largest float64).
+size_parses(s) if ome.go.is_float(size_number(s))
+
+size_number(s) := trim_suffix(s, "T") if endswith(s, "T")
+else := trim_suffix(s, "B") if endswith(s, "B")
+else := trim_suffix(s, "M") if endswith(s, "M")
+else := s
+

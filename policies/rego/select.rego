@@ -13,6 +13,8 @@
 #   selected   the chosen runtime {kind, namespace, name} (only when admitted by selection)
 #   model      the model the InferenceService refers to, when found
 #   candidates runtimes that could be chosen, best first: {kind, namespace, name, score}
+#   tiedWith   the candidates that tie with the selected one on all but the name: {kind, namespace, name}
+#   tiePriority a priority that breaks that tie (0 without one)
 #   excluded   runtimes that are not compatible, in the order OME checks them: {kind, namespace, name, reason}
 #   unselectable runtimes that are compatible but never selected, in the order OME checks them: {kind, namespace, name, reason}
 #   checked    {namespaced, cluster}: how many runtimes were looked at
@@ -288,15 +290,64 @@ format_name_of(s) := object.get(object.get(s, "modelFormat", {}), "name", "")
 # (Names are unique within each list, so the check order does not enter.)
 # Whether a runtime is compatible is compatible(r), in select_plan.rego.
 candidates(runtimes) := [c |
-	some k in sort([[0 - score, size_distance(r), r.metadata.name, i] |
-		some i, r in runtimes
-		compatible(r)
-		auto_selectable(object.get(r, "spec", {}))
-		score := runtime_score(model_spec, object.get(r, "spec", {}))
-		score > 0
-	])
+	some k in candidate_keys(runtimes)
 	c := object.union(ref(runtimes[k[3]]), {"score": 0 - k[0]})
 ]
+
+# Each candidate of runtimes as its sort key: [-score, distance, name,
+# place in runtimes], best first.
+candidate_keys(runtimes) := sort([[0 - score, size_distance(r), r.metadata.name, i] |
+	some i, r in runtimes
+	compatible(r)
+	match.auto_selectable(object.get(r, "spec", {}))
+	score := match.runtime_score(model_spec, object.get(r, "spec", {}))
+	score > 0
+])
+
+# The candidates that tie with the selected runtime on all but the name:
+# of its scope, with its score and its distance. OME takes the first by
+# name, the selected one, so the choice rests on a name (when certain:
+# size_certain).
+tied_with := [ref(rs[k[3]]) | some k in array.slice(keys, 1, count(keys))] if {
+	[rs, all_keys] := selected_scope
+	keys := [k | some k in all_keys; k[0] == all_keys[0][0]; k[1] == all_keys[0][1]]
+	size_certain([rs[k[3]] | some k in keys])
+} else := []
+
+# A model without a size whose files OME reads (no
+# ome.oracle.com/skip-config-parsing: "true") gets one from its weights
+# (spec 8), by which OME ranks too: a tie of runtimes is certain only
+# when they all have one size range.
+size_certain(_) if has(model_spec, "modelParameterSize")
+
+size_certain(_) if object.get(model, ["metadata", "annotations", "ome.oracle.com/skip-config-parsing"], "") == "true"
+
+size_certain(rs) if count({size_range_key(r) | some r in rs}) == 1
+
+size_range_key(r) := [bound_value(range, "min"), bound_value(range, "max"), true] if {
+	range := r.spec.modelSizeRange
+} else := [null, null, false]
+
+bound_value(range, bound) := ome.size.parse(range[bound]) if has(range, bound)
+else := null
+
+# The scope of the selected runtime, with its candidates' keys.
+selected_scope := [namespaced_runtimes, keys] if {
+	keys := candidate_keys(namespaced_runtimes)
+	count(keys) > 0
+} else := [cluster_runtimes, keys] if {
+	keys := candidate_keys(cluster_runtimes)
+	count(keys) > 0
+}
+
+# A priority that would make any of the tied runtimes win: one more than
+# every priority of their entries (1 when unset); 0 without a tie.
+tie_priority := 0 if count(tied_with) == 0
+else := max(array.concat([1], [object.get(e, "priority", 1) |
+	[rs, keys] := selected_scope
+	some k in array.slice(keys, 0, count(tied_with) + 1)
+	some e in object.get(rs[k[3]], ["spec", "supportedModelFormats"], [])
+])) + 1
 
 size_distance(r) := 0 if not has(model_spec, "modelParameterSize")
 else := 0 if not has(object.get(r, "spec", {}), "modelSizeRange")
@@ -376,9 +427,9 @@ unselectable_of(rs, kind) := [{"kind": kind, "namespace": ns, "name": name, "rea
 
 # Why a compatible runtime is not a candidate ("" when it is one).
 unselectable_reason(runtime_spec) := "no entry has autoSelect: true, so OME selects it only by spec.runtime.name" if {
-	not auto_selectable(runtime_spec)
+	not match.auto_selectable(runtime_spec)
 } else := "score 0: no entry that allows autoSelect agrees with the model's format and framework" if {
-	runtime_score(model_spec, runtime_spec) <= 0
+	match.runtime_score(model_spec, runtime_spec) <= 0
 } else := ""
 
 # OME's message when selection finds no runtime, given how many runtimes
@@ -444,6 +495,8 @@ else := "namespace-scoped"
 
 result := object.union(decision, {
 	"candidates": candidates_out,
+	"tiedWith": tied_with_out,
+	"tiePriority": tie_priority_out,
 	"excluded": excluded_out,
 	"checked": checked_out,
 	"unselectable": unselectable_out,
@@ -458,6 +511,12 @@ else := []
 excluded_out := excluded if decision.selection
 else := []
 
+tied_with_out := tied_with if step == "selected"
+else := []
+
+tie_priority_out := tie_priority if step == "selected"
+else := 0
+
 unselectable_out := unselectable if decision.selection
 else := []
 
@@ -466,69 +525,3 @@ else := {"namespaced": 0, "cluster": 0}
 
 model_out := ref(model) if model
 else := null
-
-# Spec 9, selection: a runtime's score is the best score of its entries that
-# do not say autoSelect: false (0 when there is none).
-runtime_score(model, runtime) := max(array.concat([0], [entry_score(model, e) |
-	some e in object.get(runtime, "supportedModelFormats", [])
-	object.get(e, "autoSelect", true) != false
-]))
-
-# Automatic selection needs at least one entry with autoSelect: true.
-auto_selectable(runtime) if {
-	some e in object.get(runtime, "supportedModelFormats", [])
-	e.autoSelect == true
-}
-
-# An entry scores 0 when a name or a set pair of versions disagree, or when
-# exactly one side has a framework; otherwise format weight x priority, plus
-# framework weight x priority when both have a framework. Presence of
-# versions, architecture, quantization and pipeline do not count.
-entry_score(model, entry) := 0 if {
-	not score_agrees(model, entry)
-} else := format_score(entry) + framework_score(model, entry)
-
-score_agrees(model, entry) if {
-	format_agrees(model, entry)
-	framework_agrees(model, entry)
-}
-
-format_agrees(_, entry) if not entry.modelFormat
-
-format_agrees(model, entry) if {
-	model_format := object.get(model, "modelFormat", {})
-	object.get(entry.modelFormat, "name", "") == object.get(model_format, "name", "")
-	set_versions_agree(entry.modelFormat, model_format)
-}
-
-framework_agrees(model, entry) if {
-	not model.modelFramework
-	not entry.modelFramework
-}
-
-framework_agrees(model, entry) if {
-	object.get(entry.modelFramework, "name", "") == object.get(model.modelFramework, "name", "")
-	set_versions_agree(entry.modelFramework, model.modelFramework)
-}
-
-set_versions_agree(want, got) if not want.version
-
-set_versions_agree(want, got) if not got.version
-
-set_versions_agree(want, got) if match.version_accepted(object.get(want, "operator", "Equal"), want.version, got.version)
-
-format_score(entry) := weight(entry.modelFormat, 10) * priority(entry) if entry.modelFormat
-else := 0
-
-framework_score(model, entry) := weight(entry.modelFramework, 5) * priority(entry) if {
-	model.modelFramework
-	entry.modelFramework
-} else := 0
-
-# The API server stores an absent weight as 1; OME's own code turns an
-# explicit 0 into its default (10 for a format, 5 for a framework).
-weight(spec, default_weight) := 1 if not spec.weight
-else := default_weight if spec.weight == 0
-else := spec.weight
-
-priority(entry) := object.get(entry, "priority", 1)

@@ -23,23 +23,23 @@ runtime(name, spec) := {"apiVersion": "ome.io/v1beta1", "kind": "ClusterServingR
 service(spec) := {"apiVersion": "ome.io/v1beta1", "kind": "InferenceService", "metadata": {"name": "svc", "namespace": "team-a"}, "spec": spec}
 
 test_entry_score_weights if {
-	select.entry_score(llama, entry({})) == 2
-	select.entry_score(llama, entry({"priority": 3})) == 6
-	select.entry_score(llama, entry({"modelFormat": {"name": "safetensors", "weight": 0}})) == 11
-	select.entry_score(llama, entry({"modelFramework": {"name": "transformers", "weight": 0}})) == 6
+	match.entry_score(llama, entry({})) == 2
+	match.entry_score(llama, entry({"priority": 3})) == 6
+	match.entry_score(llama, entry({"modelFormat": {"name": "safetensors", "weight": 0}})) == 11
+	match.entry_score(llama, entry({"modelFramework": {"name": "transformers", "weight": 0}})) == 6
 }
 
 test_entry_score_zero_on_disagreement if {
-	select.entry_score(llama, entry({"modelFormat": {"name": "pytorch"}})) == 0
-	select.entry_score(llama, entry({"modelFramework": {"name": "transformers", "version": "4.44.0"}})) == 0
-	select.entry_score({"modelFormat": {"name": "safetensors"}}, entry({})) == 0
+	match.entry_score(llama, entry({"modelFormat": {"name": "pytorch"}})) == 0
+	match.entry_score(llama, entry({"modelFramework": {"name": "transformers", "version": "4.44.0"}})) == 0
+	match.entry_score({"modelFormat": {"name": "safetensors"}}, entry({})) == 0
 }
 
 test_runtime_score_skips_autoselect_false if {
 	spec := {"supportedModelFormats": [entry({"autoSelect": false, "priority": 9}), entry({"priority": 2})]}
-	select.runtime_score(llama, spec) == 4
-	select.auto_selectable(spec)
-	not select.auto_selectable({"supportedModelFormats": [object.remove(entry({}), ["autoSelect"])]})
+	match.runtime_score(llama, spec) == 4
+	match.auto_selectable(spec)
+	not match.auto_selectable({"supportedModelFormats": [object.remove(entry({}), ["autoSelect"])]})
 }
 
 test_selects_the_best_runtime if {
@@ -143,4 +143,22 @@ test_keda_values_in_order if {
 test_an_empty_accelerator_class_is_a_class if {
 	svc := object.union(service({"model": {"name": "llama"}, "engine": {}}), {"metadata": {"annotations": {"ome.io/accelerator-class": ""}}})
 	select.accelerator_classes == [""] with input as {"inferenceService": svc, "objects": []}
+}
+
+# Runtimes that tie on score and size distance are ranked by name alone:
+# the result names the others, with a priority that breaks the tie.
+test_tie_on_all_but_the_name if {
+	r := select.result with input as {
+		"inferenceService": service({"model": {"name": "llama"}, "engine": {}}),
+		"objects": [
+			model_object,
+			runtime("b", {"supportedModelFormats": [entry({})]}),
+			runtime("a", {"supportedModelFormats": [entry({})]}),
+			runtime("c", {"supportedModelFormats": [entry({"priority": 2})]}),
+			runtime("d", {"supportedModelFormats": [entry({"priority": 2}), entry({"priority": 4, "autoSelect": false})]}),
+		],
+	}
+	r.selected.name == "c"
+	r.tiedWith == [{"kind": "ClusterServingRuntime", "namespace": "", "name": "d"}]
+	r.tiePriority == 5
 }

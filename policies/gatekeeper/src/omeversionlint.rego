@@ -8,14 +8,15 @@
 #
 #   errors:   invalid-version, empty-version, unknown-operator,
 #             missing-format, missing-framework (runtime entries),
-#             incomplete-size-range
+#             incomplete-size-range, unparsed-size
 #   warnings: ordering-operator-with-suffix, operator-without-version,
-#             ignored-field, name-case (well-known names only),
-#             unknown-deployment-mode (the releases it applies to)
+#             ignored-field, zero-weight, implicit-autoselect, name-case
+#             (well-known names only), unknown-deployment-mode (the
+#             releases it applies to)
 #
 # Left out: non-string-version and wrong-type (the API server refuses such
 # objects first), duplicate-name and the cross-check (they need the whole
-# input), a model's missing framework (a warning about matching, not an
+# input; selection-tie among them), a model's missing framework (a warning about matching, not an
 # error of the object), and a model's missing format when OME will fill it
 # in from the model's files (no ome.oracle.com/skip-config-parsing: "true"),
 # and unread-field (the API server prunes a field its CRD lacks before
@@ -46,8 +47,8 @@ severities := object.get(input, ["parameters", "severities"], ["error"])
 
 rules := {
 	"invalid-version", "empty-version", "unknown-operator", "missing-format", "missing-framework",
-	"incomplete-size-range", "ordering-operator-with-suffix", "operator-without-version", "ignored-field",
-	"unknown-deployment-mode",
+	"incomplete-size-range", "unparsed-size", "ordering-operator-with-suffix", "operator-without-version", "ignored-field",
+	"zero-weight", "implicit-autoselect", "unknown-deployment-mode",
 }
 
 is_model if obj.kind in {"BaseModel", "ClusterBaseModel"}
@@ -77,13 +78,16 @@ lint_result := {"findings": array.concat(error_rule_findings, warning_rule_findi
 # are warnings, each only when the constraint enforces that severity.
 error_rule_findings := array.concat(
 	array.concat(lint.version_findings, lint.unknown_operator_findings),
-	array.concat(lint.presence_findings, lint.size_range_findings),
+	array.concat(lint.presence_findings, array.concat(lint.size_range_findings, lint.size_findings)),
 ) if "error" in severities
 else := []
 
 warning_rule_findings := array.concat(
 	array.concat(lint.operator_without_version_findings, lint.ordering_with_suffix_findings),
-	array.concat(lint.ignored_findings, lint.deployment_mode_findings),
+	array.concat(
+		array.concat(lint.ignored_findings, lint.deployment_mode_findings),
+		array.concat(lint.weight_findings, lint.autoselect_findings),
+	),
 ) if "warning" in severities
 else := []
 
