@@ -283,7 +283,7 @@ kyverno-verify: build kyverno-cli
 	@# kyverno test checks verdicts only: Kyverno's messages, byte for byte,
 	@# and the selection policy's Tests (kubectl-kyverno test -o json); then
 	@# the Tests evaluate kyverno -f writes of a team's own objects.
-	KYVERNO_CLI=$(abspath $(BIN))/kubectl-kyverno $(GO) test -count=1 ./admission/kyverno ./cmd/evaluate -run '^(TestKyvernoCLIMessages|TestKyvernoCLITeamPolicies|TestKyvernoTestsFromObjects)$$'
+	KYVERNO_CLI=$(abspath $(BIN))/kubectl-kyverno $(GO) test -count=1 ./admission/kyverno ./rules/admit ./cmd/evaluate -run '^(TestKyvernoCLIMessages|TestKyvernoCLITeamPolicies|TestKyvernoTestsFromObjects)$$'
 	@# A team's own rules as Kyverno ValidatingPolicies with their Tests
 	@# (team/.kyverno-test), made of the lint objects as evaluate lint
 	@# --rules judges them: kubectl-kyverno test on the example team's CEL

@@ -120,3 +120,23 @@ const GroupVersion = "ome.io/v1beta1"
 // OMEKinds are the kinds selection reads from data.inventory; sync.yaml
 // syncs exactly these.
 var OMEKinds = []string{"BaseModel", "ClusterBaseModel", "ServingRuntime", "ClusterServingRuntime"}
+
+// Extra are the files a target's bundle holds beside OME's checks, which
+// something else made for it (rules/admit, of a team's rules): Files,
+// relative to the bundle's folder; Folder, the folder they fill, which
+// the bundle generates whole; what the kustomization installs of them
+// after OME's: Templates, then Constraints (Gatekeeper), or Resources (the
+// API server, Kyverno); and what its comment says of them.
+type Extra struct {
+	Files       Bundle
+	Folder      string
+	Templates   []string
+	Constraints []string
+	Resources   []string
+	Comment     string
+}
+
+// Extras are the Extra of each target.
+type Extras struct {
+	Gatekeeper, Native, Kyverno Extra
+}

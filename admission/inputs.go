@@ -147,11 +147,11 @@ type Options struct {
 	Lint []ObjectFindings
 	// Objects are every object of --lint (the project's lint objects
 	// without it), InferenceServices among them, which the suites of a
-	// team's rules review (TeamRules.Judge).
+	// team's rules review (rules/admit).
 	Objects []*objects.Object
-	// Team are a team's own rules, compiled for the targets
-	// (CompileTeamRules); empty without --rules.
-	Team TeamRules
+	// Extra are the files of each target beside OME's checks: a team's
+	// rules (rules/admit); none without --rules.
+	Extra Extras
 	// Exempt are the objects that every check of the bundles leaves
 	// alone, written into each target's match.
 	Exempt Exemptions

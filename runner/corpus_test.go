@@ -39,7 +39,7 @@ func TestCorpusRegoInGatekeeper(t *testing.T) {
 	require.NoError(t, err)
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			compiled, err := TeamBundles(set, []string{filepath.Join(dir, "rules")}, nil, []string{admit.TargetGatekeeper}, "evaluate gatekeeper", rules.Sandbox{})
+			compiled, err := BundleRules(set, []string{filepath.Join(dir, "rules")}, nil, []string{admit.TargetGatekeeper}, "evaluate gatekeeper", rules.Sandbox{})
 			require.NoError(t, err)
 			objs, err := input.Load([]string{filepath.Join(dir, "objects.yaml")}, input.LoadOptions{})
 			require.NoError(t, err)
@@ -83,7 +83,7 @@ func key(o *objects.Object) string {
 func lintFindings(t *testing.T, set *policyset.Set, own *rules.Set, objs []*objects.Object) map[string]map[string][]string {
 	ome, err := engine.LintRules(set)
 	require.NoError(t, err)
-	all := WithOwnRules(ome, own)
+	all := WithRules(ome, own)
 	run, err := NewLint("cel", set, all, own, nil, nil, false)
 	require.NoError(t, err)
 	for _, o := range objs {

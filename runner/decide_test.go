@@ -57,7 +57,7 @@ deny contains json.marshal(data.evaluate.decision)
 		t.Run(release, func(t *testing.T) {
 			set, err := all.ForRelease(release)
 			require.NoError(t, err)
-			compiled, err := TeamBundles(set, []string{dir}, nil, []string{admit.TargetGatekeeper}, "evaluate gatekeeper", rules.Sandbox{})
+			compiled, err := BundleRules(set, []string{dir}, nil, []string{admit.TargetGatekeeper}, "evaluate gatekeeper", rules.Sandbox{})
 			require.NoError(t, err)
 			require.Len(t, compiled.Gatekeeper, 1)
 			c := compiled.Gatekeeper[0]

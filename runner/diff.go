@@ -86,7 +86,7 @@ type Diff struct {
 	// Comparing, when set, is called once both sides are read, as the
 	// comparing begins.
 	Comparing func()
-	// Rules are a team's own rules (OwnRules: files and folders), run on
+	// Rules are a team's own rules (LoadRules: files and folders), run on
 	// both sides: the findings the change makes or clears are in the
 	// report (diff.RuleChanges). Their problems are a rules.Problems
 	// error.
@@ -195,7 +195,7 @@ func (d *Diff) ownRules(set func() (*policyset.Set, error)) (*policyset.Set, *si
 	if err != nil {
 		return nil, nil, err
 	}
-	ome, own, err := OwnRulesFor(s, d.Rules, d.Sandbox)
+	ome, own, err := RulesFor(s, d.Rules, d.Sandbox)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -204,7 +204,7 @@ func (d *Diff) ownRules(set func() (*policyset.Set, error)) (*policyset.Set, *si
 			d.In.Notice(n)
 		}
 	}
-	return s, &sideRules{own: own, all: WithOwnRules(ome, own)}, nil
+	return s, &sideRules{own: own, all: WithRules(ome, own)}, nil
 }
 
 // sideRules are a team's own rules that judge both sides of a diff: own,

@@ -137,7 +137,7 @@ type LintRun struct {
 	// Others counts the OME objects that lint does not read (Linted), by
 	// kind.
 	Others map[string]int
-	// Own are a team's own rules (OwnRules), run on each object read
+	// Own are a team's own rules (LoadRules), run on each object read
 	// beside OME's, in their own language whatever the engine; nil: none.
 	// Those that read OME's decisions run in Finish, with Decide's.
 	Own *rules.Set
@@ -166,7 +166,7 @@ func NewLintRun(l engine.Linter, rules []engine.Rule, filter RuleFilter, crossCh
 
 // NewLint starts the lint run of evaluate lint: the lint rules of set on
 // the engine named, and a team's own (own), together listed in all
-// (WithOwnRules), reporting those that disable and enableOnly leave
+// (WithRules), reporting those that disable and enableOnly leave
 // (NewRuleFilter); the team's rules over OME's decisions read set's.
 func NewLint(engineName string, set *policyset.Set, all []engine.Rule, own *rules.Set, disable, enableOnly []string, crossCheck bool) (*LintRun, error) {
 	filter, err := NewRuleFilter(all, disable, enableOnly)
@@ -320,4 +320,48 @@ func LintReport(run *LintRun, rules []engine.Rule, problems []*objects.InputErro
 	engine.SortFindings(report.Findings)
 	engine.SortFindings(report.Ignored)
 	return report
+}
+
+// LoadRules reads a team's own rules (--rules: files and folders) to run
+// beside OME's rules, whose ids they may not take, in the sandbox sb; nil
+// without paths. Everything wrong with them is one rules.Problems error.
+func LoadRules(paths []string, ome []engine.Rule, sb rules.Sandbox) (*rules.Set, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(ome))
+	for i, r := range ome {
+		ids[i] = r.ID
+	}
+	ids = append(ids, engine.RuleInputError)
+	return rules.LoadWith(paths, ids, sb)
+}
+
+// WithRules is OME's lint rules followed by the team's, as lint lists,
+// filters and describes them.
+func WithRules(ome []engine.Rule, own *rules.Set) []engine.Rule {
+	if own.Len() == 0 {
+		return ome
+	}
+	out := append([]engine.Rule(nil), ome...)
+	for _, r := range own.Rules {
+		d := r.Description
+		if d == "" {
+			d = fmt.Sprintf("a rule of %s", r.File)
+		}
+		out = append(out, engine.Rule{ID: r.ID, Severity: r.Severity(), Description: d})
+	}
+	return out
+}
+
+// RulesFor reads a team's rules (paths) beside the lint rules of set,
+// to run in the sandbox sb, and gives both: OME's, and the team's (nil
+// without paths).
+func RulesFor(set *policyset.Set, paths []string, sb rules.Sandbox) ([]engine.Rule, *rules.Set, error) {
+	ome, err := engine.LintRules(set)
+	if err != nil {
+		return nil, nil, err
+	}
+	own, err := LoadRules(paths, ome, sb)
+	return ome, own, err
 }

@@ -57,7 +57,7 @@ type Selection struct {
 	Set    *policyset.Set
 	Strict bool
 	Notice func(string)
-	// Own are a team's own rules (OwnRules), run on each InferenceService
+	// Own are a team's own rules (LoadRules), run on each InferenceService
 	// by Run; nil: none.
 	Own *rules.Set
 }

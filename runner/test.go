@@ -93,7 +93,7 @@ func NewTests(p *Policies, paths []string, engineName string, rulePaths []string
 		if err != nil {
 			return Tests{}, err
 		}
-		if own, err = OwnRules(rulePaths, ome, sb); err != nil {
+		if own, err = LoadRules(rulePaths, ome, sb); err != nil {
 			return Tests{}, err
 		}
 	}

@@ -38,7 +38,7 @@ func Generate(opts admission.Options) (Bundles, error) {
 	if err != nil {
 		return Bundles{}, err
 	}
-	native, err := vap.Generate(checks, opts.Team.Native, opts.Exempt)
+	native, err := vap.Generate(checks, opts.Extra.Native, opts.Exempt)
 	if err != nil {
 		return Bundles{}, err
 	}

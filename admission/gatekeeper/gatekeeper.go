@@ -25,22 +25,25 @@ func Generate(opts admission.Options, checks []*admission.Check) (admission.Bund
 	}
 	gk.Add("", selection)
 	gk.Add("", lintSuite(opts.Lint, opts.Exempt))
-	team, templates, constraints, err := teamFiles(opts.Team, opts.Exempt)
-	if err != nil {
-		return nil, err
-	}
-	gk.Add("", team)
-	gk.Add("", installFiles(templates, constraints))
+	gk.Add("", opts.Extra.Gatekeeper.Files)
+	gk.Add("", installFiles(opts.Extra.Gatekeeper))
 	return gk, nil
 }
 
-// exemptCases are cases with no violation expected of an object that
+// ExemptCases are cases with no violation expected of an object that
 // the exemptions leave alone: its constraint's match skips it.
-func exemptCases(cases []admission.SuiteCase, exempt admission.Exemptions) []admission.SuiteCase {
+func ExemptCases(cases []admission.SuiteCase, exempt admission.Exemptions) []admission.SuiteCase {
 	for i, c := range cases {
 		if exempt.Exempt(c.Object) {
 			cases[i].Messages = nil
 		}
 	}
 	return cases
+}
+
+// Owned are the folders of the bundle that are generated whole, those of
+// more (such as rules/admit's) among them: writing the bundle removes what
+// they hold that it no longer has (admission.Bundle.Sync).
+func Owned(more ...string) []string {
+	return append([]string{"omeruntimeselection", "omeversionlint"}, more...)
 }

@@ -15,30 +15,30 @@ import (
 // naming its release (policyset.ReleaseAnnotation).
 func sampleConstraints(set *policyset.Set, exempt admission.Exemptions) admission.Bundle {
 	release, made := set.Release, admission.Generator(set)
-	constraintYAML := func(release, made, kind, name, action, description string, kinds []string, params *yaml.Node) []byte {
-		return constraintYAML(release, made, kind, name, action, description, kinds, params, exempt)
+	constraint := func(release, made, kind, name, action, description string, kinds []string, params *yaml.Node) []byte {
+		return ConstraintYAML(release, made, kind, name, action, description, kinds, params, exempt)
 	}
 	return admission.Bundle{
 		// OMERuntimeSelection: OME's verdict, and the named-runtime check.
-		"omeruntimeselection/samples/default/constraint.yaml": constraintYAML(release, made, "OMERuntimeSelection", "ome-runtime-selection", "deny",
+		"omeruntimeselection/samples/default/constraint.yaml": constraint(release, made, "OMERuntimeSelection", "ome-runtime-selection", "deny",
 			"Reject InferenceServices as OME "+release+"'s admission webhook does, with OME's message.",
 			[]string{"InferenceService"}, admission.Mapping("validateNamedRuntime", false)),
-		"omeruntimeselection/samples/validate-named-runtime/constraint.yaml": constraintYAML(release, made, "OMERuntimeSelection", "ome-runtime-selection-named", "deny",
+		"omeruntimeselection/samples/validate-named-runtime/constraint.yaml": constraint(release, made, "OMERuntimeSelection", "ome-runtime-selection-named", "deny",
 			"Also reject an InferenceService whose named runtime OME's controller will refuse.",
 			[]string{"InferenceService"}, admission.Mapping("validateNamedRuntime", true)),
 		// OMEVersionLint: errors denied, warnings warned.
-		"omeversionlint/samples/deny-errors/constraint.yaml": constraintYAML(release, made, "OMEVersionLint", "ome-version-lint-errors", "deny",
+		"omeversionlint/samples/deny-errors/constraint.yaml": constraint(release, made, "OMEVersionLint", "ome-version-lint-errors", "deny",
 			"Refuse models and runtimes with lint errors: versions, operators and formats that can never match.",
 			admission.OMEKinds, admission.Mapping("severities", []string{"error"})),
-		"omeversionlint/samples/warn-warnings/constraint.yaml": constraintYAML(release, made, "OMEVersionLint", "ome-version-lint-warnings", "warn",
+		"omeversionlint/samples/warn-warnings/constraint.yaml": constraint(release, made, "OMEVersionLint", "ome-version-lint-warnings", "warn",
 			"Warn about models and runtimes with lint warnings, such as an ordering operator on a version with a suffix.",
 			admission.OMEKinds, admission.Mapping("severities", []string{"warning"})),
 	}
 }
 
-// constraintYAML writes a constraint, with the bundle's exemptions in its
+// ConstraintYAML writes a constraint, with the bundle's exemptions in its
 // match.
-func constraintYAML(release, made, kind, name, action, description string, kinds []string, params *yaml.Node, exempt admission.Exemptions) []byte {
+func ConstraintYAML(release, made, kind, name, action, description string, kinds []string, params *yaml.Node, exempt admission.Exemptions) []byte {
 	match := admission.Mapping("kinds", admission.Seq(admission.Mapping("apiGroups", []string{"ome.io"}, "kinds", kinds)))
 	exempt.AddToMatch(match)
 	doc := admission.Mapping(

@@ -32,9 +32,9 @@ func selectionSuite(selection []cases.Case, release string, exempt admission.Exe
 		return nil, err
 	}
 	b := admission.Bundle{}
-	b.Add("omeruntimeselection", suiteFiles("omeruntimeselection", []SuiteTest{
-		{Name: "default", Template: "template.yaml", Constraint: "samples/default/constraint.yaml", CaseDir: "samples/default", Cases: exemptCases(defaults, exempt)},
-		{Name: "validate-named-runtime", Template: "template.yaml", Constraint: "samples/validate-named-runtime/constraint.yaml", CaseDir: "samples/validate-named-runtime", Cases: exemptCases(named, exempt)},
+	b.Add("omeruntimeselection", SuiteFiles("omeruntimeselection", []SuiteTest{
+		{Name: "default", Template: "template.yaml", Constraint: "samples/default/constraint.yaml", CaseDir: "samples/default", Cases: ExemptCases(defaults, exempt)},
+		{Name: "validate-named-runtime", Template: "template.yaml", Constraint: "samples/validate-named-runtime/constraint.yaml", CaseDir: "samples/validate-named-runtime", Cases: ExemptCases(named, exempt)},
 	}))
 	return b, nil
 }
@@ -52,9 +52,9 @@ func lintSuite(linted []admission.ObjectFindings, exempt admission.Exemptions) a
 		warns = append(warns, admission.SuiteCase{Name: name, Object: admission.DeepCopy(o.Value), Messages: warnings})
 	}
 	b := admission.Bundle{}
-	b.Add("omeversionlint", suiteFiles("omeversionlint", []SuiteTest{
-		{Name: "deny-errors", Template: "template.yaml", Constraint: "samples/deny-errors/constraint.yaml", CaseDir: "samples/deny-errors", Cases: exemptCases(errs, exempt)},
-		{Name: "warn-warnings", Template: "template.yaml", Constraint: "samples/warn-warnings/constraint.yaml", CaseDir: "samples/warn-warnings", Cases: exemptCases(warns, exempt)},
+	b.Add("omeversionlint", SuiteFiles("omeversionlint", []SuiteTest{
+		{Name: "deny-errors", Template: "template.yaml", Constraint: "samples/deny-errors/constraint.yaml", CaseDir: "samples/deny-errors", Cases: ExemptCases(errs, exempt)},
+		{Name: "warn-warnings", Template: "template.yaml", Constraint: "samples/warn-warnings/constraint.yaml", CaseDir: "samples/warn-warnings", Cases: ExemptCases(warns, exempt)},
 	}))
 	return b
 }
@@ -100,8 +100,8 @@ type SuiteTest struct {
 	Cases   []admission.SuiteCase
 }
 
-// suiteFiles writes a suite.yaml and the objects of its cases.
-func suiteFiles(header string, tests []SuiteTest) admission.Bundle {
+// SuiteFiles writes a suite.yaml and the objects of its cases.
+func SuiteFiles(header string, tests []SuiteTest) admission.Bundle {
 	b := admission.Bundle{}
 	var nodes []*yaml.Node
 	for _, t := range tests {
@@ -183,7 +183,7 @@ func SelectionSuite(name string, cases []cases.Case, suiteDir, templatesDir stri
 	if err != nil {
 		return nil, err
 	}
-	return suiteFiles(name, []SuiteTest{{Name: name, Template: tpl, Constraint: con, CaseDir: "cases", Cases: sc}}), nil
+	return SuiteFiles(name, []SuiteTest{{Name: name, Template: tpl, Constraint: con, CaseDir: "cases", Cases: sc}}), nil
 }
 
 // namedRuntimeCases reads the cases of src/named-runtime-cases.yaml that

@@ -18,13 +18,13 @@ import (
 func templateFiles(templates []*admission.Check) admission.Bundle {
 	b := admission.Bundle{}
 	for _, t := range templates {
-		b[path.Join(t.Name, "template.yaml")] = templateYAML(t)
+		b[path.Join(t.Name, "template.yaml")] = TemplateYAML(t)
 	}
 	return b
 }
 
-// templateYAML writes a template as a ConstraintTemplate.
-func templateYAML(t *admission.Check) []byte {
+// TemplateYAML writes a template as a ConstraintTemplate.
+func TemplateYAML(t *admission.Check) []byte {
 	libs := make([]*yaml.Node, len(t.Libs))
 	for i, l := range t.Libs {
 		libs[i] = admission.Str(l.Text)

@@ -54,7 +54,7 @@ func TestKyvernoBundleHoldsTheNativeCode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			nativeBundle, err := vap.Generate(checks, nil, admission.Exemptions{})
+			nativeBundle, err := vap.Generate(checks, admission.Extra{}, admission.Exemptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -74,7 +74,7 @@ func (o *auditOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	all = runner.WithOwnRules(all, own)
+	all = runner.WithRules(all, own)
 	first, err := runner.NewLint(o.engineName, set, all, own, nil, nil, false)
 	if err != nil {
 		return badInput(err)

@@ -65,8 +65,8 @@ func completeRuleIDs(g *globalOptions) cobra.CompletionFunc {
 			// --rules, repeatable, holds each path twice.
 			paths, _ := cmd.Flags().GetStringArray("rules")
 			slices.Sort(paths)
-			if ome, own, err := runner.OwnRulesFor(set, slices.Compact(paths), rules.Sandbox{}); err == nil {
-				for _, r := range runner.WithOwnRules(ome, own) {
+			if ome, own, err := runner.RulesFor(set, slices.Compact(paths), rules.Sandbox{}); err == nil {
+				for _, r := range runner.WithRules(ome, own) {
 					ids = append(ids, r.ID+"\t"+r.Description)
 				}
 			}
@@ -140,7 +140,7 @@ type ruleOptions struct {
 }
 
 // addRulesFlag gives cmd --rules, a team's own rules run beside OME's
-// (runner.OwnRules), what they do told in the flag's help, and the limits
+// (runner.LoadRules), what they do told in the flag's help, and the limits
 // of their sandbox: --rule-timeout and --rule-memory.
 func addRulesFlag(cmd *cobra.Command, o *ruleOptions, what string) {
 	cmd.Flags().StringArrayVar(&o.paths, "rules", nil, "a team's own rules, beside OME's: a folder or file of Rego (conftest's deny and warn) and ValidatingAdmissionPolicies (repeatable); "+what)
@@ -182,14 +182,14 @@ func byteQuantity(n int64) string {
 }
 
 // ownRules reads the rules of --rules beside OME's lint rules of set
-// (runner.OwnRulesFor), and gives both; the notices of their reading
+// (runner.RulesFor), and gives both; the notices of their reading
 // (links not walked again) go to standard error.
 func ownRules(cmd *cobra.Command, set *policyset.Set, o *ruleOptions) ([]engine.Rule, *rules.Set, error) {
 	sb, err := o.sandbox()
 	if err != nil {
 		return nil, nil, err
 	}
-	ome, own, err := runner.OwnRulesFor(set, o.paths, sb)
+	ome, own, err := runner.RulesFor(set, o.paths, sb)
 	if err != nil {
 		return nil, nil, rulesError(cmd, err)
 	}

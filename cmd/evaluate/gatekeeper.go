@@ -48,10 +48,10 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, id := range opts.Team.Untriggered() {
+			for _, id := range own.compiled.Untriggered() {
 				fmt.Fprintf(cmd.ErrOrStderr(), "notice: rule %s fires on none of its rule cases and none of the objects of --lint: its suites prove only that it compiles\n", id)
 			}
-			if err := writeBundle(cmd, out, b.Gatekeeper, gatekeeper.Owned, check); err != nil {
+			if err := writeBundle(cmd, out, b.Gatekeeper, gatekeeper.Owned(admit.Folder), check); err != nil {
 				return err
 			}
 			if native == "" {
@@ -75,6 +75,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 // bundles, and the exemptions its checks make (--exempt-namespaces,
 // --label-selector).
 type bundleRules struct {
+	compiled         admit.Rules // after inputs
 	rules            ruleOptions
 	leaveOut         []string
 	exemptNamespaces []string
@@ -89,7 +90,7 @@ func (t *bundleRules) add(cmd *cobra.Command, what string) {
 }
 
 // inputs are a bundle's inputs (admission.Options): the team's rules
-// compiled for targets (runner.TeamBundles), and the inputs of its tests,
+// compiled for targets (runner.BundleRules), and the inputs of its tests,
 // --cases and --lint when given (--cases= gives an empty list: none), else
 // (nil, their default) the project's own (admission.BundleInputs). Each
 // rule a target cannot hold is said with its file and line, and ends the
@@ -99,7 +100,7 @@ func (t *bundleRules) inputs(cmd *cobra.Command, set *policyset.Set, targets, ca
 	if err != nil {
 		return admission.Options{}, err
 	}
-	compiled, err := runner.TeamBundles(set, t.rules.paths, t.leaveOut, targets, cmd.CommandPath(), sb)
+	compiled, err := runner.BundleRules(set, t.rules.paths, t.leaveOut, targets, cmd.CommandPath(), sb)
 	if err != nil {
 		return admission.Options{}, rulesError(cmd, err)
 	}
@@ -111,13 +112,14 @@ func (t *bundleRules) inputs(cmd *cobra.Command, set *policyset.Set, targets, ca
 	if err != nil {
 		return opts, badInput(err)
 	}
-	opts.Team = compiled
 	if opts.Exempt, err = admission.NewExemptions(t.exemptNamespaces, t.selector); err != nil {
 		return opts, badInput(err)
 	}
-	if err := opts.Team.Judge(opts.Objects); err != nil {
+	if err := compiled.Judge(opts.Objects); err != nil {
 		return opts, rulesError(cmd, err)
 	}
+	t.compiled = compiled
+	opts.Extra = compiled.Extras(opts)
 	return opts, nil
 }
 

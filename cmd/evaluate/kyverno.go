@@ -56,10 +56,10 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, n := range kyverno.TeamNotices(opts) {
+			for _, n := range own.compiled.KyvernoNotices(opts.Objects) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "notice: "+n)
 			}
-			if err := writeBundle(cmd, out, b, kyverno.Owned(), check); err != nil {
+			if err := writeBundle(cmd, out, b, kyverno.Owned(admit.Folder), check); err != nil {
 				return err
 			}
 			reportProblems(cmd, got.Problems)

@@ -72,7 +72,7 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	rules = runner.WithOwnRules(rules, own)
+	rules = runner.WithRules(rules, own)
 	if o.listRules {
 		return output.WriteRules(cmd.OutOrStdout(), rules)
 	}

@@ -1,7 +1,6 @@
 package admit
 
 import (
-	"github.com/ome-policy/evaluator/admission"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
 
+	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/admission/celrewrite"
 	"github.com/ome-policy/evaluator/builtins"
 	"github.com/ome-policy/evaluator/builtins/cellib"

@@ -7,7 +7,7 @@
 // whose code is its CEL (CELCheck). Compile routes every rule.
 //
 // It imports admission, admission/rewrite and rules; the targets write
-// what it compiles (admission.TeamRules).
+// what it compiles (Rules).
 package admit
 
 import (
@@ -88,7 +88,7 @@ func RegoCheck(r rules.Rule, own *rules.Set, release, generator string, selectio
 	for _, s := range r.Sets {
 		warn[s] = rules.SetSeverity(s) == rules.Warning
 	}
-	name := strings.ToLower(admission.TeamKind(r.ID))
+	name := strings.ToLower(Kind(r.ID))
 	entry, err := TeamEntry(name, r.ID, warn)
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func RegoCheck(r rules.Rule, own *rules.Set, release, generator string, selectio
 	c := &admission.Check{
 		Team:        &r,
 		Name:        name,
-		Kind:        admission.TeamKind(r.ID),
+		Kind:        Kind(r.ID),
 		Title:       r.ID,
 		Release:     release,
 		Description: teamDescription(r),
@@ -362,8 +362,8 @@ func CELCheck(r rules.Rule, release, generator string) (*admission.Check, error)
 	}
 	return &admission.Check{
 		Team:        &r,
-		Name:        strings.ToLower(admission.TeamKind(r.ID)),
-		Kind:        admission.TeamKind(r.ID),
+		Name:        strings.ToLower(Kind(r.ID)),
+		Kind:        Kind(r.ID),
 		Title:       r.ID,
 		Release:     release,
 		Description: strings.TrimPrefix(strings.TrimSuffix(r.Description, ".")+". ", ". ") + "A team's own rule, the ValidatingAdmissionPolicy " + r.ID + " of " + r.File + ".",
@@ -401,8 +401,8 @@ func PolicyCode(policy map[string]any) *admission.CELBlock {
 // Refusals, unless leaveOut names the rule: it is then left out of every
 // target that cannot hold it, and Left says so. An id of leaveOut that
 // is no rule of own is an error.
-func Compile(own *rules.Set, targets, leaveOut []string, release, generator string, selection *admission.Check) (admission.TeamRules, error) {
-	var out admission.TeamRules
+func Compile(own *rules.Set, targets, leaveOut []string, release, generator string, selection *admission.Check) (Rules, error) {
+	var out Rules
 	if own.Len() == 0 {
 		if len(leaveOut) > 0 {
 			return out, fmt.Errorf("--leave-out %s: no --rules to leave out of", strings.Join(leaveOut, ","))
@@ -445,7 +445,7 @@ func Compile(own *rules.Set, targets, leaveOut []string, release, generator stri
 				if p, err = Policy(r, target, target == TargetKyverno); err == nil && target == TargetKyverno {
 					out.Kyverno = append(out.Kyverno, KyvernoDocs(r, p)...)
 				} else if err == nil {
-					out.Native = append(out.Native, admission.TeamDoc{Rule: r, Policy: p, Name: r.ID, Validation: -1})
+					out.Native = append(out.Native, Doc{Rule: r, Policy: p, Name: r.ID, Validation: -1})
 				}
 			}
 			var refusal *Refusal
@@ -469,7 +469,7 @@ func Compile(own *rules.Set, targets, leaveOut []string, release, generator stri
 // accounted checks that every rule of own went into each of targets, or
 // was left out of it on purpose: never a bundle written without one of
 // the rules, unsaid.
-func accounted(own *rules.Set, targets []string, out admission.TeamRules) error {
+func accounted(own *rules.Set, targets []string, out Rules) error {
 	in := map[string]bool{}
 	for _, c := range out.Gatekeeper {
 		in[TargetGatekeeper+" "+c.Team.ID] = true
@@ -497,13 +497,13 @@ func accounted(own *rules.Set, targets []string, out admission.TeamRules) error 
 // variables. Kyverno stops at a policy's first failing validation and
 // gives its message alone, where Kubernetes and evaluate lint give the
 // message of each.
-func KyvernoDocs(r rules.Rule, p map[string]any) []admission.TeamDoc {
+func KyvernoDocs(r rules.Rule, p map[string]any) []Doc {
 	spec, _ := p["spec"].(map[string]any)
 	vals, _ := spec["validations"].([]any)
 	if len(vals) <= 1 {
-		return []admission.TeamDoc{{Rule: r, Policy: p, Name: r.ID, Validation: -1}}
+		return []Doc{{Rule: r, Policy: p, Name: r.ID, Validation: -1}}
 	}
-	var out []admission.TeamDoc
+	var out []Doc
 	for i, v := range vals {
 		one := admission.DeepCopy(p)
 		name := fmt.Sprintf("%s-%d", r.ID, i+1)
@@ -511,7 +511,7 @@ func KyvernoDocs(r rules.Rule, p map[string]any) []admission.TeamDoc {
 			meta["name"] = name
 		}
 		one["spec"].(map[string]any)["validations"] = []any{admission.DeepCopy(map[string]any{"v": v})["v"]}
-		out = append(out, admission.TeamDoc{Rule: r, Policy: one, Name: name, Validation: i})
+		out = append(out, Doc{Rule: r, Policy: one, Name: name, Validation: i})
 	}
 	return out
 }

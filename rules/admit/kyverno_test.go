@@ -1,4 +1,4 @@
-package kyverno
+package admit
 
 import (
 	"bytes"
@@ -15,7 +15,6 @@ import (
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/rules"
-	"github.com/ome-policy/evaluator/rules/admit"
 )
 
 // kyvernoTestResult is one result of a Kyverno Test, with the comment
@@ -82,7 +81,7 @@ func TestTeamTestsAreLints(t *testing.T) {
 					rego = append(rego, r.ID)
 				}
 			}
-			compiled, err := admit.Compile(set, []string{admit.TargetKyverno}, rego, "v1.2.2", "", nil)
+			compiled, err := Compile(set, []string{TargetKyverno}, rego, "v1.2.2", "", nil)
 			require.NoError(t, err)
 			objs, err := input.Load(files, input.LoadOptions{Lenient: true})
 			require.NoError(t, err)
@@ -118,7 +117,7 @@ func TestTeamTestsAreLints(t *testing.T) {
 							}
 						}
 					}
-					kyvernoPolicies := len(admit.KyvernoDocs(r, r.Policy))
+					kyvernoPolicies := len(KyvernoDocs(r, r.Policy))
 					if !containsKind(r, o.Kind) {
 						assert.Zero(t, seen, "%s does not review %s", r.ID, ref)
 						continue
@@ -136,8 +135,8 @@ func TestTeamTestsAreLints(t *testing.T) {
 				assert.Positive(t, fails, "%s refuses no object", r.ID)
 				assert.Positive(t, passes, "%s refuses every object", r.ID)
 			}
-			assert.Empty(t, TeamNotices(admission.Options{Team: compiled, Objects: objs}), "every rule refuses some object")
-			notices := TeamNotices(admission.Options{Team: compiled})
+			assert.Empty(t, compiled.KyvernoNotices(objs), "every rule refuses some object")
+			notices := compiled.KyvernoNotices(nil)
 			for _, r := range set.Rules {
 				if r.Language == rules.CEL {
 					assert.Contains(t, strings.Join(notices, "\n"), "rule "+r.ID+": no object of --lint makes its Kyverno policy refuse it")

@@ -1,4 +1,4 @@
-package gatekeeper
+package admit
 
 import (
 	"path"
@@ -6,55 +6,56 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ome-policy/evaluator/admission"
+	"github.com/ome-policy/evaluator/admission/gatekeeper"
 	"github.com/ome-policy/evaluator/rules"
 )
 
-// A team's own rules in the Gatekeeper bundle, under team/: per rule, its
+// A team's rules in the Gatekeeper bundle, under team/: per rule, its
 // template (team/<name>/template.yaml) and its sample constraints, which
 // the kustomization installs after OME's.
 
-// TeamFolder is the folder of the bundle that holds a team's rules.
-const TeamFolder = "team"
+// Folder is the folder of each bundle that holds a team's rules.
+const Folder = "team"
 
-// Owned are the folders of the bundle that are generated whole: writing the
-// bundle removes what they hold that it no longer has (admission.Bundle.Sync).
-var Owned = []string{"omeruntimeselection", "omeversionlint", TeamFolder}
-
-// teamFiles writes the templates and constraints of a team's checks, and
-// says what the kustomization installs of them: the templates, then the
-// constraints.
+// Gatekeeper writes the templates and constraints of the rules' checks,
+// and says what the kustomization installs of them: the templates, then
+// the constraints.
 //
 // Each rule's suite (team/<name>/suite.yaml, for gator verify) reviews
-// its cases (admission.TeamRules.CasesOf: its rule cases and the objects
+// its cases (CasesOf: its rule cases and the objects
 // of --lint) with each of its constraints, expecting the messages of the
 // constraint's severities that evaluate gives each; for a rule that reads
 // OME's decisions, with the models and runtimes beside it as the
 // inventory.
-func teamFiles(team admission.TeamRules, exempt admission.Exemptions) (b admission.Bundle, templates, constraints []string, err error) {
-	b = admission.Bundle{}
+func (team Rules) gatekeeper(exempt admission.Exemptions) admission.Extra {
+	x := admission.Extra{Files: admission.Bundle{}, Folder: Folder}
+	if len(team.Gatekeeper) > 0 {
+		x.Comment = "It also installs a team's own rules (" + Folder + "/): their templates and constraints,\n" +
+			"whose kinds exist once Gatekeeper has made them too."
+	}
 	for _, c := range team.Gatekeeper {
-		dir := path.Join(TeamFolder, c.Name)
-		b[path.Join(dir, "template.yaml")] = templateYAML(c)
-		templates = append(templates, path.Join(dir, "template.yaml"))
+		dir := path.Join(Folder, c.Name)
+		x.Files[path.Join(dir, "template.yaml")] = gatekeeper.TemplateYAML(c)
+		x.Templates = append(x.Templates, path.Join(dir, "template.yaml"))
 		kinds := c.Team.Kinds
 		if len(kinds) == 0 { // a Rego rule reads input.kind itself
 			kinds = append(append([]string(nil), admission.OMEKinds...), "InferenceService")
 		}
-		var tests []SuiteTest
+		var tests []gatekeeper.SuiteTest
 		for _, s := range teamConstraints(c) {
 			sample := path.Join("samples", s.sample)
-			b[path.Join(dir, sample, "constraint.yaml")] = constraintYAML(c.Release, c.Generator, c.Kind, s.name, s.action, s.description, kinds, s.params, exempt)
-			constraints = append(constraints, path.Join(dir, sample, "constraint.yaml"))
-			tests = append(tests, SuiteTest{Name: s.sample, Template: "template.yaml", Constraint: path.Join(sample, "constraint.yaml"),
-				CaseDir: sample, Cases: exemptCases(teamCases(team, *c.Team, s.severities), exempt)})
+			x.Files[path.Join(dir, sample, "constraint.yaml")] = gatekeeper.ConstraintYAML(c.Release, c.Generator, c.Kind, s.name, s.action, s.description, kinds, s.params, exempt)
+			x.Constraints = append(x.Constraints, path.Join(dir, sample, "constraint.yaml"))
+			tests = append(tests, gatekeeper.SuiteTest{Name: s.sample, Template: "template.yaml", Constraint: path.Join(sample, "constraint.yaml"),
+				CaseDir: sample, Cases: gatekeeper.ExemptCases(teamCases(team, *c.Team, s.severities), exempt)})
 		}
-		b.Add(dir, suiteFiles(c.Name, tests))
+		x.Files.Add(dir, gatekeeper.SuiteFiles(c.Name, tests))
 	}
-	return b, templates, constraints, nil
+	return x
 }
 
 // teamCases are the gator cases of rule with a constraint of severities.
-func teamCases(team admission.TeamRules, rule rules.Rule, severities []string) []admission.SuiteCase {
+func teamCases(team Rules, rule rules.Rule, severities []string) []admission.SuiteCase {
 	var out []admission.SuiteCase
 	for _, tc := range team.CasesOf(rule.ID) {
 		sc := admission.SuiteCase{Name: tc.Name, Object: admission.DeepCopy(tc.Object.Value), Messages: tc.Messages(rule.ID, severities)}
@@ -81,7 +82,7 @@ type teamConstraint struct {
 // Audit: dryrun).
 func teamConstraints(c *admission.Check) []teamConstraint {
 	r := c.Team
-	name := admission.TeamConstraintName(r.ID)
+	name := ConstraintName(r.ID)
 	var out []teamConstraint
 	if r.Language == rules.CEL {
 		action := map[string]string{rules.Error: "deny", rules.Warning: "warn", rules.Info: "dryrun"}[r.Severities[0]]

@@ -1,9 +1,10 @@
-package kyverno
+package admit
 
 import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -12,7 +13,6 @@ import (
 	"github.com/ome-policy/evaluator/input"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/rules"
-	"github.com/ome-policy/evaluator/rules/admit"
 )
 
 // teamRuleSets are the team's rules that Kyverno's CLI is run on, with
@@ -78,15 +78,15 @@ func TestKyvernoCLITeamPolicies(t *testing.T) {
 			if r.Language != rules.CEL {
 				continue
 			}
-			doc, err := admit.Policy(r, admit.TargetKyverno, true)
+			doc, err := Policy(r, TargetKyverno, true)
 			if err != nil {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
 			args := []string{"apply"}
-			for _, d := range admit.KyvernoDocs(r, doc) {
+			for _, d := range KyvernoDocs(r, doc) {
 				policy := filepath.Join(dir, d.Name+".yaml")
-				if err := os.WriteFile(policy, teamPolicy(d, "v1.2.2", admission.Exemptions{}), 0o644); err != nil {
+				if err := os.WriteFile(policy, kyvernoPolicy(d, "v1.2.2", admission.Exemptions{}), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				args = append(args, policy)
@@ -143,3 +143,7 @@ func kyvernoRef(o *objects.Object) string {
 	}
 	return ns + "/" + o.Kind + "/" + o.Name
 }
+
+// kyvernoFailed is a refusal as kubectl-kyverno apply prints it: the policy,
+// the resource and the message.
+var kyvernoFailed = regexp.MustCompile(`(?m)^policy (\S+) -> resource (\S+) failed:\n1 -  (.*)$`)

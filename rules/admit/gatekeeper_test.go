@@ -1,4 +1,4 @@
-package gatekeeper
+package admit
 
 import (
 	"errors"
@@ -11,7 +11,6 @@ import (
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/policies/policyset"
 	"github.com/ome-policy/evaluator/rules"
-	"github.com/ome-policy/evaluator/rules/admit"
 )
 
 // The suite of a rule over OME's decisions is made with them: without
@@ -32,7 +31,7 @@ func TestDecisionSuiteNeedsTheDecisions(t *testing.T) {
 			selection = c
 		}
 	}
-	compiled, err := admit.Compile(own, []string{admit.TargetGatekeeper}, nil, set.Release, "evaluate gatekeeper --rules", selection)
+	compiled, err := Compile(own, []string{TargetGatekeeper}, nil, set.Release, "evaluate gatekeeper --rules", selection)
 	require.NoError(t, err)
 	compiled.Decide = func([]*objects.Object) (map[*objects.Object]map[string]any, error) {
 		return nil, errors.New("no decisions here")

@@ -1,4 +1,4 @@
-package admission
+package admit
 
 import (
 	"fmt"
@@ -7,19 +7,20 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ome-policy/evaluator/admission"
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/objects"
 	"github.com/ome-policy/evaluator/rules"
 )
 
-// A team's own rules (package rules) as the targets write them: the
-// checks and policies admission/team compiles them into, and the names
-// their templates and constraints take.
+// A team's rules as the targets write them: the checks and policies
+// Compile makes of them, the names their templates and constraints take,
+// and the cases their suites and Tests review (Judge).
 
-// TeamKind is the constraint kind of a team's rule in Gatekeeper: its id
+// Kind is the constraint kind of a team's rule in Gatekeeper: its id
 // in CamelCase ("company.transformers_floor": CompanyTransformersFloor).
-func TeamKind(id string) string {
+func Kind(id string) string {
 	var b strings.Builder
 	up := true
 	for _, r := range id {
@@ -36,29 +37,29 @@ func TeamKind(id string) string {
 	return b.String()
 }
 
-// TeamConstraintName is the name of a team's rule's constraint (and of its
+// ConstraintName is the name of a team's rule's constraint (and of its
 // native policy): its id with . and _ as -.
-func TeamConstraintName(id string) string {
+func ConstraintName(id string) string {
 	return strings.NewReplacer(".", "-", "_", "-").Replace(strings.ToLower(id))
 }
 
-// TeamDoc is a team's ValidatingAdmissionPolicy for a CEL target: the
+// Doc is a team's ValidatingAdmissionPolicy for a CEL target: the
 // policy rewritten for it (TeamPolicy), and the rule it is. Name is its
 // name there; Validation, when it is not -1, says that it holds only that
 // validation of the rule's (Kyverno gives one message a policy, so a rule
 // of several validations is a policy each there).
-type TeamDoc struct {
+type Doc struct {
 	Rule       rules.Rule
 	Policy     map[string]any
 	Name       string
 	Validation int
 }
 
-// TeamRules are a team's rules compiled for the targets of a run.
-type TeamRules struct {
-	Gatekeeper []*Check  // a template each
-	Native     []TeamDoc // ValidatingAdmissionPolicies in plain CEL
-	Kyverno    []TeamDoc // in Kyverno's CEL
+// Rules are a team's rules compiled for the targets of a run.
+type Rules struct {
+	Gatekeeper []*admission.Check // a template each
+	Native     []Doc              // ValidatingAdmissionPolicies in plain CEL
+	Kyverno    []Doc              // in Kyverno's CEL
 	// Left says each rule left out of a target on purpose (leaveOut),
 	// for a notice.
 	Left []string
@@ -68,14 +69,14 @@ type TeamRules struct {
 	Decide rules.Decide
 	// Cases are what the suites review, with what evaluate gives each
 	// (Judge).
-	Cases []TeamCase
+	Cases []Case
 }
 
-// TeamCase is one object that the suites of a team's rules review, with
+// Case is one object that the suites of a team's rules review, with
 // what evaluate gives it: the findings of the team's rules about it, beside
 // the models and runtimes of Inventory (of which OME's decisions about it
 // are made, for a rule that reads them).
-type TeamCase struct {
+type Case struct {
 	Name string
 	// Rule is the rule of a rule case, whose suites alone review it; ""
 	// for an object of --lint, which every rule's suites review.
@@ -87,7 +88,7 @@ type TeamCase struct {
 
 // Messages are the messages of the case's findings of rule with one of the
 // severities, in order.
-func (c TeamCase) Messages(rule string, severities []string) []string {
+func (c Case) Messages(rule string, severities []string) []string {
 	var out []string
 	for _, f := range c.Findings {
 		if f.Rule == rule && slices.Contains(severities, f.Severity) {
@@ -105,7 +106,7 @@ func (c TeamCase) Messages(rule string, severities []string) []string {
 // Decide). What keeps the rules from judging them (their own problems,
 // OME's decisions) is an error: a suite without those cases would pass
 // unseen. Untriggered then names the rules that no case makes fire.
-func (t *TeamRules) Judge(lint []*objects.Object) error {
+func (t *Rules) Judge(lint []*objects.Object) error {
 	if t.Set.Len() == 0 {
 		return nil
 	}
@@ -130,7 +131,7 @@ func (t *TeamRules) Judge(lint []*objects.Object) error {
 		if err != nil {
 			return fmt.Errorf("rule case %q (%s): %w", c.Name, objects.FileLine(c.File, c.Line), err)
 		}
-		t.Cases = append(t.Cases, TeamCase{Name: c.Name, Rule: c.Rule, Object: c.Object, Inventory: c.Objects,
+		t.Cases = append(t.Cases, Case{Name: c.Name, Rule: c.Rule, Object: c.Object, Inventory: c.Objects,
 			Findings: findingsOf(fs, c.Object)})
 	}
 	fs, err := judge(lint)
@@ -145,7 +146,7 @@ func (t *TeamRules) Judge(lint []*objects.Object) error {
 		}
 	}
 	for _, o := range lint {
-		t.Cases = append(t.Cases, TeamCase{Name: fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, path.Base(o.File)), Object: o,
+		t.Cases = append(t.Cases, Case{Name: fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, path.Base(o.File)), Object: o,
 			Inventory: inventory, Findings: findingsOf(fs, o)})
 	}
 	return nil
@@ -165,8 +166,8 @@ func findingsOf(fs []answer.Finding, o *objects.Object) []answer.Finding {
 
 // CasesOf are the cases that the suites of rule review: its rule cases and
 // the objects of --lint.
-func (t TeamRules) CasesOf(rule string) []TeamCase {
-	var out []TeamCase
+func (t Rules) CasesOf(rule string) []Case {
+	var out []Case
 	for _, c := range t.Cases {
 		if c.Rule == "" || c.Rule == rule {
 			out = append(out, c)
@@ -177,7 +178,7 @@ func (t TeamRules) CasesOf(rule string) []TeamCase {
 
 // Untriggered are the rules (ids) that none of their cases makes fire:
 // their suites prove only that they compile.
-func (t TeamRules) Untriggered() []string {
+func (t Rules) Untriggered() []string {
 	if t.Set.Len() == 0 {
 		return nil
 	}
@@ -194,4 +195,16 @@ func (t TeamRules) Untriggered() []string {
 		}
 	}
 	return out
+}
+
+// Extras are the files of the rules in each target's bundle of opts (its
+// release, exemptions and the objects of --lint, of which Judge made the
+// cases): the Gatekeeper templates and constraints with their suites, the
+// ValidatingAdmissionPolicies, the Kyverno policies with their Tests.
+func (team Rules) Extras(opts admission.Options) admission.Extras {
+	return admission.Extras{
+		Gatekeeper: team.gatekeeper(opts.Exempt),
+		Native:     team.native(opts.Exempt),
+		Kyverno:    team.kyverno(opts.Policies.Release, opts.Exempt, opts.Objects),
+	}
 }
