@@ -5,14 +5,14 @@ import (
 	"github.com/ome-policy/evaluator/objects"
 )
 
-// The ways a finding of a team's own rule (evaluate diff --rules) changed
+// The ways a finding of a rule of --rules (evaluate diff --rules) changed
 // (RuleChange.Change).
 const (
 	RuleFires = "fires" // on the new side, not on the old
 	RuleStops = "stops" // on the old side, not on the new
 )
 
-// RuleChange is a finding of a team's own rule that the change makes or
+// RuleChange is a finding of a rule of --rules that the change makes or
 // clears: a finding on one side that the other side does not have, told
 // apart by rule, severity, object, field and message (the lines may move).
 // Regression: it fires, and it is an error (a refusal at admission).
