@@ -80,7 +80,7 @@ func (o *auditOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return badInput(err)
 	}
 	read := func(in *inputOptions) (audited, error) {
-		got, err := in.read(g, cmd, diff.LiveResources, false, nil)
+		got, err := in.read(cmd, diff.LiveResources, false, nil)
 		return audited{got, in}, err
 	}
 	problems := false
@@ -115,7 +115,7 @@ func (o *auditOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return exitAfter(a.got.Problems, false)
 	}
 	var unwritten []results.ClusterRead
-	clusters, err := eachCluster(&o.in, g, cmd, read, func(cl results.Cluster, a audited) error {
+	clusters, err := eachCluster(&o.in, cmd, read, func(cl results.Cluster, a audited) error {
 		// A cluster whose reports cannot be written is named with why,
 		// and the others are still written.
 		if err := write(&cl, a); err != nil {

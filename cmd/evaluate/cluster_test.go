@@ -188,7 +188,7 @@ func TestClusterCopyWins(t *testing.T) {
 	cmd := &cobra.Command{Use: "x"}
 	addInputFlags(cmd, &in, false)
 	require.NoError(t, cmd.ParseFlags([]string{"--kubeconfig", kc, "-f", file}))
-	input, err := in.read(&globalOptions{}, cmd, live.Runtimes, false, nil)
+	input, err := in.read(cmd, live.Runtimes, false, nil)
 	require.NoError(t, err)
 	require.Empty(t, input.Problems)
 	require.Len(t, input.Objects, 1)
@@ -214,7 +214,7 @@ func TestClusterManyObjects(t *testing.T) {
 	cmd := &cobra.Command{Use: "x"}
 	addInputFlags(cmd, &in, false)
 	require.NoError(t, cmd.ParseFlags([]string{"--kubeconfig", kc}))
-	input, err := in.read(&globalOptions{}, cmd, []live.Resource{live.ClusterServingRuntimes}, false, nil)
+	input, err := in.read(cmd, []live.Resource{live.ClusterServingRuntimes}, false, nil)
 	require.NoError(t, err)
 	require.Empty(t, input.Problems)
 	objs := input.Objects

@@ -75,7 +75,7 @@ func (o *diffOptions) run(cmd *cobra.Command, g *globalOptions, args []string) e
 	if err != nil {
 		return err
 	}
-	d := runner.Diff{Engine: o.engineName, Policies: &g.Policies, In: in.options(g, cmd, nil), Base: o.base, ToRelease: o.toRelease, Sources: in.sources(),
+	d := runner.Diff{Engine: o.engineName, Policies: &g.Policies, In: in.options(cmd, nil), Base: o.base, ToRelease: o.toRelease, Sources: in.sources(),
 		Rules: o.rules.paths, Sandbox: sb}
 	if err := d.Sides(args, len(in.files)+len(in.Models)+len(in.Runtimes), &o.in.cluster); err != nil {
 		return badInput(err)
@@ -125,9 +125,9 @@ func (o *diffOptions) runFleet(cmd *cobra.Command, g *globalOptions, d runner.Di
 	in := o.in
 	in.paths = args
 	problems, fail := false, false
-	clusters, err := eachCluster(&in, g, cmd, func(mine *inputOptions) (runner.DiffResult, error) {
+	clusters, err := eachCluster(&in, cmd, func(mine *inputOptions) (runner.DiffResult, error) {
 		md := d
-		md.In, md.Cluster = mine.options(g, cmd, nil), &mine.cluster
+		md.In, md.Cluster = mine.options(cmd, nil), &mine.cluster
 		return md.Run()
 	}, func(cl results.Cluster, r runner.DiffResult) error {
 		r.Old = strings.Replace(r.Old, "the cluster", "cluster "+cl.Name, 1)

@@ -49,7 +49,7 @@ func (o *explainOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if !o.in.given() {
 		return badInput(fmt.Errorf("give a model and a runtime with -f (or -m and -r), or --cluster"))
 	}
-	got, err := o.in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
+	got, err := o.in.read(cmd, live.ModelsAndRuntimes, false, nil)
 	if err != nil {
 		return err
 	}

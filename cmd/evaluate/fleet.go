@@ -35,7 +35,7 @@ func (in *inputOptions) fleet() bool { return in.cluster.IsFleet() }
 // and hands each cluster that could be read, in order, to use. It gives
 // back every cluster, those that could not be read with their reason,
 // which it says on standard error after the results.
-func eachCluster[T any](in *inputOptions, g *globalOptions, cmd *cobra.Command, read func(in *inputOptions) (T, error), use func(c results.Cluster, v T) error) ([]results.ClusterRead, error) {
+func eachCluster[T any](in *inputOptions, cmd *cobra.Command, read func(in *inputOptions) (T, error), use func(c results.Cluster, v T) error) ([]results.ClusterRead, error) {
 	in.cluster.Context, in.cluster.Warnings = cmd.Context(), cmd.ErrOrStderr()
 	members, err := in.cluster.Fleet()
 	if err != nil {
@@ -43,8 +43,8 @@ func eachCluster[T any](in *inputOptions, g *globalOptions, cmd *cobra.Command, 
 	}
 	// Standard input is read once, and given to each cluster's read.
 	var stdin []byte
-	if slices.Contains(slices.Concat(in.paths, in.files, in.Models, in.Runtimes), "-") && g.stdin != nil {
-		if stdin, err = io.ReadAll(g.stdin); err != nil {
+	if slices.Contains(slices.Concat(in.paths, in.files, in.Models, in.Runtimes), "-") {
+		if stdin, err = io.ReadAll(cmd.InOrStdin()); err != nil {
 			return nil, badInput(fmt.Errorf("standard input: %w", err))
 		}
 	}

@@ -83,9 +83,9 @@ func (in *inputOptions) sources() string {
 // options are what the flags say to read (input.Options), with the
 // cluster's resources when the cluster is read; each notice goes to
 // standard error.
-func (in *inputOptions) options(g *globalOptions, cmd *cobra.Command, resources []live.Resource) input.Options {
+func (in *inputOptions) options(cmd *cobra.Command, resources []live.Resource) input.Options {
 	o := in.Options
-	o.Paths, o.Namespace, o.Stdin = slices.Concat(in.paths, in.files), in.cluster.FilesNamespace(), g.stdin
+	o.Paths, o.Namespace, o.Stdin = slices.Concat(in.paths, in.files), in.cluster.FilesNamespace(), cmd.InOrStdin()
 	if in.stdin != nil {
 		o.Stdin = in.stdin
 	}
@@ -101,8 +101,8 @@ func (in *inputOptions) options(g *globalOptions, cmd *cobra.Command, resources 
 // resources. Each object goes to sink, or when sink is nil, into the
 // Input's Objects. What is read is held: the memory limit follows it as it
 // grows.
-func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []live.Resource, lenient bool, sink func(*objects.Object)) (*input.Result, error) {
-	o := in.options(g, cmd, resources)
+func (in *inputOptions) read(cmd *cobra.Command, resources []live.Resource, lenient bool, sink func(*objects.Object)) (*input.Result, error) {
+	o := in.options(cmd, resources)
 	o.Lenient = lenient
 	o.Visit = sink
 	o.Count = func(read int) {
@@ -117,8 +117,8 @@ func (in *inputOptions) read(g *globalOptions, cmd *cobra.Command, resources []l
 // from the cluster its InferenceServices only when no file gives any, so
 // that -f isvc.yaml --cluster checks the file's InferenceServices against
 // the cluster's models and runtimes (input.ClusterSource.AddServices).
-func (in *inputOptions) readWithServices(g *globalOptions, cmd *cobra.Command) (*input.Result, error) {
-	got, err := in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
+func (in *inputOptions) readWithServices(cmd *cobra.Command) (*input.Result, error) {
+	got, err := in.read(cmd, live.ModelsAndRuntimes, false, nil)
 	if err == nil {
 		err = in.cluster.AddServices(got)
 	}

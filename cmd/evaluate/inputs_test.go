@@ -327,7 +327,7 @@ func TestMemoryLimitFollowsWhatIsRead(t *testing.T) {
 	const small = 1 << 20
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(small))
 	in := inputOptions{files: []string{file}}
-	input, err := in.read(&globalOptions{}, &cobra.Command{}, nil, false, nil)
+	input, err := in.read(&cobra.Command{}, nil, false, nil)
 	require.NoError(t, err)
 	require.Len(t, input.Objects, 1000)
 	require.Empty(t, input.Problems)

@@ -44,7 +44,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 			}
 			got := &input.Result{}
 			if in.given() {
-				if got, err = in.readWithServices(g, cmd); err != nil {
+				if got, err = in.readWithServices(cmd); err != nil {
 					return err
 				}
 				if opts.SelectionCases, err = runner.SelectionCases(engine.CEL, set, got.Objects); err != nil || len(opts.SelectionCases) == 0 {

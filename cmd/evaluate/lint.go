@@ -92,7 +92,7 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	p := newProgress(cmd, "linting", -1)
 	defer p.Finish()
-	got, err := o.in.read(g, cmd, live.ModelsAndRuntimes, true, func(obj *objects.Object) {
+	got, err := o.in.read(cmd, live.ModelsAndRuntimes, true, func(obj *objects.Object) {
 		run.Object(obj)
 		p.Set("linting", len(run.Objects), -1)
 	})
@@ -140,8 +140,8 @@ func (o *lintOptions) runFleet(cmd *cobra.Command, g *globalOptions, first *runn
 		return badInput(err)
 	}
 	problems, fails := false, false
-	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*input.Result, error) {
-		return in.read(g, cmd, live.ModelsAndRuntimes, true, nil)
+	clusters, err := eachCluster(&o.in, cmd, func(in *inputOptions) (*input.Result, error) {
+		return in.read(cmd, live.ModelsAndRuntimes, true, nil)
 	}, func(cl results.Cluster, got *input.Result) error {
 		run := first.Again()
 		for _, obj := range got.Objects {

@@ -59,7 +59,7 @@ func (o *matchOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if o.in.fleet() {
 		return o.runFleet(cmd, g, ready)
 	}
-	got, err := o.in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
+	got, err := o.in.read(cmd, live.ModelsAndRuntimes, false, nil)
 	if err != nil {
 		return err
 	}
@@ -117,8 +117,8 @@ func (o *matchOptions) runFleet(cmd *cobra.Command, g *globalOptions, ready <-ch
 		return badInput(err)
 	}
 	problems, unserved := false, false
-	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*input.Result, error) {
-		return in.read(g, cmd, live.ModelsAndRuntimes, false, nil)
+	clusters, err := eachCluster(&o.in, cmd, func(in *inputOptions) (*input.Result, error) {
+		return in.read(cmd, live.ModelsAndRuntimes, false, nil)
 	}, func(cl results.Cluster, got *input.Result) error {
 		objs := pick(cmd, got.Objects, "match", "models and runtimes", func(o *objects.Object) bool { return o.IsModel() || o.IsRuntime() })
 		ms, rs := input.Only(objs, (*objects.Object).IsModel), input.Only(objs, (*objects.Object).IsRuntime)

@@ -80,7 +80,7 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if o.in.fleet() {
 		return o.runFleet(cmd, g)
 	}
-	got, err := o.in.readWithServices(g, cmd)
+	got, err := o.in.readWithServices(cmd)
 	if err != nil {
 		return err
 	}
@@ -127,8 +127,8 @@ func (o *reportOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
 	}
 	var clusters []report.FleetCluster
 	problems := false
-	read, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*input.Result, error) {
-		return in.readWithServices(g, cmd)
+	read, err := eachCluster(&o.in, cmd, func(in *inputOptions) (*input.Result, error) {
+		return in.readWithServices(cmd)
 	}, func(cl results.Cluster, got *input.Result) error {
 		clusterProblems(cmd, cl, got.Problems)
 		problems = problems || len(got.Problems) > 0

@@ -51,7 +51,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if o.in.fleet() {
 		return o.runFleet(cmd, g)
 	}
-	got, err := o.in.readWithServices(g, cmd)
+	got, err := o.in.readWithServices(cmd)
 	if err != nil {
 		return err
 	}
@@ -99,8 +99,8 @@ func (o *selectOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
 		return badInput(err)
 	}
 	problems, fails := false, false
-	clusters, err := eachCluster(&o.in, g, cmd, func(in *inputOptions) (*input.Result, error) {
-		return in.readWithServices(g, cmd)
+	clusters, err := eachCluster(&o.in, cmd, func(in *inputOptions) (*input.Result, error) {
+		return in.readWithServices(cmd)
 	}, func(cl results.Cluster, got *input.Result) error {
 		services, objs := runner.SplitServices(got.Objects)
 		sel := runner.Selection{Engine: o.engineName, Set: set, Strict: o.strict, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }, Own: own}

@@ -45,7 +45,7 @@ func newGatekeeperViolationsCommand(g *globalOptions) *cobra.Command {
 			// object at admission: one that a later object of the same
 			// name replaces too (the notice names it), as lint lints it.
 			var read []*objects.Object
-			got, err := in.read(g, cmd, live.ModelsAndRuntimes, true, func(o *objects.Object) { read = append(read, o) })
+			got, err := in.read(cmd, live.ModelsAndRuntimes, true, func(o *objects.Object) { read = append(read, o) })
 			if err != nil {
 				return err
 			}
