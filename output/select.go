@@ -18,7 +18,7 @@ type SelectWriter interface {
 }
 
 // SelectFormats lists the -o values of select.
-var SelectFormats = []string{"text", "json", "yaml", "policyreport"}
+var SelectFormats = []string{"text", "json", "yaml", "policyreport", "csv"}
 
 // NewSelectWriter returns the writer for format; release is the OME
 // release whose rules gave the decisions, which the documents name.
@@ -32,6 +32,8 @@ func NewSelectWriter(format string, w io.Writer, release string) (SelectWriter, 
 		return &selectYAML{w: w, release: release}, nil
 	case "policyreport":
 		return &selectPolicyReport{w: w}, nil
+	case "csv":
+		return &selectCSV{w: w}, nil
 	}
 	return nil, UnknownFormat(format, SelectFormats)
 }
