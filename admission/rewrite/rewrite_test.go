@@ -93,4 +93,3 @@ func TestRewritePolicy(t *testing.T) {
 		})
 	}
 }
-
