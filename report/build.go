@@ -275,11 +275,11 @@ func lintInto(d *data, in Input) error {
 	if err != nil {
 		return err
 	}
-	own, err := ruleFindings(in)
+	team, err := ruleFindings(in)
 	if err != nil {
 		return err
 	}
-	findings = append(findings, own...)
+	findings = append(findings, team...)
 	engine.SortFindings(findings)
 	var buf bytes.Buffer
 	lw, err := output.NewLintWriter("json", &buf, output.Style{})

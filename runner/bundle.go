@@ -65,7 +65,7 @@ func BundleRules(set *policyset.Set, paths, leaveOut, targets []string, command 
 		return admit.Rules{}, nil
 	}
 	sb.ForBundles = true
-	own, err := LoadRules(paths, ome, sb)
+	team, err := LoadRules(paths, ome, sb)
 	if err != nil {
 		return admit.Rules{}, err
 	}
@@ -74,7 +74,7 @@ func BundleRules(set *policyset.Set, paths, leaveOut, targets []string, command 
 		made = "`" + command + " --ome-version " + set.Release + " --rules`"
 	}
 	var selection *admission.Check
-	if own.ReadsDecisions() && slices.Contains(targets, admit.TargetGatekeeper) {
+	if team.ReadsDecisions() && slices.Contains(targets, admit.TargetGatekeeper) {
 		checks, err := admission.Checks(set)
 		if err != nil {
 			return admit.Rules{}, err
@@ -85,7 +85,7 @@ func BundleRules(set *policyset.Set, paths, leaveOut, targets []string, command 
 			}
 		}
 	}
-	out, err := admit.Compile(own, targets, leaveOut, set.Release, made, selection)
+	out, err := admit.Compile(team, targets, leaveOut, set.Release, made, selection)
 	out.Decide = Decider(engine.CEL, set)
 	return out, err
 }

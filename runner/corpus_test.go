@@ -80,11 +80,11 @@ func key(o *objects.Object) string {
 
 // lintFindings are the messages of the team's rules that evaluate lint
 // --rules gives each object, by object (key), then rule and severity.
-func lintFindings(t *testing.T, set *policyset.Set, own *rules.Set, objs []*objects.Object) map[string]map[string][]string {
+func lintFindings(t *testing.T, set *policyset.Set, team *rules.Set, objs []*objects.Object) map[string]map[string][]string {
 	ome, err := engine.LintRules(set)
 	require.NoError(t, err)
-	all := WithRules(ome, own)
-	run, err := NewLint("cel", set, all, own, nil, nil, false)
+	all := WithRules(ome, team)
+	run, err := NewLint("cel", set, all, team, nil, nil, false)
 	require.NoError(t, err)
 	for _, o := range objs {
 		run.Object(o)

@@ -160,20 +160,20 @@ func decisionValue(d engine.Decision) map[string]any {
 // select run, with OME's decision about it (results, in the order of
 // services) for the rules that read the decisions, and puts their findings
 // on its result. refused says whether a rule gave an error.
-func SelectRules(own *rules.Set, services, cluster []*objects.Object, results []results.SelectResult) (refused bool, problems []*objects.InputError) {
-	if own.Len() == 0 {
+func SelectRules(team *rules.Set, services, cluster []*objects.Object, results []results.SelectResult) (refused bool, problems []*objects.InputError) {
+	if team.Len() == 0 {
 		return false, nil
 	}
 	var all []any
-	if own.ReadsDecisions() {
+	if team.ReadsDecisions() {
 		kept, _ := objects.Deduplicate(append(append([]*objects.Object(nil), cluster...), services...))
 		all = answer.ObjectValues(kept)
 	}
 	for i, isvc := range services {
-		fs, probs := own.Check(isvc)
+		fs, probs := team.Check(isvc)
 		problems = append(problems, probs...)
-		if own.ReadsDecisions() {
-			more, probs := own.CheckDecisions(isvc, rules.View{Objects: all, Decision: decisionValue(results[i].Decision)})
+		if team.ReadsDecisions() {
+			more, probs := team.CheckDecisions(isvc, rules.View{Objects: all, Decision: decisionValue(results[i].Decision)})
 			fs = append(fs, more...)
 			problems = append(problems, probs...)
 		}

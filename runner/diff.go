@@ -146,7 +146,7 @@ func (d *Diff) Run() (DiffResult, error) {
 		return d.upgrade()
 	}
 	// The team's rules are read first: a bad rule ends the run at once.
-	set, own, err := d.ownRules(func() (*policyset.Set, error) { return d.Policies.For(d.Engine) })
+	set, team, err := d.teamRules(func() (*policyset.Set, error) { return d.Policies.For(d.Engine) })
 	if err != nil {
 		return DiffResult{}, err
 	}
@@ -173,7 +173,7 @@ func (d *Diff) Run() (DiffResult, error) {
 		return r, nil
 	}
 	// The team's rules first: comparing drops the objects' positions.
-	changes, err := own.judge(&r, sides.Old, sides.New, Decider(d.Engine, set), Decider(d.Engine, set))
+	changes, err := team.judge(&r, sides.Old, sides.New, Decider(d.Engine, set), Decider(d.Engine, set))
 	if err != nil {
 		return r, err
 	}
@@ -184,10 +184,10 @@ func (d *Diff) Run() (DiffResult, error) {
 	return r, err
 }
 
-// ownRules reads the team's rules of d beside the lint rules of the
+// teamRules reads the team's rules of d beside the lint rules of the
 // policies that set gives, and gives those policies too; nothing (and set
 // is not asked) without rules.
-func (d *Diff) ownRules(set func() (*policyset.Set, error)) (*policyset.Set, *sideRules, error) {
+func (d *Diff) teamRules(set func() (*policyset.Set, error)) (*policyset.Set, *sideRules, error) {
 	if len(d.Rules) == 0 {
 		return nil, nil, nil
 	}
@@ -195,23 +195,23 @@ func (d *Diff) ownRules(set func() (*policyset.Set, error)) (*policyset.Set, *si
 	if err != nil {
 		return nil, nil, err
 	}
-	ome, own, err := RulesFor(s, d.Rules, d.Sandbox)
+	ome, team, err := RulesFor(s, d.Rules, d.Sandbox)
 	if err != nil {
 		return nil, nil, err
 	}
 	if d.In.Notice != nil {
-		for _, n := range own.Notices {
+		for _, n := range team.Notices {
 			d.In.Notice(n)
 		}
 	}
-	return s, &sideRules{own: own, all: WithRules(ome, own)}, nil
+	return s, &sideRules{team: team, all: WithRules(ome, team)}, nil
 }
 
-// sideRules are a team's own rules that judge both sides of a diff: own,
+// sideRules are a team's rules that judge both sides of a diff: team,
 // and with OME's, all the rule ids an object's ignore annotation may name.
 type sideRules struct {
-	own *rules.Set
-	all []engine.Rule
+	team *rules.Set
+	all  []engine.Rule
 }
 
 // judge gives the findings of the team's rules that the change makes or
@@ -239,7 +239,7 @@ func (t *sideRules) judge(r *DiffResult, old, new []*objects.Object, decideOld, 
 // problems are lint's to tell).
 func (t *sideRules) findings(r *DiffResult, objs []*objects.Object, decide rules.Decide) ([]engine.Finding, error) {
 	kept, _ := objects.Deduplicate(objs)
-	fs, problems, err := t.own.CheckAll(kept, decide)
+	fs, problems, err := t.team.CheckAll(kept, decide)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +285,7 @@ func (d *Diff) upgrade() (DiffResult, error) {
 		return DiffResult{}, err
 	}
 	// The team's rules are read first: a bad rule ends the run at once.
-	from, own, err := d.ownRules(func() (*policyset.Set, error) { return up.all.Only(d.Engine).ForRelease(up.From) })
+	from, team, err := d.teamRules(func() (*policyset.Set, error) { return up.all.Only(d.Engine).ForRelease(up.From) })
 	if err != nil {
 		return DiffResult{}, err
 	}
@@ -308,12 +308,12 @@ func (d *Diff) upgrade() (DiffResult, error) {
 	d.comparing()
 	// The team's rules first: comparing drops the objects' positions.
 	var changes []diff.RuleChange
-	if own != nil {
+	if team != nil {
 		to, err := up.all.Only(d.Engine).ForRelease(up.To)
 		if err != nil {
 			return r, err
 		}
-		if changes, err = own.judge(&r, got.Objects, got.Objects, Decider(d.Engine, from), Decider(d.Engine, to)); err != nil {
+		if changes, err = team.judge(&r, got.Objects, got.Objects, Decider(d.Engine, from), Decider(d.Engine, to)); err != nil {
 			return r, err
 		}
 	}

@@ -137,11 +137,11 @@ type LintRun struct {
 	// Others counts the OME objects that lint does not read (Linted), by
 	// kind.
 	Others map[string]int
-	// Own are a team's own rules (LoadRules), run on each object read
+	// Team are a team's rules (LoadRules), run on each object read
 	// beside OME's, in their own language whatever the engine; nil: none.
 	// Those that read OME's decisions run in Finish, with Decide's.
-	Own *rules.Set
-	// Decide gives OME's decisions about the objects, for the rules of Own
+	Team *rules.Set
+	// Decide gives OME's decisions about the objects, for the rules of Team
 	// that read them (Decider).
 	Decide rules.Decide
 
@@ -168,7 +168,7 @@ func NewLintRun(l engine.Linter, rules []engine.Rule, filter RuleFilter, crossCh
 // the engine named, and a team's own (own), together listed in all
 // (WithRules), reporting those that disable and enableOnly leave
 // (NewRuleFilter); the team's rules over OME's decisions read set's.
-func NewLint(engineName string, set *policyset.Set, all []engine.Rule, own *rules.Set, disable, enableOnly []string, crossCheck bool) (*LintRun, error) {
+func NewLint(engineName string, set *policyset.Set, all []engine.Rule, team *rules.Set, disable, enableOnly []string, crossCheck bool) (*LintRun, error) {
 	filter, err := NewRuleFilter(all, disable, enableOnly)
 	if err != nil {
 		return nil, err
@@ -178,7 +178,7 @@ func NewLint(engineName string, set *policyset.Set, all []engine.Rule, own *rule
 		return nil, err
 	}
 	run := NewLintRun(linter, all, filter, crossCheck)
-	run.Own, run.Decide, run.release = own, Decider(engineName, set), set.Release
+	run.Team, run.Decide, run.release = team, Decider(engineName, set), set.Release
 	return run, nil
 }
 
@@ -202,10 +202,10 @@ func (r *LintRun) Object(o *objects.Object) {
 		return
 	}
 	r.keep(fs, ignored)
-	own, problems := r.Own.Check(o)
-	r.keep(own, ignored)
+	team, problems := r.Team.Check(o)
+	r.keep(team, ignored)
 	r.Problems = append(r.Problems, problems...)
-	if r.Own.ReadsDecisions() {
+	if r.Team.ReadsDecisions() {
 		r.full = append(r.full, o)
 	}
 	r.Objects = append(r.Objects, engine.LintedObject{Ref: objects.RefOf(o), File: o.File, Line: o.Line})
@@ -217,7 +217,7 @@ func (r *LintRun) Object(o *objects.Object) {
 // other objects (a fleet's next cluster): the policies are compiled once.
 func (r *LintRun) Again() *LintRun {
 	run := NewLintRun(r.linter, r.rules, r.filter, r.crossCheck)
-	run.Own, run.Decide, run.release = r.Own, r.Decide, r.release
+	run.Team, run.Decide, run.release = r.Team, r.Decide, r.release
 	return run
 }
 
@@ -265,14 +265,14 @@ func (r *LintRun) Finish() error {
 	return r.err
 }
 
-// decisionRules runs the rules of Own that read OME's decisions, on each
+// decisionRules runs the rules of Team that read OME's decisions, on each
 // object that kubectl apply would leave, with every such object and
 // Decide's decision about it.
 func (r *LintRun) decisionRules(ignored map[engine.LintedObject]map[string]bool) error {
 	if r.Decide == nil {
 		return fmt.Errorf("rules that read OME's decisions need its decisions: this run gives none")
 	}
-	fs, problems, err := r.Own.CheckAllDecisions(r.full, r.Decide)
+	fs, problems, err := r.Team.CheckAllDecisions(r.full, r.Decide)
 	if err != nil {
 		return err
 	}
@@ -339,12 +339,12 @@ func LoadRules(paths []string, ome []engine.Rule, sb rules.Sandbox) (*rules.Set,
 
 // WithRules is OME's lint rules followed by the team's, as lint lists,
 // filters and describes them.
-func WithRules(ome []engine.Rule, own *rules.Set) []engine.Rule {
-	if own.Len() == 0 {
+func WithRules(ome []engine.Rule, team *rules.Set) []engine.Rule {
+	if team.Len() == 0 {
 		return ome
 	}
 	out := append([]engine.Rule(nil), ome...)
-	for _, r := range own.Rules {
+	for _, r := range team.Rules {
 		d := r.Description
 		if d == "" {
 			d = fmt.Sprintf("a rule of %s", r.File)
@@ -362,6 +362,6 @@ func RulesFor(set *policyset.Set, paths []string, sb rules.Sandbox) ([]engine.Ru
 	if err != nil {
 		return nil, nil, err
 	}
-	own, err := LoadRules(paths, ome, sb)
-	return ome, own, err
+	team, err := LoadRules(paths, ome, sb)
+	return ome, team, err
 }

@@ -57,20 +57,20 @@ type Selection struct {
 	Set    *policyset.Set
 	Strict bool
 	Notice func(string)
-	// Own are a team's own rules (LoadRules), run on each InferenceService
+	// Team are a team's rules (LoadRules), run on each InferenceService
 	// by Run; nil: none.
-	Own *rules.Set
+	Team *rules.Set
 }
 
 // Run decides on each InferenceService (Select), then runs the team's
-// rules of Own on each (SelectRules). fails says whether one was rejected,
+// rules of Team on each (SelectRules). fails says whether one was rejected,
 // or refused by a rule; problems are the rules' problems.
 func (s Selection) Run(services, cluster []*objects.Object) (results []results.SelectResult, fails bool, problems []*objects.InputError, err error) {
 	results, rejected, err := s.Select(services, cluster)
 	if err != nil {
 		return nil, false, nil, err
 	}
-	refused, problems := SelectRules(s.Own, services, cluster, results)
+	refused, problems := SelectRules(s.Team, services, cluster, results)
 	return results, rejected || refused, problems, nil
 }
 

@@ -87,13 +87,13 @@ func NewTests(p *Policies, paths []string, engineName string, rulePaths []string
 	}
 	// The rules first: a rule that does not load is said as itself, not
 	// as a folder without tests.
-	var own *rules.Set
+	var team *rules.Set
 	if len(rulePaths) > 0 {
 		ome, err := engine.LintRules(set)
 		if err != nil {
 			return Tests{}, err
 		}
-		if own, err = LoadRules(rulePaths, ome, sb); err != nil {
+		if team, err = LoadRules(rulePaths, ome, sb); err != nil {
 			return Tests{}, err
 		}
 	}
@@ -104,7 +104,7 @@ func NewTests(p *Policies, paths []string, engineName string, rulePaths []string
 	if err := sandboxTests(t.RegoFiles); err != nil {
 		return t, err
 	}
-	t.Set, t.Own = set, own
+	t.Set, t.Team = set, team
 	t.Releases, err = TestReleases(p, t.Set)
 	t.Engine = engineName
 	return t, err
@@ -154,8 +154,8 @@ type Tests struct {
 	CaseFiles []string
 	RegoFiles []string
 	Step      func(done, total int)
-	// Own are a team's own rules, whose Rego the Rego tests may import.
-	Own *rules.Set
+	// Team are a team's rules, whose Rego the Rego tests may import.
+	Team *rules.Set
 	// Unloaded are, after Run, the Rego files beside the tests whose
 	// packages the tests refer to, when there are no rules of a team's own:
 	// the rules the tests test, which only --rules loads (rules.Untested).
@@ -208,8 +208,8 @@ func (t *Tests) run() (report results.TestReport, left []LeftOut, err error) {
 		return report, left, nil
 	}
 	texts := map[string]string{}
-	if t.Own != nil {
-		for f, text := range t.Own.Modules {
+	if t.Team != nil {
+		for f, text := range t.Team.Modules {
 			texts[f] = text
 		}
 	}
@@ -221,7 +221,7 @@ func (t *Tests) run() (report results.TestReport, left []LeftOut, err error) {
 		texts[f] = string(b)
 	}
 	step(len(t.CaseFiles))
-	if t.Own == nil {
+	if t.Team == nil {
 		tests := map[string]string{}
 		for _, f := range t.RegoFiles {
 			tests[f] = texts[f]
@@ -289,19 +289,19 @@ func (t Tests) runFile(runs *ReleaseRuns, f string, report *results.TestReport) 
 	return l, nil
 }
 
-// runRuleCase runs a rule case: the team's rule (of Own) on the case's
+// runRuleCase runs a rule case: the team's rule (of Team) on the case's
 // object, whose messages, in order, must be those the case expects. It
 // runs once, in the rule's language, whatever the engine and the release.
 func (t Tests) runRuleCase(c *cases.Case) (results.CaseResult, error) {
 	where := &objects.InputError{File: c.File, Line: c.Line, Case: c.Name, Field: "rule"}
-	if t.Own.Len() == 0 {
+	if t.Team.Len() == 0 {
 		where.Msg = fmt.Sprintf("tests rule %s: give the team's rules with --rules", c.Rule)
 		return results.CaseResult{}, where
 	}
 	var rule *rules.Rule
-	for i, r := range t.Own.Rules {
+	for i, r := range t.Team.Rules {
 		if r.ID == c.Rule {
-			rule = &t.Own.Rules[i]
+			rule = &t.Team.Rules[i]
 		}
 	}
 	if rule == nil {
@@ -310,7 +310,7 @@ func (t Tests) runRuleCase(c *cases.Case) (results.CaseResult, error) {
 	}
 	// The rule judges the object beside the case's objects, with OME's
 	// decisions about them, as evaluate lint --rules would.
-	fs, problems, err := t.Own.CheckAll(append(slices.Clone(c.Objects), c.Object), Decider(t.Engine, t.Set))
+	fs, problems, err := t.Team.CheckAll(append(slices.Clone(c.Objects), c.Object), Decider(t.Engine, t.Set))
 	if err != nil {
 		return results.CaseResult{}, err
 	}

@@ -70,12 +70,12 @@ func (o *auditOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	all, own, err := ownRules(cmd, set, &o.rules)
+	all, team, err := teamRules(cmd, set, &o.rules)
 	if err != nil {
 		return err
 	}
-	all = runner.WithRules(all, own)
-	first, err := runner.NewLint(o.engineName, set, all, own, nil, nil, false)
+	all = runner.WithRules(all, team)
+	first, err := runner.NewLint(o.engineName, set, all, team, nil, nil, false)
 	if err != nil {
 		return badInput(err)
 	}
@@ -85,7 +85,7 @@ func (o *auditOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	}
 	problems := false
 	write := func(cl *results.Cluster, a audited) error {
-		reports, err := o.reports(cmd, first.Again(), all, own, set, a.got)
+		reports, err := o.reports(cmd, first.Again(), all, team, set, a.got)
 		if err != nil {
 			return err
 		}
@@ -135,7 +135,7 @@ func (o *auditOptions) run(cmd *cobra.Command, g *globalOptions) error {
 // reports are the reports of a cluster's objects: lint's findings (every
 // object, its input errors among them) and select's decisions on its
 // InferenceServices.
-func (o *auditOptions) reports(cmd *cobra.Command, run *runner.LintRun, all []engine.Rule, own *rules.Set, set *policyset.Set, got *input.Result) ([]output.PolicyReport, error) {
+func (o *auditOptions) reports(cmd *cobra.Command, run *runner.LintRun, all []engine.Rule, team *rules.Set, set *policyset.Set, got *input.Result) ([]output.PolicyReport, error) {
 	for _, obj := range got.Objects {
 		run.Object(obj)
 	}
@@ -144,7 +144,7 @@ func (o *auditOptions) reports(cmd *cobra.Command, run *runner.LintRun, all []en
 	}
 	report := runner.LintReport(run, all, append(got.Problems, run.Problems...), false)
 	services, objs := runner.SplitServices(got.Objects)
-	sel := runner.Selection{Engine: o.engineName, Set: set, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }, Own: own}
+	sel := runner.Selection{Engine: o.engineName, Set: set, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }, Team: team}
 	decisions, _, ruleProblems, err := sel.Run(services, objs)
 	if err != nil {
 		return nil, err

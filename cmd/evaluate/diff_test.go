@@ -460,3 +460,60 @@ func TestDiffBase(t *testing.T) {
 	require.Equal(t, 2, r.code)
 	require.Contains(t, r.stderr, "evaluate: --base HEAD: "+outside+" is not in a git repository")
 }
+
+// diff --rules: a finding of a team's rule that a change makes is listed,
+// and an error is a regression (exit 1) where OME's decisions alone give
+// none; the finding the reverse change clears is listed, and no
+// regression. A rule over OME's decisions judges each side by its own.
+func TestDiffTeamRules(t *testing.T) {
+	old, new := filepath.Join(t.TempDir(), "old"), filepath.Join(t.TempDir(), "new")
+	copyTree(t, diffBefore, old)
+	copyTree(t, diffBefore, new)
+	applyChanges(t, new, []change{{"runtimes/vllm-mistral.yaml", "  modelSizeRange:\n    min: 5B\n    max: 10B\n", ""}})
+
+	plain := evaluate(t, time.Minute, "", "diff", "-R", old, new)
+	require.Equal(t, 0, plain.code, "without --rules the change is no regression: %s%s", plain.stdout, plain.stderr)
+	require.NotContains(t, evaluate(t, time.Minute, "", "diff", "-R", "-o", "json", old, new).stdout, `"rules"`)
+
+	made := evaluate(t, time.Minute, "", "diff", "-R", "--rules", companyRules, old, new)
+	require.Equal(t, 1, made.code, made.stderr)
+	require.Contains(t, made.stdout, "\nErrors of --rules that the change makes:\n  ClusterServingRuntime vllm-mistral\n"+
+		"    + company.runtime_size_range (error, "+filepath.Join(new, "runtimes/vllm-mistral.yaml")+":5): spec: ClusterServingRuntime vllm-mistral declares no modelSizeRange: say which model sizes it serves\n")
+	require.Contains(t, made.stdout, "1 regression, ")
+	require.Contains(t, made.stdout, ", 1 finding of --rules made, 0 cleared;")
+	require.Equal(t, 0, evaluate(t, time.Minute, "", "diff", "-R", "--rules", companyRules, "--fail-on", "never", old, new).code)
+
+	js := evaluate(t, time.Minute, "", "diff", "-R", "--rules", companyRules, "-o", "json", old, new)
+	require.Equal(t, 1, js.code, js.stderr)
+	got := checkDiff(t, js.stdout, diffExpect{unmoved: []string{"changed ClusterServingRuntime/vllm-mistral"}})
+	require.Len(t, got.Rules, 1, js.stdout)
+	rc := got.Rules[0]
+	require.Equal(t, []any{"company.runtime_size_range", "error", "vllm-mistral", diff.RuleFires, true},
+		[]any{rc.Rule, rc.Severity, rc.Object.Name, rc.Change, rc.Regression})
+	require.Equal(t, 1, got.Summary.Regressions)
+
+	cleared := evaluate(t, time.Minute, "", "diff", "-R", "--rules", companyRules, "-o", "markdown", new, old)
+	require.Equal(t, 0, cleared.code, cleared.stdout+cleared.stderr)
+	require.Contains(t, cleared.stdout, "| Findings of --rules cleared | 1 |")
+	require.Contains(t, cleared.stdout, "| `ClusterServingRuntime vllm-mistral` | `company.runtime_size_range` | error | cleared: spec: ")
+
+	// A rule over OME's decisions: srt-llama stops serving llama-3-2-3b,
+	// which prod then serves with one runtime only.
+	prod := evaluate(t, time.Minute, "", "diff", "--rules", companyRules, "-o", "github", at("testdata/rules/prod.yaml"), at("testdata/rules/prod-shrunk.yaml"))
+	require.Equal(t, 1, prod.code, prod.stdout+prod.stderr)
+	require.Contains(t, prod.stdout, "company.prod_redundancy now fires (error): metadata.namespace: BaseModel prod/llama-3-2-3b is served by 1 runtime(s)")
+	require.NotContains(t, prod.stdout, "mistral-7b is served", "a finding on both sides is no change")
+
+	// An upgrade of OME judges the same objects: the rules' findings are
+	// the same on both sides.
+	up := evaluate(t, time.Minute, "", "diff", "-R", "--rules", companyRules, "--ome-version", "v0.1.5", "--to-ome-version", "v1.2.2", "-o", "json", new)
+	var upgrade diffJSON
+	require.NoError(t, json.Unmarshal([]byte(up.stdout), &upgrade), up.stdout+up.stderr)
+	require.NotNil(t, upgrade.Rules, "the report says the rules ran")
+	require.Empty(t, upgrade.Rules)
+
+	bad := evaluate(t, time.Minute, "", "diff", "-R", "--rules", at("testdata/bad/rules"), old, new)
+	require.Equal(t, 2, bad.code)
+	require.Contains(t, bad.stderr, "testdata/bad/rules/")
+	require.Empty(t, bad.stdout, "nothing is compared as if a bad rule were absent")
+}

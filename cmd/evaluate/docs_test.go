@@ -22,6 +22,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // docFiles are the Markdown files whose examples run: README.md and
@@ -466,5 +468,31 @@ func TestPoliciesDocNamesEveryBuiltin(t *testing.T) {
 	}
 	if n < 20 {
 		t.Fatalf("read %d builtins from policies --functions; the test no longer reads its output", n)
+	}
+}
+
+// TestRulesDocQuotesTheExample: every Rego block of docs/rules.md is
+// written, as it stands, in a file of examples/company-rules, whose tests
+// and runs hold it to what it says.
+func TestRulesDocQuotesTheExample(t *testing.T) {
+	doc, err := os.ReadFile(at("docs/rules.md"))
+	require.NoError(t, err)
+	files, err := filepath.Glob(filepath.Join(companyRules, "*.rego"))
+	require.NoError(t, err)
+	var sources []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		sources = append(sources, string(b))
+	}
+	blocks := strings.Split(string(doc), "```rego\n")[1:]
+	require.NotEmpty(t, blocks)
+	for _, b := range blocks {
+		block := b[:strings.Index(b, "```")]
+		found := false
+		for _, s := range sources {
+			found = found || strings.Contains(s, block)
+		}
+		require.True(t, found, "docs/rules.md quotes Rego that no file of %s holds:\n%s", companyRules, block)
 	}
 }

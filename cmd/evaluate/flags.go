@@ -65,8 +65,8 @@ func completeRuleIDs(g *globalOptions) cobra.CompletionFunc {
 			// --rules, repeatable, holds each path twice.
 			paths, _ := cmd.Flags().GetStringArray("rules")
 			slices.Sort(paths)
-			if ome, own, err := runner.RulesFor(set, slices.Compact(paths), rules.Sandbox{}); err == nil {
-				for _, r := range runner.WithRules(ome, own) {
+			if ome, team, err := runner.RulesFor(set, slices.Compact(paths), rules.Sandbox{}); err == nil {
+				for _, r := range runner.WithRules(ome, team) {
 					ids = append(ids, r.ID+"\t"+r.Description)
 				}
 			}
@@ -181,20 +181,20 @@ func byteQuantity(n int64) string {
 	return resource.NewQuantity(n, resource.BinarySI).String()
 }
 
-// ownRules reads the rules of --rules beside OME's lint rules of set
+// teamRules reads the rules of --rules beside OME's lint rules of set
 // (runner.RulesFor), and gives both; the notices of their reading
 // (links not walked again) go to standard error.
-func ownRules(cmd *cobra.Command, set *policyset.Set, o *ruleOptions) ([]engine.Rule, *rules.Set, error) {
+func teamRules(cmd *cobra.Command, set *policyset.Set, o *ruleOptions) ([]engine.Rule, *rules.Set, error) {
 	sb, err := o.sandbox()
 	if err != nil {
 		return nil, nil, err
 	}
-	ome, own, err := runner.RulesFor(set, o.paths, sb)
+	ome, team, err := runner.RulesFor(set, o.paths, sb)
 	if err != nil {
 		return nil, nil, rulesError(cmd, err)
 	}
-	noteRules(cmd, own)
-	return ome, own, nil
+	noteRules(cmd, team)
+	return ome, team, nil
 }
 
 // policiesAndRules are the policies of the engine named (of the release
@@ -205,20 +205,20 @@ func policiesAndRules(cmd *cobra.Command, g *globalOptions, engineName string, o
 	if err != nil {
 		return nil, nil, badInput(err)
 	}
-	_, own, err := ownRules(cmd, set, o)
+	_, team, err := teamRules(cmd, set, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	return set, own, nil
+	return set, team, nil
 }
 
-// noteRules says on standard error what reading the rules of own left
-// out (own.Notices).
-func noteRules(cmd *cobra.Command, own *rules.Set) {
-	if own == nil {
+// noteRules says on standard error what reading the rules of team left
+// out (team.Notices).
+func noteRules(cmd *cobra.Command, team *rules.Set) {
+	if team == nil {
 		return
 	}
-	for _, n := range own.Notices {
+	for _, n := range team.Notices {
 		fmt.Fprintln(cmd.ErrOrStderr(), n)
 	}
 }

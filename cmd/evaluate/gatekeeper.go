@@ -20,7 +20,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 		out, native     string
 		caseFiles, lint []string
 		check           bool
-		own             bundleRules
+		team            bundleRules
 	)
 	cmd := &cobra.Command{
 		Use:     "gatekeeper",
@@ -40,7 +40,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			if native != "" {
 				targets = append(targets, admit.TargetNative)
 			}
-			opts, err := own.inputs(cmd, set, targets, caseFiles, lint)
+			opts, err := team.inputs(cmd, set, targets, caseFiles, lint)
 			if err != nil {
 				return err
 			}
@@ -48,7 +48,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, id := range own.compiled.Untriggered() {
+			for _, id := range team.compiled.Untriggered() {
 				fmt.Fprintf(cmd.ErrOrStderr(), "notice: rule %s fires on none of its rule cases and none of the objects of --lint: its suites prove only that it compiles\n", id)
 			}
 			if err := writeBundle(cmd, out, b.Gatekeeper, gatekeeper.Owned(admit.Folder), check); err != nil {
@@ -65,7 +65,7 @@ func newGatekeeperCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringSliceVar(&lint, "lint", nil, "files and folders of models and runtimes for OMEVersionLint's suite (default: the project's own, which evaluate carries; --lint= for none)")
 	cmd.Flags().StringVar(&native, "native-out", "policies/kubernetes", "folder to write the ValidatingAdmissionPolicies for clusters without Gatekeeper to (empty: none)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
-	own.add(cmd, "a Rego rule becomes a template of its own (team/), a ValidatingAdmissionPolicy one too (its CEL) and a policy in --native-out")
+	team.add(cmd, "a Rego rule becomes a template of its own (team/), a ValidatingAdmissionPolicy one too (its CEL) and a policy in --native-out")
 	addReleaseFlag(cmd, g)
 	cmd.AddCommand(newGatekeeperSuiteCommand(), newGatekeeperViolationsCommand(g))
 	return cmd

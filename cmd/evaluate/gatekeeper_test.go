@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -10,7 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 )
 
@@ -275,5 +278,209 @@ func checkGatekeeperBinary(t *testing.T, bin string) {
 			sameTree(t, filepath.Join(empty, "gk"), gk)
 			sameTree(t, filepath.Join(empty, "k8s"), native)
 		})
+	}
+}
+
+// evaluate gatekeeper and evaluate kyverno write a team's rules into
+// every bundle that can hold them, and refuse to write a bundle without
+// one (exit 2, naming the rule and the target), unless --leave-out names
+// it, which a notice then says.
+func TestBundlesHoldTeamRulesOrRefuse(t *testing.T) {
+	regoIDs := "company.prod_pins_runtime,company.prod_redundancy,company.runtime_size_range,company.transformers_floor"
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		stderr   []string
+		files    []string // written, under the folder of --out
+		notFiles []string
+	}{
+		{"gatekeeper, no native", []string{"gatekeeper", "--native-out", ""}, 0, nil,
+			[]string{"gk/team/companyruntimesizerange/template.yaml", "gk/team/companyruntimesizerange/samples/deny/constraint.yaml",
+				"gk/team/companytransformersfloor/suite.yaml", "gk/team/companyautoselectpinsframework/samples/default/constraint.yaml",
+				// The rule over OME's decisions gets them from the inventory.
+				"gk/team/companyprodredundancy/template.yaml"}, nil},
+		{"gatekeeper and native", []string{"gatekeeper", "--native-out", "NATIVE"}, 2,
+			[]string{"runtime-size-range.rego:3: rule company.runtime_size_range cannot go into the ValidatingAdmissionPolicies (--native-out): it is Rego, and only CEL runs there",
+				"transformers-floor.rego:3: rule company.transformers_floor cannot go into the ValidatingAdmissionPolicies (--native-out)",
+				"evaluate: nothing written: a bundle without these rules would not enforce them; --leave-out " + regoIDs},
+			nil, []string{"gk", "native"}},
+		{"gatekeeper and native, Rego left out of native", []string{"gatekeeper", "--native-out", "NATIVE", "--leave-out", regoIDs}, 0,
+			[]string{"notice: rule company.runtime_size_range is left out of the ValidatingAdmissionPolicies (--native-out) (--leave-out): it is Rego, and only CEL runs there"},
+			[]string{"gk/team/companytransformersfloor/template.yaml", "native/team-rules.yaml"}, nil},
+		{"kyverno", []string{"kyverno"}, 2,
+			[]string{"rule company.transformers_floor cannot go into the Kyverno bundle: it is Rego, and only CEL runs there"}, nil, []string{"gk"}},
+		{"kyverno, Rego left out", []string{"kyverno", "--leave-out", regoIDs}, 0,
+			[]string{"notice: rule company.transformers_floor is left out of the Kyverno bundle (--leave-out)"},
+			[]string{"gk/team/company-autoselect-pins-framework.yaml"}, []string{"gk/team/company.transformers_floor.yaml"}},
+		{"an unknown rule left out", []string{"kyverno", "--leave-out", "company.nothing"}, 2,
+			[]string{`--leave-out: "company.nothing" is no rule of --rules`}, nil, []string{"gk"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{}, tc.args...)
+			for i, a := range args {
+				if a == "NATIVE" {
+					args[i] = filepath.Join(dir, "native")
+				}
+			}
+			args = append(args, "--rules", companyRules, "--out", filepath.Join(dir, "gk"))
+			r := evaluate(t, 60*time.Second, "", args...)
+			require.Equal(t, tc.code, r.code, r.stderr)
+			for _, s := range tc.stderr {
+				require.Contains(t, r.stderr, s)
+			}
+			for _, f := range tc.files {
+				require.FileExists(t, filepath.Join(dir, f))
+			}
+			for _, f := range tc.notFiles {
+				require.NoFileExists(t, filepath.Join(dir, f))
+				require.NoDirExists(t, filepath.Join(dir, f))
+			}
+		})
+	}
+	r := evaluate(t, 60*time.Second, "", "kyverno", "--leave-out", "x", "--out", t.TempDir())
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "--leave-out x: no --rules to leave out of")
+}
+
+// A rule added to a copy of OME's policies (--policies) is never left out
+// without a word: lint refuses a finding of a rule that lint-rules.yaml
+// does not list, and the bundles refuse a listed rule that OME's templates
+// cannot enforce, pointing at --rules.
+func TestPoliciesWithAnAddedRule(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, at("policies"), dir)
+	lint := filepath.Join(dir, "rego", "lint.rego")
+	text, err := os.ReadFile(lint)
+	require.NoError(t, err)
+	const wired = "array.concat(presence_findings, array.concat(size_range_findings, size_findings)),"
+	require.Contains(t, string(text), wired)
+	added := strings.Replace(string(text), wired, "array.concat(presence_findings, array.concat(size_range_findings, array.concat(size_findings, company_findings))),", 1) + "\n" +
+		"company_findings := [{\"rule\": \"company-size\", \"severity\": \"error\", \"field\": \"spec\", \"message\": \"no modelSizeRange\"} |\n" +
+		"\tinput.object.kind == \"ClusterServingRuntime\"\n\tnot input.object.spec.modelSizeRange\n]\n"
+	require.NoError(t, os.WriteFile(lint, []byte(added), 0o644))
+
+	r := evaluate(t, 60*time.Second, "", "lint", "--policies", dir, "--engine", "rego", exRuntimes)
+	require.Equal(t, 2, r.code, r.stdout)
+	require.Contains(t, r.stderr, `the policies give a finding of rule "company-size", which their lint-rules.yaml does not list`)
+
+	rulesFile := filepath.Join(dir, "lint-rules.yaml")
+	list, err := os.ReadFile(rulesFile)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(rulesFile, append(list, []byte("- id: company-size\n  severity: error\n  description: every runtime has a size range\n")...), 0o644))
+	r = evaluate(t, 60*time.Second, "", "lint", "--policies", dir, "--engine", "rego", exRuntimes)
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stdout, "[company-size] spec: no modelSizeRange")
+
+	for _, args := range [][]string{{"gatekeeper", "--native-out", ""}, {"kyverno"}} {
+		out := t.TempDir()
+		r := evaluate(t, 60*time.Second, "", append(args, "--policies", dir, "--out", filepath.Join(out, "b"))...)
+		require.Equal(t, 2, r.code, "%s: %s", args[0], r.stdout)
+		require.Contains(t, r.stderr, "lint-rules.yaml: rule company-size is none of OME's, and OME's templates cannot enforce it: write it as a team's own rule")
+		require.NoDirExists(t, filepath.Join(out, "b"))
+	}
+}
+
+// A ValidatingAdmissionPolicy that reads OME's decisions goes into no
+// bundle: each says why, and what to write instead.
+func TestBundlesRefuseCELOverDecisions(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "two.yaml"), []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: two-runtimes}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [ome.io], apiVersions: ['*'], operations: [CREATE, UPDATE], resources: [basemodels]}
+  validations:
+  - expression: size(evaluate.decision.runtimes) >= 2
+    message: a model needs two runtimes
+`), 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gatekeeper", "--native-out", ""}, "rule two-runtimes cannot go into the Gatekeeper bundle: it reads OME's decisions (evaluate), which Gatekeeper's CEL (K8sNativeValidation) cannot take from its inventory: write it in Rego, whose template gets them"},
+		{[]string{"gatekeeper", "--native-out", filepath.Join(dir, "native")}, "rule two-runtimes cannot go into the ValidatingAdmissionPolicies (--native-out): it reads OME's decisions (evaluate), and a ValidatingAdmissionPolicy reads no object but the one under review"},
+		{[]string{"kyverno"}, "rule two-runtimes cannot go into the Kyverno bundle: it reads OME's decisions (evaluate), which evaluate does not write into Kyverno's CEL: write it in Rego, whose Gatekeeper template gets them"},
+	} {
+		r := evaluate(t, 60*time.Second, "", append(tc.args, "--rules", dir, "--out", filepath.Join(dir, "out"))...)
+		require.Equal(t, 2, r.code, r.stderr)
+		require.Contains(t, r.stderr, "two.yaml:1: "+tc.want)
+		require.NoDirExists(t, filepath.Join(dir, "out"))
+	}
+}
+
+// Exemptions are the engines' own: --exempt-namespaces and
+// --label-selector go into the match of every constraint of the
+// Gatekeeper bundle, every binding of the ValidatingAdmissionPolicies and
+// every Kyverno policy, OME's and the team's alike; a selector the API
+// cannot say, or a name that is no namespace's, is refused.
+func TestExemptionsInEveryTarget(t *testing.T) {
+	regoIDs := "company.prod_pins_runtime,company.prod_redundancy,company.runtime_size_range,company.transformers_floor"
+	dir := t.TempDir()
+	flags := []string{"--rules", companyRules, "--leave-out", regoIDs, "--exempt-namespaces", "sandbox,scratch", "-l", "evaluate.ome.io/exempt!=true,tier in (prod)"}
+	r := evaluate(t, 120*time.Second, "", append([]string{"gatekeeper", "--out", filepath.Join(dir, "gk"), "--native-out", filepath.Join(dir, "native")}, flags...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	r = evaluate(t, 120*time.Second, "", append([]string{"kyverno", "--out", filepath.Join(dir, "kyverno")}, flags...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	namespaces := []any{"sandbox", "scratch"}
+	selector := map[string]any{"matchExpressions": []any{
+		map[string]any{"key": "evaluate.ome.io/exempt", "operator": "NotIn", "values": []any{"true"}},
+		map[string]any{"key": "tier", "operator": "In", "values": []any{"prod"}},
+	}}
+	byNamespace := []any{map[string]any{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": namespaces}}
+	seen := map[string]int{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") || strings.Contains(p, "kyverno-test") || strings.Contains(p, "/samples/") && !strings.HasSuffix(p, "constraint.yaml") {
+			return err
+		}
+		dec := yaml.NewDecoder(strings.NewReader(readFile(t, p)))
+		for {
+			var doc map[string]any
+			if err := dec.Decode(&doc); err != nil {
+				break
+			}
+			spec, _ := doc["spec"].(map[string]any)
+			var match map[string]any
+			switch {
+			case strings.HasPrefix(fmt.Sprint(doc["apiVersion"]), "constraints.gatekeeper.sh/"):
+				match, _ = spec["match"].(map[string]any)
+				require.Equal(t, namespaces, match["excludedNamespaces"], p)
+				require.Equal(t, selector, match["labelSelector"], p)
+			case doc["kind"] == "ValidatingAdmissionPolicyBinding":
+				match, _ = spec["matchResources"].(map[string]any)
+			case doc["kind"] == "ValidatingPolicy":
+				match, _ = spec["matchConstraints"].(map[string]any)
+			default:
+				continue
+			}
+			if doc["kind"] == "ValidatingAdmissionPolicyBinding" || doc["kind"] == "ValidatingPolicy" {
+				require.Equal(t, map[string]any{"matchExpressions": byNamespace}, match["namespaceSelector"], p)
+				require.Equal(t, selector, match["objectSelector"], p)
+			}
+			seen[fmt.Sprint(doc["kind"])]++
+		}
+		return nil
+	}))
+	// OME's two constraints of each template and the team's; OME's two
+	// bindings and the team's; OME's three Kyverno policies and the team's.
+	require.GreaterOrEqual(t, seen["ValidatingAdmissionPolicyBinding"], 3, "%v", seen)
+	require.GreaterOrEqual(t, seen["ValidatingPolicy"], 4, "%v", seen)
+	require.GreaterOrEqual(t, seen["OMEVersionLint"]+seen["OMERuntimeSelection"], 4, "%v", seen)
+	require.Positive(t, seen["CompanyAutoselectPinsFramework"], "%v", seen)
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--exempt-namespaces", "kube-*"}, `--exempt-namespaces: "kube-*" is no namespace name`},
+		{[]string{"-l", "size>3"}, "--label-selector: size>3: the API's label selectors have no gt"},
+		{[]string{"-l", "a=b,,"}, "--label-selector: "},
+	} {
+		r := evaluate(t, 60*time.Second, "", append([]string{"gatekeeper", "--out", t.TempDir(), "--native-out", ""}, tc.args...)...)
+		require.Equal(t, 2, r.code, "%v: %s", tc.args, r.stderr)
+		require.Contains(t, r.stderr, tc.want)
 	}
 }

@@ -18,7 +18,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 		out             string
 		caseFiles, lint []string
 		check           bool
-		own             bundleRules
+		team            bundleRules
 		in              inputOptions
 	)
 	cmd := &cobra.Command{
@@ -38,7 +38,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 			if out == "" {
 				return badInput(fmt.Errorf("--out is empty: give the folder to write the bundle to"))
 			}
-			opts, err := own.inputs(cmd, set, []string{admit.TargetKyverno}, caseFiles, lint)
+			opts, err := team.inputs(cmd, set, []string{admit.TargetKyverno}, caseFiles, lint)
 			if err != nil {
 				return err
 			}
@@ -56,7 +56,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, n := range own.compiled.KyvernoNotices(opts.Objects) {
+			for _, n := range team.compiled.KyvernoNotices(opts.Objects) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "notice: "+n)
 			}
 			if err := writeBundle(cmd, out, b, kyverno.Owned(admit.Folder), check); err != nil {
@@ -70,7 +70,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringSliceVar(&caseFiles, "cases", nil, "selection case files whose InferenceServices the tests hold the bundle to admit (default: the project's own, which evaluate carries; --cases= for none)")
 	cmd.Flags().StringSliceVar(&lint, "lint", nil, "files and folders of models and runtimes for the lint policies' tests (default: the project's own, which evaluate carries; --lint= for none)")
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; exit 1 when a generated file differs")
-	own.add(cmd, "a ValidatingAdmissionPolicy becomes a ValidatingPolicy (team/), in Kyverno's CEL; a Rego rule cannot go there")
+	team.add(cmd, "a ValidatingAdmissionPolicy becomes a ValidatingPolicy (team/), in Kyverno's CEL; a Rego rule cannot go there")
 	addReleaseFlag(cmd, g)
 	addInputFlags(cmd, &in, true)
 	cmd.MarkFlagsMutuallyExclusive("cases", "filename")

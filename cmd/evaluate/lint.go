@@ -68,18 +68,18 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	rules, own, err := ownRules(cmd, set, &o.rules)
+	rules, team, err := teamRules(cmd, set, &o.rules)
 	if err != nil {
 		return err
 	}
-	rules = runner.WithRules(rules, own)
+	rules = runner.WithRules(rules, team)
 	if o.listRules {
 		return output.WriteRules(cmd.OutOrStdout(), rules)
 	}
 	if !o.in.given() {
 		return badInput(fmt.Errorf("give the models, runtimes and InferenceServices to lint: files, folders, -f, - or --cluster"))
 	}
-	run, err := runner.NewLint(o.engineName, set, rules, own, o.disable, o.enableOnly, o.crossCheck)
+	run, err := runner.NewLint(o.engineName, set, rules, team, o.disable, o.enableOnly, o.crossCheck)
 	if err != nil {
 		return badInput(err)
 	}

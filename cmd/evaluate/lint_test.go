@@ -573,3 +573,181 @@ func TestExplainBadInput(t *testing.T) {
 		})
 	}
 }
+
+var companyRules = at("examples/company-rules")
+
+// The golden outputs of a team's own rules.
+func init() {
+	goldenCases = append(goldenCases,
+		goldenCase{name: "lint-rules-text", args: []string{"lint", "--rules", companyRules, exModels, exRuntimes}, code: 1},
+		goldenCase{name: "lint-rules-sarif", args: []string{"lint", "--rules", companyRules, "-o", "sarif", exRuntimes}, code: 1},
+		goldenCase{name: "lint-rules-list", args: []string{"lint", "--rules", companyRules, "--list-rules"}},
+		goldenCase{name: "lint-rules-bad", args: []string{"lint", "--rules", at("testdata/bad/rules"), exRuntimes}, code: 2},
+		goldenCase{name: "select-rules-text", args: []string{"select", "--rules", companyRules, at("testdata/rules/prod.yaml")}, code: 1},
+		goldenCase{name: "select-rules-json", args: []string{"select", "--rules", companyRules, "-o", "json", at("testdata/rules/prod.yaml")}, code: 1},
+		goldenCase{name: "select-rules-policyreport", args: []string{"select", "--rules", companyRules, "-o", "policyreport", at("testdata/rules/prod.yaml")}, code: 1},
+	)
+}
+
+// A team's rule runs in its own language whatever --engine says: its
+// findings are the same on every engine, and never a disagreement.
+func TestLintTeamRulesSameOnEveryEngine(t *testing.T) {
+	cel := evaluate(t, 30*time.Second, "", "lint", "--rules", companyRules, exRuntimes)
+	require.Equal(t, 1, cel.code, cel.stderr)
+	require.Contains(t, cel.stdout, "[company.transformers_floor]")
+	for _, e := range []string{"rego", "both"} {
+		r := evaluate(t, 30*time.Second, "", "lint", "--engine", e, "--rules", companyRules, exRuntimes)
+		require.Equal(t, cel.code, r.code, "engine %s: %s", e, r.stderr)
+		require.Equal(t, cel.stdout, r.stdout, "engine %s", e)
+	}
+}
+
+// --disable, --enable-only and the ignore annotation take a team's rule
+// ids as they take OME's.
+func TestLintFiltersTeamRulesAsOMEs(t *testing.T) {
+	only := evaluate(t, 30*time.Second, "", "lint", "--rules", companyRules, "--enable-only", "company.transformers_floor", exRuntimes)
+	require.Equal(t, 1, only.code, only.stderr)
+	require.Equal(t, 1, strings.Count(only.stdout, "error ["), only.stdout)
+	require.Contains(t, only.stdout, "[company.transformers_floor]")
+
+	off := evaluate(t, 30*time.Second, "", "lint", "--rules", companyRules, "--disable", "company.transformers_floor,company.runtime_size_range", exRuntimes)
+	require.Equal(t, 0, off.code, off.stdout)
+	require.NotContains(t, off.stdout, "company.runtime_size_range")
+
+	unknown := evaluate(t, 30*time.Second, "", "lint", "--disable", "company.transformers_floor", exRuntimes)
+	require.Equal(t, 2, unknown.code, "without --rules, a team's id is unknown")
+	require.Contains(t, unknown.stderr, `--disable: unknown rule "company.transformers_floor"`)
+
+	annotated := `apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: old
+  annotations:
+    evaluate.ome.io/ignore: company.runtime_size_range
+spec:
+  supportedModelFormats:
+  - modelFormat: {name: safetensors}
+    modelFramework: {name: transformers, version: "4.30.0"}
+`
+	r := evaluate(t, 30*time.Second, annotated, "lint", "--rules", companyRules, "-")
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stdout, "error [company.transformers_floor]")
+	require.NotContains(t, r.stdout, ": error [company.runtime_size_range]")
+	require.Contains(t, r.stdout, ": ignored error [company.runtime_size_range] ", "named, since admission still refuses it")
+}
+
+// A rule over OME's decisions beside objects with fields of the wrong type
+// (lint reads them, to say so): OME decides nothing about those, and the
+// run goes on, where it stopped on the matcher's error.
+func TestDecisionRulesBesideIllTypedObjects(t *testing.T) {
+	r := evaluate(t, time.Minute, "", "lint", "--rules", companyRules, at("testdata/lint/bad"), at("testdata/rules/prod.yaml"))
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stdout, "[company.prod_redundancy] metadata.namespace: BaseModel prod/mistral-7b is served by 1 runtime(s)")
+	require.Contains(t, r.stdout, "[wrong-type]")
+}
+
+// The rule forms of testdata/rules/corpus: evaluate select --rules gives
+// each InferenceService the findings of the team's rules that evaluate
+// lint --rules gives it, as the bundles enforce them (their suites hold
+// them to lint's).
+func TestCorpusSelectAgreesWithLint(t *testing.T) {
+	dirs, err := filepath.Glob(at("testdata/rules/corpus/*/objects.yaml"))
+	require.NoError(t, err)
+	services := 0
+	for _, objs := range dirs {
+		dir := filepath.Dir(objs)
+		if !strings.Contains(readFile(t, objs), "kind: InferenceService") {
+			continue
+		}
+		lint := evaluate(t, 60*time.Second, "", "lint", "--rules", filepath.Join(dir, "rules"), "-o", "json", objs)
+		var l struct {
+			Findings []struct {
+				Rule, Message string
+				Object        struct{ Kind, Name string }
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(lint.stdout), &l), lint.stderr)
+		want := map[string][]string{}
+		for _, f := range l.Findings {
+			if f.Object.Kind == "InferenceService" && strings.HasPrefix(f.Rule, "corpus.") {
+				want[f.Object.Name] = append(want[f.Object.Name], f.Rule+": "+f.Message)
+			}
+		}
+		sel := evaluate(t, 60*time.Second, "", "select", "--rules", filepath.Join(dir, "rules"), "-o", "json", objs)
+		var s struct {
+			Decisions []struct {
+				InferenceService struct{ Name string }
+				Rules            []struct{ Rule, Message string }
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(sel.stdout), &s), sel.stderr)
+		for _, d := range s.Decisions {
+			var got []string
+			for _, f := range d.Rules {
+				got = append(got, f.Rule+": "+f.Message)
+			}
+			require.ElementsMatch(t, want[d.InferenceService.Name], got, "%s: %s", dir, d.InferenceService.Name)
+			services++
+		}
+	}
+	require.GreaterOrEqual(t, services, 3)
+}
+
+// The CEL rule forms of testdata/rules/corpus through the commands a user
+// types: evaluate lint --rules finds against some object of each folder
+// and not another; evaluate gatekeeper (with --native-out) and evaluate
+// kyverno write each rule with exit 0 and no notice (each rule refuses an
+// object of --lint, so its suites and Tests test it); a rule whose call
+// has no stand-in in CEL is refused by both, by name, with exit 2, and
+// nothing is written.
+func TestCorpusCELRulesThroughTheCommands(t *testing.T) {
+	dirs, err := filepath.Glob(at("testdata/rules/corpus/cel-*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			rulesDir, objs := filepath.Join(dir, "rules"), filepath.Join(dir, "objects.yaml")
+			lint := evaluate(t, 60*time.Second, "", "lint", "--rules", rulesDir, "-o", "json", objs)
+			require.Contains(t, []int{0, 1}, lint.code, lint.stderr)
+			var doc struct {
+				Findings []struct {
+					Rule   string
+					Object struct{ Name string }
+				}
+			}
+			require.NoError(t, json.Unmarshal([]byte(lint.stdout), &doc))
+			refused := map[string]bool{}
+			for _, f := range doc.Findings {
+				if strings.HasPrefix(f.Rule, "corpus-") {
+					refused[f.Object.Name] = true
+				}
+			}
+			require.NotEmpty(t, refused, "the folder's rule finds against some object")
+			out := t.TempDir()
+			for _, args := range [][]string{
+				{"gatekeeper", "--out", filepath.Join(out, "gk"), "--native-out", filepath.Join(out, "native")},
+				{"kyverno", "--out", filepath.Join(out, "ky")},
+			} {
+				r := evaluate(t, 60*time.Second, "", append(args, "--rules", rulesDir, "--lint", objs)...)
+				require.Equal(t, 0, r.code, r.stderr)
+				require.NotContains(t, r.stderr, "notice: rule corpus-")
+			}
+			require.FileExists(t, filepath.Join(out, "native", "team-rules.yaml"))
+			require.FileExists(t, filepath.Join(out, "ky", "team", ".kyverno-test", "kyverno-test.yaml"))
+		})
+	}
+	// The compareTo form with a size comparison, which has no stand-in.
+	src, err := os.ReadFile(at("testdata/rules/corpus/cel-compareto/rules/transformers-floor.yaml"))
+	require.NoError(t, err)
+	rulesDir := t.TempDir()
+	text := strings.Replace(string(src), `omeVersion(f.modelFramework.version).compareTo(omeVersion("4.40.1")) >= 0)`, `omeSizeCompare(f.modelFramework.version, "4.40.1") >= 0)`, 1)
+	require.NoError(t, os.WriteFile(filepath.Join(rulesDir, "floor.yaml"), []byte(text), 0o644))
+	for _, cmd := range []string{"gatekeeper", "kyverno"} {
+		out := filepath.Join(t.TempDir(), "out")
+		r := evaluate(t, 60*time.Second, "", cmd, "--rules", rulesDir, "--out", out)
+		require.Equal(t, 2, r.code, r.stderr)
+		require.Contains(t, r.stderr, "floor.yaml:4: rule corpus-transformers-floor cannot go into the")
+		require.Contains(t, r.stderr, "spec.validations[0].expression: calls omeSizeCompare, which has no stand-in there")
+		require.NoDirExists(t, out)
+	}
+}

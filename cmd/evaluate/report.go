@@ -89,7 +89,7 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		reportProblems(cmd, got.Problems)
 		return badInput(err)
 	}
-	set, own, err := policiesAndRules(cmd, g, o.engineName, &o.rules)
+	set, team, err := policiesAndRules(cmd, g, o.engineName, &o.rules)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		write = report.WriteJSON
 	}
 	p := newProgress(cmd, "matching", len(in.Models))
-	in.Engine, in.Policies, in.Progress, in.Rules, in.Decide = o.engineName, set, p.Set, own, runner.Decider(o.engineName, set)
+	in.Engine, in.Policies, in.Progress, in.Rules, in.Decide = o.engineName, set, p.Set, team, runner.Decider(o.engineName, set)
 	var page bytes.Buffer
 	sum, err := write(&page, in)
 	p.Finish()
@@ -121,7 +121,7 @@ func (o *reportOptions) run(cmd *cobra.Command, g *globalOptions) error {
 // cluster filter to choose the one shown. A cluster that cannot be read,
 // or holds no models or runtimes, is named, and the run exits 2.
 func (o *reportOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
-	set, own, err := policiesAndRules(cmd, g, o.engineName, &o.rules)
+	set, team, err := policiesAndRules(cmd, g, o.engineName, &o.rules)
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func (o *reportOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
 			problems = true
 			return nil
 		}
-		in.Engine, in.Policies, in.Rules, in.Decide = o.engineName, set, own, runner.Decider(o.engineName, set)
+		in.Engine, in.Policies, in.Rules, in.Decide = o.engineName, set, team, runner.Decider(o.engineName, set)
 		in.Title = "OME compatibility report: cluster " + cl.Name
 		clusters = append(clusters, report.FleetCluster{Cluster: cl, In: in})
 		return nil

@@ -210,3 +210,28 @@ func TestReportHelp(t *testing.T) {
 	res = evaluate(t, time.Minute, "", "--help")
 	require.Contains(t, res.stdout, "report ")
 }
+
+// evaluate report --rules lists a team's findings on the page with lint's:
+// on models (with OME's decisions) and on InferenceServices.
+func TestReportListsTeamRules(t *testing.T) {
+	r := evaluate(t, 60*time.Second, "", "report", "--rules", companyRules, "-o", "json", at("testdata/rules/prod.yaml"))
+	require.Equal(t, 0, r.code, r.stderr)
+	var doc struct {
+		Lint struct {
+			Findings []jsonFinding `json:"findings"`
+		} `json:"lint"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc))
+	var got []string
+	for _, f := range doc.Lint.Findings {
+		if strings.HasPrefix(f.Rule, "company.") {
+			got = append(got, f.Rule+" "+f.Object.Kind+" "+f.Object.Name+" "+f.Field)
+		}
+	}
+	require.Equal(t, []string{
+		"company.prod_redundancy BaseModel mistral-7b metadata.namespace",
+		"company.prod_pins_runtime InferenceService chat spec.runtime.name",
+	}, got)
+	without := evaluate(t, 60*time.Second, "", "report", "-o", "json", at("testdata/rules/prod.yaml"))
+	require.NotContains(t, without.stdout, "company.")
+}

@@ -55,7 +55,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return err
 	}
-	set, own, err := policiesAndRules(cmd, g, o.engineName, &o.rules)
+	set, team, err := policiesAndRules(cmd, g, o.engineName, &o.rules)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		return o.in.nothingToTell(cmd, got, "InferenceServices")
 	}
 	fitMemoryLimit()
-	sel := runner.Selection{Engine: o.engineName, Set: set, Strict: o.strict, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }, Own: own}
+	sel := runner.Selection{Engine: o.engineName, Set: set, Strict: o.strict, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }, Team: team}
 	decisions, fails, problems, err := sel.Run(services, cluster)
 	if err != nil {
 		return err
@@ -90,7 +90,7 @@ func (o *selectOptions) run(cmd *cobra.Command, g *globalOptions) error {
 // (with the files' beside, as a run of each cluster alone would), and
 // writes the decisions as one output (output.FleetSelectWriter).
 func (o *selectOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
-	set, own, err := policiesAndRules(cmd, g, o.engineName, &o.rules)
+	set, team, err := policiesAndRules(cmd, g, o.engineName, &o.rules)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func (o *selectOptions) runFleet(cmd *cobra.Command, g *globalOptions) error {
 		return in.readWithServices(cmd)
 	}, func(cl results.Cluster, got *input.Result) error {
 		services, objs := runner.SplitServices(got.Objects)
-		sel := runner.Selection{Engine: o.engineName, Set: set, Strict: o.strict, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }, Own: own}
+		sel := runner.Selection{Engine: o.engineName, Set: set, Strict: o.strict, Notice: func(n string) { fmt.Fprintln(cmd.ErrOrStderr(), n) }, Team: team}
 		decisions, failed, ruleProblems, err := sel.Run(services, objs)
 		if err != nil {
 			return err

@@ -50,7 +50,7 @@ func newTestCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return noTests(err)
 			}
-			noteRules(cmd, tests.Own)
+			noteRules(cmd, tests.Team)
 			p := newProgress(cmd, "testing", len(tests.CaseFiles)+len(tests.RegoFiles))
 			tests.Step = func(done, total int) { p.Set("testing", done, total) }
 			report, notices, err := tests.Run()
