@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -36,7 +38,7 @@ func newGenerateCommand(_ *globalOptions) *cobra.Command {
 				}
 			}
 			ms, rs := synth.ShapedCluster(seed, models, runtimes, shape)
-			if err := synth.WriteCluster(dir, ms, rs); err != nil {
+			if err := writeCluster(dir, ms, rs); err != nil {
 				return badInput(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d models and %d runtimes to %s\n", len(ms), len(rs), dir)
@@ -53,4 +55,29 @@ func newGenerateCommand(_ *globalOptions) *cobra.Command {
 	cmd.Flags().Int("versions", 0, "distinct framework versions (default: the shape's)")
 	cmd.Flags().Int("formats", 0, "distinct format names (default: the shape's)")
 	return cmd
+}
+
+// writeCluster writes the models to DIR/models.yaml and the runtimes to
+// DIR/runtimes.yaml, as YAML documents, into the folder dir.
+func writeCluster(dir string, models, runtimes []map[string]any) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, file := range []struct {
+		name string
+		objs []map[string]any
+	}{{"models.yaml", models}, {"runtimes.yaml", runtimes}} {
+		f, err := os.Create(filepath.Join(dir, file.name))
+		if err != nil {
+			return err
+		}
+		err = synth.Encode(f, file.objs)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
