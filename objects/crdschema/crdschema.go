@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,7 +34,7 @@ var crdSchemaFiles embed.FS
 
 // hasRelease says whether crdSchemaFiles has the release's folder.
 func hasRelease(release string) bool {
-	_, err := fs.Stat(crdSchemaFiles, release)
+	_, err := crdSchemaFiles.ReadDir(release)
 	return err == nil && release != "."
 }
 

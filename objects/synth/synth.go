@@ -1,15 +1,13 @@
 // Package synth makes synthetic clusters of OME models and runtimes: what
 // `evaluate generate` writes, and what the benchmarks, load tests and the
-// engines' tests run on. It owns only the shape of the data and the files
-// `evaluate generate` writes; it reads no file, evaluates nothing and knows
-// no engine.
+// engines' tests run on. It owns only the shape of the data and its YAML;
+// it reads and writes no file, evaluates nothing and knows no engine.
 package synth
 
 import (
 	"fmt"
+	"io"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -235,39 +233,15 @@ func (g *shaper) runtime(i int) map[string]any {
 	}
 }
 
-// WriteCluster writes the models to DIR/models.yaml and the runtimes to
-// DIR/runtimes.yaml, as YAML documents, into the folder dir.
-func WriteCluster(dir string, models, runtimes []map[string]any) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, f := range []struct {
-		name string
-		objs []map[string]any
-	}{{"models.yaml", models}, {"runtimes.yaml", runtimes}} {
-		if err := writeDocs(filepath.Join(dir, f.name), f.objs); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func writeDocs(path string, objs []map[string]any) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	enc := yaml.NewEncoder(f)
+// Encode writes objs to w as YAML documents, indented by two spaces, as
+// `evaluate generate` writes a synthetic cluster's files.
+func Encode(w io.Writer, objs []map[string]any) error {
+	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
 	for _, o := range objs {
 		if err := enc.Encode(o); err != nil {
-			f.Close()
 			return err
 		}
 	}
-	if err := enc.Close(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return enc.Close()
 }
