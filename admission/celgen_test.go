@@ -29,19 +29,6 @@ func kubernetesCEL(t testing.TB, vars ...cel.EnvOption) *cel.Env {
 	return env
 }
 
-func celProgram(t testing.TB, env *cel.Env, expr string, opts ...cel.ProgramOption) cel.Program {
-	t.Helper()
-	ast, iss := env.Compile(expr)
-	if iss.Err() != nil {
-		t.Fatalf("compile %.300s: %v", expr, iss.Err())
-	}
-	prg, err := env.Program(ast, append([]cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return prg
-}
-
 // TestPlainCELVersionStandIns checks the plain-CEL stand-ins of
 // isOmeVersion, omeVersionProblem, hasSuffix and parts against the Go
 // parser on the repository's strings and the generated corpus.
@@ -50,10 +37,10 @@ func TestPlainCELVersionStandIns(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := kubernetesCEL(t, cel.Variable("x", cel.StringType))
-	valid := celProgram(t, env, celIsValid("x"))
-	problem := celProgram(t, env, celProblem("x"))
-	suffix := celProgram(t, env, celHasSuffix("x"))
-	parts := celProgram(t, env, celParts("x"))
+	valid := corpus.Program(t, env, celIsValid("x"))
+	problem := corpus.Program(t, env, celProblem("x"))
+	suffix := corpus.Program(t, env, celHasSuffix("x"))
+	parts := corpus.Program(t, env, celParts("x"))
 	strs := append(corpus.RepoStrings(repoRoot, "testdata", "policies/gatekeeper"), corpus.Versions(100_000)...)
 	if testing.Short() {
 		strs = strs[:3000]
@@ -111,7 +98,7 @@ func TestPlainCELVersionStandIns(t *testing.T) {
 // quoting treats differently, and on the corpus.
 func TestPlainCELQuote(t *testing.T) {
 	env := kubernetesCEL(t, cel.Variable("x", cel.StringType))
-	quote := celProgram(t, env, celQuote("x"))
+	quote := corpus.Program(t, env, celQuote("x"))
 	in := []string{"", "a", `\`, `"`, "\a\b\f\n\r\t\v", "\x00\x1f\x7f", "\u0080\u009f\u00a0\u00ad", "é", "\u200b\u2028\ufeff",
 		"\U0001F642", "\U000E0001", "\U0010FFFF", "\uE000", "a b", "٣", "x y\u3000z"}
 	for _, s := range append(in, corpus.Versions(5000)...) {
@@ -142,11 +129,11 @@ func newCELEval(t testing.TB, block *CELBlock, opts ...cel.ProgramOption) *celEv
 	env := kubernetesCEL(t, cel.Variable("object", cel.DynType), cel.Variable("variables", cel.MapType(cel.StringType, cel.DynType)))
 	e := &celEval{}
 	for _, v := range block.Variables {
-		e.vars = append(e.vars, celProgram(t, env, v.Expression, opts...))
+		e.vars = append(e.vars, corpus.Program(t, env, v.Expression, opts...))
 		e.names = append(e.names, v.Name)
 	}
 	for _, v := range block.Validations {
-		e.vals = append(e.vals, celValidationProgram{celProgram(t, env, v.Expression, opts...), celProgram(t, env, v.MessageExpression, opts...)})
+		e.vals = append(e.vals, celValidationProgram{corpus.Program(t, env, v.Expression, opts...), corpus.Program(t, env, v.MessageExpression, opts...)})
 	}
 	return e
 }

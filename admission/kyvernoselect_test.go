@@ -48,7 +48,7 @@ func TestKyvernoStandIns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return celProgram(t, env, out)
+		return corpus.Program(t, env, out)
 	}
 	shape := prog(`[dyn(omeVersion(x).parts()), dyn(omeVersion(x).hasV()), dyn(omeVersion(x).hasSuffix())]`)
 	equal := prog(`cel.bind(a, omeVersion(x), cel.bind(b, omeVersion(y), [dyn(a.isEqualTo(b)), dyn(a.compareTo(b))]))`)
@@ -159,11 +159,11 @@ func newKyvernoEval(t testing.TB, sel *KyvernoSelection) *kyvernoEval {
 	// Kyverno's programs have Kubernetes' limit on each expression's cost.
 	limit := []cel.ProgramOption{cel.CostLimit(kyvernoCostLimit), cel.EvalOptions(cel.OptTrackCost)}
 	for _, v := range sel.Variables {
-		e.progs[v.Name] = celProgram(t, e.env, v.Expression, limit...)
+		e.progs[v.Name] = corpus.Program(t, e.env, v.Expression, limit...)
 	}
 	for _, v := range sel.Validations {
-		e.vals = append(e.vals, celProgram(t, e.env, v.Expression, limit...))
-		e.msgs = append(e.msgs, celProgram(t, e.env, v.MessageExpression, limit...))
+		e.vals = append(e.vals, corpus.Program(t, e.env, v.Expression, limit...))
+		e.msgs = append(e.msgs, corpus.Program(t, e.env, v.MessageExpression, limit...))
 	}
 	return e
 }

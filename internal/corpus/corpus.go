@@ -1,6 +1,7 @@
 // Package corpus makes the deterministic corpora the stand-ins of the
 // builtins are held to (versions, sizes, URLs, and every string the
-// project's files hold), for the tests of admission and rules/admit.
+// project's files hold), for the tests of admission and rules/admit, and
+// the compiling of a stand-in's program (Program).
 package corpus
 
 import (
@@ -12,8 +13,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"testing"
 	"unicode/utf8"
 
+	"github.com/google/cel-go/cel"
 	"gopkg.in/yaml.v3"
 )
 
@@ -396,3 +399,19 @@ func URLs(n int) []string {
 // IPLiteral says whether a URL's host may be an IP literal in brackets,
 // whose address the stand-in checks by a pattern.
 func IPLiteral(s string) bool { return strings.Contains(s, "[") }
+
+// Program compiles expr in env into a program with cel-go's optimizer and
+// opts, for a test that holds a stand-in to the corpus; a compile error
+// fails the test.
+func Program(t testing.TB, env *cel.Env, expr string, opts ...cel.ProgramOption) cel.Program {
+	t.Helper()
+	ast, iss := env.Compile(expr)
+	if iss.Err() != nil {
+		t.Fatalf("compile %.300s: %v", expr, iss.Err())
+	}
+	prg, err := env.Program(ast, append([]cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prg
+}

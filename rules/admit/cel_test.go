@@ -86,9 +86,9 @@ func newTeamStandInPrograms(t testing.TB, exprs []string) *teamStandInPrograms {
 		if strings.Contains(out, "ome") && !strings.Contains(out, "OME version") {
 			t.Fatalf("%s: the translation still calls the library: %s", e, out)
 		}
-		p.lib = append(p.lib, celProgram(t, lib, e))
-		p.kubernetes = append(p.kubernetes, celProgram(t, k8s, out))
-		p.kyverno = append(p.kyverno, celProgram(t, kyv, out))
+		p.lib = append(p.lib, corpus.Program(t, lib, e))
+		p.kubernetes = append(p.kubernetes, corpus.Program(t, k8s, out))
+		p.kyverno = append(p.kyverno, corpus.Program(t, kyv, out))
 	}
 	return p
 }
@@ -289,16 +289,3 @@ func TestEveryLibraryFunctionHasAStandInOrIsRefused(t *testing.T) {
 
 // repoRoot is the repository's root, from this package's folder.
 const repoRoot = "../.."
-
-func celProgram(t testing.TB, env *cel.Env, expr string, opts ...cel.ProgramOption) cel.Program {
-	t.Helper()
-	ast, iss := env.Compile(expr)
-	if iss.Err() != nil {
-		t.Fatalf("compile %.300s: %v", expr, iss.Err())
-	}
-	prg, err := env.Program(ast, append([]cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return prg
-}
