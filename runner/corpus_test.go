@@ -43,7 +43,7 @@ func TestCorpusRegoInGatekeeper(t *testing.T) {
 			require.NoError(t, err)
 			objs, err := input.Load([]string{filepath.Join(dir, "objects.yaml")}, input.LoadOptions{})
 			require.NoError(t, err)
-			require.NoError(t, compiled.Judge(objs))
+			require.NoError(t, compiled.Judge(objs, set.Release))
 			lint := lintFindings(t, set, compiled.Set, objs)
 			require.Len(t, compiled.Gatekeeper, len(compiled.Set.Rules), "a template per rule")
 			for _, c := range compiled.Gatekeeper {

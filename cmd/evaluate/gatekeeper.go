@@ -115,7 +115,7 @@ func (t *bundleRules) inputs(cmd *cobra.Command, set *policyset.Set, targets, ca
 	if opts.Exempt, err = admission.NewExemptions(t.exemptNamespaces, t.selector); err != nil {
 		return opts, badInput(err)
 	}
-	if err := compiled.Judge(opts.Objects); err != nil {
+	if err := compiled.Judge(opts.Objects, opts.Policies.Release); err != nil {
 		return opts, rulesError(cmd, err)
 	}
 	t.compiled = compiled

@@ -484,3 +484,31 @@ func TestExemptionsInEveryTarget(t *testing.T) {
 		require.Contains(t, r.stderr, tc.want)
 	}
 }
+
+// Every rule form of testdata/rules/corpus goes into the bundles with the
+// project's own lint objects (the default --lint), which hold objects
+// OME's CRDs refuse (a version as a YAML number) and an object given
+// twice: a rule that would fail on the first, or fire on the earlier of
+// the second, is not made to, since admission never sees them (the API
+// server refuses the one, and apply replaces the other).
+func TestCorpusBundlesWithTheProjectsLintObjects(t *testing.T) {
+	dirs, err := filepath.Glob(at("testdata/rules/corpus/*/rules"))
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	for _, dir := range dirs {
+		form := filepath.Base(filepath.Dir(dir))
+		out := t.TempDir()
+		args := []string{"gatekeeper", "--rules", dir, "--out", filepath.Join(out, "gatekeeper")}
+		if strings.HasPrefix(form, "rego-") {
+			args = append(args, "--native-out=") // Rego cannot go there
+		} else {
+			args = append(args, "--native-out", filepath.Join(out, "kubernetes"))
+		}
+		r := evaluate(t, 60*time.Second, "", args...)
+		require.Equal(t, 0, r.code, "%s: %s", form, r.stderr)
+		if strings.HasPrefix(form, "cel-") {
+			r = evaluate(t, 60*time.Second, "", "kyverno", "--rules", dir, "--out", filepath.Join(out, "kyverno"))
+			require.Equal(t, 0, r.code, "%s: %s", form, r.stderr)
+		}
+	}
+}

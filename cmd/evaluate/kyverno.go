@@ -56,7 +56,7 @@ func newKyvernoCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, n := range team.compiled.KyvernoNotices(opts.Objects) {
+			for _, n := range team.compiled.KyvernoNotices() {
 				fmt.Fprintln(cmd.ErrOrStderr(), "notice: "+n)
 			}
 			if err := writeBundle(cmd, out, b, kyverno.Owned(admit.Folder), check); err != nil {

@@ -38,5 +38,5 @@ func TestDecisionSuiteNeedsTheDecisions(t *testing.T) {
 	}
 	objs, err := input.Load([]string{"../../testdata/rules/prod.yaml"}, input.LoadOptions{})
 	require.NoError(t, err)
-	require.ErrorContains(t, compiled.Judge(objs), "no decisions here")
+	require.ErrorContains(t, compiled.Judge(objs, set.Release), "no decisions here")
 }

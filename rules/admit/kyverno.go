@@ -126,16 +126,16 @@ func teamTests(team Rules, objs []*objects.Object) admission.Bundle {
 }
 
 // KyvernoNotices name each rule of a team's that no object of the lint
-// objects makes its Kyverno policies refuse: their Tests prove only that
-// they compile.
-func (team Rules) KyvernoNotices(objs []*objects.Object) []string {
+// objects (Lint) makes its Kyverno policies refuse: their Tests prove only
+// that they compile.
+func (team Rules) KyvernoNotices() []string {
 	fired := map[string]bool{}
 	var ids []string
 	for _, t := range team.Kyverno {
 		if !slices.Contains(ids, t.Rule.ID) {
 			ids = append(ids, t.Rule.ID)
 		}
-		for _, o := range objs {
+		for _, o := range team.Lint {
 			if slices.Contains(t.Rule.Kinds, o.Kind) {
 				if result, _ := teamResult(team, t, o); result == "fail" {
 					fired[t.Rule.ID] = true

@@ -11,6 +11,7 @@ import (
 	"github.com/ome-policy/evaluator/cases"
 	"github.com/ome-policy/evaluator/engine/answer"
 	"github.com/ome-policy/evaluator/objects"
+	"github.com/ome-policy/evaluator/objects/crdschema"
 	"github.com/ome-policy/evaluator/rules"
 )
 
@@ -70,6 +71,11 @@ type Rules struct {
 	// Cases are what the suites review, with what evaluate gives each
 	// (Judge).
 	Cases []Case
+	// Lint are the objects of --lint that the API server takes and
+	// keeps (Judge): those OME's CRDs refuse never reach an admission
+	// policy, and of an object given twice the later replaces the
+	// earlier, as lint decides them.
+	Lint []*objects.Object
 }
 
 // Case is one object that the suites of a team's rules review, with
@@ -100,17 +106,32 @@ func (c Case) Messages(rule string, severities []string) []string {
 
 // Judge makes the cases that the suites of the rules review (Cases): each
 // rule case of the rules' case files, with its objects beside it, then
-// each object of lint, with all the models and runtimes of lint beside it
-// (as kubectl apply leaves them); each judged by the rules as evaluate
-// lint --rules judges it (rules.Set.CheckAll, with OME's decisions of
-// Decide). What keeps the rules from judging them (their own problems,
-// OME's decisions) is an error: a suite without those cases would pass
-// unseen. Untriggered then names the rules that no case makes fire.
-func (t *Rules) Judge(lint []*objects.Object) error {
+// each object of lint that the API server takes and keeps (Lint), with
+// all those models and runtimes beside it; each judged by the rules as
+// evaluate lint --rules judges it (rules.Set.CheckAll, with OME's
+// decisions of Decide). An object OME's CRDs of release refuse is no
+// case: the API server refuses it before any admission policy sees it (a
+// rule that would fail on a number where OME's CRD wants a string never
+// sees one there). Nor is the earlier of an object given twice: the later
+// replaces it, as on apply and in lint. What keeps the rules from judging
+// the cases (their own problems, OME's decisions) is an error: a suite
+// without those cases would pass unseen. Untriggered then names the rules
+// that no case makes fire.
+func (t *Rules) Judge(lint []*objects.Object, release string) error {
 	if t.Set.Len() == 0 {
 		return nil
 	}
-	t.Cases = nil
+	t.Cases, t.Lint = nil, nil
+	for _, o := range lint {
+		refused, err := crdschema.SchemaErrors(o, release)
+		if err != nil {
+			return fmt.Errorf("%s: %w", objects.FileLine(o.File, o.Line), err)
+		}
+		if len(refused) == 0 {
+			t.Lint = append(t.Lint, o)
+		}
+	}
+	t.Lint, _ = objects.Deduplicate(t.Lint)
 	all, err := cases.ReadAll(t.Set.CaseFiles)
 	if err != nil {
 		return err
@@ -134,18 +155,17 @@ func (t *Rules) Judge(lint []*objects.Object) error {
 		t.Cases = append(t.Cases, Case{Name: c.Name, Rule: c.Rule, Object: c.Object, Inventory: c.Objects,
 			Findings: findingsOf(fs, c.Object)})
 	}
-	fs, err := judge(lint)
+	fs, err := judge(t.Lint)
 	if err != nil {
 		return fmt.Errorf("--lint: %w", err)
 	}
-	kept, _ := objects.Deduplicate(lint)
 	var inventory []*objects.Object
-	for _, o := range kept {
+	for _, o := range t.Lint {
 		if o.IsModel() || o.IsRuntime() {
 			inventory = append(inventory, o)
 		}
 	}
-	for _, o := range lint {
+	for _, o := range t.Lint {
 		t.Cases = append(t.Cases, Case{Name: fmt.Sprintf("%s %s (%s)", o.Kind, o.Name, path.Base(o.File)), Object: o,
 			Inventory: inventory, Findings: findingsOf(fs, o)})
 	}
@@ -198,13 +218,13 @@ func (t Rules) Untriggered() []string {
 }
 
 // Extras are the files of the rules in each target's bundle of opts (its
-// release, exemptions and the objects of --lint, of which Judge made the
-// cases): the Gatekeeper templates and constraints with their suites, the
+// release and exemptions; the objects of --lint that Judge made cases of):
+// the Gatekeeper templates and constraints with their suites, the
 // ValidatingAdmissionPolicies, the Kyverno policies with their Tests.
 func (team Rules) Extras(opts admission.Options) admission.Extras {
 	return admission.Extras{
 		Gatekeeper: team.gatekeeper(opts.Exempt),
 		Native:     team.native(opts.Exempt),
-		Kyverno:    team.kyverno(opts.Policies.Release, opts.Exempt, opts.Objects),
+		Kyverno:    team.kyverno(opts.Policies.Release, opts.Exempt, team.Lint),
 	}
 }
