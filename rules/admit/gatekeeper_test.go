@@ -21,7 +21,7 @@ func TestDecisionSuiteNeedsTheDecisions(t *testing.T) {
 	require.NoError(t, err)
 	set, err := all.ForRelease(all.Newest())
 	require.NoError(t, err)
-	own, err := rules.Load([]string{"../../examples/company-rules"}, nil)
+	team, err := rules.Load([]string{"../../examples/company-rules"}, nil)
 	require.NoError(t, err)
 	checks, err := admission.Checks(set)
 	require.NoError(t, err)
@@ -31,7 +31,7 @@ func TestDecisionSuiteNeedsTheDecisions(t *testing.T) {
 			selection = c
 		}
 	}
-	compiled, err := Compile(own, []string{TargetGatekeeper}, nil, set.Release, "evaluate gatekeeper --rules", selection)
+	compiled, err := Compile(team, []string{TargetGatekeeper}, nil, set.Release, "evaluate gatekeeper --rules", selection)
 	require.NoError(t, err)
 	compiled.Decide = func([]*objects.Object) (map[*objects.Object]map[string]any, error) {
 		return nil, errors.New("no decisions here")

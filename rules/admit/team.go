@@ -76,11 +76,11 @@ func (rs Refusals) Errors() []error {
 // OME's OMERuntimeSelection check of the release, and its entry module as
 // lib.ome.runtimeselection (decisionLibs). Its constraint's one parameter,
 // warn, picks the warn sets' messages rather than the others'.
-func RegoCheck(r rules.Rule, own *rules.Set, release, generator string, selection *admission.Check) (*admission.Check, error) {
+func RegoCheck(r rules.Rule, team *rules.Set, release, generator string, selection *admission.Check) (*admission.Check, error) {
 	refuse := func(format string, args ...any) error {
 		return &Refusal{Rule: r, Target: TargetGatekeeper, Reason: fmt.Sprintf(format, args...)}
 	}
-	mods, decisions, standins, err := teamModules(own, r.ID)
+	mods, decisions, standins, err := teamModules(team, r.ID)
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
@@ -137,10 +137,10 @@ func RegoCheck(r rules.Rule, own *rules.Set, release, generator string, selectio
 // package of the team's it refers to, in turn, rewritten for a template
 // (rewrite.Team), by file; whether one of them reads OME's decisions, and
 // whether one calls a builtin (so that the template needs the stand-in).
-func teamModules(own *rules.Set, pkg string) (mods []*TeamModule, decisions, standins bool, err error) {
+func teamModules(team *rules.Set, pkg string) (mods []*TeamModule, decisions, standins bool, err error) {
 	byPkg := map[string][]string{}
 	packages := map[string]bool{}
-	for f, text := range own.Modules {
+	for f, text := range team.Modules {
 		if strings.HasSuffix(f, "_test.rego") {
 			continue
 		}
@@ -164,7 +164,7 @@ func teamModules(own *rules.Set, pkg string) (mods []*TeamModule, decisions, sta
 		files := byPkg[p]
 		sort.Strings(files)
 		for _, f := range files {
-			tm, err := Team(f, own.Modules[f], packages)
+			tm, err := Team(f, team.Modules[f], packages)
 			if err != nil {
 				return nil, false, false, err
 			}
@@ -401,16 +401,16 @@ func PolicyCode(policy map[string]any) *admission.CELBlock {
 // Refusals, unless leaveOut names the rule: it is then left out of every
 // target that cannot hold it, and Left says so. An id of leaveOut that
 // is no rule of own is an error.
-func Compile(own *rules.Set, targets, leaveOut []string, release, generator string, selection *admission.Check) (Rules, error) {
+func Compile(team *rules.Set, targets, leaveOut []string, release, generator string, selection *admission.Check) (Rules, error) {
 	var out Rules
-	if own.Len() == 0 {
+	if team.Len() == 0 {
 		if len(leaveOut) > 0 {
 			return out, fmt.Errorf("--leave-out %s: no --rules to leave out of", strings.Join(leaveOut, ","))
 		}
 		return out, nil
 	}
 	known := map[string]bool{}
-	for _, r := range own.Rules {
+	for _, r := range team.Rules {
 		known[r.ID] = true
 	}
 	left := map[string]bool{}
@@ -420,15 +420,15 @@ func Compile(own *rules.Set, targets, leaveOut []string, release, generator stri
 		}
 		left[id] = true
 	}
-	out.Set = own
+	out.Set = team
 	var refusals Refusals
-	for _, r := range own.Rules {
+	for _, r := range team.Rules {
 		for _, target := range targets {
 			var err error
 			switch {
 			case target == TargetGatekeeper && r.Language == rules.Rego:
 				var c *admission.Check
-				if c, err = RegoCheck(r, own, release, generator, selection); err == nil {
+				if c, err = RegoCheck(r, team, release, generator, selection); err == nil {
 					out.Gatekeeper = append(out.Gatekeeper, c)
 				}
 			case r.Language == rules.CEL && r.Decisions:
@@ -463,13 +463,13 @@ func Compile(own *rules.Set, targets, leaveOut []string, release, generator stri
 	if len(refusals) > 0 {
 		return out, refusals
 	}
-	return out, accounted(own, targets, out)
+	return out, accounted(team, targets, out)
 }
 
 // accounted checks that every rule of own went into each of targets, or
 // was left out of it on purpose: never a bundle written without one of
 // the rules, unsaid.
-func accounted(own *rules.Set, targets []string, out Rules) error {
+func accounted(team *rules.Set, targets []string, out Rules) error {
 	in := map[string]bool{}
 	for _, c := range out.Gatekeeper {
 		in[TargetGatekeeper+" "+c.Team.ID] = true
@@ -480,7 +480,7 @@ func accounted(own *rules.Set, targets []string, out Rules) error {
 	for _, d := range out.Kyverno {
 		in[TargetKyverno+" "+d.Rule.ID] = true
 	}
-	for _, r := range own.Rules {
+	for _, r := range team.Rules {
 		for _, target := range targets {
 			if !in[target+" "+r.ID] && !slices.ContainsFunc(out.Left, func(l string) bool { return strings.HasPrefix(l, "rule "+r.ID+" is left out of "+target+" ") }) {
 				return fmt.Errorf("%s:%d: rule %s is neither written into %s nor refused: nothing written", r.File, r.Line, r.ID, target)
