@@ -1,13 +1,18 @@
-// Package team compiles a team's own rules (package rules) for the
-// admission bundles: each goes to every target that can hold it, or the
-// bundle is refused, naming the rule, the target and why (Refusal), unless
-// the user leaves the rule out on purpose. A Rego rule becomes a
-// Gatekeeper check of its own (RegoCheck); a ValidatingAdmissionPolicy is
-// rewritten for each CEL target (Policy) and becomes a Gatekeeper check
-// whose code is its CEL (CELCheck). Compile routes every rule.
+// Package admit takes a team's rules (package rules) into the admission
+// bundles: each goes to every target that can hold it, or the bundle is
+// refused, naming the rule, the target and why (Refusal), unless the user
+// leaves the rule out on purpose. A Rego rule becomes a Gatekeeper check
+// of its own (RegoCheck), its modules rewritten on OPA's syntax tree; a
+// ValidatingAdmissionPolicy is rewritten for each CEL target (Policy),
+// the ome library's calls as their stand-ins, and becomes a Gatekeeper
+// check whose code is its CEL (CELCheck). Compile routes every rule; Judge
+// makes the cases their suites review, as evaluate lint --rules decides
+// them; gatekeeper.go, vap.go and kyverno.go write each target's files
+// (Extras), which the targets' writers take as admission.Extra.
 //
-// It imports admission, admission/rewrite and rules; the targets write
-// what it compiles (Rules).
+// It imports admission and the targets' writers (their suites' and Tests'
+// forms), admission/rewrite, admission/celrewrite, rules and the floors
+// below; none of them imports it.
 package admit
 
 import (
@@ -393,14 +398,14 @@ func PolicyCode(policy map[string]any) *admission.CELBlock {
 	return b
 }
 
-// Compile compiles every rule of own for each of targets: for
+// Compile compiles every rule of team for each of targets: for
 // Gatekeeper, a Rego rule as RegoCheck, a policy as CELCheck; for the
 // ValidatingAdmissionPolicies and Kyverno, a policy as Policy, and a
 // Rego rule is refused (the API server and Kyverno run CEL only). Every
 // rule a target cannot hold is a Refusal, all of them at once as
 // Refusals, unless leaveOut names the rule: it is then left out of every
 // target that cannot hold it, and Left says so. An id of leaveOut that
-// is no rule of own is an error.
+// is no rule of team is an error.
 func Compile(team *rules.Set, targets, leaveOut []string, release, generator string, selection *admission.Check) (Rules, error) {
 	var out Rules
 	if team.Len() == 0 {
@@ -466,7 +471,7 @@ func Compile(team *rules.Set, targets, leaveOut []string, release, generator str
 	return out, accounted(team, targets, out)
 }
 
-// accounted checks that every rule of own went into each of targets, or
+// accounted checks that every rule of team went into each of targets, or
 // was left out of it on purpose: never a bundle written without one of
 // the rules, unsaid.
 func accounted(team *rules.Set, targets []string, out Rules) error {
