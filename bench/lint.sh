@@ -17,7 +17,9 @@
 # examples/company-rules (--rules), on the first engine of ENGINES and the
 # default release: its rule over OME's decisions has lint hold every object
 # and OME's decision about each, so its memory should grow with the
-# runtimes too, no faster. Such a row is named lint/SIZE/ENGINE/rules.
+# runtimes too, no faster. Such a row is named lint/SIZE/ENGINE/rules. A
+# baseline without --rules cannot run it: the row then runs alone, its
+# base_cpu and vs_base "-".
 #
 # Usage: bench/lint.sh                  (from the repository root; make bench)
 #        SIZES="700 11200" RUNS=3 ENGINES=cel bench/lint.sh
@@ -31,6 +33,8 @@ ENGINES=${ENGINES:-cel rego}
 RELEASES=${RELEASES:-default v0.1.5 v0.1.4}
 RULES_SIZES=${RULES_SIZES:-700 11200}
 source bench/baseline.sh
+base_rules=no
+[ -z "$base_ev" ] || ! "$base_ev" lint --help 2>&1 | grep -q -- '--rules' || base_rules=yes
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -51,13 +55,14 @@ printf '%-9s %-6s %-8s %-7s %9s %9s %9s %9s %9s %8s\n' runtimes engine release r
 row() {
   local size=$1 e=$2 r=$3 rules=$4 name=$5
   shift 5
-  local args=("$@")
+  local args=("$@") bev=$base_ev
+  [ "$rules" = none ] || [ "$base_rules" = yes ] || bev=""
   rm -f "$work/m" "$work/b"
   for _ in $(seq "$RUNS"); do
     GOMAXPROCS=1 "$work/measure" -o "$work/out" "${pin[@]}" "$work/evaluate" "${args[@]}" 2>/dev/null >>"$work/m"
-    if [ -n "$base_ev" ]; then
+    if [ -n "$bev" ]; then
       mapfile -t bargs < <(base_args "${args[@]}")
-      GOMAXPROCS=1 "$work/measure" "${pin[@]}" "$base_ev" "${bargs[@]}" 2>/dev/null >>"$work/b"
+      GOMAXPROCS=1 "$work/measure" "${pin[@]}" "$bev" "${bargs[@]}" 2>/dev/null >>"$work/b"
     fi
   done
   ms=$(cut -d' ' -f1 "$work/m" | median)
@@ -65,7 +70,7 @@ row() {
   cpu=$(cut -d' ' -f3 "$work/m" | median)
   findings=$(tail -n 1 "$work/out" | awk '{print $3 + $5 + $7}')
   bcpu=- vs=- mark=""
-  if [ -n "$base_ev" ]; then
+  if [ -n "$bev" ]; then
     bcpu=$(cut -d' ' -f3 "$work/b" | median)
     vs=$(vs_base "$work/m" "$work/b")
     base_mark "$name" "$vs"
