@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -83,11 +84,13 @@ func sourceFiles(t *testing.T) []sourceFile {
 // their writers, and a team's rules in the rules tree.
 func TestEachConceptHasOneHome(t *testing.T) {
 	processSettings := regexp.MustCompile(`^(runtime/pprof\..*|runtime/debug\.(Set[A-Za-z]+|FreeOSMemory))$`)
+	teamFile := regexp.MustCompile(`^(team|own|rules)([_.]|$)`)
+	teamPackage := regexp.MustCompile(`(^|/)(team|own)(/|$)`)
 	files := sourceFiles(t)
 	for _, f := range files {
 		if strings.HasPrefix(f.path, "objects/") {
 			for _, banned := range []string{"os", "io/fs", "path/filepath"} {
-				if slices.Contains(mapValues(f.imports), banned) {
+				if slices.Contains(slices.Collect(maps.Values(f.imports)), banned) {
 					t.Errorf("%s imports %s: objects is the model alone, reading is input's", f.path, banned)
 				}
 			}
@@ -100,7 +103,7 @@ func TestEachConceptHasOneHome(t *testing.T) {
 			}
 		}
 		base := strings.TrimSuffix(filepath.Base(f.path), ".go")
-		if !strings.HasPrefix(f.path, "rules/") && regexp.MustCompile(`^(team|own|rules)([_.]|$)`).MatchString(base) {
+		if !strings.HasPrefix(f.path, "rules/") && teamFile.MatchString(base) {
 			t.Errorf("%s is named after a team's rules, which live under rules/", f.path)
 		}
 	}
@@ -108,16 +111,8 @@ func TestEachConceptHasOneHome(t *testing.T) {
 		if p.Path == "runner" && slices.Contains(p.Imports, "output") {
 			t.Error("runner imports output: results are decided apart from their writers")
 		}
-		if !strings.HasPrefix(p.Path, "rules") && regexp.MustCompile(`(^|/)(team|own)(/|$)`).MatchString(p.Path) {
+		if !strings.HasPrefix(p.Path, "rules") && teamPackage.MatchString(p.Path) {
 			t.Errorf("package %s is named after a team's rules, which live under rules/", p.Path)
 		}
 	}
-}
-
-func mapValues(m map[string]string) []string {
-	var out []string
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
 }
