@@ -140,13 +140,13 @@ func ParseCases(file string, data []byte) (cases []Case, err error) {
 		if !ok {
 			msg := "not a case file: needs a top-level cases list"
 			if c, present := root["cases"]; present {
-				msg = "must be a list of cases, got " + objects.DescribeValue(c, pos["cases"].Raw)
+				msg = "must be a list of cases, got " + objects.DescribeValue(c, pos.At("cases").Raw)
 			}
-			return &objects.InputError{File: file, Line: objects.LineAt(pos, "cases", pos[""].Line), Field: "cases", Msg: msg}
+			return &objects.InputError{File: file, Line: objects.LineAt(pos, "cases", pos.At("").Line), Field: "cases", Msg: msg}
 		}
 		found = true
 		fileVersions, err := readOMEVersions(root, pos, func(field, msg string) error {
-			return &objects.InputError{File: file, Line: objects.LineAt(pos, field, pos[""].Line), Field: field, Msg: msg}
+			return &objects.InputError{File: file, Line: objects.LineAt(pos, field, pos.At("").Line), Field: field, Msg: msg}
 		})
 		if err != nil {
 			return err
@@ -174,8 +174,8 @@ func ParseCases(file string, data []byte) (cases []Case, err error) {
 }
 
 // readCase reads the i-th case; pos holds its positions relative to the case.
-func readCase(file string, i int, v any, pos map[string]objects.Pos, names map[string]int) (Case, error) {
-	c := Case{File: file, Line: pos[""].Line}
+func readCase(file string, i int, v any, pos objects.Positions, names map[string]int) (Case, error) {
+	c := Case{File: file, Line: pos.At("").Line}
 	fail := func(field, msg string) error {
 		e := &objects.InputError{File: file, Line: objects.LineAt(pos, field, c.Line), Case: c.Name, Field: field, Msg: msg}
 		if c.Name == "" { // no name to show yet: say which item of the list it is
@@ -185,7 +185,7 @@ func readCase(file string, i int, v any, pos map[string]objects.Pos, names map[s
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return c, fail("", "a case must be an object, got "+objects.DescribeValue(v, pos[""].Raw))
+		return c, fail("", "a case must be an object, got "+objects.DescribeValue(v, pos.At("").Raw))
 	}
 	if err := readCaseName(&c, m, pos, names, fail); err != nil {
 		return c, err
@@ -221,14 +221,14 @@ func readCase(file string, i int, v any, pos map[string]objects.Pos, names map[s
 // list of OME releases, each written "v0.1.4" or "0.1.4" (given as
 // "v0.1.4"); nil when there is none. Which releases are known is the
 // runner's to check (CheckReleases).
-func readOMEVersions(m map[string]any, pos map[string]objects.Pos, fail func(field, msg string) error) ([]string, error) {
+func readOMEVersions(m map[string]any, pos objects.Positions, fail func(field, msg string) error) ([]string, error) {
 	v, present := m["omeVersions"]
 	if !present {
 		return nil, nil
 	}
 	list, ok := v.([]any)
 	if !ok || len(list) == 0 {
-		return nil, fail("omeVersions", "must be a non-empty list of OME releases (such as v0.1.4), got "+objects.DescribeValue(v, pos["omeVersions"].Raw))
+		return nil, fail("omeVersions", "must be a non-empty list of OME releases (such as v0.1.4), got "+objects.DescribeValue(v, pos.At("omeVersions").Raw))
 	}
 	out := make([]string, 0, len(list))
 	for i, x := range list {
@@ -236,7 +236,7 @@ func readOMEVersions(m map[string]any, pos map[string]objects.Pos, fail func(fie
 		s, _ := x.(string)
 		r, ok := policies.NormalizeRelease(s)
 		if !ok {
-			return nil, fail(field, "must be an OME release such as v0.1.4, got "+objects.DescribeValue(x, pos[field].Raw))
+			return nil, fail(field, "must be an OME release such as v0.1.4, got "+objects.DescribeValue(x, pos.At(field).Raw))
 		}
 		if slices.Contains(out, r) {
 			return nil, fail(field, "names "+r+" twice")
@@ -282,11 +282,11 @@ func CheckReleases(list []Case, known []string) error {
 }
 
 // readCaseName reads the case's name, which must be new in its file.
-func readCaseName(c *Case, m map[string]any, pos map[string]objects.Pos, names map[string]int, fail func(field, msg string) error) error {
+func readCaseName(c *Case, m map[string]any, pos objects.Positions, names map[string]int, fail func(field, msg string) error) error {
 	if name, present := m["name"]; !present {
 		return fail("name", "every case needs a name")
 	} else if c.Name, _ = name.(string); c.Name == "" {
-		return fail("name", "must be a non-empty string, got "+objects.DescribeValue(name, pos["name"].Raw))
+		return fail("name", "must be a non-empty string, got "+objects.DescribeValue(name, pos.At("name").Raw))
 	}
 	if line, dup := names[c.Name]; dup {
 		return fail("name", fmt.Sprintf("duplicate case name (first at line %d)", line))
@@ -297,10 +297,10 @@ func readCaseName(c *Case, m map[string]any, pos map[string]objects.Pos, names m
 
 // expectations is the case's expect object. Unknown keys are refused: a
 // misspelt expectation would otherwise be silently not checked.
-func expectations(m map[string]any, pos map[string]objects.Pos, fail func(field, msg string) error) (map[string]any, error) {
+func expectations(m map[string]any, pos objects.Positions, fail func(field, msg string) error) (map[string]any, error) {
 	expect, _ := m["expect"].(map[string]any)
 	if e, present := m["expect"]; present && expect == nil {
-		return nil, fail("expect", "must be an object, got "+objects.DescribeValue(e, pos["expect"].Raw))
+		return nil, fail("expect", "must be an object, got "+objects.DescribeValue(e, pos.At("expect").Raw))
 	}
 	for _, k := range slices.Sorted(maps.Keys(expect)) {
 		switch k {
@@ -366,7 +366,7 @@ func caseSort(m, expect map[string]any, fail func(field, msg string) error) (cas
 }
 
 // readExpect reads the expectations of match and selection cases.
-func readExpect(c *Case, expect map[string]any, pos map[string]objects.Pos, fail func(field, msg string) error) error {
+func readExpect(c *Case, expect map[string]any, pos objects.Positions, fail func(field, msg string) error) error {
 	for _, k := range []string{"compatible", "reason", "admitted", "runtime", "message"} {
 		v, ok := expect[k]
 		if !ok {
@@ -377,7 +377,7 @@ func readExpect(c *Case, expect map[string]any, pos map[string]objects.Pos, fail
 		case "compatible", "admitted":
 			b, ok := v.(bool)
 			if !ok {
-				return fail(field, "must be true or false, got "+objects.DescribeValue(v, pos[field].Raw))
+				return fail(field, "must be true or false, got "+objects.DescribeValue(v, pos.At(field).Raw))
 			}
 			if k == "compatible" {
 				c.Expect.Compatible = &b
@@ -387,7 +387,7 @@ func readExpect(c *Case, expect map[string]any, pos map[string]objects.Pos, fail
 		default:
 			s, ok := v.(string)
 			if !ok {
-				return fail(field, "must be a string, got "+objects.DescribeValue(v, pos[field].Raw))
+				return fail(field, "must be a string, got "+objects.DescribeValue(v, pos.At(field).Raw))
 			}
 			switch k {
 			case "reason":
@@ -404,10 +404,10 @@ func readExpect(c *Case, expect map[string]any, pos map[string]objects.Pos, fail
 
 // readCaseObjects reads the objects of a match case (model, runtime) or a
 // selection case (inferenceService, objects).
-func readCaseObjects(c *Case, m map[string]any, pos map[string]objects.Pos, kind caseKind, fail func(field, msg string) error) error {
+func readCaseObjects(c *Case, m map[string]any, pos objects.Positions, kind caseKind, fail func(field, msg string) error) error {
 	// Errors from an object name its field relative to the object; put the
 	// case's field in front, so "spec.x" reads "model.spec.x".
-	object := func(field string, v any, pos map[string]objects.Pos, role caseRole) (*objects.Object, error) {
+	object := func(field string, v any, pos objects.Positions, role caseRole) (*objects.Object, error) {
 		o, err := caseObject(c.File, v, pos, role)
 		if ie, ok := err.(*objects.InputError); ok {
 			ie.Case = c.Name
@@ -432,19 +432,15 @@ func readCaseObjects(c *Case, m map[string]any, pos map[string]objects.Pos, kind
 
 // clusterObjects reads the objects of a case's cluster (objects), the
 // models and runtimes beside the object it reviews.
-func clusterObjects(c *Case, m map[string]any, pos map[string]objects.Pos, fail func(field, msg string) error) ([]*objects.Object, error) {
+func clusterObjects(c *Case, m map[string]any, pos objects.Positions, fail func(field, msg string) error) ([]*objects.Object, error) {
 	list, ok := m["objects"].([]any)
 	if !ok {
-		return nil, fail("objects", "must be a list, got "+objects.DescribeValue(m["objects"], pos["objects"].Raw))
+		return nil, fail("objects", "must be a list, got "+objects.DescribeValue(m["objects"], pos.At("objects").Raw))
 	}
 	parts := objects.SplitPos(pos, "objects")
 	var out []*objects.Object
 	for j, x := range list {
-		p := parts[j]
-		if p == nil {
-			p = map[string]objects.Pos{}
-		}
-		o, err := caseObject(c.File, x, p, roleCluster)
+		o, err := caseObject(c.File, x, parts[j], roleCluster)
 		if ie, ok := err.(*objects.InputError); ok {
 			ie.Case = c.Name
 			ie.Field = strings.TrimSuffix(objects.IndexPath("objects", j)+"."+ie.Field, ".")
@@ -459,11 +455,11 @@ func clusterObjects(c *Case, m map[string]any, pos map[string]objects.Pos, fail 
 
 // caseObject builds an object of a case from its value and its own
 // positions, filling in the defaults of its role, and checks it strictly.
-func caseObject(file string, v any, pos map[string]objects.Pos, role caseRole) (*objects.Object, error) {
-	line := pos[""].Line
+func caseObject(file string, v any, pos objects.Positions, role caseRole) (*objects.Object, error) {
+	line := pos.At("").Line
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, &objects.InputError{File: file, Line: line, Msg: "must be " + role.what + " object, got " + objects.DescribeValue(v, pos[""].Raw)}
+		return nil, &objects.InputError{File: file, Line: line, Msg: "must be " + role.what + " object, got " + objects.DescribeValue(v, pos.At("").Raw)}
 	}
 	if _, ok := m["apiVersion"]; !ok {
 		m["apiVersion"] = objects.APIVersion
@@ -483,7 +479,7 @@ func caseObject(file string, v any, pos map[string]objects.Pos, role caseRole) (
 		return &objects.InputError{File: file, Line: objects.LineAt(pos, field, line), Field: field, Msg: msg}
 	}
 	if av, _ := m["apiVersion"].(string); av != objects.APIVersion {
-		return nil, fail("apiVersion", "must be "+objects.APIVersion+", got "+objects.DescribeValue(m["apiVersion"], pos["apiVersion"].Raw))
+		return nil, fail("apiVersion", "must be "+objects.APIVersion+", got "+objects.DescribeValue(m["apiVersion"], pos.At("apiVersion").Raw))
 	}
 	kind, _ := m["kind"].(string)
 	n := len(role.kinds)
@@ -503,7 +499,7 @@ func caseObject(file string, v any, pos map[string]objects.Pos, role caseRole) (
 	case m["kind"] == nil:
 		return nil, fail("kind", "is required ("+kinds+")")
 	default:
-		return nil, fail("kind", "must be "+kinds+", got "+objects.DescribeValue(m["kind"], pos["kind"].Raw))
+		return nil, fail("kind", "must be "+kinds+", got "+objects.DescribeValue(m["kind"], pos.At("kind").Raw))
 	}
 	o, err := objects.NewObject(file, m, pos)
 	if err == nil {
@@ -556,30 +552,30 @@ func btoi(b bool) int {
 
 // readPolicyCase reads the fields of a CEL policy case: a unit test of one
 // CEL policy, with its inputs given directly.
-func readPolicyCase(c Case, m, expect map[string]any, pos map[string]objects.Pos, fail func(field, msg string) error) (Case, error) {
+func readPolicyCase(c Case, m, expect map[string]any, pos objects.Positions, fail func(field, msg string) error) (Case, error) {
 	if c.CELPolicy, _ = m["celPolicy"].(string); c.CELPolicy == "" {
-		return c, fail("celPolicy", "must be the name of a CEL policy, got "+objects.DescribeValue(m["celPolicy"], pos["celPolicy"].Raw))
+		return c, fail("celPolicy", "must be the name of a CEL policy, got "+objects.DescribeValue(m["celPolicy"], pos.At("celPolicy").Raw))
 	}
 	if c.Input, _ = m["input"].(map[string]any); c.Input == nil {
-		return c, fail("input", "must be an object of the policy's inputs, got "+objects.DescribeValue(m["input"], pos["input"].Raw))
+		return c, fail("input", "must be an object of the policy's inputs, got "+objects.DescribeValue(m["input"], pos.At("input").Raw))
 	}
 	list, ok := expect["failures"].([]any)
 	if !ok {
-		return c, fail("expect.failures", "must be a list of messages, got "+objects.DescribeValue(expect["failures"], pos["expect.failures"].Raw))
+		return c, fail("expect.failures", "must be a list of messages, got "+objects.DescribeValue(expect["failures"], pos.At("expect.failures").Raw))
 	}
 	failures := make([]string, 0, len(list))
 	for i, f := range list {
 		s, ok := f.(string)
 		if !ok {
 			field := objects.IndexPath("expect.failures", i)
-			return c, fail(field, "must be a string, got "+objects.DescribeValue(f, pos[field].Raw))
+			return c, fail(field, "must be a string, got "+objects.DescribeValue(f, pos.At(field).Raw))
 		}
 		failures = append(failures, s)
 	}
 	c.Expect.Failures = &failures
 	if v, present := expect["variables"]; present {
 		if c.Expect.Variables, _ = v.(map[string]any); c.Expect.Variables == nil {
-			return c, fail("expect.variables", "must be an object of variable names and values, got "+objects.DescribeValue(v, pos["expect.variables"].Raw))
+			return c, fail("expect.variables", "must be an object of variable names and values, got "+objects.DescribeValue(v, pos.At("expect.variables").Raw))
 		}
 	}
 	return c, nil
@@ -587,9 +583,9 @@ func readPolicyCase(c Case, m, expect map[string]any, pos map[string]objects.Pos
 
 // readRuleCase reads the fields of a rule case: a unit test of a team's
 // rule (--rules), the object it reviews and the messages it gives it.
-func readRuleCase(c Case, m, expect map[string]any, pos map[string]objects.Pos, fail func(field, msg string) error) (Case, error) {
+func readRuleCase(c Case, m, expect map[string]any, pos objects.Positions, fail func(field, msg string) error) (Case, error) {
 	if c.Rule, _ = m["rule"].(string); c.Rule == "" {
-		return c, fail("rule", "must be the id of a team's rule (its Rego package or its policy's name), got "+objects.DescribeValue(m["rule"], pos["rule"].Raw))
+		return c, fail("rule", "must be the id of a team's rule (its Rego package or its policy's name), got "+objects.DescribeValue(m["rule"], pos.At("rule").Raw))
 	}
 	o, err := caseObject(c.File, m["object"], objects.SubPos(pos, "object"), roleAny)
 	if ie, ok := err.(*objects.InputError); ok {
@@ -607,14 +603,14 @@ func readRuleCase(c Case, m, expect map[string]any, pos map[string]objects.Pos, 
 	}
 	list, ok := expect["findings"].([]any)
 	if !ok {
-		return c, fail("expect.findings", "must be a list of messages ([] for none), got "+objects.DescribeValue(expect["findings"], pos["expect.findings"].Raw))
+		return c, fail("expect.findings", "must be a list of messages ([] for none), got "+objects.DescribeValue(expect["findings"], pos.At("expect.findings").Raw))
 	}
 	msgs := make([]string, 0, len(list))
 	for i, f := range list {
 		s, ok := f.(string)
 		if !ok {
 			field := objects.IndexPath("expect.findings", i)
-			return c, fail(field, "must be a string, got "+objects.DescribeValue(f, pos[field].Raw))
+			return c, fail(field, "must be a string, got "+objects.DescribeValue(f, pos.At(field).Raw))
 		}
 		msgs = append(msgs, s)
 	}

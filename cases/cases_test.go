@@ -64,9 +64,9 @@ func TestReadCasesMatchCase(t *testing.T) {
 	// Lines are the case file's; paths are relative to the object.
 	require.Equal(t, 5, m.Line)
 	require.Equal(t, 14, r.Line)
-	require.Equal(t, 12, m.Pos["spec.modelFramework.version"].Line)
-	require.Equal(t, "4.9.0", m.Pos["spec.modelFramework.version"].Raw)
-	require.Equal(t, 22, r.Pos["spec.supportedModelFormats[0].modelFramework.version"].Line)
+	require.Equal(t, 12, m.Pos.At("spec.modelFramework.version").Line)
+	require.Empty(t, m.Pos.At("spec.modelFramework.version").Raw, "a string's source text is its value")
+	require.Equal(t, 22, r.Pos.At("spec.supportedModelFormats[0].modelFramework.version").Line)
 	require.Equal(t, casesDir+"sample-cases.yaml:22: spec.supportedModelFormats[0].modelFramework.version",
 		r.Where("spec.supportedModelFormats[0].modelFramework.version"))
 	require.Equal(t, "V1.0.0", r.Spec()["supportedModelFormats"].([]any)[0].(map[string]any)["modelFramework"].(map[string]any)["version"])
@@ -95,7 +95,7 @@ func TestReadCasesSelectionCase(t *testing.T) {
 	}
 	require.Equal(t, []string{"BaseModel/team-a/llama", "ClusterBaseModel/llama", "ClusterServingRuntime/crt-0"}, refs)
 	require.Equal(t, 16, c.Objects[0].Line)
-	require.Equal(t, 70, c.Objects[2].Pos["spec.supportedModelFormats[1].modelFramework.operator"].Line)
+	require.Equal(t, 70, c.Objects[2].Pos.At("spec.supportedModelFormats[1].modelFramework.operator").Line)
 	require.False(t, *c.Expect.Admitted)
 	require.Nil(t, c.Expect.Runtime)
 	require.Equal(t, "model llama is disabled", *c.Expect.Message)
@@ -141,7 +141,7 @@ cases:
 	require.Len(t, cases, 2)
 	require.Equal(t, 7, cases[0].Line)
 	require.Equal(t, 2, cases[0].Model.Line)
-	require.Equal(t, 2, cases[0].Model.Pos["spec.modelFormat.name"].Line)
+	require.Equal(t, 2, cases[0].Model.Pos.At("spec.modelFormat.name").Line)
 	require.Equal(t, "ServingRuntime/ns/rt", cases[0].Runtime.Ref())
 	require.Equal(t, "", *cases[0].Expect.Reason)
 	require.Equal(t, "BaseModel/ns/m", cases[1].Model.Ref())

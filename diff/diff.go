@@ -280,7 +280,7 @@ func pairUp(old, new []*objects.Object) *sides {
 		}
 		for _, o := range []*objects.Object{it.old, it.new} {
 			if o != nil {
-				o.Pos = nil
+				o.Pos = objects.Positions{}
 			}
 		}
 	}

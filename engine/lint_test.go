@@ -280,7 +280,7 @@ func testLintEnginesAgreeOnRandomObjects(t *testing.T, set *policyset.Set) {
 			}
 			o := &objects.Object{Kind: kind, Name: meta["name"].(string), File: "random.yaml", Line: i*10 + 1,
 				Value: map[string]any{"apiVersion": objects.APIVersion, "kind": kind, "metadata": meta, "spec": spec},
-				Pos:   map[string]objects.Pos{}}
+				Pos:   objects.Positions{}}
 			if !strings.HasPrefix(kind, "Cluster") {
 				o.Namespace = meta["namespace"].(string)
 			}

@@ -70,7 +70,7 @@ func TestLoadList(t *testing.T) {
 
 	// Positions of list items are relative to the item.
 	nested := objs[1]
-	require.Equal(t, 27, nested.Pos["spec.supportedModelFormats[0].modelFramework.version"].Line)
+	require.Equal(t, 27, nested.Pos.At("spec.supportedModelFormats[0].modelFramework.version").Line)
 	require.Equal(t, "testdata/load/list.yaml:27: spec.supportedModelFormats[0].modelFramework.version",
 		nested.Where("spec.supportedModelFormats[0].modelFramework.version"))
 	require.Equal(t, map[string]any{"ome.io/deploymentMode": "RawDeployment"},
@@ -137,9 +137,10 @@ func TestLoadNormalisation(t *testing.T) {
 		},
 	}, spec["diffusionPipeline"], "vae: (empty) is unset; an additional component given as null is present")
 	require.Equal(t, []any{int64(1), nil, 2.5, true, "2001-12-14", "s", int64(16), "3", float64(1)}, spec["scalars"])
-	require.Equal(t, "1.0", o.Pos["spec.scalars[8]"].Raw)
-	require.Equal(t, "0x10", o.Pos["spec.scalars[6]"].Raw)
-	require.NotContains(t, o.Pos, "spec.modelFramework", "no position is left for a dropped field")
+	require.Equal(t, "1.0", o.Pos.At("spec.scalars[8]").Raw)
+	require.Equal(t, "0x10", o.Pos.At("spec.scalars[6]").Raw)
+	_, kept := o.Pos.Lookup("spec.modelFramework")
+	require.False(t, kept, "no position is left for a dropped field")
 }
 
 func TestLoadMergeKeys(t *testing.T) {
@@ -156,11 +157,12 @@ func TestLoadMergeKeys(t *testing.T) {
 	require.Equal(t, map[string]any{"name": "safetensors", "version": "1.0.0"},
 		entries[1].(map[string]any)["modelFormat"])
 
-	require.Equal(t, 17, o.Pos["spec.supportedModelFormats[0].modelFramework.version"].Line)
-	require.Equal(t, 7, o.Pos["spec.supportedModelFormats[0].modelFramework.name"].Line, "merged fields keep their source position")
-	require.Equal(t, 12, o.Pos["spec.supportedModelFormats[0].modelFramework.weight"].Line)
-	require.NotContains(t, o.Pos, "spec.supportedModelFormats[1].modelFramework.operator")
-	require.Equal(t, 14, o.Pos["spec.supportedModelFormats[1].modelFormat.name"].Line)
+	require.Equal(t, 17, o.Pos.At("spec.supportedModelFormats[0].modelFramework.version").Line)
+	require.Equal(t, 7, o.Pos.At("spec.supportedModelFormats[0].modelFramework.name").Line, "merged fields keep their source position")
+	require.Equal(t, 12, o.Pos.At("spec.supportedModelFormats[0].modelFramework.weight").Line)
+	_, kept := o.Pos.Lookup("spec.supportedModelFormats[1].modelFramework.operator")
+	require.False(t, kept)
+	require.Equal(t, 14, o.Pos.At("spec.supportedModelFormats[1].modelFormat.name").Line)
 }
 
 func TestLoadPositions(t *testing.T) {
@@ -168,11 +170,11 @@ func TestLoadPositions(t *testing.T) {
 	require.NoError(t, err)
 	o := objs[0]
 	require.Equal(t, 1, o.Line)
-	require.Equal(t, objects.Pos{Line: 12, Column: 18, Raw: "4.45.0"}, o.Pos["spec.supportedModelFormats[0].modelFramework.version"])
-	require.Equal(t, 13, o.Pos["spec.supportedModelFormats[1].modelFramework.version"].Line)
-	require.Equal(t, objects.Pos{Line: 6, Column: 3}, o.Pos["spec.supportedModelFormats"], "a collection sits at its key")
-	require.Equal(t, objects.Pos{Line: 7, Column: 7}, o.Pos["spec.supportedModelFormats[0]"])
-	require.Equal(t, objects.Pos{Line: 4, Column: 9, Raw: "pos"}, o.Pos["metadata.name"])
+	require.Equal(t, objects.Pos{Line: 12, Column: 18}, o.Pos.At("spec.supportedModelFormats[0].modelFramework.version"))
+	require.Equal(t, 13, o.Pos.At("spec.supportedModelFormats[1].modelFramework.version").Line)
+	require.Equal(t, objects.Pos{Line: 6, Column: 3}, o.Pos.At("spec.supportedModelFormats"), "a collection sits at its key")
+	require.Equal(t, objects.Pos{Line: 7, Column: 7}, o.Pos.At("spec.supportedModelFormats[0]"))
+	require.Equal(t, objects.Pos{Line: 4, Column: 9}, o.Pos.At("metadata.name"), "a string's source text is its value")
 
 	for field, want := range map[string]string{
 		"spec.modelSizeRange.max": "testdata/load/positions.yaml:16: spec.modelSizeRange.max",
@@ -192,16 +194,16 @@ func TestDecodeValuePrefix(t *testing.T) {
 	v, pos, err := objects.DecodeValue("f.yaml", &doc, "root")
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{"a": map[string]any{"b": []any{int64(1), "x"}, "c.d": map[string]any{"e": int64(2)}}}, v)
-	require.Equal(t, 2, pos["root.a.b[1]"].Line)
-	require.Equal(t, 3, pos[`root.a["c.d"].e`].Line, "keys with dots are quoted in paths")
-	require.Equal(t, 1, pos["root"].Line)
+	require.Equal(t, 2, pos.At("root.a.b[1]").Line)
+	require.Equal(t, 3, pos.At(`root.a["c.d"].e`).Line, "keys with dots are quoted in paths")
+	require.Equal(t, 1, pos.At("root").Line)
 
 	// An integer past int64 is kept as a number, its text in Raw.
 	require.NoError(t, yaml.Unmarshal([]byte("n: 18446744073709551615\n"), &doc))
 	v, pos, err = objects.DecodeValue("f.yaml", &doc, "")
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{"n": float64(18446744073709551615)}, v)
-	require.Equal(t, "18446744073709551615", pos["n"].Raw)
+	require.Equal(t, "18446744073709551615", pos.At("n").Raw)
 
 	v, pos, err = objects.DecodeValue("f.yaml", nil, "")
 	require.NoError(t, err)
@@ -378,7 +380,7 @@ func TestLoadLenient(t *testing.T) {
 	objs, err := Load([]string{path}, LoadOptions{Lenient: true})
 	require.NoError(t, err)
 	require.Equal(t, float64(1), objs[0].Spec()["modelFormat"].(map[string]any)["version"])
-	require.Equal(t, "1.0", objs[0].Pos["spec.modelFormat.version"].Raw)
+	require.Equal(t, "1.0", objs[0].Pos.At("spec.modelFormat.version").Raw)
 	require.Equal(t, path+":8: spec.modelFormat.version", objs[0].Where("spec.modelFormat.version"))
 
 	// A spec of the wrong type is kept as it is; Spec() still gives a map.

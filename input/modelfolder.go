@@ -113,7 +113,6 @@ func folderObject(name, file string, spec map[string]any) *objects.Object {
 			"metadata":   map[string]any{"name": name},
 			"spec":       spec,
 		},
-		Pos:        map[string]objects.Pos{},
 		FromFolder: true,
 	}
 }
@@ -252,7 +251,7 @@ func ModelNotices(objs []*objects.Object) []string {
 // format or framework is empty and which OME will therefore fill in from
 // the model's files (spec section 8), or "" when there is nothing to say.
 func ConfigParsingNotice(o *objects.Object) string {
-	if !o.IsModel() || o.Pos == nil || len(o.Pos) == 0 {
+	if !o.IsModel() || o.Pos.Len() == 0 {
 		return ""
 	}
 	meta, _ := o.Value["metadata"].(map[string]any)

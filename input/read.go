@@ -422,7 +422,7 @@ func (r *docReader) chunk(c docChunk) {
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
-			r.in.problem(&objects.InputError{File: r.file, Line: pos[""].Line, Msg: "document is not an object"})
+			r.in.problem(&objects.InputError{File: r.file, Line: pos.At("").Line, Msg: "document is not an object"})
 			return nil
 		}
 		r.add(m, pos)
@@ -448,15 +448,15 @@ func (r *docReader) chunk(c docChunk) {
 // of any apiVersion, as kubectl writes them, or a typed list such as
 // ClusterServingRuntimeList, as the API server gives them), whose items
 // are taken in turn.
-func (r *docReader) add(v map[string]any, pos map[string]objects.Pos) {
-	line := pos[""].Line
+func (r *docReader) add(v map[string]any, pos objects.Positions) {
+	line := pos.At("").Line
 	kind, _ := v["kind"].(string)
 	apiVersion, _ := v["apiVersion"].(string)
 	if items, isList := v["items"]; isList && strings.HasSuffix(kind, "List") {
 		list, ok := items.([]any)
 		if !ok {
 			r.in.problem(&objects.InputError{File: r.file, Line: objects.LineAt(pos, "items", line), Field: "items",
-				Msg: "must be a list, got " + objects.DescribeValue(items, pos["items"].Raw)})
+				Msg: "must be a list, got " + objects.DescribeValue(items, pos.At("items").Raw)})
 			return
 		}
 		itemKind := strings.TrimSuffix(kind, "List")
@@ -466,7 +466,7 @@ func (r *docReader) add(v map[string]any, pos map[string]objects.Pos) {
 			if !ok {
 				p := objects.IndexPath("items", i)
 				r.in.problem(&objects.InputError{File: r.file, Line: objects.LineAt(pos, p, line), Field: p,
-					Msg: "must be an object, got " + objects.DescribeValue(it, pos[p].Raw)})
+					Msg: "must be an object, got " + objects.DescribeValue(it, pos.At(p).Raw)})
 				continue
 			}
 			// The API server leaves out each item's kind in a typed list.

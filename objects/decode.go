@@ -141,14 +141,13 @@ func EachDocumentAt(file string, data []byte, offset int, fn func(*yaml.Node) er
 // field set to null is unset), except inside diffusionPipeline.additionalComponents,
 // where a component given as null is present but empty. Merge keys are
 // applied and aliases expanded, within the node and depth bounds.
-func DecodeValue(file string, n *yaml.Node, prefix string) (any, map[string]Pos, error) {
-	pos := map[string]Pos{}
+func DecodeValue(file string, n *yaml.Node, prefix string) (any, Positions, error) {
 	if n == nil {
-		return nil, pos, nil
+		return nil, Positions{}, nil
 	}
 	if n.Kind == yaml.DocumentNode {
 		if len(n.Content) == 0 {
-			return nil, pos, nil
+			return nil, Positions{}, nil
 		}
 		n = n.Content[0]
 	}
@@ -156,19 +155,19 @@ func DecodeValue(file string, n *yaml.Node, prefix string) (any, map[string]Pos,
 	// the decoding below may then recurse without limits of its own.
 	m := &nodeMeasurer{file: file}
 	if _, _, alias, err := m.tree(n, 0); err != nil {
-		return nil, nil, err
+		return nil, Positions{}, err
 	} else if alias {
 		m.seen = map[*yaml.Node]nodeMeasure{}
 		if _, err := m.walk(n, 0); err != nil {
-			return nil, nil, err
+			return nil, Positions{}, err
 		}
 	}
-	d := &yamlDecoder{file: file, pos: pos}
+	d := &yamlDecoder{file: file}
 	v, err := d.decode(n, prefix, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, Positions{}, err
 	}
-	return v, d.pos, nil
+	return v, d.pos.done(), nil
 }
 
 type nodeMeasure struct {
@@ -270,7 +269,7 @@ func (m *nodeMeasurer) tooDeep(n *yaml.Node) error {
 
 type yamlDecoder struct {
 	file string
-	pos  map[string]Pos
+	pos  posBuilder
 }
 
 func (d *yamlDecoder) fail(n *yaml.Node, path, msg string) error {
@@ -292,15 +291,17 @@ func (d *yamlDecoder) decode(n *yaml.Node, path string, key *yaml.Node) (any, er
 	}
 	switch n.Kind {
 	case yaml.ScalarNode:
-		p.Raw = n.Value
-		d.pos[path] = p
 		v, err := scalarValue(n)
 		if err != nil {
 			return nil, d.fail(n, path, err.Error())
 		}
+		if _, isString := v.(string); !isString && v != nil {
+			p.Raw = n.Value
+		}
+		d.pos.add(path, p)
 		return v, nil
 	case yaml.SequenceNode:
-		d.pos[path] = p
+		d.pos.add(path, p)
 		out := make([]any, 0, len(n.Content))
 		for i, c := range n.Content {
 			v, err := d.decode(c, IndexPath(path, i), nil)
@@ -311,7 +312,7 @@ func (d *yamlDecoder) decode(n *yaml.Node, path string, key *yaml.Node) (any, er
 		}
 		return out, nil
 	case yaml.MappingNode:
-		d.pos[path] = p
+		d.pos.add(path, p)
 		return d.mapping(n, path)
 	}
 	return nil, d.fail(n, path, "unexpected YAML node")
@@ -364,7 +365,7 @@ func (d *yamlDecoder) fill(out map[string]any, taken map[string]bool, n *yaml.No
 		}
 		if val == nil {
 			if !components {
-				delete(d.pos, cp)
+				d.pos.dropLast(cp)
 				continue
 			}
 			val = map[string]any{}

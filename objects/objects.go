@@ -20,20 +20,13 @@ const (
 	KindInferenceService      = "InferenceService"
 )
 
-// Pos is where a value sits in its file. For a collection inside a mapping it
-// is the position of its key, which is where a reader looks for it.
-type Pos struct {
-	Line, Column int
-	Raw          string // the scalar's source text ("1.0" for an unquoted float); "" for maps and lists
-}
-
 // Object is one recognised object.
 type Object struct {
 	APIVersion, Kind, Namespace, Name string
 	File                              string // path as given ("<stdin>" for "-")
 	Line                              int    // line where the object starts
 	Value                             map[string]any
-	Pos                               map[string]Pos // field path ("spec.modelFormat.version") -> position
+	Pos                               Positions // where each field sits, by path ("spec.modelFormat.version")
 	// FromFolder marks a model made from a folder's config.json or
 	// model_index.json (spec section 8) rather than read as a document.
 	FromFolder bool
@@ -99,7 +92,7 @@ func RawScalars(o *Object) map[string]any {
 				walk(IndexPath(path, i), e)
 			}
 		case int64, float64, bool:
-			if p, ok := o.Pos[path]; ok && p.Raw != "" {
+			if p := o.Pos.At(path); p.Raw != "" {
 				out[path] = p.Raw
 			}
 		}
@@ -220,8 +213,8 @@ func IsClusterScoped(kind string) bool {
 // NewObject builds an Object from a decoded recognised document. The name is
 // checked even when loading leniently: without it the object can't be named
 // in any output.
-func NewObject(file string, v map[string]any, pos map[string]Pos) (*Object, error) {
-	o := &Object{File: file, Value: v, Pos: pos, Line: pos[""].Line}
+func NewObject(file string, v map[string]any, pos Positions) (*Object, error) {
+	o := &Object{File: file, Value: v, Pos: pos, Line: pos.At("").Line}
 	o.APIVersion, _ = v["apiVersion"].(string)
 	o.Kind, _ = v["kind"].(string)
 	meta, _ := v["metadata"].(map[string]any)
@@ -230,7 +223,7 @@ func NewObject(file string, v map[string]any, pos map[string]Pos) (*Object, erro
 	if o.Name == "" {
 		msg := "is required"
 		if present {
-			msg = "must be a non-empty string, got " + DescribeValue(name, pos["metadata.name"].Raw)
+			msg = "must be a non-empty string, got " + DescribeValue(name, pos.At("metadata.name").Raw)
 		}
 		return nil, &InputError{File: file, Line: o.Line, Field: "metadata.name", Msg: msg}
 	}
@@ -323,7 +316,7 @@ func (c *fieldChecker) fail(path, msg string) {
 }
 
 func (c *fieldChecker) describeValue(v any, path string) string {
-	return DescribeValue(v, c.o.Pos[path].Raw)
+	return DescribeValue(v, c.o.Pos.At(path).Raw)
 }
 
 // field returns m[key] and its path; ok is false when absent or after an error.
@@ -349,7 +342,7 @@ func (c *fieldChecker) strValue(v any, path string) {
 	msg := "must be a string, got " + c.describeValue(v, path)
 	switch v.(type) {
 	case int64, float64, bool:
-		raw := c.o.Pos[path].Raw
+		raw := c.o.Pos.At(path).Raw
 		if raw == "" {
 			raw = fmt.Sprint(v)
 		}
@@ -487,67 +480,6 @@ func JoinPath(path, key string) string {
 }
 
 func IndexPath(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
-
-// lineOf returns the line of path, or of its nearest recorded parent, or def.
-func LineAt(pos map[string]Pos, path string, def int) int {
-	for {
-		if p, ok := pos[path]; ok && p.Line > 0 {
-			return p.Line
-		}
-		if path == "" {
-			return def
-		}
-		i := strings.LastIndexAny(path, ".[")
-		if i < 0 {
-			i = 0
-		}
-		path = path[:i]
-	}
-}
-
-// SubPos returns the positions under prefix, re-rooted at it.
-func SubPos(pos map[string]Pos, prefix string) map[string]Pos {
-	out := map[string]Pos{}
-	for p, v := range pos {
-		switch {
-		case p == prefix:
-			out[""] = v
-		case strings.HasPrefix(p, prefix+"."):
-			out[p[len(prefix)+1:]] = v
-		case strings.HasPrefix(p, prefix+"["):
-			out[p[len(prefix):]] = v
-		}
-	}
-	return out
-}
-
-// SplitPos splits the positions under the list at path into one re-rooted
-// map per item, in one pass (a List or case file can be large).
-func SplitPos(pos map[string]Pos, path string) map[int]map[string]Pos {
-	out := map[int]map[string]Pos{}
-	pre := path + "["
-	for p, v := range pos {
-		if !strings.HasPrefix(p, pre) {
-			continue
-		}
-		rest := p[len(pre):]
-		j := strings.IndexByte(rest, ']')
-		if j < 0 {
-			continue
-		}
-		i, err := strconv.Atoi(rest[:j])
-		if err != nil {
-			continue
-		}
-		rest = rest[j+1:]
-		rest = strings.TrimPrefix(rest, ".")
-		if out[i] == nil {
-			out[i] = map[string]Pos{}
-		}
-		out[i][rest] = v
-	}
-	return out
-}
 
 // CheckTimestamps refuses a creationTimestamp that is not RFC 3339, as the
 // API server would; selection orders runtimes by it.

@@ -34,7 +34,7 @@ type vapDocument struct {
 	line  int
 	kind  string
 	value map[string]any
-	pos   map[string]objects.Pos
+	pos   objects.Positions
 }
 
 func (d vapDocument) where(field string) *objects.InputError {

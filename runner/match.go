@@ -66,7 +66,7 @@ func Matches(w results.MatchWriter, m engine.Matcher, release string, ms, rs []*
 // engine's own.
 func MatchesIn(view MatchView, w results.MatchWriter, m engine.Matcher, release string, ms, rs []*objects.Object, problems []*objects.InputError, each func()) (unserved bool, err error) {
 	for _, o := range slices.Concat(ms, rs) {
-		o.Pos = nil
+		o.Pos = objects.Positions{}
 	}
 	if err := w.Begin(ms, rs); err != nil {
 		return false, err

@@ -152,7 +152,7 @@ func (s *Slimmer) ForSet(o *objects.Object) SetObject {
 	if !ok {
 		return so
 	}
-	line := func(path string) int32 { return int32(o.Pos[path].Line) }
+	line := func(path string) int32 { return int32(o.Pos.At(path).Line) }
 	var modelLines, entryLines []int32
 	slim := slimBlocks(spec, "spec", line, &modelLines)
 	if entries, ok := spec["supportedModelFormats"].([]any); ok {
