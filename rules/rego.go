@@ -123,7 +123,7 @@ func loadRego(mods map[string]string, files []string, sb Sandbox) (*regoRules, e
 	// A call the sandbox refuses is said as such, and nothing compiles:
 	// the compiler, which knows none of them, would only say that it does
 	// not know them.
-	if sp := sandboxProblems(parsed, sb.allowed(), sb.ForBundles); len(sp) > 0 {
+	if sp := sandboxProblems(parsed, sb.allowed(), func(name string) string { return sandboxMessage(name, sb.ForBundles) }); len(sp) > 0 {
 		return nil, append(probs, sp...)
 	}
 	decls := map[string]*ast.Builtin{}

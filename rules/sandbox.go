@@ -101,8 +101,8 @@ func sandboxCapabilities(allow []string) *ast.Capabilities {
 
 // sandboxProblems names each call of mods (parsed modules, by file) to a
 // builtin the sandbox refuses and allow does not allow, with its file and
-// line, in file and line order.
-func sandboxProblems(mods map[string]*ast.Module, allow []string, forBundles bool) Problems {
+// line, in file and line order, each said by message.
+func sandboxProblems(mods map[string]*ast.Module, allow []string, message func(builtin string) string) Problems {
 	refused := Refused()
 	var probs Problems
 	files := make([]string, 0, len(mods))
@@ -121,7 +121,7 @@ func sandboxProblems(mods map[string]*ast.Module, allow []string, forBundles boo
 			if !slices.Contains(refused, name) || slices.Contains(allow, name) {
 				return
 			}
-			p := &objects.InputError{File: f, Msg: sandboxMessage(name, forBundles)}
+			p := &objects.InputError{File: f, Msg: message(name)}
 			if loc != nil {
 				p.Line = loc.Row
 			}
@@ -155,7 +155,7 @@ func sandboxProblems(mods map[string]*ast.Module, allow []string, forBundles boo
 	return probs
 }
 
-// sandboxMessage says why a call of the builtin name is refused.
+// sandboxMessage says why a call of the builtin name by a rule is refused.
 func sandboxMessage(name string, forBundles bool) string {
 	msg := fmt.Sprintf("calls %s, which %s: rules run in a sandbox that refuses it (docs/rules.md)", name, refusedReason(name))
 	if forBundles {
@@ -169,11 +169,29 @@ func sandboxMessage(name string, forBundles bool) string {
 // line: the checks evaluate test makes of the Rego unit tests it runs. A
 // source that does not parse is left to the run that compiles it.
 func SandboxProblems(mods map[string]string) Problems {
+	return sandboxProblems(parseSources(mods), nil, func(name string) string { return sandboxMessage(name, false) })
+}
+
+// PolicySandboxProblems names each call, in the Rego sources of a policy
+// folder (--policies: its policies, their tests and its releases' changes;
+// path -> text), of a builtin the sandbox refuses (Refused), with its file
+// and line. The policies of a folder come from whoever wrote it, as rules
+// do, and are held to the rules' sandbox, with no exception: a bundle
+// holds them. A source that does not parse is left to the run that
+// compiles it.
+func PolicySandboxProblems(mods map[string]string) Problems {
+	return sandboxProblems(parseSources(mods), nil, func(name string) string {
+		return fmt.Sprintf("calls %s, which %s: the policies of --policies run in the sandbox of the rules, which refuses it (docs/rules.md)", name, refusedReason(name))
+	})
+}
+
+// parseSources parses the Rego sources (path -> text) that parse.
+func parseSources(mods map[string]string) map[string]*ast.Module {
 	parsed := map[string]*ast.Module{}
 	for f, text := range mods {
 		if m, err := ast.ParseModuleWithOpts(f, text, ast.ParserOptions{RegoVersion: ast.RegoV1}); err == nil {
 			parsed[f] = m
 		}
 	}
-	return sandboxProblems(parsed, nil, false)
+	return parsed
 }

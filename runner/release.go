@@ -8,6 +8,7 @@ import (
 
 	"github.com/ome-policy/evaluator/policies"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/rules"
 )
 
 // ReleaseEnv names the OME release when Policies.Release is empty.
@@ -52,12 +53,20 @@ func (p *Policies) For(engineName string) (*policyset.Set, error) {
 }
 
 // All are the policies as loaded: the newest release's, with what every
-// other release changes.
+// other release changes. A folder's Rego may call no builtin the rules'
+// sandbox refuses (rules.PolicySandboxProblems).
 func (p *Policies) All() (*policyset.Set, error) {
 	if p.Dir == "" {
 		return policyset.Embedded()
 	}
-	return policyset.LoadDir(p.Dir)
+	set, err := policyset.LoadDir(p.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if probs := rules.PolicySandboxProblems(set.Texts(policyset.Rego)); len(probs) > 0 {
+		return nil, probs
+	}
+	return set, nil
 }
 
 // Chosen is the OME release the run applies, of those set states:

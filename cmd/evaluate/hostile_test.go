@@ -206,6 +206,56 @@ deny contains msg if {
 	assert.Contains(t, r.stderr, "--allow-builtin: to_number is none of the builtins the sandbox refuses (http.send,")
 }
 
+// A copy of OME's policies (--policies) is held to the rules' sandbox:
+// a policy, a unit test or a release's change that calls http.send, or a
+// builtin whose answer changes from run to run, is refused as the folder
+// is read, with its file, line and builtin, on every command, before
+// anything runs (the listener hears nothing; lint of the examples' 4
+// runtimes with such a lint.rego called it 4 times, and exited 0).
+func TestPoliciesReachNoNetwork(t *testing.T) {
+	var heard atomic.Int64
+	listener := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		heard.Add(1)
+		fmt.Fprint(w, "{}")
+	}))
+	defer listener.Close()
+	dir := t.TempDir()
+	copyTree(t, at("policies"), dir)
+	lint := filepath.Join(dir, "rego", "lint.rego")
+	text, err := os.ReadFile(lint)
+	require.NoError(t, err)
+	const obj = "obj := input.object\n"
+	require.Contains(t, string(text), obj)
+	line := strings.Count(string(text[:strings.Index(string(text), obj)]), "\n") + 2
+	calling := strings.Replace(string(text), obj, "obj := input.object if {\n\thttp.send({\"method\": \"GET\", \"url\": \""+listener.URL+"\"})\n}\n", 1)
+	require.NoError(t, os.WriteFile(lint, []byte(calling), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "rego", "clock_test.rego"), []byte("package ome.lint_test\n\ntest_clock if time.now_ns() > 0\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "releases", "v0.1.4", "rego", "uuid.rego"), []byte("package ome.lint\n\nid := uuid.rfc4122(\"x\")\n"), 0o644))
+
+	out := t.TempDir()
+	for _, args := range [][]string{
+		{"lint", "--engine", "rego", exRuntimes},
+		{"match", "--engine", "rego", exModels, exRuntimes},
+		{"select", at("testdata/rules/prod.yaml")},
+		{"test", dir},
+		{"gatekeeper", "--out", filepath.Join(out, "gk")},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			r := evaluate(t, 60*time.Second, "", append([]string{args[0], "--policies", dir}, args[1:]...)...)
+			require.Equal(t, exitBadInput, r.code, r.stdout+r.stderr)
+			for _, want := range []string{
+				lint + ":" + strconv.Itoa(line) + ": calls http.send, which reaches the network: the policies of --policies run in the sandbox of the rules, which refuses it (docs/rules.md)",
+				filepath.Join(dir, "rego", "clock_test.rego") + ":3: calls time.now_ns, which answers differently from run to run (the clock)",
+				filepath.Join(dir, "releases", "v0.1.4", "rego", "uuid.rego") + ":3: calls uuid.rfc4122, which answers differently from run to run",
+			} {
+				assert.Contains(t, r.stderr, want)
+			}
+		})
+	}
+	require.NoDirExists(t, filepath.Join(out, "gk"), "nothing written")
+	require.Zero(t, heard.Load(), "a request reached the listener")
+}
+
 // A builtin that fails is an error of the rule, named with the object
 // and the error (exit 2), never an undefined read as "no finding"; the
 // other rules still judge every object.

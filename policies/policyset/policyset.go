@@ -186,6 +186,26 @@ func (s *Set) Find(name string) (File, bool) {
 // Where says where a policy file came from, for messages.
 func (s *Set) Where(f File) string { return s.where(f.Path) }
 
+// Texts are the texts of every source of an engine (CEL or Rego) the set
+// holds, by where each is (Where): its policies, their unit tests, and each
+// release's changes to them.
+func (s *Set) Texts(engine string) map[string]string {
+	out := map[string]string{}
+	for _, f := range s.Files {
+		if f.Engine == engine {
+			out[s.Where(f)] = f.Text
+		}
+	}
+	for _, rc := range s.releases {
+		for _, c := range rc.files {
+			if c.Engine == engine {
+				out[s.where(c.Path)] = c.Text
+			}
+		}
+	}
+	return out
+}
+
 func (s *Set) where(p string) string {
 	if s.Origin == "embedded" {
 		return "embedded:" + p
