@@ -162,7 +162,11 @@ func Checks(set *policyset.Set) ([]*Check, error) {
 	byPkg := map[string][]*rewrite.PolicyModule{}
 	changes := map[string][]string{} // by policySource
 	for _, f := range set.Sources(engine.Rego, false) {
-		pm, err := rewrite.Policy(policySource(set, f), f.Text, nil)
+		text, err := f.Source()
+		if err != nil {
+			return nil, err
+		}
+		pm, err := rewrite.Policy(policySource(set, f), text, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -288,7 +292,10 @@ func checkCEL(set *policyset.Set, t *Check) (*CELBlock, error) {
 	if err := yaml.Unmarshal(b, &src); err != nil {
 		return nil, fmt.Errorf("%s: %w", t.CELSource, err)
 	}
-	policies, files := celPolicies(set, func(name string) bool { _, ok := src.Include[name]; return ok })
+	policies, files, err := celPolicies(set, func(name string) bool { _, ok := src.Include[name]; return ok })
+	if err != nil {
+		return nil, err
+	}
 	t.Sources = append(t.Sources, files...)
 	t.Sources = append(t.Sources, "policies/gatekeeper/"+t.CELSource)
 	return celCode(src, policies)

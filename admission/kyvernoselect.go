@@ -64,11 +64,15 @@ type KyvernoSelection struct {
 
 // celPolicies reads the CEL policies of set, with the release's changes
 // applied, that want names, and the files they come from.
-func celPolicies(set *policyset.Set, want func(name string) bool) (map[string]celPolicy, []string) {
+func celPolicies(set *policyset.Set, want func(name string) bool) (map[string]celPolicy, []string, error) {
 	policies := map[string]celPolicy{}
 	var sources []string
 	for _, f := range set.Sources(engine.CEL, false) {
-		dec := yaml.NewDecoder(strings.NewReader(f.Text))
+		text, err := f.Source()
+		if err != nil {
+			return nil, nil, err
+		}
+		dec := yaml.NewDecoder(strings.NewReader(text))
 		used := false
 		for {
 			var p celPolicy
@@ -85,15 +89,18 @@ func celPolicies(set *policyset.Set, want func(name string) bool) (map[string]ce
 			sources = append(sources, changeSources(set, f)...)
 		}
 	}
-	return policies, sources
+	return policies, sources, nil
 }
 
 // selectionPolicies reads the entry, runtime and webhook CEL policies of
 // set, with the release's changes applied, and the files they come from.
 func selectionPolicies(set *policyset.Set) (map[string]celPolicy, []string, error) {
-	policies, sources := celPolicies(set, func(name string) bool {
+	policies, sources, err := celPolicies(set, func(name string) bool {
 		return name == "entry" || name == "runtime" || name == "webhook"
 	})
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, n := range []string{"entry", "runtime", "webhook"} {
 		if _, ok := policies[n]; !ok {
 			return nil, nil, fmt.Errorf("CEL policy %s not found", n)

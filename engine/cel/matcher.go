@@ -64,7 +64,11 @@ func compileWith(cache *precompiledCache, set *policyset.Set, names ...string) (
 			cel.FunctionBinding(m.omeVerdict)))
 	byName := map[string]*policy{}
 	for _, f := range set.Sources(policyset.CEL, false) {
-		ps, err := parsePoliciesWith(cache, set.Where(f), f.Text, names, verdict)
+		text, err := f.Source()
+		if err != nil {
+			return nil, err
+		}
+		ps, err := parsePoliciesWith(cache, set.Where(f), text, names, verdict)
 		if err != nil {
 			return nil, err
 		}

@@ -247,10 +247,14 @@ func Precompile(set *policyset.Set) ([]byte, error) {
 			return nil, err
 		}
 		for _, f := range rs.Sources(policyset.CEL, false) {
-			if seen[f.Text] {
+			text, err := f.Source()
+			if err != nil {
+				return nil, err
+			}
+			if seen[text] {
 				continue
 			}
-			seen[f.Text] = true
+			seen[text] = true
 			var ps []*policy
 			for _, p := range all.byName {
 				if p.source == rs.Where(f) {
@@ -269,7 +273,7 @@ func Precompile(set *policyset.Set) ([]byte, error) {
 				docs = append(docs, len(idx.Docs))
 				idx.Docs = append(idx.Docs, indexDoc{Name: p.name, Key: p.key})
 			}
-			idx.Files = append(idx.Files, indexFile{Key: fileKey(f.Text), Docs: docs})
+			idx.Files = append(idx.Files, indexFile{Key: fileKey(text), Docs: docs})
 		}
 	}
 	head, err := json.Marshal(&idx)

@@ -38,7 +38,7 @@ func TestPrecompiledCELIsUsed(t *testing.T) {
 	cache := precompiled()
 	require.NotNil(t, cache, "precompiled.bin does not load")
 	for _, f := range set.Sources(policyset.CEL, false) {
-		require.NotNil(t, cache.fileDocs(f.Text), "%s is not in the cache", f.Path)
+		require.NotNil(t, cache.fileDocs(source(t, f)), "%s is not in the cache", f.Path)
 	}
 	ps, err := compileAllPolicies(set)
 	require.NoError(t, err)
@@ -95,7 +95,7 @@ func TestPrecompiledCELByDocument(t *testing.T) {
 	var text string
 	for _, f := range set.Sources(policyset.CEL, false) {
 		if f.Path == "cel/match.yaml" {
-			text = f.Text
+			text = source(t, f)
 		}
 	}
 	require.NotEmpty(t, text)

@@ -14,7 +14,6 @@ package rego
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -36,7 +35,11 @@ func Modules(set *policyset.Set, tests bool) (map[string]*ast.Module, error) {
 	}
 	for _, f := range files {
 		where := set.Where(f)
-		m, err := ast.ParseModuleWithOpts(where, f.Text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		text, err := f.Source()
+		if err != nil {
+			return nil, err
+		}
+		m, err := ast.ParseModuleWithOpts(where, text, ast.ParserOptions{RegoVersion: ast.RegoV1})
 		if err != nil {
 			return nil, err
 		}
@@ -45,16 +48,13 @@ func Modules(set *policyset.Set, tests bool) (map[string]*ast.Module, error) {
 	return mods, nil
 }
 
-// packageLine finds a Rego file's package declaration.
-var packageLine = regexp.MustCompile(`(?m)^package\s+([\w.]+)`)
-
 // modulesOf parses only the policy files of the given packages, so a
 // command compiles what it runs and no more. The files are parsed at the
 // same time; the first error in file order is reported.
 func modulesOf(set *policyset.Set, packages ...string) (map[string]*ast.Module, error) {
 	var files []policyset.File
 	for _, f := range set.Sources(policyset.Rego, false) {
-		if m := packageLine.FindStringSubmatch(f.Text); m != nil && slices.Contains(packages, m[1]) {
+		if slices.Contains(packages, f.Package()) {
 			files = append(files, f)
 		}
 	}
@@ -63,7 +63,12 @@ func modulesOf(set *policyset.Set, packages ...string) (map[string]*ast.Module, 
 	var wg sync.WaitGroup
 	for i, f := range files {
 		wg.Go(func() {
-			parsed[i], errs[i] = ast.ParseModuleWithOpts(set.Where(f), f.Text, ast.ParserOptions{RegoVersion: ast.RegoV1})
+			text, err := f.Source()
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			parsed[i], errs[i] = ast.ParseModuleWithOpts(set.Where(f), text, ast.ParserOptions{RegoVersion: ast.RegoV1})
 		})
 	}
 	wg.Wait()

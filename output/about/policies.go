@@ -28,7 +28,11 @@ func WritePolicyList(out io.Writer, set *policyset.Set) error {
 		if f.Test {
 			role = "test"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d", set.Where(f), f.Engine, role, strings.Count(f.Text, "\n"))
+		text, err := f.Source()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d", set.Where(f), f.Engine, role, strings.Count(text, "\n"))
 		if changed {
 			fmt.Fprintf(tw, "\t%s", strings.Join(f.Changes, ", "))
 		}
@@ -47,7 +51,11 @@ func WritePolicySources(out io.Writer, set *policyset.Set, files []policyset.Fil
 			}
 			fmt.Fprintf(out, "# ---- %s ----\n", set.Where(f))
 		}
-		fmt.Fprint(out, f.Text)
+		text, err := f.Source()
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(out, text)
 	}
 	return nil
 }

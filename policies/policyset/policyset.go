@@ -14,8 +14,10 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ome-policy/evaluator/policies"
 )
@@ -31,10 +33,68 @@ type File struct {
 	Path   string `json:"path" yaml:"path"`     // slash-separated, relative to the policy folder
 	Engine string `json:"engine" yaml:"engine"` // cel or rego
 	Test   bool   `json:"test" yaml:"test"`     // a unit test of the policies, not a policy
-	Text   string `json:"-" yaml:"-"`
 	// Changes are the release change files applied to the file, in order
 	// (ForRelease); none in the newest release.
 	Changes []string `json:"changes,omitempty" yaml:"changes,omitempty"`
+	text    *fileText
+	pkg     string
+}
+
+// Package is the package a Rego file declares (its package line, which a
+// release's change keeps); "" for a CEL file. An engine picks the files it
+// compiles by it, and so reads no other.
+func (f File) Package() string { return f.pkg }
+
+var packageLine = regexp.MustCompile(`(?m)^package\s+([\w.]+)`)
+
+// newFile is a file as it was read.
+func newFile(path, engine string, test bool, text string) File {
+	f := File{Path: path, Engine: engine, Test: test, text: loadedText(text)}
+	if engine == Rego {
+		if m := packageLine.FindStringSubmatch(text); m != nil {
+			f.pkg = m[1]
+		}
+	}
+	return f
+}
+
+// fileText is a file's text, made the first time it is read (Source).
+type fileText struct {
+	once  sync.Once
+	make  func() (string, error) // nil once made
+	value string
+	err   error
+}
+
+// loadedText is a text as it was read.
+func loadedText(s string) *fileText { return &fileText{make: func() (string, error) { return s, nil }} }
+
+func (t *fileText) get() (string, error) {
+	t.once.Do(func() {
+		t.value, t.err = t.make()
+		t.make = nil // what it was made from
+	})
+	return t.value, t.err
+}
+
+// Source is the file's text: as it was loaded, with the changes of its
+// release applied (ForRelease). Of the embedded policies, a release's
+// changes are applied to a file the first time its text is read, so that
+// a command parses the files it compiles and no other (a match of one
+// pair on v0.1.4 applied them to every Rego file, a fifth of its time);
+// of a folder's, as the release is chosen, so that a change that does not
+// apply is said at once.
+func (f File) Source() (string, error) {
+	if f.text == nil {
+		return "", nil
+	}
+	return f.text.get()
+}
+
+// WithSource is f with the text s: a variant of a policy file.
+func (f File) WithSource(s string) File {
+	f.text = loadedText(s)
+	return f
 }
 
 // Set is the whole policy tree: what `evaluate policies` shows and what the
@@ -104,12 +164,7 @@ func Load(fsys fs.FS, origin string) (*Set, error) {
 			if err != nil {
 				return nil, fmt.Errorf("policies %s: %w", origin, err)
 			}
-			set.Files = append(set.Files, File{
-				Path:   p,
-				Engine: dir,
-				Test:   isTestSource(name),
-				Text:   string(b),
-			})
+			set.Files = append(set.Files, newFile(p, dir, isTestSource(name), string(b)))
 		}
 	}
 	sort.SliceStable(set.Files, func(i, j int) bool { return set.Files[i].Path < set.Files[j].Path })
@@ -193,13 +248,13 @@ func (s *Set) Texts(engine string) map[string]string {
 	out := map[string]string{}
 	for _, f := range s.Files {
 		if f.Engine == engine {
-			out[s.Where(f)] = f.Text
+			out[s.Where(f)], _ = f.text.get()
 		}
 	}
 	for _, rc := range s.releases {
 		for _, c := range rc.files {
 			if c.Engine == engine {
-				out[s.where(c.Path)] = c.Text
+				out[s.where(c.Path)], _ = c.text.get()
 			}
 		}
 	}

@@ -112,7 +112,7 @@ func readChanges(fsys fs.FS, origin string, rc *releaseChanges) error {
 			if err != nil {
 				return fmt.Errorf("policies %s: %w", origin, err)
 			}
-			rc.files[path.Join(dir, e.Name())] = File{Path: p, Engine: dir, Test: isTestSource(e.Name()), Text: string(b)}
+			rc.files[path.Join(dir, e.Name())] = newFile(p, dir, isTestSource(e.Name()), string(b))
 		}
 	}
 	return nil
@@ -182,25 +182,50 @@ func (s *Set) ForRelease(release string) (*Set, error) {
 	out := *s
 	out.Release = name
 	out.Files = slices.Clone(s.Files)
-	for _, rc := range s.releases[1 : i+1] {
-		applied := map[string]bool{}
-		for j := range out.Files {
-			f := &out.Files[j]
-			c, ok := rc.files[f.Path]
-			if !ok {
-				continue
+	changed := map[string]bool{}
+	for j := range out.Files {
+		f := &out.Files[j]
+		var changes []File
+		for _, rc := range s.releases[1 : i+1] {
+			if c, ok := rc.files[f.Path]; ok {
+				changes = append(changes, c)
+				changed[f.Path] = true
 			}
-			applied[f.Path] = true
-			text, err := applyChange(f.Engine, f.Text, c.Text, s.where(c.Path))
-			if err != nil {
-				return nil, fmt.Errorf("policies %s: %w", s.Origin, err)
-			}
-			f.Text = text
-			f.Changes = append(slices.Clone(f.Changes), c.Path)
 		}
+		if len(changes) == 0 {
+			continue
+		}
+		f.Changes = slices.Clone(f.Changes)
+		for _, c := range changes {
+			f.Changes = append(f.Changes, c.Path)
+		}
+		base, engine := f.text, f.Engine
+		f.text = &fileText{make: func() (string, error) {
+			text, err := base.get()
+			for _, c := range changes {
+				if err != nil {
+					break
+				}
+				change, _ := c.text.get()
+				text, err = applyChange(engine, text, change, s.where(c.Path))
+			}
+			if err != nil {
+				return "", fmt.Errorf("policies %s: %w", s.Origin, err)
+			}
+			return text, nil
+		}}
+	}
+	for _, rc := range s.releases[1 : i+1] {
 		for p, c := range rc.files {
-			if !applied[p] {
+			if !changed[p] {
 				return nil, fmt.Errorf("policies %s: %s changes %s, which is not there", s.Origin, c.Path, p)
+			}
+		}
+	}
+	if !s.embedded {
+		for _, f := range out.Files {
+			if _, err := f.Source(); err != nil {
+				return nil, err
 			}
 		}
 	}

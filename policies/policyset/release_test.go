@@ -2,6 +2,7 @@ package policyset
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -227,20 +228,20 @@ func TestForRelease(t *testing.T) {
 	}
 	rego := file(old, "rego/match.rego")
 	for _, want := range []string{`greeting := "v1"`, "kept := false"} {
-		if !strings.Contains(rego.Text, want) {
-			t.Errorf("v0.9.0's match.rego lacks %q:\n%s", want, rego.Text)
+		if !strings.Contains(source(t, rego), want) {
+			t.Errorf("v0.9.0's match.rego lacks %q:\n%s", want, source(t, rego))
 		}
 	}
 	if got := strings.Join(rego.Changes, " "); got != "releases/v1.0.0/rego/match.rego releases/v0.9.0/rego/match.rego" {
 		t.Errorf("changes %q", got)
 	}
-	if cel := file(old, "cel/match.yaml"); !strings.Contains(cel.Text, `'"yo"'`) || !strings.Contains(cel.Text, `'"hello"'`) {
-		t.Errorf("v0.9.0's match.yaml:\n%s", cel.Text)
+	if cel := file(old, "cel/match.yaml"); !strings.Contains(source(t, cel), `'"yo"'`) || !strings.Contains(source(t, cel), `'"hello"'`) {
+		t.Errorf("v0.9.0's match.yaml:\n%s", source(t, cel))
 	}
-	if mid, err := set.ForRelease("v1.0.0"); err != nil || strings.Contains(file(mid, "rego/match.rego").Text, "kept := false") {
+	if mid, err := set.ForRelease("v1.0.0"); err != nil || strings.Contains(source(t, file(mid, "rego/match.rego")), "kept := false") {
 		t.Errorf("v1.0.0 takes v0.9.0's change (%v)", err)
 	}
-	if file(set, "rego/match.rego").Text != baseRego {
+	if source(t, file(set, "rego/match.rego")) != baseRego {
 		t.Error("ForRelease changed the set it was called on")
 	}
 
@@ -287,7 +288,7 @@ func TestOnlyOneEngine(t *testing.T) {
 				t.Fatalf("%s %s: %d files, want %d", r, engine, len(one.Files), len(want))
 			}
 			for i, f := range one.Files {
-				if f.Path != want[i].Path || f.Text != want[i].Text || strings.Join(f.Changes, " ") != strings.Join(want[i].Changes, " ") {
+				if f.Path != want[i].Path || source(t, f) != source(t, want[i]) || strings.Join(f.Changes, " ") != strings.Join(want[i].Changes, " ") {
 					t.Errorf("%s %s: %s differs from ForRelease's", r, engine, f.Path)
 				}
 			}
@@ -340,5 +341,54 @@ func TestReleasesFolderErrors(t *testing.T) {
 	}
 	if got := set.Releases(); len(got) != 1 || got[0] != EmbeddedReleases()[0] {
 		t.Errorf("releases %v", got)
+	}
+}
+
+// source is f's text, with its release's changes applied.
+func source(t testing.TB, f File) string {
+	t.Helper()
+	text, err := f.Source()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text
+}
+
+// An embedded release's changes are applied to a file when its text is
+// first read, so that a command parses the files it compiles and no other;
+// a folder's are applied as the release is chosen, so that a change that
+// does not apply is said at once (TestReleasesFolderErrors).
+func TestEmbeddedChangesAppliedWhenRead(t *testing.T) {
+	set, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := set.Only(Rego).ForRelease("v0.1.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changed []File
+	for _, f := range old.Files {
+		if len(f.Changes) > 0 {
+			changed = append(changed, f)
+		}
+	}
+	if len(changed) < 2 {
+		t.Fatalf("v0.1.4 changes %d Rego files", len(changed))
+	}
+	for _, f := range changed {
+		if f.text.make == nil {
+			t.Errorf("%s: changed before it is read", f.Path)
+		}
+	}
+	match := changed[slices.IndexFunc(changed, func(f File) bool { return f.Path == "rego/match.rego" })]
+	text := source(t, match)
+	if !strings.Contains(text, "# embedded:releases/v0.1.4/rego/match.rego:\n") {
+		t.Errorf("match.rego read without v0.1.4's change")
+	}
+	for _, f := range changed {
+		if made := f.text.make == nil; made != (f.Path == "rego/match.rego") {
+			t.Errorf("%s: made %v after match.rego alone was read", f.Path, made)
+		}
 	}
 }
