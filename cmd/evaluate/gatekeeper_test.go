@@ -344,16 +344,24 @@ func TestBundlesHoldTeamRulesOrRefuse(t *testing.T) {
 	require.Contains(t, r.stderr, "--leave-out x: no --rules to leave out of")
 }
 
+// policiesCopy copies OME's policies into a new folder (for --policies),
+// and gives it, with the path and text of its rego/lint.rego.
+func policiesCopy(t *testing.T) (dir, lint string, text []byte) {
+	t.Helper()
+	dir = t.TempDir()
+	copyTree(t, at("policies"), dir)
+	lint = filepath.Join(dir, "rego", "lint.rego")
+	text, err := os.ReadFile(lint)
+	require.NoError(t, err)
+	return dir, lint, text
+}
+
 // A rule added to a copy of OME's policies (--policies) is never left out
 // without a word: lint refuses a finding of a rule that lint-rules.yaml
 // does not list, and the bundles refuse a listed rule that OME's templates
 // cannot enforce, pointing at --rules.
 func TestPoliciesWithAnAddedRule(t *testing.T) {
-	dir := t.TempDir()
-	copyTree(t, at("policies"), dir)
-	lint := filepath.Join(dir, "rego", "lint.rego")
-	text, err := os.ReadFile(lint)
-	require.NoError(t, err)
+	dir, lint, text := policiesCopy(t)
 	const wired = "array.concat(presence_findings, array.concat(size_range_findings, size_findings)),"
 	require.Contains(t, string(text), wired)
 	added := strings.Replace(string(text), wired, "array.concat(presence_findings, array.concat(size_range_findings, array.concat(size_findings, company_findings))),", 1) + "\n" +

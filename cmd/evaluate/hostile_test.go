@@ -125,6 +125,18 @@ func tail(s string) string {
 	return s
 }
 
+// countingListener is a local HTTP server that answers {} and counts the
+// requests it hears, closed at the test's end.
+func countingListener(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	heard := new(atomic.Int64)
+	listener := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		heard.Add(1)
+		fmt.Fprint(w, "{}")
+	}))
+	t.Cleanup(listener.Close)
+	return listener, heard
+}
+
 // writeRules writes files (name -> text) into a new folder, which it
 // gives.
 func writeRules(t *testing.T, files map[string]string) string {
@@ -143,12 +155,7 @@ func writeRules(t *testing.T, files map[string]string) string {
 // from run to run is refused as the rules are read, with its file, line
 // and builtin, before anything runs (the listener hears nothing).
 func TestRulesReachNoNetwork(t *testing.T) {
-	var heard atomic.Int64
-	listener := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		heard.Add(1)
-		fmt.Fprint(w, "{}")
-	}))
-	defer listener.Close()
+	listener, heard := countingListener(t)
 	send := writeRules(t, map[string]string{"send.rego": `package evil
 
 deny contains msg if {
@@ -213,17 +220,8 @@ deny contains msg if {
 // anything runs (the listener hears nothing; lint of the examples' 4
 // runtimes with such a lint.rego called it 4 times, and exited 0).
 func TestPoliciesReachNoNetwork(t *testing.T) {
-	var heard atomic.Int64
-	listener := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		heard.Add(1)
-		fmt.Fprint(w, "{}")
-	}))
-	defer listener.Close()
-	dir := t.TempDir()
-	copyTree(t, at("policies"), dir)
-	lint := filepath.Join(dir, "rego", "lint.rego")
-	text, err := os.ReadFile(lint)
-	require.NoError(t, err)
+	listener, heard := countingListener(t)
+	dir, lint, text := policiesCopy(t)
 	const obj = "obj := input.object\n"
 	require.Contains(t, string(text), obj)
 	line := strings.Count(string(text[:strings.Index(string(text), obj)]), "\n") + 2
