@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"context"
+	"time"
+
 	"github.com/ome-policy/evaluator/engine/cel"
 	"github.com/ome-policy/evaluator/engine/rego"
 	"github.com/ome-policy/evaluator/policies/policyset"
@@ -21,7 +24,8 @@ func NewPolicyTester(set *policyset.Set) (*PolicyTester, error) { return cel.New
 type RegoTestResult = rego.TestResult
 
 // RunRegoTests runs the test_ rules of the Rego test files (path ->
-// source) against the Rego policies of set, in file, then line order.
-func RunRegoTests(set *policyset.Set, files map[string]string) ([]RegoTestResult, error) {
-	return rego.RunTests(set, files)
+// source) against the Rego policies of set, each within timeout, all of
+// them until ctx ends, in file, then line order.
+func RunRegoTests(ctx context.Context, timeout time.Duration, set *policyset.Set, files map[string]string) ([]RegoTestResult, error) {
+	return rego.RunTests(ctx, timeout, set, files)
 }

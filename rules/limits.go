@@ -83,6 +83,27 @@ func (sb Sandbox) Check() error {
 	return checkAllow(sb.Allow)
 }
 
+// TestRun starts a run of Rego unit tests in the sandbox, as a rule's
+// evaluation of an object is: each test is given the time limit (timeout,
+// for OPA's test runner; a test past it is said to be stopped by timedOut),
+// and the whole run ends (ctx) once what is live in memory grew by the
+// memory limit. done ends the watch, and gives that stop as an error when
+// it ended the run.
+func (sb Sandbox) TestRun() (ctx context.Context, timeout time.Duration, timedOut string, done func() error) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	w := heapWatch.add(sb.memory(), cancel)
+	timedOut = (&stopped{what: "time", limit: sb.timeout().String(), flag: "--rule-timeout"}).Error()
+	return ctx, sb.timeout(), timedOut, func() error {
+		heapWatch.remove(w)
+		var err error
+		if s := stopCause(ctx); s != nil {
+			err = s
+		}
+		cancel(nil)
+		return err
+	}
+}
+
 // stopped says why a rule's evaluation was stopped by the sandbox: past
 // its time limit, or its memory limit. It is the cause of the evaluation's
 // context.

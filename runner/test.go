@@ -104,7 +104,7 @@ func NewTests(p *Policies, paths []string, engineName string, rulePaths []string
 	if err := sandboxTests(t.RegoFiles); err != nil {
 		return t, err
 	}
-	t.Set, t.Team = set, team
+	t.Set, t.Team, t.sandbox = set, team, sb
 	t.Releases, err = TestReleases(p, t.Set)
 	t.Engine = engineName
 	return t, err
@@ -161,6 +161,7 @@ type Tests struct {
 	// the rules the tests test, which only --rules loads (rules.Untested).
 	Unloaded []string
 	paths    []string // as given to FindTests
+	sandbox  rules.Sandbox
 }
 
 // Run runs the tests. The notices say, of each case file, the cases that
@@ -228,17 +229,31 @@ func (t *Tests) run() (report results.TestReport, left []LeftOut, err error) {
 		}
 		t.Unloaded = rules.Untested(t.paths, tests)
 	}
-	tests, err := engine.RunRegoTests(t.Set, texts)
+	// The tests run in the rules' sandbox: a test past the time limit
+	// fails, saying so; a run whose memory grew past the limit stops,
+	// naming the test it stopped (exit 2).
+	ctx, timeout, timedOut, done := t.sandbox.TestRun()
+	tests, err := engine.RunRegoTests(ctx, timeout, t.Set, texts)
+	stop := done()
 	if err != nil {
 		return report, left, err
 	}
 	for _, r := range tests {
+		if stop != nil && r.Stopped {
+			return report, left, &objects.InputError{File: r.File, Line: r.Line, Msg: fmt.Sprintf("test %s: %s; no test after it is run", r.Name, stop)}
+		}
 		got := "pass"
 		if !r.Passed {
 			got = "fail"
 		}
+		if r.Stopped {
+			r.Detail = timedOut
+		}
 		report.Add(results.CaseReport{File: r.File, Line: r.Line, Name: r.Name, Results: []results.CaseResult{{
 			Engine: engine.Rego, OMEVersion: t.Set.Newest(), Passed: r.Passed, Expected: "pass", Got: got, Detail: r.Detail}}})
+	}
+	if stop != nil {
+		return report, left, fmt.Errorf("the Rego unit tests: %w", stop)
 	}
 	return report, left, nil
 }

@@ -305,6 +305,27 @@ spec:
 `
 }
 
+// A Rego unit test runs in the rules' sandbox: past --rule-timeout it
+// fails, saying so (exit 1); a test during which the memory grew by
+// --rule-memory stops the run, named (exit 2). (Without a limit of its
+// own, numbers.range(0, 1e9) ran for OPA's 5 s and grew as fast as it
+// could allocate.)
+func TestRunawayRegoTestsAreStopped(t *testing.T) {
+	dir := writeRules(t, map[string]string{
+		"bomb.rego":      "package bomb\n\ndeny contains \"x\" if false\n",
+		"bomb_test.rego": "package bomb_test\n\ntest_bomb if count(numbers.range(0, 1000000000)) > 1\n\ntest_fine if true\n",
+	})
+	r := evaluateProcess(t, 60*time.Second, 4096, nil, "test", "--rules", dir, "--rule-memory", "64Mi")
+	requireBounded(t, r, 1024, filepath.Join(dir, "bomb_test.rego")+":3: test data.bomb_test.test_bomb: stopped at the memory limit of 64Mi (--rule-memory); no test after it is run")
+
+	r = evaluateProcess(t, 60*time.Second, 4096, nil, "test", "--rules", dir, "--rule-timeout", "1s", "-o", "json")
+	require.False(t, r.killed)
+	require.Equal(t, exitFindings, r.code, r.stderr)
+	require.Less(t, r.elapsed, 30*time.Second)
+	assert.Contains(t, r.stdout, `"detail": "stopped at the time limit of 1s (--rule-timeout)"`)
+	assert.Contains(t, r.stdout, `"passed": 1`)
+}
+
 // A rule that runs away is stopped: past --rule-timeout, or once the
 // memory grew by --rule-memory while it judged one object, it is named
 // with the object (exit 2) and not run on the objects after it. A CEL

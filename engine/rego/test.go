@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/tester"
+	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/ome-policy/evaluator/builtins/regolib"
 	"github.com/ome-policy/evaluator/policies/policyset"
@@ -19,13 +21,17 @@ type TestResult struct {
 	Name   string // package.rule
 	Passed bool
 	Detail string // why it failed; empty when it passed
+	// Stopped says the test was stopped (past its time limit, or as the
+	// run's context ended) before it could pass or fail.
+	Stopped bool
 }
 
 // RunTests runs the test_ rules of the given Rego test files (path ->
 // source) with OPA's test runner, against the policies of set and with the
-// ome.* builtins registered, as `opa test` would with them. Results are in
-// file, then line order.
-func RunTests(set *policyset.Set, files map[string]string) ([]TestResult, error) {
+// ome.* builtins registered, as `opa test` would with them: each test
+// within timeout, all of them until ctx ends. Results are in file, then
+// line order.
+func RunTests(ctx context.Context, timeout time.Duration, set *policyset.Set, files map[string]string) ([]TestResult, error) {
 	mods, err := Modules(set, false)
 	if err != nil {
 		return nil, err
@@ -37,8 +43,8 @@ func RunTests(set *policyset.Set, files map[string]string) ([]TestResult, error)
 		}
 		mods[path] = m
 	}
-	ctx := context.Background()
 	ch, err := tester.NewRunner().
+		SetTimeout(timeout).
 		SetDefaultRegoVersion(ast.RegoV1).
 		AddCustomBuiltins(regolib.TesterBuiltins()).
 		SetModules(mods).
@@ -57,7 +63,7 @@ func RunTests(set *policyset.Set, files map[string]string) ([]TestResult, error)
 		case r.Skip:
 			continue
 		case r.Error != nil:
-			res.Detail = r.Error.Error()
+			res.Detail, res.Stopped = r.Error.Error(), topdown.IsCancel(r.Error)
 		case r.Fail && r.FailedAt != nil:
 			res.Detail = fmt.Sprintf("failed at %s: %s", r.FailedAt.Location, r.FailedAt)
 		case r.Fail:
