@@ -33,9 +33,18 @@ fi
 # --ome-version VALUE when the baseline has no such flag (before OME's
 # releases, it states one set of rules), and report's --out FILE as -o FILE
 # when the baseline's report names its page with -o.
+# base_has COMMAND PATTERN says whether the baseline's help of COMMAND
+# matches PATTERN (grep -E). The help is read whole before it is searched:
+# under pipefail, grep -q's early exit would fail the pipe (a help written
+# in several writes gets SIGPIPE) and read as "no such flag".
+base_has() {
+  local help
+  help=$("$base_ev" "$1" --help 2>&1) || true
+  grep -qE -- "$2" <<<"$help"
+}
 base_releases=no base_report_out=no
-[ -z "$base_ev" ] || ! "$base_ev" match --help 2>&1 | grep -q -- '--ome-version' || base_releases=yes
-[ -z "$base_ev" ] || ! "$base_ev" report --help 2>&1 | grep -qE -- '--out[[:space:]]' || base_report_out=yes
+[ -z "$base_ev" ] || ! base_has match '--ome-version' || base_releases=yes
+[ -z "$base_ev" ] || ! base_has report '--out[[:space:]]' || base_report_out=yes
 base_args() {
   while [ $# -gt 0 ]; do
     case $1 in

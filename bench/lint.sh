@@ -34,7 +34,7 @@ RELEASES=${RELEASES:-default v0.1.5 v0.1.4}
 RULES_SIZES=${RULES_SIZES:-700 11200}
 source bench/baseline.sh
 base_rules=no
-[ -z "$base_ev" ] || ! "$base_ev" lint --help 2>&1 | grep -q -- '--rules' || base_rules=yes
+[ -z "$base_ev" ] || ! base_has lint '--rules' || base_rules=yes
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
