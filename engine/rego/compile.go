@@ -34,18 +34,23 @@ func Modules(set *policyset.Set, tests bool) (map[string]*ast.Module, error) {
 		files = append(files, set.Sources(policyset.Rego, true)...)
 	}
 	for _, f := range files {
-		where := set.Where(f)
-		text, err := f.Source()
+		m, err := parseFile(set, f)
 		if err != nil {
 			return nil, err
 		}
-		m, err := ast.ParseModuleWithOpts(where, text, ast.ParserOptions{RegoVersion: ast.RegoV1})
-		if err != nil {
-			return nil, err
-		}
-		mods[where] = m
+		mods[set.Where(f)] = m
 	}
 	return mods, nil
+}
+
+// parseFile parses a Rego file of set, its release's changes applied,
+// named by where it came from.
+func parseFile(set *policyset.Set, f policyset.File) (*ast.Module, error) {
+	text, err := f.Source()
+	if err != nil {
+		return nil, err
+	}
+	return ast.ParseModuleWithOpts(set.Where(f), text, ast.ParserOptions{RegoVersion: ast.RegoV1})
 }
 
 // modulesOf parses only the policy files of the given packages, so a
@@ -62,14 +67,7 @@ func modulesOf(set *policyset.Set, packages ...string) (map[string]*ast.Module, 
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
 	for i, f := range files {
-		wg.Go(func() {
-			text, err := f.Source()
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			parsed[i], errs[i] = ast.ParseModuleWithOpts(set.Where(f), text, ast.ParserOptions{RegoVersion: ast.RegoV1})
-		})
+		wg.Go(func() { parsed[i], errs[i] = parseFile(set, f) })
 	}
 	wg.Wait()
 	mods := map[string]*ast.Module{}
