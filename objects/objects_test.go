@@ -53,7 +53,11 @@ func TestPositions(t *testing.T) {
 
 	item0 := map[string]Pos{"": {Line: 6, Column: 5}, "name": {Line: 6, Column: 11}}
 	require.Equal(t, item0, maps.Collect(SubPos(pos, "spec.list[0]").All()))
-	require.Equal(t, item0, maps.Collect(NewPositions(item0).All()))
+	var packed posBuilder
+	for path, p := range item0 {
+		packed.add(path, p)
+	}
+	require.Equal(t, item0, maps.Collect(packed.done().All()))
 	items := SplitPos(pos, "spec.list")
 	require.Len(t, items, 2)
 	require.Equal(t, item0, maps.Collect(items[0].All()))

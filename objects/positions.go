@@ -75,15 +75,6 @@ func (p Positions) pos(e posEntry) Pos {
 	return Pos{Line: int(e.line), Column: int(e.column), Raw: p.text[e.mid:e.end]}
 }
 
-// NewPositions packs the positions of m, by field path.
-func NewPositions(m map[string]Pos) Positions {
-	var b posBuilder
-	for path, pos := range m {
-		b.add(path, pos)
-	}
-	return b.done()
-}
-
 // posBuilder gathers a document's positions as it is decoded, and packs
 // them (done).
 type posBuilder struct {
