@@ -23,6 +23,7 @@ type Policies struct {
 	Release string
 
 	mu     sync.Mutex
+	loaded *policyset.Set            // what All gave
 	chosen map[string]*policyset.Set // what For gave, by engine name
 }
 
@@ -34,7 +35,7 @@ func (p *Policies) For(engineName string) (*policyset.Set, error) {
 	if set := p.chosen[engineName]; set != nil {
 		return set, nil
 	}
-	set, err := p.All()
+	set, err := p.all()
 	if err != nil {
 		return nil, err
 	}
@@ -54,18 +55,32 @@ func (p *Policies) For(engineName string) (*policyset.Set, error) {
 
 // All are the policies as loaded: the newest release's, with what every
 // other release changes. A folder's Rego may call no builtin the rules'
-// sandbox refuses (rules.PolicySandboxProblems).
+// sandbox refuses (rules.PolicySandboxProblems). They are read and checked
+// once, however often a command asks.
 func (p *Policies) All() (*policyset.Set, error) {
-	if p.Dir == "" {
-		return policyset.Embedded()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.all()
+}
+
+// all is All, with p.mu held.
+func (p *Policies) all() (*policyset.Set, error) {
+	if p.loaded != nil {
+		return p.loaded, nil
 	}
-	set, err := policyset.LoadDir(p.Dir)
+	var set *policyset.Set
+	var err error
+	if p.Dir == "" {
+		set, err = policyset.Embedded()
+	} else if set, err = policyset.LoadDir(p.Dir); err == nil {
+		if probs := rules.PolicySandboxProblems(set.Texts(policyset.Rego)); len(probs) > 0 {
+			err = probs
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	if probs := rules.PolicySandboxProblems(set.Texts(policyset.Rego)); len(probs) > 0 {
-		return nil, probs
-	}
+	p.loaded = set
 	return set, nil
 }
 
