@@ -532,11 +532,16 @@ autoselect_findings := [{
 		"Write autoSelect: true if that is meant, or autoSelect: false to keep this entry for InferenceServices that name the runtime.",
 	]),
 } |
-	on := min([j | some j, e in formats_list; is_object(e); e.autoSelect == true])
 	some i, e in formats_list
 	is_object(e)
 	object.get(e, "autoSelect", null) == null
+	on := autoselect_on
 ]
+
+# The index of the runtime's first entry with autoSelect: true (undefined
+# without one). A rule of its own, read only for an entry that says
+# nothing of autoSelect (most say it), and then once.
+autoselect_on := min([j | some j, e in formats_list; is_object(e); e.autoSelect == true])
 
 # missing-format, missing-framework: an absent block, or one without a name.
 presence_findings := [presence_finding(b) |
@@ -654,18 +659,26 @@ size_findings := [{
 	not match.size_parses(f.value)
 ]
 
+# The sizes of the object that may not parse: a size that the pattern
+# plain_size_pattern takes parses, and most do, so only the others are
+# built up and handed to the parser.
 size_fields := [{"field": "spec.modelParameterSize", "what": "model", "name": "modelParameterSize", "value": v} |
-	is_model
 	v := spec.modelParameterSize
 	is_string(v)
+	not regex.match(plain_size_pattern, v)
 ] if is_model
 else := [{"field": concat(".", ["spec.modelSizeRange", k]), "what": k, "name": concat(".", ["modelSizeRange", k]), "value": v} |
 	is_object(spec.modelSizeRange)
 	some k in ["min", "max"]
 	v := spec.modelSizeRange[k]
 	is_string(v)
+	not regex.match(plain_size_pattern, v)
 ] if is_runtime
 else := []
+
+# Sizes that OME's parser surely reads: up to 15 digits, maybe a fraction
+# of up to 15, maybe one of OME's suffixes (far from a float's range).
+plain_size_pattern := `^[0-9]{1,15}(?:\.[0-9]{1,15})?[TBM]?$`
 
 size_consequence := {
 	"model": "the model fits only a runtime whose modelSizeRange starts at 0, or that has none",
