@@ -4,8 +4,8 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/ome-policy/evaluator/output/about"
 	"github.com/ome-policy/evaluator/policies/policyset"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // What the rules follow and what the end-to-end suite runs. A test keeps
@@ -31,8 +31,8 @@ const (
 // information. A build without VCS information (such as
 // GOFLAGS=-buildvcs=false, or a copy of the source without .git) has the
 // revision "unknown"; a build inside the module has the version "devel".
-func BuildVersion(version, revision string) about.Version {
-	v := about.Version{
+func BuildVersion(version, revision string) results.Version {
+	v := results.Version{
 		Version:     version,
 		Revision:    revision,
 		Go:          runtime.Version(),

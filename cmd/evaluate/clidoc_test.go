@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ome-policy/evaluator/output/about"
+	"github.com/ome-policy/evaluator/results"
 )
 
 // cliDoc is docs/cli.md: every command's --help, from the command tree
@@ -77,7 +77,7 @@ func TestCLIDocIsCurrent(t *testing.T) {
 
 // compatibilityTable is the table docs/compatibility.md holds between its
 // markers: the facts of `evaluate version` that do not depend on the build.
-func compatibilityTable(v about.Version) string {
+func compatibilityTable(v results.Version) string {
 	var b strings.Builder
 	b.WriteString("| | version |\n|---|---|\n")
 	for _, row := range v.Rows()[1:] {

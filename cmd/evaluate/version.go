@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ome-policy/evaluator/output/about"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -16,7 +17,7 @@ var (
 )
 
 // buildVersion is what `evaluate version` prints of this binary.
-func buildVersion() about.Version { return runner.BuildVersion(version, revision) }
+func buildVersion() results.Version { return runner.BuildVersion(version, revision) }
 
 func newVersionCommand() *cobra.Command {
 	var format string

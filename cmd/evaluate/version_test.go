@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"github.com/ome-policy/evaluator/output/about"
+	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -29,7 +29,7 @@ func TestVersion(t *testing.T) {
 
 	asJSON := evaluate(t, time.Minute, "", "version", "-o", "json")
 	require.Equal(t, 0, asJSON.code, asJSON.stderr)
-	var v about.Version
+	var v results.Version
 	require.NoError(t, json.Unmarshal([]byte(asJSON.stdout), &v))
 	require.Equal(t, first, v.FirstLine())
 	for _, row := range v.Rows() {
