@@ -12,9 +12,12 @@
 # - test:    evaluate test testdata/cases/sample-cases.yaml (on each
 #            release a case holds for, with the default release).
 #
-# Each figure is the median of RUNS (default 5) runs: wall_ms, cpu_ms (user
-# and system), peak_MB; base_cpu is the baseline's median CPU time and
-# vs_base the median of the pairs' CPU-time ratios. A row is named
+# Each figure is the median of RUNS (default 5) runs of report, and of
+# SHORT_RUNS (5 x RUNS unless set) runs of select, explain and test: a run
+# of some 100 ms varies by several ms, and a median of 5 pairs does not
+# settle it. The figures are wall_ms, cpu_ms (user and system), peak_MB;
+# base_cpu is the baseline's median CPU time and vs_base the median of the
+# pairs' CPU-time ratios. A row is named
 # COMMAND/ENGINE, and /RELEASE but for the default release (for
 # BENCH_ALLOW).
 #
@@ -23,6 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
+SHORT_RUNS=${SHORT_RUNS:-$((5 * RUNS))}
 ENGINES=${ENGINES:-cel rego}
 RELEASES=${RELEASES:-default v0.1.4}
 COMMANDS=${COMMANDS:-select explain report test}
@@ -48,9 +52,17 @@ args_of() {
   esac
 }
 
+# runs_of COMMAND: how many pairs of runs time it.
+runs_of() {
+  case $1 in
+    report) echo "$RUNS" ;;
+    *) echo "$SHORT_RUNS" ;;
+  esac
+}
+
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
 
-echo "RUNS=$RUNS, median of each; 30 models x 200 runtimes (evaluate generate --seed 1), an InferenceService per model; vs_base: CPU time over the baseline's (bench/BASELINE), median of the pairs"
+echo "RUNS=$RUNS (select, explain, test: $SHORT_RUNS), median of each; 30 models x 200 runtimes (evaluate generate --seed 1), an InferenceService per model; vs_base: CPU time over the baseline's (bench/BASELINE), median of the pairs"
 printf '%-8s %-6s %-8s %9s %9s %9s %9s %8s\n' command engine release wall_ms cpu_ms peak_MB base_cpu vs_base
 for cmd in $COMMANDS; do
   for e in $ENGINES; do
@@ -59,7 +71,7 @@ for cmd in $COMMANDS; do
       args+=(--engine "$e")
       [ "$r" = default ] || args+=(--ome-version "$r")
       rm -f "$work/m" "$work/b"
-      for _ in $(seq "$RUNS"); do
+      for _ in $(seq "$(runs_of "$cmd")"); do
         "$work/measure" "$work/evaluate" "${args[@]}" 2>/dev/null >>"$work/m"
         if [ -n "$base_ev" ]; then
           mapfile -t bargs < <(base_args "${args[@]}")
