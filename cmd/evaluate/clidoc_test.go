@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ome-policy/evaluator/output/about"
 	"github.com/ome-policy/evaluator/results"
 )
 
@@ -80,7 +81,7 @@ func TestCLIDocIsCurrent(t *testing.T) {
 func compatibilityTable(v results.Version) string {
 	var b strings.Builder
 	b.WriteString("| | version |\n|---|---|\n")
-	for _, row := range v.Rows()[1:] {
+	for _, row := range about.Rows(v)[1:] {
 		fmt.Fprintf(&b, "| %s | %s |\n", row[0], row[1])
 	}
 	return b.String()

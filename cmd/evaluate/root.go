@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ome-policy/evaluator/output/about"
 	"github.com/ome-policy/evaluator/runner"
 )
 
@@ -88,7 +89,7 @@ func newRoot(g *globalOptions, stdout, stderr io.Writer) *cobra.Command {
 		newAuditCommand(g),
 		newVersionCommand(),
 	)
-	root.Version = buildVersion().FirstLine()
+	root.Version = about.FirstLine(buildVersion())
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.Flags().Bool("version", false, "print the version (the first line of 'evaluate version') and exit")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
+	"github.com/ome-policy/evaluator/output/about"
 	"github.com/ome-policy/evaluator/results"
 	"github.com/ome-policy/evaluator/runner"
 )
@@ -31,8 +32,8 @@ func TestVersion(t *testing.T) {
 	require.Equal(t, 0, asJSON.code, asJSON.stderr)
 	var v results.Version
 	require.NoError(t, json.Unmarshal([]byte(asJSON.stdout), &v))
-	require.Equal(t, first, v.FirstLine())
-	for _, row := range v.Rows() {
+	require.Equal(t, first, about.FirstLine(v))
+	for _, row := range about.Rows(v) {
 		require.Contains(t, text.stdout, row[1], row[0])
 	}
 
@@ -101,5 +102,5 @@ func TestVCSRevision(t *testing.T) {
 	version, revision = "v1.2.3", "0123abc"
 	t.Cleanup(func() { version, revision = "", "" })
 	v := buildVersion()
-	require.Equal(t, "evaluate v1.2.3 (revision 0123abc)", v.FirstLine())
+	require.Equal(t, "evaluate v1.2.3 (revision 0123abc)", about.FirstLine(v))
 }
