@@ -102,6 +102,20 @@ func New(name string, set *policyset.Set) (Matcher, error) {
 	return ms[0], nil
 }
 
+// NewForDecisions is New for a caller that reads of each verdict of
+// MatchObjects only whether the runtime accepts the model, as OME's
+// decisions do: on CEL, an incompatible runtime's verdict then has no
+// reason ("", cel.Matcher.WithoutReasons), whose text is most of a
+// match's cost and allocations. Rego builds a runtime's reason with its
+// verdict, and gives it.
+func NewForDecisions(name string, set *policyset.Set) (Matcher, error) {
+	m, err := New(name, set)
+	if c, ok := m.(*cel.Matcher); ok {
+		return c.WithoutReasons(), nil
+	}
+	return m, err
+}
+
 // unknownEngine is the error for an engine name that is none of Names.
 func unknownEngine(name string) error {
 	return fmt.Errorf("unknown engine %q (want %s)", name, strings.Join(Names, ", "))

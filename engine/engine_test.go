@@ -329,6 +329,40 @@ func TestMatchObjectsOnGeneratedCluster(t *testing.T) {
 	}
 }
 
+// NewForDecisions gives, on every engine and release, the verdicts of New
+// as far as a decision reads them: whether each pair is compatible and each
+// entry's result, in the same order. On CEL an incompatible pair has no
+// reason; the other engines give New's verdicts whole.
+func TestNewForDecisions(t *testing.T) {
+	ms, rs := synth.Cluster(2, 6, 150)
+	models, runtimes := generatedObjects(ms), generatedObjects(rs)
+	forEachRelease(t, func(t *testing.T, set *policyset.Set) {
+		for _, name := range Names {
+			full, err := New(name, set)
+			require.NoError(t, err)
+			var want []Result
+			require.NoError(t, matchAll(full, models, runtimes, &want))
+			decisions, err := NewForDecisions(name, set)
+			require.NoError(t, err)
+			var got []Result
+			require.NoError(t, matchAll(decisions, models, runtimes, &got))
+			require.Len(t, got, len(want), name)
+			incompatible := 0
+			for i := range want {
+				if name == CEL {
+					require.Empty(t, got[i].Reason, "%s: pair %d", name, i)
+					got[i].Reason = want[i].Reason
+				}
+				require.Equal(t, want[i], got[i], "%s: pair %d", name, i)
+				if !want[i].Compatible {
+					incompatible++
+				}
+			}
+			require.Positive(t, incompatible, "%s: the cluster has pairs that do not match", name)
+		}
+	})
+}
+
 // matchAll runs MatchObjects and appends every result to out.
 func matchAll(m Matcher, models, runtimes []*objects.Object, out *[]Result) error {
 	_, err := MatchObjects(m, models, runtimes, func(_ *objects.Object, rs []Result) error {

@@ -53,7 +53,7 @@ func Decider(engineName string, set *policyset.Set) rules.Decide {
 		}
 		accepted := make(map[*objects.Object][]int32, len(models)+len(runtimes))
 		if len(models) > 0 {
-			m, err := engine.New(engineName, set)
+			m, err := engine.NewForDecisions(engineName, set)
 			if err != nil {
 				return nil, err
 			}

@@ -73,6 +73,9 @@ type outcomeMemo struct {
 	// readsEntries[i] is true when validation i reads the entry results.
 	readsEntries []bool
 	outcomes     []map[uint64]checkOutcome
+	// noMessages: a failed validation's message is not evaluated, and is
+	// "" (Matcher.WithoutReasons).
+	noMessages bool
 }
 
 func outcomeKey(model, other int32) uint64 {
@@ -120,7 +123,7 @@ func (o *outcomeMemo) run(modelIDs, ids []int32, act func() *activation) ([]stri
 		if a == nil {
 			a = act()
 		}
-		failed, msg, err := o.p.check(i, a)
+		failed, msg, err := o.p.checkMessage(i, a, !o.noMessages)
 		if err == nil && o.reuse[i] {
 			if len(o.outcomes[i]) >= maxOutcomes {
 				clear(o.outcomes[i])
@@ -223,6 +226,7 @@ func (m *Matcher) Prepare(runtimes []map[string]any) (any, error) {
 		entry:    newOutcomeMemo(m.entry, "entry", nil),
 		runtime:  newOutcomeMemo(m.runtime, "runtime", policyReads(m.entry, "model"), "acceleratorClasses"),
 	}
+	b.runtime.noMessages = m.noReasons
 	runtimeFields, entryFields := policyReads(m.runtime, "runtime"), policyReads(m.entry, "entry")
 	distinct := map[string]entryValue{}
 	lists := map[string]int32{}
@@ -298,7 +302,7 @@ func (m *Matcher) ForWorker(prepared any) any {
 // carry those numbers), and the models' afresh.
 func (o *outcomeMemo) forWorker() *outcomeMemo {
 	c := &outcomeMemo{p: o.p, reuse: o.reuse, other: o.other, readsEntries: o.readsEntries,
-		models: &projections{reads: o.models.reads}}
+		models: &projections{reads: o.models.reads}, noMessages: o.noMessages}
 	for range o.outcomes {
 		c.outcomes = append(c.outcomes, map[uint64]checkOutcome{})
 	}

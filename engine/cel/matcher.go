@@ -27,6 +27,21 @@ import (
 // "runtime" (once per pair, with the entry results).
 type Matcher struct {
 	entry, runtime *policy
+	// noReasons: MatchModel leaves a runtime's reason out (WithoutReasons).
+	noReasons bool
+}
+
+// WithoutReasons is m for a caller that reads of a verdict only whether
+// the runtime accepts the model (OME's decisions): MatchModel then leaves
+// out the reason of a runtime that does not, "" in its verdict, and
+// evaluates no messageExpression of the runtime policy. That text (every
+// entry's differences, joined) is most of what a batch spends on a
+// runtime. Whether the runtime is compatible, and each entry's result,
+// are the same; Match still gives the reason.
+func (m *Matcher) WithoutReasons() *Matcher {
+	c := *m
+	c.noReasons = true
+	return &c
 }
 
 // compiledPolicies is every CEL policy of a set, compiled, by name, with the

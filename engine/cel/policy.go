@@ -647,6 +647,12 @@ func (p *policy) collect(outcome func(i int) (bool, string, error)) ([]string, e
 // check evaluates validation i on an activation: whether it fails, and
 // then its message.
 func (p *policy) check(i int, act *activation) (bool, string, error) {
+	return p.checkMessage(i, act, true)
+}
+
+// checkMessage is check, with the message of a failed validation only when
+// message is true (else "").
+func (p *policy) checkMessage(i int, act *activation, message bool) (bool, string, error) {
 	c := &p.checks[i]
 	out, _, err := c.expr.Eval(act)
 	if err != nil {
@@ -658,6 +664,9 @@ func (p *policy) check(i int, act *activation) (bool, string, error) {
 	}
 	if ok {
 		return false, "", nil
+	}
+	if !message {
+		return true, "", nil
 	}
 	if c.msgExpr == nil {
 		return true, c.message, nil
