@@ -183,7 +183,8 @@ func byteQuantity(n int64) string {
 
 // teamRules reads the rules of --rules beside OME's lint rules of set
 // (runner.RulesFor), and gives both; the notices of their reading
-// (links not walked again) go to standard error.
+// (links not walked again) go to standard error. Rules that read OME's
+// decisions set the collector for them (holdDecisions).
 func teamRules(cmd *cobra.Command, set *policyset.Set, o *ruleOptions) ([]engine.Rule, *rules.Set, error) {
 	sb, err := o.sandbox()
 	if err != nil {
@@ -194,6 +195,9 @@ func teamRules(cmd *cobra.Command, set *policyset.Set, o *ruleOptions) ([]engine
 		return nil, nil, rulesError(cmd, err)
 	}
 	noteRules(cmd, team)
+	if team.ReadsDecisions() {
+		holdDecisions(cmd)
+	}
 	return ome, team, nil
 }
 
