@@ -14,7 +14,7 @@
 # default release (for BENCH_ALLOW).
 #
 # At each size of RULES_SIZES, one more row lints with the team's rules of
-# examples/company-rules (--rules), on the first engine of ENGINES and the
+# examples/company-rules (--rules), on each engine of ENGINES and the
 # default release: its rule over OME's decisions has lint hold every object
 # and OME's decision about each, so its memory should grow with the
 # runtimes too, no faster. Such a row is named lint/SIZE/ENGINE/rules. A
@@ -94,8 +94,9 @@ for size in $SIZES; do
   done
   case " $RULES_SIZES " in
     *" $size "*)
-      e=${ENGINES%% *}
-      row "$size" "$e" default company "lint/$size/$e/rules" lint --engine "$e" --rules examples/company-rules "$dir" ;;
+      for e in $ENGINES; do
+        row "$size" "$e" default company "lint/$size/$e/rules" lint --engine "$e" --rules examples/company-rules "$dir"
+      done ;;
   esac
 done
 base_exit
