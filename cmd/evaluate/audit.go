@@ -70,7 +70,7 @@ func (o *auditOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	all, team, err := teamRules(cmd, set, &o.rules)
+	all, team, err := teamRules(cmd, o.engineName, set, &o.rules)
 	if err != nil {
 		return err
 	}

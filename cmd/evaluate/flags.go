@@ -184,8 +184,9 @@ func byteQuantity(n int64) string {
 // teamRules reads the rules of --rules beside OME's lint rules of set
 // (runner.RulesFor), and gives both; the notices of their reading
 // (links not walked again) go to standard error. Rules that read OME's
-// decisions set the collector for them (holdDecisions).
-func teamRules(cmd *cobra.Command, set *policyset.Set, o *ruleOptions) ([]engine.Rule, *rules.Set, error) {
+// decisions, decided on the engine named, set the collector for them
+// (holdDecisions).
+func teamRules(cmd *cobra.Command, engineName string, set *policyset.Set, o *ruleOptions) ([]engine.Rule, *rules.Set, error) {
 	sb, err := o.sandbox()
 	if err != nil {
 		return nil, nil, err
@@ -196,7 +197,7 @@ func teamRules(cmd *cobra.Command, set *policyset.Set, o *ruleOptions) ([]engine
 	}
 	noteRules(cmd, team)
 	if team.ReadsDecisions() {
-		holdDecisions(cmd)
+		holdDecisions(cmd, engineName)
 	}
 	return ome, team, nil
 }
@@ -209,7 +210,7 @@ func policiesAndRules(cmd *cobra.Command, g *globalOptions, engineName string, o
 	if err != nil {
 		return nil, nil, badInput(err)
 	}
-	_, team, err := teamRules(cmd, set, o)
+	_, team, err := teamRules(cmd, engineName, set, o)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -68,7 +68,7 @@ func (o *lintOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return badInput(err)
 	}
-	rules, team, err := teamRules(cmd, set, &o.rules)
+	rules, team, err := teamRules(cmd, o.engineName, set, &o.rules)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"runtime/metrics"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ome-policy/evaluator/engine"
 )
 
 // How a command holds memory is said once, where the command is made
@@ -93,19 +95,22 @@ func holdData() (restore func()) {
 
 // A run that holds what it reads (holdsData) and, for a team's rules
 // that read OME's decisions, decides them about all of it holds every
-// object and OME's matcher at once, the matcher's garbage coming fast:
-// under holdData's GOGC=100 the heap grew to twice all that. The collector
-// lets it grow by half what is live instead (decisionsGCPercent): on
-// bench/lint.sh's 300 models and 11,200 runtimes, with reasons left out of
-// the decisions (engine.NewForDecisions), a peak of 445 MiB for 727, in
-// 0.71 times the CPU time.
+// object and OME's matcher at once: under holdData's GOGC=100 the heap
+// grew to twice all that. On CEL, whose decisions leave the reasons out
+// (engine.NewForDecisions) and allocate about half as much, the collector
+// lets the heap grow by half what is live instead (decisionsGCPercent), as
+// often collecting for the same time: on bench/lint.sh's 300 models and
+// 11,200 runtimes, a peak of 445 MiB for 727, in 0.71 times the CPU time.
+// Rego builds its reasons with its verdicts, and under GOGC=50 took 1.17
+// times as long (700 runtimes): it keeps holdData's.
 const decisionsGCPercent = 50
 
 // holdDecisions sets the collector for a run of cmd whose team's rules
-// read OME's decisions, when cmd holds what it reads; GOGC still decides.
-// holdData's restore puts back what was set before it.
-func holdDecisions(cmd *cobra.Command) {
-	if cmd.Annotations[memoryAnnotation] != holdsData {
+// read OME's decisions, decided on the engine named, when cmd holds what
+// it reads; GOGC still decides. holdData's restore puts back what was set
+// before it.
+func holdDecisions(cmd *cobra.Command, engineName string) {
+	if cmd.Annotations[memoryAnnotation] != holdsData || engineName != engine.CEL {
 		return
 	}
 	if _, set := os.LookupEnv("GOGC"); !set {

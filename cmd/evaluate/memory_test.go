@@ -16,8 +16,9 @@ import (
 )
 
 // A team's rules that read OME's decisions set the collector of a command
-// that holds what it reads (decisionsGCPercent), for the run only; other
-// rules, a streaming command and GOGC leave it as it was.
+// that holds what it reads (decisionsGCPercent), for the run only, when
+// CEL decides; other rules, another engine, a streaming command and GOGC
+// leave it as it was.
 func TestRulesOverDecisionsSetTheCollector(t *testing.T) {
 	plain := filepath.Join(t.TempDir(), "plain.rego")
 	require.NoError(t, os.WriteFile(plain, []byte("package plain\n\ndeny contains \"x\" if input.kind == \"none\"\n"), 0o644))
@@ -30,14 +31,17 @@ func TestRulesOverDecisionsSetTheCollector(t *testing.T) {
 		return c
 	}
 	for _, tc := range []struct {
-		name, command, rules, gogc string
-		want                       int
+		name, command, engine, rules, gogc string
+		want                               int
 	}{
-		{"lint, rules over decisions", "lint", companyRules, "", decisionsGCPercent},
-		{"report, rules over decisions", "report", companyRules, "", decisionsGCPercent},
-		{"lint, rules over the object alone", "lint", plain, "", 100},
-		{"select streams", "select", companyRules, "", streamingGCPercent},
-		{"GOGC decides", "lint", companyRules, "80", streamingGCPercent},
+		{"lint, rules over decisions", "lint", "cel", companyRules, "", decisionsGCPercent},
+		{"report, rules over decisions", "report", "cel", companyRules, "", decisionsGCPercent},
+		{"audit, rules over decisions", "audit", "cel", companyRules, "", decisionsGCPercent},
+		{"lint, rules over decisions, on Rego", "lint", "rego", companyRules, "", 100},
+		{"lint, on both engines", "lint", "both", companyRules, "", 100},
+		{"lint, rules over the object alone", "lint", "cel", plain, "", 100},
+		{"select streams", "select", "cel", companyRules, "", streamingGCPercent},
+		{"GOGC decides", "lint", "cel", companyRules, "80", streamingGCPercent},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.gogc != "" {
@@ -47,7 +51,7 @@ func TestRulesOverDecisionsSetTheCollector(t *testing.T) {
 			defer debug.SetGCPercent(before)
 			cmd := command(tc.command)
 			restore := memoryFor(cmd)
-			_, team, err := teamRules(cmd, set, &ruleOptions{paths: []string{tc.rules}, timeout: rules.DefaultTimeout, memory: "1Gi"})
+			_, team, err := teamRules(cmd, tc.engine, set, &ruleOptions{paths: []string{tc.rules}, timeout: rules.DefaultTimeout, memory: "1Gi"})
 			require.NoError(t, err)
 			require.Equal(t, tc.rules == companyRules, team.ReadsDecisions())
 			require.Equal(t, tc.want, gcPercent())
