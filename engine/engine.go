@@ -110,10 +110,13 @@ func New(name string, set *policyset.Set) (Matcher, error) {
 // verdict, and gives it.
 func NewForDecisions(name string, set *policyset.Set) (Matcher, error) {
 	m, err := New(name, set)
+	if err != nil {
+		return nil, err
+	}
 	if c, ok := m.(*cel.Matcher); ok {
 		return c.WithoutReasons(), nil
 	}
-	return m, err
+	return m, nil
 }
 
 // unknownEngine is the error for an engine name that is none of Names.

@@ -200,19 +200,18 @@ func pickFields(v map[string]any, fields []string) map[string]any {
 	return sub
 }
 
-// policyReads is what any expression of p reads of input.
+// policyReads is what p's validations and their messages read of input,
+// directly or through the variables they use: all that a batch evaluates.
+// A variable no validation uses (the runtime policy's score and
+// autoSelect, which selection reads and which read every entry of
+// supportedModelFormats) is never evaluated in a batch, and what it reads
+// is left out of the prepared values.
 func policyReads(p *policy, input string) *inputReads {
 	all := readSet{}
-	add := func(r readSet) {
-		if in := r[input]; in != nil {
+	for _, c := range p.checks {
+		if in := c.reads[input]; in != nil {
 			all.union(readSet{input: in})
 		}
-	}
-	for _, r := range p.varReads {
-		add(r)
-	}
-	for _, c := range p.checks {
-		add(c.reads)
 	}
 	return all[input]
 }
